@@ -1,0 +1,322 @@
+/*
+ * cache.c -- opening the cache file safely.
+ *
+ * Opening is the dangerous moment: the file may be missing (create it),
+ * empty (apply the schema), ours at an older version (migrate), ours at a
+ * newer version (refuse), somebody else's SQLite database or not SQLite at
+ * all (refuse), or being opened by another trainscope at the same instant
+ * (wait for it).  Migration runs inside BEGIN IMMEDIATE and re-reads
+ * user_version after taking the lock, so two processes never migrate twice.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "cache.h"
+#include "util.h"
+
+struct cache {
+	sqlite3 *db;
+	char *path;
+};
+
+/* Generated from db/schema.sql (and later db/migrate-N.sql) by make. */
+extern const char cache_schema_sql[];
+
+/* migrations[i] takes a cache from version i to i + 1. */
+static const char *const *
+migrations(size_t *n)
+{
+	static const char *m[1];
+
+	m[0] = cache_schema_sql;
+	*n = TS_NELEM(m);
+	return m;
+}
+
+int
+cache_schema_version(void)
+{
+	size_t n;
+
+	migrations(&n);
+	return (int)n;
+}
+
+#define BUSY_TIMEOUT_MS 30000
+
+char *
+cache_default_path(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		return xasprintf("%s/trainscope/cache.db", xdg);
+	if (home != NULL && home[0] != '\0')
+		return xasprintf("%s/.cache/trainscope/cache.db", home);
+	return xstrdup("trainscope-cache.db");
+}
+
+/* mkdir -p for the directory part of `path`. */
+static int
+make_parent(const char *path, char **cause)
+{
+	char *dir = xstrdup(path), *p;
+	int rc = 0;
+
+	for (p = dir + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+			rc = ts_fail(cause, "cannot create '%s': %s", dir,
+			    strerror(errno));
+			break;
+		}
+		*p = '/';
+	}
+	free(dir);
+	return rc;
+}
+
+/*
+ * A non-empty file that does not start with the SQLite header is refused
+ * before SQLite sees it, so the message can say what is wrong.
+ */
+static int
+check_header(const char *path, char **cause)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	size_t n;
+	FILE *f;
+
+	if ((f = fopen(path, "rb")) == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		return ts_fail(cause, "cannot open cache '%s': %s", path,
+		    strerror(errno));
+	}
+	n = fread(head, 1, sizeof head, f);
+	fclose(f);
+	if (n == 0)
+		return 0;
+	if (n < sizeof head || memcmp(head, magic, sizeof head) != 0)
+		return ts_fail(cause, "'%s' is not a trainscope cache (not an "
+		    "SQLite database); remove it or choose another with --cache",
+		    path);
+	return 0;
+}
+
+int
+cache_fail(struct cache *c, const char *what, char **cause)
+{
+	int code = sqlite3_errcode(c->db) & 0xff;
+
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return ts_fail(cause, "cache '%s' is damaged (%s); remove it "
+		    "and index again, or choose another with --cache", c->path,
+		    sqlite3_errmsg(c->db));
+	return ts_fail(cause, "cache '%s': %s: %s", c->path, what,
+	    sqlite3_errmsg(c->db));
+}
+
+int
+cache_exec(struct cache *c, const char *sql, char **cause)
+{
+	if (sqlite3_exec(c->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return cache_fail(c, "query failed", cause);
+	return 0;
+}
+
+/* Read an integer PRAGMA; -1 on error. */
+static long long
+pragma_int(struct cache *c, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Is this file ours, and at which version?  0 when it is usable. */
+static int
+check_identity(struct cache *c, long long *version, char **cause)
+{
+	long long app, tables;
+
+	app = pragma_int(c, "PRAGMA application_id");
+	*version = pragma_int(c, "PRAGMA user_version");
+	tables = pragma_int(c, "SELECT count(*) FROM sqlite_master");
+	if (app < 0 || *version < 0 || tables < 0)
+		return cache_fail(c, "cannot read", cause);
+	if (app != CACHE_APP_ID && (app != 0 || tables != 0))
+		return ts_fail(cause, "'%s' is not a trainscope cache (another "
+		    "program's SQLite database); choose another with --cache",
+		    c->path);
+	if (*version > cache_schema_version())
+		return ts_fail(cause, "cache '%s' was written by a newer "
+		    "trainscope (schema %lld; this one knows up to %d); upgrade "
+		    "trainscope or choose another cache with --cache", c->path,
+		    *version, cache_schema_version());
+	return 0;
+}
+
+/* Bring the schema up to date; safe against a concurrent opener. */
+static int
+migrate(struct cache *c, char **cause)
+{
+	const char *const *m;
+	long long version;
+	size_t n, i;
+	char *sql;
+
+	m = migrations(&n);
+	if (cache_begin(c, cause) != 0)
+		return -1;
+	if (check_identity(c, &version, cause) != 0)
+		goto fail;
+	for (i = (size_t)version; i < n; i++) {
+		if (cache_exec(c, m[i], cause) != 0)
+			goto fail;
+	}
+	if ((size_t)version < n) {
+		sql = xasprintf("PRAGMA application_id = %d; PRAGMA "
+		    "user_version = %zu; INSERT OR REPLACE INTO meta VALUES "
+		    "('written_by', '%s')", CACHE_APP_ID, n, PACKAGE_VERSION);
+		i = (size_t)cache_exec(c, sql, cause);
+		free(sql);
+		if (i != 0)
+			goto fail;
+	}
+	return cache_commit(c, cause);
+fail:
+	cache_rollback(c);
+	return -1;
+}
+
+static int
+configure(struct cache *c, int readonly, char **cause)
+{
+	long long version;
+
+	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(c->db, 1);
+	if (check_identity(c, &version, cause) != 0)
+		return -1;
+	if (readonly) {
+		if (version != cache_schema_version())
+			return ts_fail(cause, "cache '%s' is at schema %lld and "
+			    "cannot be upgraded read-only", c->path, version);
+		return 0;
+	}
+	if (cache_exec(c, "PRAGMA journal_mode = WAL", cause) != 0 ||
+	    cache_exec(c, "PRAGMA synchronous = NORMAL; "
+	    "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY", cause) != 0)
+		return -1;
+	if (version < cache_schema_version())
+		return migrate(c, cause);
+	return 0;
+}
+
+int
+cache_open(const char *path, int flags, struct cache **out, char **cause)
+{
+	struct cache *c;
+	int oflags, rc;
+
+	*out = NULL;
+	if (check_header(path, cause) != 0)
+		return -1;
+	if (!(flags & CACHE_READONLY) && make_parent(path, cause) != 0)
+		return -1;
+	c = xcalloc(1, sizeof *c);
+	c->path = xstrdup(path);
+	oflags = (flags & CACHE_READONLY) ? SQLITE_OPEN_READONLY :
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(path, &c->db, oflags, NULL);
+	if (rc != SQLITE_OK) {
+		if (c->db == NULL)
+			ts_fail(cause, "cannot open cache '%s': out of memory",
+			    path);
+		else
+			ts_fail(cause, "cannot open cache '%s': %s", path,
+			    sqlite3_errmsg(c->db));
+		cache_close(c);
+		return -1;
+	}
+	if (configure(c, flags & CACHE_READONLY, cause) != 0) {
+		cache_close(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+void
+cache_close(struct cache *c)
+{
+	if (c == NULL)
+		return;
+	sqlite3_close_v2(c->db);
+	free(c->path);
+	free(c);
+}
+
+sqlite3 *
+cache_db(struct cache *c)
+{
+	return c->db;
+}
+
+const char *
+cache_path(const struct cache *c)
+{
+	return c->path;
+}
+
+int
+cache_begin(struct cache *c, char **cause)
+{
+	return cache_exec(c, "BEGIN IMMEDIATE", cause);
+}
+
+int
+cache_commit(struct cache *c, char **cause)
+{
+	return cache_exec(c, "COMMIT", cause);
+}
+
+void
+cache_rollback(struct cache *c)
+{
+	if (!sqlite3_get_autocommit(c->db))
+		sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
+cache_get_info(struct cache *c, struct cache_info *info, char **cause)
+{
+	struct stat sb;
+
+	memset(info, 0, sizeof *info);
+	info->schema = (int)pragma_int(c, "PRAGMA user_version");
+	info->jobs = pragma_int(c, "SELECT count(*) FROM jobs");
+	if (info->jobs < 0)
+		return cache_fail(c, "cannot count jobs", cause);
+	if (stat(c->path, &sb) == 0)
+		info->bytes = (long long)sb.st_size;
+	return 0;
+}

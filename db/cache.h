@@ -1,0 +1,70 @@
+/*
+ * cache.h -- the SQLite cache file: open, migrate, refuse, transactions.
+ *
+ * One cache holds every job trainscope has indexed.  The schema is
+ * db/schema.sql, embedded in the binary; PRAGMA user_version says which
+ * schema a file has and PRAGMA application_id marks it as ours.  A file
+ * from a newer trainscope, or one that is not a trainscope cache, is
+ * refused with a clear message and left untouched.  WAL mode and a busy
+ * timeout let several trainscope processes share one cache.
+ *
+ * Only db/ talks SQL; other modules call the functions its headers declare.
+ */
+#ifndef TS_CACHE_H
+#define TS_CACHE_H
+
+struct cache;
+struct sqlite3;
+
+/* The "TSCP" application id stored in every cache. */
+#define CACHE_APP_ID 0x54534350
+/* The schema version this build writes and reads. */
+int cache_schema_version(void);
+
+/*
+ * The default cache path, ${XDG_CACHE_HOME:-$HOME/.cache}/trainscope/
+ * cache.db, allocated.  Falls back to ./trainscope-cache.db when neither
+ * variable is set.
+ */
+char *cache_default_path(void);
+
+enum {
+	CACHE_READONLY = 1	/* never create or migrate */
+};
+
+/*
+ * Open (creating and migrating as needed) the cache at `path`; the parent
+ * directory is created when missing.  Returns 0 and sets *out, or -1 with
+ * *cause naming the file and what is wrong.
+ */
+int cache_open(const char *path, int flags, struct cache **out, char **cause);
+/* Close a cache; NULL is fine. */
+void cache_close(struct cache *c);
+/* The connection, for the other db/ modules (borrowed). */
+struct sqlite3 *cache_db(struct cache *c);
+const char *cache_path(const struct cache *c);
+
+/*
+ * Transactions: cache_begin() takes the write lock at once (BEGIN
+ * IMMEDIATE), waiting for other processes up to the busy timeout.  Each
+ * returns 0, or -1 with *cause set.
+ */
+int cache_begin(struct cache *c, char **cause);
+int cache_commit(struct cache *c, char **cause);
+void cache_rollback(struct cache *c);
+/* Run SQL without results; 0, or -1 with *cause set. */
+int cache_exec(struct cache *c, const char *sql, char **cause);
+/*
+ * Turn the connection's last error into "cache 'PATH': WHAT: sqlite
+ * message" in *cause, naming corruption plainly; returns -1.
+ */
+int cache_fail(struct cache *c, const char *what, char **cause);
+
+struct cache_info {
+	int schema;
+	long long jobs;
+	long long bytes;	/* size of the database file */
+};
+int cache_get_info(struct cache *c, struct cache_info *info, char **cause);
+
+#endif

@@ -1,0 +1,455 @@
+/*
+ * cmd.c -- the command table, the word splitter and the dispatcher.
+ *
+ * The table is the single description of what trainscope can do.  The
+ * dispatcher parses --options against the command's option list, checks the
+ * number of positional arguments, and only then calls the handler; so a
+ * handler can trust its arguments and the `usage:` message comes from one
+ * place.  Help text lives in help/<name>.txt and is checked against this
+ * table by the test suite.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "commands.h"
+#include "util.h"
+#include "cache.h"
+
+/* Keep sorted by name: cmd_find() and completion rely on it. */
+const struct cmd cmd_table[] = {
+	{ "cache", "[info|path]", 0, 1,
+	  "show where the cache is and what it holds",
+	  cmd_cache_info, "" },
+	{ "help", "[COMMAND|TOPIC]", 0, 1,
+	  "show help for a command or topic",
+	  cmd_help, "" },
+	{ "source", "FILE", 1, 1,
+	  "run the commands in a file, one per line",
+	  cmd_source, "" },
+	{ "version", "", 0, 0,
+	  "print the version",
+	  cmd_version, "" },
+};
+const size_t cmd_count = TS_NELEM(cmd_table);
+
+void
+cmd_ctx_init(struct cmd_ctx *ctx, FILE *out, FILE *err)
+{
+	memset(ctx, 0, sizeof *ctx);
+	ctx->out = out;
+	ctx->err = err;
+	ctx->err_col = -1;
+}
+
+void
+cmd_ctx_release(struct cmd_ctx *ctx)
+{
+	cache_close(ctx->cache);
+	ctx->cache = NULL;
+	free(ctx->cache_path);
+	ctx->cache_path = NULL;
+}
+
+void
+cmd_ctx_set_cache_path(struct cmd_ctx *ctx, const char *path)
+{
+	if (path != NULL && ctx->cache_path != NULL &&
+	    strcmp(path, ctx->cache_path) == 0)
+		return;
+	cache_close(ctx->cache);
+	ctx->cache = NULL;
+	free(ctx->cache_path);
+	ctx->cache_path = path != NULL ? xstrdup(path) : NULL;
+}
+
+int
+cmd_ctx_cache(struct cmd_ctx *ctx, struct cache **out, char **cause)
+{
+	char *path;
+	int rc;
+
+	if (ctx->cache == NULL) {
+		path = ctx->cache_path != NULL ? xstrdup(ctx->cache_path) :
+		    cache_default_path();
+		rc = cache_open(path, 0, &ctx->cache, cause);
+		free(path);
+		if (rc != 0)
+			return -1;
+	}
+	*out = ctx->cache;
+	return 0;
+}
+
+const struct cmd *
+cmd_find(const char *name)
+{
+	size_t lo = 0, hi = cmd_count;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, cmd_table[mid].name);
+
+		if (c == 0)
+			return &cmd_table[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+char *
+cmd_usage_line(const struct cmd *c)
+{
+	if (c->usage[0] == '\0')
+		return xasprintf("usage: %s", c->name);
+	return xasprintf("usage: %s %s", c->name, c->usage);
+}
+
+/* Word splitting state: the word being built and where it started. */
+struct splitter {
+	char **argv;
+	size_t argc, cap;
+	struct buf word;
+	int in_word;
+};
+
+static void
+split_push(struct splitter *sp)
+{
+	sp->argv = xgrow(sp->argv, &sp->cap, sp->argc + 2, sizeof *sp->argv);
+	sp->argv[sp->argc++] = buf_detach(&sp->word);
+	sp->argv[sp->argc] = NULL;
+	sp->in_word = 0;
+}
+
+int
+cmd_split(const char *line, int *argc, char ***argv, int *col, char **cause)
+{
+	struct splitter sp = { NULL, 0, 0, BUF_INIT, 0 };
+	const char *p = line, *qstart;
+	char q;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == ':')
+		p++;
+	for (; *p != '\0' && *p != '\n' && *p != '\r'; p++) {
+		if (*p == ' ' || *p == '\t') {
+			if (sp.in_word)
+				split_push(&sp);
+			continue;
+		}
+		if (*p == '#' && !sp.in_word)
+			break;
+		sp.in_word = 1;
+		if (*p == '\\' && p[1] != '\0') {
+			buf_addc(&sp.word, *++p);
+		} else if (*p == '\'' || *p == '"') {
+			q = *p;
+			qstart = p++;
+			for (; *p != q; p++) {
+				if (*p == '\0') {
+					*col = (int)(qstart - line);
+					cmd_free_argv((int)sp.argc, sp.argv);
+					buf_release(&sp.word);
+					return ts_fail(cause, "unterminated %s quote",
+					    q == '\'' ? "single" : "double");
+				}
+				if (q == '"' && *p == '\\' && p[1] != '\0')
+					p++;
+				buf_addc(&sp.word, *p);
+			}
+			buf_grow(&sp.word, 0); /* "" is still a word */
+		} else
+			buf_addc(&sp.word, *p);
+	}
+	if (sp.in_word)
+		split_push(&sp);
+	buf_release(&sp.word);
+	if (sp.argv == NULL)
+		sp.argv = xcalloc(1, sizeof *sp.argv);
+	*argc = (int)sp.argc;
+	*argv = sp.argv;
+	return 0;
+}
+
+void
+cmd_free_argv(int argc, char **argv)
+{
+	int i;
+
+	if (argv == NULL)
+		return;
+	for (i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/*
+ * Does `spec` (space-separated "name" or "name=") accept --name?  Returns
+ * 1 for a flag, 2 for an option taking a value, 0 when unknown.
+ */
+static int
+opt_kind(const char *spec, const char *name, size_t len)
+{
+	const char *p = spec, *end;
+
+	if (len == 5 && strncmp(name, "cache", 5) == 0)
+		return 2;
+	while (*p != '\0') {
+		while (*p == ' ')
+			p++;
+		end = p;
+		while (*end != '\0' && *end != ' ' && *end != '=')
+			end++;
+		if ((size_t)(end - p) == len && strncmp(p, name, len) == 0)
+			return *end == '=' ? 2 : 1;
+		while (*end != '\0' && *end != ' ')
+			end++;
+		p = end;
+	}
+	return 0;
+}
+
+/* Split argv[1..] into positional arguments and options. */
+static int
+parse_args(const struct cmd *c, int argc, char **argv, struct cmd_args *a,
+    int *bad, char **cause)
+{
+	int i, kind, only_pos = 0;
+	const char *eq;
+	size_t cap = 0, len;
+
+	a->argv = xcalloc((size_t)argc + 1, sizeof *a->argv);
+	for (i = 1; i < argc; i++) {
+		if (only_pos || strncmp(argv[i], "--", 2) != 0 ||
+		    argv[i][2] == '\0') {
+			if (!only_pos && strcmp(argv[i], "--") == 0) {
+				only_pos = 1;
+				continue;
+			}
+			a->argv[a->argc++] = argv[i];
+			continue;
+		}
+		eq = strchr(argv[i] + 2, '=');
+		len = eq != NULL ? (size_t)(eq - argv[i] - 2) : strlen(argv[i] + 2);
+		kind = opt_kind(c->options, argv[i] + 2, len);
+		*bad = i;
+		if (kind == 0)
+			return ts_fail(cause, "%s: unknown option '--%.*s'",
+			    c->name, (int)len, argv[i] + 2);
+		a->opts = xgrow(a->opts, &cap, a->nopts + 1, sizeof *a->opts);
+		a->opts[a->nopts].name = xstrndup(argv[i] + 2, len);
+		if (kind == 1 && eq != NULL)
+			return ts_fail(cause, "%s: option '--%.*s' takes no value",
+			    c->name, (int)len, argv[i] + 2);
+		if (kind == 1)
+			a->opts[a->nopts].value = "";
+		else if (eq != NULL)
+			a->opts[a->nopts].value = eq + 1;
+		else if (i + 1 < argc)
+			a->opts[a->nopts].value = argv[++i];
+		else {
+			a->nopts++;
+			return ts_fail(cause, "%s: option '--%.*s' needs a value",
+			    c->name, (int)len, argv[i] + 2);
+		}
+		a->nopts++;
+	}
+	*bad = -1;
+	return 0;
+}
+
+static void
+free_args(struct cmd_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nopts; i++)
+		free((char *)a->opts[i].name);
+	free(a->opts);
+	free(a->argv);
+}
+
+/* Byte offset of word `w` of `line` as cmd_split() would find it, roughly. */
+static int
+word_col(const char *line, int w)
+{
+	const char *p = line;
+	int i;
+
+	for (i = 0;; i++) {
+		while (*p == ' ' || *p == '\t' || *p == ':')
+			p++;
+		if (i == w || *p == '\0')
+			return (int)(p - line);
+		while (*p != '\0' && *p != ' ' && *p != '\t')
+			p++;
+	}
+}
+
+static int
+exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
+    char **cause)
+{
+	const struct cmd *c;
+	struct cmd_args a;
+	const char *cache;
+	char *usage;
+	int rc;
+
+	*bad_word = -1;
+	if (argc == 0)
+		return CMD_OK;
+	if ((c = cmd_find(argv[0])) == NULL) {
+		*bad_word = 0;
+		ts_fail(cause, "unknown command '%s' (try 'help')", argv[0]);
+		return CMD_USAGE;
+	}
+	memset(&a, 0, sizeof a);
+	a.name = c->name;
+	if (parse_args(c, argc, argv, &a, bad_word, cause) != 0) {
+		free_args(&a);
+		return CMD_USAGE;
+	}
+	if (a.argc < c->min_args || (c->max_args >= 0 && a.argc > c->max_args)) {
+		usage = cmd_usage_line(c);
+		ts_fail(cause, "%s", usage);
+		free(usage);
+		free_args(&a);
+		return CMD_USAGE;
+	}
+	if ((cache = cmd_opt(&a, "cache")) != NULL)
+		cmd_ctx_set_cache_path(ctx, cache);
+	rc = c->handler(ctx, &a, cause);
+	if (rc != CMD_OK && cause != NULL && *cause == NULL)
+		ts_fail(cause, "%s failed", c->name);
+	free_args(&a);
+	return rc;
+}
+
+int
+cmd_exec_argv(struct cmd_ctx *ctx, int argc, char **argv, char **cause)
+{
+	int bad;
+
+	ctx->err_col = -1;
+	return exec_words(ctx, argc, argv, &bad, cause);
+}
+
+int
+cmd_exec_line(struct cmd_ctx *ctx, const char *line, char **cause)
+{
+	char **argv;
+	int argc, rc, bad, col = -1;
+
+	ctx->err_col = -1;
+	if (cmd_split(line, &argc, &argv, &col, cause) != 0) {
+		ctx->err_col = col;
+		return CMD_USAGE;
+	}
+	rc = exec_words(ctx, argc, argv, &bad, cause);
+	if (bad >= 0)
+		ctx->err_col = word_col(line, bad);
+	cmd_free_argv(argc, argv);
+	return rc;
+}
+
+int
+cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
+{
+	FILE *f;
+	char *line = NULL, *inner = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+	int rc = CMD_OK;
+
+	if (ctx->depth >= 16) {
+		ts_fail(cause, "%s: files source each other too deeply", path);
+		return CMD_FAIL;
+	}
+	if ((f = fopen(path, "r")) == NULL) {
+		ts_fail(cause, "cannot open '%s': %s", path, strerror(errno));
+		return CMD_FAIL;
+	}
+	ctx->depth++;
+	while (rc == CMD_OK && !ctx->quit && (n = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		if (memchr(line, '\0', (size_t)n) != NULL) {
+			ts_fail(cause, "%s:%ld: NUL byte in command line", path, lineno);
+			rc = CMD_USAGE;
+			break;
+		}
+		rc = cmd_exec_line(ctx, line, &inner);
+		if (rc != CMD_OK) {
+			/* Nested sources already carry their own FILE:LINE. */
+			ts_fail(cause, "%s:%ld: %s", path, lineno,
+			    inner != NULL ? inner : "failed");
+		}
+		free(inner);
+		inner = NULL;
+	}
+	if (rc == CMD_OK && ferror(f)) {
+		ts_fail(cause, "cannot read '%s': %s", path, strerror(errno));
+		rc = CMD_FAIL;
+	}
+	ctx->depth--;
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+const char *
+cmd_opt(const struct cmd_args *args, const char *name)
+{
+	size_t i;
+
+	for (i = args->nopts; i-- > 0;)
+		if (strcmp(args->opts[i].name, name) == 0)
+			return args->opts[i].value;
+	return NULL;
+}
+
+int
+cmd_has_opt(const struct cmd_args *args, const char *name)
+{
+	return cmd_opt(args, name) != NULL;
+}
+
+size_t
+cmd_opt_all(const struct cmd_args *args, const char *name, const char ***vals)
+{
+	size_t i, n = 0;
+
+	*vals = xcalloc(args->nopts + 1, sizeof **vals);
+	for (i = 0; i < args->nopts; i++)
+		if (strcmp(args->opts[i].name, name) == 0)
+			(*vals)[n++] = args->opts[i].value;
+	return n;
+}
+
+int
+cmd_opt_long(const struct cmd_args *args, const char *name, long def,
+    long min, long max, long *out, char **cause)
+{
+	const char *v = cmd_opt(args, name);
+	long x;
+
+	if (v == NULL) {
+		*out = def;
+		return 0;
+	}
+	if (ts_parse_long(v, &x) != 0 || x < min || x > max)
+		return ts_fail(cause, "%s: --%s wants a whole number from %ld "
+		    "to %ld, not '%s'", args->name, name, min, max, v);
+	*out = x;
+	return 0;
+}

@@ -1,0 +1,19 @@
+/*
+ * commands.h -- the handlers named in the command table (cmd.c).
+ *
+ * Each handler is defined in the module that does the work; the contract
+ * is the one of cmd_fn in cmd.h: return CMD_OK, CMD_FAIL or CMD_USAGE,
+ * writing results to ctx->out and a one-line message to *cause on failure.
+ */
+#ifndef TS_COMMANDS_H
+#define TS_COMMANDS_H
+
+#include "cmd.h"
+
+/* builtin.c */
+cmd_fn cmd_cache_info;
+cmd_fn cmd_help;
+cmd_fn cmd_source;
+cmd_fn cmd_version;
+
+#endif

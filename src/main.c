@@ -1,0 +1,215 @@
+/*
+ * main.c -- the trainscope program: global options, then every request
+ * becomes a command line for the table in cmd.c.
+ *
+ *	trainscope COMMAND [ARGS...]		one command, as a subcommand
+ *	trainscope -n -c CMD [-c CMD]... [PATH...]	batch mode
+ *	trainscope --replay FILE [PATH...]	run a saved session
+ *	trainscope [PATH...]			index and diagnose
+ *
+ * This file is the only part of the core that prints to the terminal or
+ * chooses an exit status.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "help.h"
+#include "util.h"
+
+struct options {
+	const char **cmds;
+	size_t ncmds, cap;
+	const char *replay;
+	const char *cache;
+	int batch;
+	int quiet;
+};
+
+static void
+report(struct cmd_ctx *ctx, const char *line, const char *cause)
+{
+	int i;
+
+	fprintf(stderr, "trainscope: %s\n", cause != NULL ? cause : "failed");
+	if (line == NULL || ctx->err_col < 0)
+		return;
+	fprintf(stderr, "  %s\n  ", line);
+	for (i = 0; i < ctx->err_col && line[i] != '\0'; i++)
+		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+static void
+usage_short(FILE *f)
+{
+	fputs("usage: trainscope [--cache FILE] COMMAND [ARGS...]\n"
+	    "       trainscope [--cache FILE] -n -c CMD [-c CMD]... [PATH...]\n"
+	    "       trainscope [--cache FILE] --replay FILE [PATH...]\n"
+	    "Try 'trainscope --help' or 'trainscope help'.\n", f);
+}
+
+static int
+parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "cache", required_argument, NULL, 'C' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "no-screen", no_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "replay", required_argument, NULL, 'r' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+c:hnqV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'C':
+			o->cache = optarg;
+			break;
+		case 'c':
+			o->cmds = xgrow(o->cmds, &o->cap, o->ncmds + 1,
+			    sizeof *o->cmds);
+			o->cmds[o->ncmds++] = optarg;
+			o->batch = 1;
+			break;
+		case 'h':
+			fputs(help_find("usage"), stdout);
+			exit(CMD_OK);
+		case 'n':
+			o->batch = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'r':
+			o->replay = optarg;
+			o->batch = 1;
+			break;
+		case 'V':
+			printf("trainscope %s\n", PACKAGE_VERSION);
+			exit(CMD_OK);
+		default:
+			if (optopt != 0 && strchr("c", optopt) != NULL)
+				fprintf(stderr, "trainscope: option '-%c' needs "
+				    "a value\n", optopt);
+			else if (optopt != 0)
+				fprintf(stderr, "trainscope: unknown option "
+				    "'-%c'\n", optopt);
+			else
+				fprintf(stderr, "trainscope: bad option '%s'\n",
+				    argv[optind - 1]);
+			usage_short(stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Index the PATHs given after the options, if the build can index. */
+static int
+index_paths(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char **words, *cause = NULL;
+	int i, rc;
+
+	if (argc == 0)
+		return CMD_OK;
+	if (cmd_find("index") == NULL) {
+		fprintf(stderr, "trainscope: this build cannot index '%s' yet\n",
+		    argv[0]);
+		return CMD_FAIL;
+	}
+	words = xcalloc((size_t)argc + 2, sizeof *words);
+	words[0] = (char *)"index";
+	for (i = 0; i < argc; i++)
+		words[i + 1] = argv[i];
+	rc = cmd_exec_argv(ctx, argc + 1, words, &cause);
+	if (rc != CMD_OK)
+		report(ctx, NULL, cause);
+	free(cause);
+	free(words);
+	return rc;
+}
+
+static int
+run_batch(struct cmd_ctx *ctx, struct options *o, int argc, char **argv)
+{
+	char *cause = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
+		return rc;
+	if (o->replay != NULL) {
+		rc = cmd_source_file(ctx, o->replay, &cause);
+		if (rc != CMD_OK) {
+			report(ctx, NULL, cause);
+			free(cause);
+			return rc;
+		}
+	}
+	for (i = 0; i < o->ncmds && !ctx->quit; i++) {
+		rc = cmd_exec_line(ctx, o->cmds[i], &cause);
+		if (rc != CMD_OK) {
+			report(ctx, o->cmds[i], cause);
+			free(cause);
+			return rc;
+		}
+	}
+	return CMD_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o;
+	struct cmd_ctx ctx;
+	char *cause = NULL;
+	int rc;
+
+	memset(&o, 0, sizeof o);
+	if (parse_options(argc, argv, &o) != 0)
+		return CMD_USAGE;
+	argc -= optind;
+	argv += optind;
+
+	cmd_ctx_init(&ctx, stdout, stderr);
+	ctx.progress = !o.quiet && isatty(STDERR_FILENO);
+	if (o.cache != NULL)
+		cmd_ctx_set_cache_path(&ctx, o.cache);
+
+	if (!o.batch && argc > 0 && cmd_find(argv[0]) != NULL) {
+		rc = cmd_exec_argv(&ctx, argc, argv, &cause);
+		if (rc != CMD_OK)
+			report(&ctx, NULL, cause);
+	} else if (o.batch) {
+		rc = run_batch(&ctx, &o, argc, argv);
+	} else if (argc > 0 && strchr(argv[0], '/') == NULL &&
+	    access(argv[0], F_OK) != 0) {
+		fprintf(stderr, "trainscope: unknown command '%s' (try "
+		    "'trainscope help')\n", argv[0]);
+		rc = CMD_USAGE;
+	} else if (argc > 0) {
+		rc = index_paths(&ctx, argc, argv);
+	} else {
+		usage_short(stderr);
+		rc = CMD_USAGE;
+	}
+	if (fflush(stdout) != 0 && rc == CMD_OK) {
+		fprintf(stderr, "trainscope: cannot write output\n");
+		rc = CMD_FAIL;
+	}
+	free(cause);
+	free(o.cmds);
+	cmd_ctx_release(&ctx);
+	return rc;
+}

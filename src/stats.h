@@ -1,0 +1,30 @@
+/*
+ * stats.h -- robust and classical statistics on arrays of doubles.
+ *
+ * None of these modify their input: they copy when they need to sort.
+ * With n == 0 they return NAN.
+ */
+#ifndef TS_STATS_H
+#define TS_STATS_H
+
+#include <stddef.h>
+
+double stats_mean(const double *v, size_t n);
+/* Population standard deviation: sqrt(sum((x - mean)^2) / n). */
+double stats_sd(const double *v, size_t n);
+double stats_median(const double *v, size_t n);
+/* Linear-interpolated quantile, q in [0, 1]. */
+double stats_quantile(const double *v, size_t n, double q);
+/* Median absolute deviation, scaled by 1.4826 to estimate sigma. */
+double stats_mad(const double *v, size_t n);
+/*
+ * Robust z-score of x against v: (x - median) / (1.4826 * MAD).  When the
+ * MAD is 0 the scale falls back to the mean absolute deviation (times
+ * 1.2533), then to `floor_scale`; so identical peers still give a finite,
+ * large score for a differing point.
+ */
+double stats_robust_z(double x, const double *v, size_t n, double floor_scale);
+/* qsort comparator for doubles. */
+int stats_cmp_double(const void *a, const void *b);
+
+#endif

@@ -1,0 +1,61 @@
+#!/bin/sh
+# cli.sh -- the program's command line: options, exit statuses, messages.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+test_expect_success '--version and version agree' '
+	trainscope --version >a && trainscope version >b &&
+	grep "^trainscope [0-9]" a && grep "^trainscope [0-9].*cache schema" b
+'
+test_expect_success '--help prints the usage text and exits 0' '
+	trainscope --help >out && grep "^usage: trainscope" out &&
+	grep -- "--replay FILE" out
+'
+test_expect_success 'no arguments: usage on stderr, status 2' '
+	test_must_fail 2 trainscope 2>err && grep "^usage:" err
+'
+test_expect_success 'unknown option: one-line error, status 2' '
+	test_must_fail 2 trainscope --bogus 2>err && grep "bad option .--bogus." err
+'
+test_expect_success 'unknown subcommand: status 2 and a hint' '
+	test_must_fail 2 trainscope frobnicate 2>err &&
+	grep "unknown command .frobnicate. (try .trainscope help.)" err
+'
+test_expect_success 'wrong arity: usage line, status 2' '
+	test_must_fail 2 trainscope source 2>err &&
+	test "$(cat err)" = "trainscope: usage: source FILE"
+'
+test_expect_success 'batch -c runs commands in order' '
+	trainscope -n -c version -c "help version" >out &&
+	head -1 out | grep "^trainscope " && grep "usage: version" out
+'
+test_expect_success 'batch -c error shows the line and a caret under the bad word' '
+	test_must_fail 2 trainscope -c "help --nope" 2>err &&
+	grep "unknown option .--nope." err &&
+	grep "^  help --nope$" err && grep "^       ^$" err
+'
+test_expect_success 'replay: errors come back as FILE:LINE: message' '
+	printf "version\n# comment\n\nversion too many\n" >session &&
+	test_must_fail 2 trainscope --replay session 2>err >out &&
+	grep "^trainscope: session:4: usage: version$" err &&
+	grep "^trainscope " out
+'
+test_expect_success 'replay of a missing file fails with status 1' '
+	test_must_fail 1 trainscope --replay nosuch 2>err &&
+	grep "cannot open .nosuch." err
+'
+test_expect_success 'source nests and reports the inner place' '
+	printf "version x\n" >inner && printf "source inner\n" >outer &&
+	test_must_fail 2 trainscope source outer 2>err &&
+	grep "outer:1: inner:1: usage: version" err
+'
+test_expect_success 'subcommand options may come after the command' '
+	trainscope cache path --cache "$PWD/c.db" >out &&
+	test "$(cat out)" = "$PWD/c.db"
+'
+test_expect_success 'a write error on stdout is a failure' '
+	if [ -w /dev/full ]; then
+		test_must_fail 1 trainscope version >/dev/full 2>err &&
+		grep "cannot write output" err
+	fi
+'
+test_done

@@ -1,0 +1,37 @@
+#!/bin/sh
+# help.sh -- every command has help text, written once.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+commands() { trainscope help | sed -n '/^Commands/,/^$/p' | awk 'NF && !/^Commands/ {print $1}'; }
+
+test_expect_success 'help lists commands and topics' '
+	trainscope help >out && grep "^Commands" out && grep "^Topics" out &&
+	test "$(commands | wc -l)" -ge 4
+'
+test_expect_success 'every command has help/<name>.txt' '
+	for c in $(commands); do
+		test -f "$TS_SRCDIR/help/$c.txt" || { echo "no help/$c.txt"; exit 1; }
+	done
+'
+test_expect_success 'every command summary is the first line of its help text' '
+	trainscope help >list &&
+	for c in $(commands); do
+		want=$(head -1 "$TS_SRCDIR/help/$c.txt")
+		grep -F "  $c" list | grep -qF "$want" || { echo "summary of $c differs from help/$c.txt"; exit 1; }
+	done
+'
+test_expect_success 'help COMMAND prints usage and the body' '
+	for c in $(commands); do
+		trainscope help "$c" >out || exit 1
+		head -1 out | grep -q "^usage: $c" || { echo "no usage for $c"; exit 1; }
+	done
+'
+test_expect_success 'every command is in the man page' '
+	for c in $(commands); do
+		grep -q "^\\.B $c\$" "$TS_SRCDIR/help/trainscope.1" || { echo "$c missing from trainscope.1"; exit 1; }
+	done
+'
+test_expect_success 'help for an unknown name fails with status 1' '
+	test_must_fail 1 trainscope help nosuch 2>err && grep "no help for .nosuch." err
+'
+test_done

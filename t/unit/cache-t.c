@@ -1,0 +1,202 @@
+/*
+ * cache-t.c -- opening, migrating and refusing cache files, and several
+ * processes writing to one cache at once.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "cache.h"
+#include "util.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/cache-t.XXXXXX";
+
+static char *
+path_in(const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+static long long
+query_int(struct cache *c, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(cache_db(c), sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void
+write_file(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	fwrite(data, 1, n, f);
+	fclose(f);
+}
+
+static void
+test_create(void)
+{
+	char *p = path_in("sub/dir/new.db"), *cause = NULL;
+	struct cache *c;
+	struct cache_info info;
+
+	ok(cache_open(p, 0, &c, &cause) == 0, "a new cache is created, "
+	    "parent directories too");
+	is_int(query_int(c, "PRAGMA user_version"), cache_schema_version(),
+	    "user_version is the current schema");
+	is_int(query_int(c, "PRAGMA application_id"), CACHE_APP_ID,
+	    "application_id marks it as ours");
+	ok(sqlite3_exec(cache_db(c), "PRAGMA journal_mode", NULL, NULL, NULL)
+	    == SQLITE_OK && query_int(c, "SELECT count(*) FROM jobs") == 0,
+	    "schema applied");
+	ok(cache_get_info(c, &info, &cause) == 0 && info.jobs == 0 &&
+	    info.schema == cache_schema_version(), "cache_get_info");
+	cache_close(c);
+	ok(cache_open(p, 0, &c, &cause) == 0, "reopening works");
+	cache_close(c);
+	ok(cache_open(p, CACHE_READONLY, &c, &cause) == 0, "read-only open");
+	cache_close(c);
+	free(p);
+}
+
+static void
+test_refuse(void)
+{
+	char *p, *cause = NULL;
+	struct cache *c;
+	sqlite3 *db;
+
+	p = path_in("garbage.db");
+	write_file(p, "this is not a database at all, just text\n", 41);
+	ok(cache_open(p, 0, &c, &cause) == -1, "a text file is refused");
+	ok(cause != NULL && strstr(cause, "is not a trainscope cache") &&
+	    strstr(cause, p), "message names the file and the problem");
+	free(p);
+
+	p = path_in("foreign.db");
+	sqlite3_open(p, &db);
+	sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1)", NULL,
+	    NULL, NULL);
+	sqlite3_close(db);
+	ok(cache_open(p, 0, &c, &cause) == -1, "another program's database "
+	    "is refused");
+	ok(cause != NULL && strstr(cause, "another program's SQLite database"),
+	    "and says so");
+	sqlite3_open(p, &db);
+	ok(sqlite3_exec(db, "SELECT x FROM t", NULL, NULL, NULL) == SQLITE_OK,
+	    "and is left untouched");
+	sqlite3_close(db);
+	free(p);
+
+	p = path_in("newer.db");
+	ok(cache_open(p, 0, &c, &cause) == 0, "make a cache");
+	sqlite3_exec(cache_db(c), "PRAGMA user_version = 999", NULL, NULL, NULL);
+	cache_close(c);
+	ok(cache_open(p, 0, &c, &cause) == -1, "a newer schema is refused");
+	ok(cause != NULL && strstr(cause, "newer trainscope") &&
+	    strstr(cause, "schema 999"), "and the message says why");
+	free(p);
+
+	p = path_in("truncated.db");
+	ok(cache_open(p, 0, &c, &cause) == 0, "make another cache");
+	cache_close(c);
+	{
+		FILE *f = fopen(p, "r+b");
+		char page[4096];
+
+		memset(page, 0x5a, sizeof page);
+		fseek(f, 100, SEEK_SET);
+		fwrite(page, 1, sizeof page, f);
+		fclose(f);
+	}
+	ok(cache_open(p, 0, &c, &cause) == -1, "a damaged cache is refused");
+	ok(cause != NULL && strstr(cause, p) != NULL, "naming the file");
+	free(p);
+	free(cause);
+}
+
+/* Each child adds `rows` jobs in small transactions. */
+static int
+child(const char *p, int id, int rows)
+{
+	struct cache *c;
+	char *cause = NULL, *sql;
+	int i;
+
+	if (cache_open(p, 0, &c, &cause) != 0) {
+		fprintf(stderr, "child %d: %s\n", id, cause);
+		return 1;
+	}
+	for (i = 0; i < rows; i++) {
+		sql = xasprintf("INSERT INTO jobs(name, root, created) VALUES "
+		    "('c%d-%d', '/x', %d)", id, i, i);
+		if (cache_begin(c, &cause) != 0 ||
+		    cache_exec(c, sql, &cause) != 0 ||
+		    cache_commit(c, &cause) != 0) {
+			fprintf(stderr, "child %d: %s\n", id, cause);
+			return 1;
+		}
+		free(sql);
+	}
+	cache_close(c);
+	return 0;
+}
+
+static void
+test_concurrent(void)
+{
+	char *p = path_in("shared.db"), *cause = NULL;
+	enum { NPROC = 6, ROWS = 40 };
+	struct cache *c;
+	pid_t pids[NPROC];
+	int i, status, good = 1;
+
+	for (i = 0; i < NPROC; i++) {
+		if ((pids[i] = fork()) == 0)
+			_exit(child(p, i, ROWS));
+	}
+	for (i = 0; i < NPROC; i++) {
+		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			good = 0;
+	}
+	ok(good, "six processes create and write one cache at once");
+	ok(cache_open(p, 0, &c, &cause) == 0, "the cache opens afterwards");
+	is_int(query_int(c, "SELECT count(*) FROM jobs"), NPROC * ROWS,
+	    "no write was lost");
+	ok(query_int(c, "SELECT count(*) FROM pragma_integrity_check "
+	    "WHERE integrity_check != 'ok'") == 0, "integrity check passes");
+	cache_close(c);
+	free(p);
+}
+
+int
+main(void)
+{
+	char *cmd;
+
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	test_create();
+	test_refuse();
+	test_concurrent();
+	cmd = xasprintf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	free(cmd);
+	return done_testing();
+}

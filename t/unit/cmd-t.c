@@ -1,0 +1,173 @@
+/* cmd-t.c -- the command table, the word splitter and the dispatcher. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "help.h"
+#include "util.h"
+#include "tap.h"
+
+static void
+test_table(void)
+{
+	size_t i;
+	int sorted = 1, sane = 1;
+
+	for (i = 1; i < cmd_count; i++)
+		if (strcmp(cmd_table[i - 1].name, cmd_table[i].name) >= 0)
+			sorted = 0;
+	ok(sorted, "command table is sorted by name, no duplicates");
+	for (i = 0; i < cmd_count; i++) {
+		const struct cmd *c = &cmd_table[i];
+
+		if (c->handler == NULL || c->usage == NULL ||
+		    c->summary == NULL || c->options == NULL ||
+		    c->min_args < 0 ||
+		    (c->max_args >= 0 && c->max_args < c->min_args))
+			sane = 0;
+		if (cmd_find(c->name) != c)
+			sane = 0;
+	}
+	ok(sane, "every entry is complete and cmd_find() finds it");
+	ok(cmd_find("no-such-command") == NULL, "cmd_find() misses unknown");
+}
+
+static void
+test_split(void)
+{
+	char **argv, *cause = NULL;
+	int argc, col = -1;
+
+	ok(cmd_split(":help  'a b'  \"c\\\"d\" e\\ f # comment", &argc, &argv,
+	    &col, &cause) == 0, "split succeeds");
+	is_int(argc, 4, "four words");
+	is_str(argv[0], "help", "leading ':' dropped");
+	is_str(argv[1], "a b", "single quotes keep blanks");
+	is_str(argv[2], "c\"d", "double quotes honour backslash");
+	is_str(argv[3], "e f", "backslash escapes a blank");
+	cmd_free_argv(argc, argv);
+
+	ok(cmd_split("x ''", &argc, &argv, &col, &cause) == 0 && argc == 2 &&
+	    strcmp(argv[1], "") == 0, "an empty quoted word is kept");
+	cmd_free_argv(argc, argv);
+
+	ok(cmd_split("help 'oops", &argc, &argv, &col, &cause) == -1,
+	    "unterminated quote fails");
+	is_int(col, 5, "column points at the quote");
+	is_str(cause, "unterminated single quote", "message");
+	free(cause);
+	cause = NULL;
+}
+
+static void
+test_exec(void)
+{
+	struct cmd_ctx ctx;
+	char *cause = NULL, *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cmd_ctx_init(&ctx, out, out);
+	is_int(cmd_exec_line(&ctx, "   # only a comment", &cause), CMD_OK,
+	    "comment line is a no-op");
+	is_int(cmd_exec_line(&ctx, "", &cause), CMD_OK, "blank line is a no-op");
+
+	is_int(cmd_exec_line(&ctx, "frobnicate now", &cause), CMD_USAGE,
+	    "unknown command is a usage error");
+	is_str(cause, "unknown command 'frobnicate' (try 'help')",
+	    "unknown command message");
+	is_int(ctx.err_col, 0, "caret at the command word");
+
+	is_int(cmd_exec_line(&ctx, "version extra", &cause), CMD_USAGE,
+	    "too many arguments");
+	is_str(cause, "usage: version", "arity error prints usage");
+
+	is_int(cmd_exec_line(&ctx, "source", &cause), CMD_USAGE,
+	    "too few arguments");
+	is_str(cause, "usage: source FILE", "usage from the table");
+
+	is_int(cmd_exec_line(&ctx, "help --bogus", &cause), CMD_USAGE,
+	    "unknown option");
+	is_str(cause, "help: unknown option '--bogus'", "option message");
+	is_int(ctx.err_col, 5, "caret at the option");
+
+	is_int(cmd_exec_line(&ctx, "help --cache", &cause), CMD_USAGE,
+	    "--cache needs a value");
+
+	is_int(cmd_exec_line(&ctx, "help help", &cause), CMD_OK, "help help");
+	fflush(out);
+	ok(strstr(buf, "usage: help [COMMAND|TOPIC]") != NULL,
+	    "help shows the usage line");
+
+	is_int(cmd_exec_line(&ctx, "help --cache=/nonexistent/x.db version",
+	    &cause), CMD_OK, "--cache=VALUE accepted by every command");
+	is_str(ctx.cache_path, "/nonexistent/x.db", "--cache sets the path");
+
+	free(cause);
+	cmd_ctx_release(&ctx);
+	fclose(out);
+	free(buf);
+}
+
+static void
+test_options(void)
+{
+	static char *words[] = { "help", "--cache", "a", "--cache=b", "x", NULL };
+	struct cmd_ctx ctx;
+	char *cause = NULL;
+	FILE *out = fopen("/dev/null", "w");
+
+	cmd_ctx_init(&ctx, out, out);
+	is_int(cmd_exec_argv(&ctx, 5, words, &cause), CMD_FAIL,
+	    "options parsed; 'help x' then fails");
+	is_str(ctx.cache_path, "b", "the last --cache wins");
+	is_str(cause, "no help for 'x' (try 'help')", "help for unknown topic");
+	free(cause);
+	cmd_ctx_release(&ctx);
+	fclose(out);
+}
+
+static void
+test_source(void)
+{
+	char path[] = "/tmp/cmd-t.XXXXXX";
+	struct cmd_ctx ctx;
+	char *cause = NULL, *want;
+	FILE *f, *out = fopen("/dev/null", "w");
+	int fd = mkstemp(path);
+
+	f = fdopen(fd, "w");
+	fputs("# a session\nversion\n\nhelp help\nversion 1 2\nversion\n", f);
+	fclose(f);
+	cmd_ctx_init(&ctx, out, out);
+	is_int(cmd_source_file(&ctx, path, &cause), CMD_USAGE,
+	    "source stops at the bad line");
+	want = xasprintf("%s:5: usage: version", path);
+	is_str(cause, want, "error comes back as FILE:LINE: message");
+	free(want);
+	free(cause);
+	cause = NULL;
+	is_int(cmd_source_file(&ctx, "/nonexistent/session", &cause), CMD_FAIL,
+	    "missing file fails");
+	ok(cause != NULL && strstr(cause, "cannot open '/nonexistent/session'"),
+	    "missing file is named");
+	free(cause);
+	unlink(path);
+	cmd_ctx_release(&ctx);
+	fclose(out);
+}
+
+int
+main(void)
+{
+	test_table();
+	test_split();
+	test_exec();
+	test_options();
+	test_source();
+	return done_testing();
+}

@@ -1,0 +1,54 @@
+/* stats-t.c -- robust statistics and the random generator. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "rng.h"
+#include "stats.h"
+#include "tap.h"
+
+#define near(a, b) (fabs((a) - (b)) < 1e-9)
+
+int
+main(void)
+{
+	double v[] = { 5, 1, 3, 2, 4 }, same[] = { 7, 7, 7, 7 };
+	double out[] = { 10, 10.1, 9.9, 10, 30 };
+	struct rng a, b;
+	int i, equal = 1, inrange = 1;
+
+	ok(near(stats_median(v, 5), 3), "median of odd count");
+	ok(near(stats_median(v, 4), 2.5), "median of even count");
+	ok(near(stats_mean(v, 5), 3), "mean");
+	ok(near(stats_sd(v, 5), sqrt(2)), "population sd");
+	ok(near(stats_quantile(v, 5, 0.25), 2), "quantile");
+	ok(near(stats_mad(v, 5), 1.4826), "scaled MAD");
+	ok(isnan(stats_median(v, 0)), "empty input is NaN");
+	ok(stats_robust_z(30, out, 5, 0) > 10, "outlier gets a large robust z");
+	ok(fabs(stats_robust_z(10, out, 5, 0)) < 1, "inlier gets a small one");
+	ok(isfinite(stats_robust_z(8, same, 4, 0.5)) &&
+	    stats_robust_z(8, same, 4, 0.5) > 1,
+	    "identical peers: finite score through the floor scale");
+
+	rng_seed(&a, 42);
+	rng_seed(&b, 42);
+	for (i = 0; i < 1000; i++) {
+		uint64_t x = rng_next(&a);
+		double u;
+
+		if (x != rng_next(&b))
+			equal = 0;
+		u = rng_unit(&a);
+		(void)rng_unit(&b);
+		if (!(u >= 0 && u < 1) || rng_below(&a, 7) >= 7)
+			inrange = 0;
+		(void)rng_below(&b, 7);
+	}
+	ok(equal, "same seed, same sequence");
+	ok(inrange, "rng_unit in [0,1), rng_below in range");
+	rng_seed(&a, 1);
+	rng_seed(&b, 2);
+	ok(rng_next(&a) != rng_next(&b), "different seeds differ");
+	return done_testing();
+}
