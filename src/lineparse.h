@@ -1,0 +1,53 @@
+/*
+ * lineparse.h -- split one raw log line into header fields and message.
+ *
+ * Recognised headers (anywhere a training job's logs put them):
+ *   rank prefixes      "3: ", "[default3]:", "[rank3]:", "[Rank 3] "
+ *   timestamps         ISO 8601 with or without zone ("2024-05-01T12:00:00.123Z",
+ *                      "2024-05-01 12:00:00+02:00"), "YYYY-MM-DD HH:MM:SS,mmm",
+ *                      syslog "Mon DD HH:MM:SS" (no year), glog
+ *                      "I0501 12:00:00.123456", epoch seconds, dmesg
+ *                      "[ 1234.567890]" (seconds since boot), and the
+ *                      header layouts of common system logs
+ *   level              INFO, WARN(ING), ERROR, FATAL, DEBUG, CRITICAL, glog I/W/E/F
+ *
+ * lp_parse() never allocates and never fails: a line it cannot read a
+ * header from is all message.  Everything returned points into the input.
+ */
+#ifndef TS_LINEPARSE_H
+#define TS_LINEPARSE_H
+
+#include <stddef.h>
+
+enum lp_ts_kind {
+	LP_TS_NONE = 0,		/* no timestamp: order is line order */
+	LP_TS_EPOCH,		/* ts is seconds since 1970-01-01 UTC */
+	LP_TS_NOYEAR,		/* ts is epoch seconds in year 1970: month/day/time only */
+	LP_TS_UPTIME		/* ts is seconds since boot (dmesg) */
+};
+
+enum lp_level {
+	LP_LEVEL_NONE = 0,
+	LP_LEVEL_DEBUG,
+	LP_LEVEL_INFO,
+	LP_LEVEL_WARN,
+	LP_LEVEL_ERROR,
+	LP_LEVEL_FATAL
+};
+
+struct lp_line {
+	const char *msg;	/* the message body, header removed */
+	size_t msg_len;
+	double ts;		/* see ts_kind */
+	enum lp_ts_kind ts_kind;
+	int tz_known;		/* the timestamp carried a zone */
+	enum lp_level level;
+	int rank;		/* from a rank prefix, or -1 */
+};
+
+/* Parse `len` bytes of `line` (no newline; may hold any bytes). */
+void lp_parse(const char *line, size_t len, struct lp_line *out);
+/* "ERROR", "WARN", ... or "" for LP_LEVEL_NONE. */
+const char *lp_level_name(enum lp_level level);
+
+#endif
