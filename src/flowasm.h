@@ -1,0 +1,63 @@
+/*
+ * flowasm.h -- from flow records to flows and messages.
+ *
+ * Records (packets or collector flow records, see flow.h) are grouped into
+ * flows by 5-tuple plus RoCE destination QP with an idle timeout, and each
+ * flow's traffic into messages: runs of records separated by less than
+ * `msg_gap` seconds.  Hosts are numbered in order of first appearance.
+ * Memory is bounded by the number of live flows, not by the input size:
+ * finished messages are handed to the caller (or kept in a flow_set).
+ */
+#ifndef TS_FLOWASM_H
+#define TS_FLOWASM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flow.h"
+
+/* One message (burst) from host `src` to host `dst`. */
+struct flow_msg {
+	uint32_t src, dst;	/* indices into flow_set.hosts */
+	double start, end;	/* epoch seconds: first and last record */
+	uint64_t bytes;		/* IP bytes */
+	uint64_t payload;	/* transport payload bytes (0 when unknown) */
+	uint64_t pkts;
+	uint16_t sport, dport;
+	uint8_t proto;
+	uint8_t flags;		/* FLOW_F_* seen in the message */
+	uint32_t qp;
+	uint32_t ce, cnp;
+};
+
+struct flow_params {
+	double idle_timeout;	/* seconds without traffic that end a flow (default 2.0) */
+	double msg_gap;		/* gap that splits a flow into messages (default 0.001) */
+};
+
+/* All messages of a capture, sorted by start time, and the host table. */
+struct flow_set {
+	struct flow_addr *hosts;
+	size_t nhosts;
+	struct flow_msg *msgs;
+	size_t nmsgs;
+	uint64_t nrecs;		/* records read */
+	uint64_t nflows;	/* flows formed */
+	double first, last;	/* time span of the records */
+};
+
+void flow_params_default(struct flow_params *p);
+
+/*
+ * Read every capture in paths[0..n) (format detected from content) and
+ * assemble them into *set (initialised here; free with flow_set_free()).
+ * Unreadable records are skipped with a warning line written to `warn`
+ * (may be NULL) naming file and record; a file that cannot be read at all
+ * fails with -1 and *cause.  Returns 0.
+ */
+int flow_set_load(struct flow_set *set, const char *const *paths, size_t n,
+    const struct flow_params *p, void (*warn)(void *arg, const char *msg),
+    void *warn_arg, char **cause);
+void flow_set_free(struct flow_set *set);
+
+#endif
