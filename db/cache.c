@@ -151,15 +151,29 @@ pragma_int(struct cache *c, const char *sql)
 	return v;
 }
 
-/* Is this file ours, and at which version?  0 when it is usable. */
+/*
+ * Is this file ours, and at which version?  0 when it is usable.  The three
+ * facts are read in one statement so that they come from one snapshot even
+ * while another process is migrating.
+ */
 static int
 check_identity(struct cache *c, long long *version, char **cause)
 {
-	long long app, tables;
+	static const char sql[] = "SELECT (SELECT application_id FROM "
+	    "pragma_application_id), (SELECT user_version FROM "
+	    "pragma_user_version), (SELECT count(*) FROM sqlite_master)";
+	long long app = -1, tables = -1;
+	sqlite3_stmt *st;
 
-	app = pragma_int(c, "PRAGMA application_id");
-	*version = pragma_int(c, "PRAGMA user_version");
-	tables = pragma_int(c, "SELECT count(*) FROM sqlite_master");
+	*version = -1;
+	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return cache_fail(c, "cannot read", cause);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		app = sqlite3_column_int64(st, 0);
+		*version = sqlite3_column_int64(st, 1);
+		tables = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
 	if (app < 0 || *version < 0 || tables < 0)
 		return cache_fail(c, "cannot read", cause);
 	if (app != CACHE_APP_ID && (app != 0 || tables != 0))
