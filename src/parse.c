@@ -102,8 +102,8 @@ parse_file(struct parse_run *r, const char *path)
 	block = xmalloc(PARSE_BLOCK);
 	while ((n = gzread(gz, block, PARSE_BLOCK)) > 0)
 		parse_block(r, block, (size_t)n, &line);
-	if (n < 0) {
-		msg = gzerror(gz, &errnum);
+	msg = gzerror(gz, &errnum);
+	if (n < 0 || errnum != Z_OK) {
 		fprintf(r->ctx->err, "trainscope: cannot read '%s': %s\n", path,
 		    errnum == Z_ERRNO ? strerror(errno) : msg);
 		rc = -1;
