@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "lineparse.h"
@@ -40,12 +41,18 @@ struct lp_scan {
 	int syslog;		/* the timestamp had no year (host may follow) */
 };
 
-static const char *lp_months[] = {
-	"jan", "feb", "mar", "apr", "may", "jun",
-	"jul", "aug", "sep", "oct", "nov", "dec"
+/* Month and day names as three lower-case letters packed in an int. */
+#define LP_K3(a, b, c) ((uint32_t)(a) << 16 | (uint32_t)(b) << 8 | (c))
+static const uint32_t lp_months[] = {
+	LP_K3('j', 'a', 'n'), LP_K3('f', 'e', 'b'), LP_K3('m', 'a', 'r'),
+	LP_K3('a', 'p', 'r'), LP_K3('m', 'a', 'y'), LP_K3('j', 'u', 'n'),
+	LP_K3('j', 'u', 'l'), LP_K3('a', 'u', 'g'), LP_K3('s', 'e', 'p'),
+	LP_K3('o', 'c', 't'), LP_K3('n', 'o', 'v'), LP_K3('d', 'e', 'c')
 };
-static const char *lp_days[] = {
-	"mon", "tue", "wed", "thu", "fri", "sat", "sun"
+static const uint32_t lp_days[] = {
+	LP_K3('m', 'o', 'n'), LP_K3('t', 'u', 'e'), LP_K3('w', 'e', 'd'),
+	LP_K3('t', 'h', 'u'), LP_K3('f', 'r', 'i'), LP_K3('s', 'a', 't'),
+	LP_K3('s', 'u', 'n')
 };
 
 static int
@@ -119,6 +126,23 @@ lp_valid_date(long y, long m, long d)
 	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
 }
 
+/* Index of the 3-letter name at s in keys[0..n), or -1. */
+static int
+lp_key3(const char *s, const uint32_t *keys, int n)
+{
+	uint32_t k;
+	int i;
+
+	if (!lp_alpha((unsigned char)s[0]))
+		return -1;
+	k = LP_K3(lp_lower((unsigned char)s[0]), lp_lower((unsigned char)s[1]),
+	    lp_lower((unsigned char)s[2]));
+	for (i = 0; i < n; i++)
+		if (keys[i] == k)
+			return i;
+	return -1;
+}
+
 /* A month name (3 letters, any case, full name allowed) at s[*i]: 1..12. */
 static int
 lp_month(const char *s, size_t *i, size_t end)
@@ -126,16 +150,7 @@ lp_month(const char *s, size_t *i, size_t end)
 	size_t k;
 	int m;
 
-	if (*i + 3 > end)
-		return 0;
-	for (m = 0; m < 12; m++) {
-		for (k = 0; k < 3; k++)
-			if (lp_lower((unsigned char)s[*i + k]) != lp_months[m][k])
-				break;
-		if (k == 3)
-			break;
-	}
-	if (m == 12)
+	if (*i + 3 > end || (m = lp_key3(s + *i, lp_months, 12)) < 0)
 		return 0;
 	k = *i + 3;
 	while (k < end && lp_alpha((unsigned char)s[k]))
@@ -368,18 +383,13 @@ lp_ts_monthname(struct lp_scan *sc, size_t *i)
 	size_t j = *i, k;
 	long d, y = -1;
 	double secs = 0;
-	int m, di;
+	int m;
 
-	for (di = 0; di < 7 && j + 4 <= sc->end; di++) {
-		if (lp_lower((unsigned char)s[j]) == lp_days[di][0] &&
-		    lp_lower((unsigned char)s[j + 1]) == lp_days[di][1] &&
-		    lp_lower((unsigned char)s[j + 2]) == lp_days[di][2] &&
-		    (s[j + 3] == ' ' || s[j + 3] == ',')) {
-			j += 4;
-			while (j < sc->end && s[j] == ' ')
-				j++;
-			break;
-		}
+	if (j + 4 <= sc->end && (s[j + 3] == ' ' || s[j + 3] == ',') &&
+	    lp_key3(s + j, lp_days, 7) >= 0) {
+		j += 4;
+		while (j < sc->end && s[j] == ' ')
+			j++;
 	}
 	if ((m = lp_month(s, &j, sc->end)) == 0 || j >= sc->end || s[j] != ' ')
 		return -1;
@@ -661,12 +671,11 @@ lp_level_word(const char *s, size_t n, int bracketed)
 	if (!bracketed && !upper && !(cap && s[0] < 'a'))
 		return LP_LEVEL_NONE;
 	for (i = 0; i < TS_NELEM(lp_levels); i++) {
-		if (strlen(lp_levels[i].word) != n)
-			continue;
+		/* a shorter word stops the loop at its NUL */
 		for (k = 0; k < n; k++)
 			if (lp_lower((unsigned char)s[k]) != lp_levels[i].word[k])
 				break;
-		if (k == n)
+		if (k == n && lp_levels[i].word[n] == '\0')
 			return lp_levels[i].level;
 	}
 	return LP_LEVEL_NONE;
