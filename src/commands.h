@@ -19,5 +19,7 @@ cmd_fn cmd_version;
 /* indexcmd.c */
 cmd_fn cmd_index;
 cmd_fn cmd_templates;
+/* parse.c */
+cmd_fn cmd_parse;
 
 #endif
