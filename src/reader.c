@@ -261,10 +261,8 @@ emit(struct reader *r, struct reader_line *l, const char *s, size_t len,
 	l->full_len = full;
 	l->off = off;
 	l->newline = newline;
-	if (len > 0 && s[len - 1] == '\r' && len == full) {
+	if (len > 0 && s[len - 1] == '\r' && len == full)
 		l->len--;
-		l->full_len--;
-	}
 	if (l->len > READER_LINE_MAX)
 		l->len = READER_LINE_MAX;
 	l->lineno = ++r->lineno;

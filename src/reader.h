@@ -29,7 +29,7 @@ struct reader;
 struct reader_line {
 	const char *s;		/* the line, no newline, no CR (borrowed) */
 	size_t len;		/* bytes in s (at most READER_LINE_MAX) */
-	uint64_t full_len;	/* length of the whole line in the file */
+	uint64_t full_len;	/* bytes of the line in the file, CR included */
 	uint64_t lineno;	/* 1-based line number */
 	uint64_t off;		/* offset of the line start */
 	int newline;		/* the line ended with a newline */

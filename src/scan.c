@@ -349,19 +349,53 @@ sniff_line(struct scan_file *f, const char *s, size_t n, int first)
 		free(h);
 }
 
-/* Control bytes other than tab, CR, LF, ESC and form feed. */
+/* Length of a valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/*
+ * Binary: more than a fifth of the bytes are control bytes (other than
+ * tab, CR, LF, ESC, form feed) or not valid UTF-8.
+ */
 static int
 binary(const char *s, size_t n)
 {
-	size_t i, bad = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, bad = 0, len;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if ((c < 32 && c != '\t' && c != '\r' && c != '\n' &&
-		    c != 27 && c != 12) || c == 127)
+	while (i < n) {
+		if (p[i] >= 0x80) {
+			if ((len = utf8_len(p + i, n - i)) == 0) {
+				bad++;
+				len = 1;
+			}
+			i += len;
+			continue;
+		}
+		if ((p[i] < 32 && strchr("\t\r\n\033\f", p[i]) == NULL) ||
+		    p[i] == 127 || p[i] == 0)
 			bad++;
+		i++;
 	}
-	return n > 0 && bad * 10 > n * 3;
+	return n > 0 && bad * 5 > n;
 }
 
 int
