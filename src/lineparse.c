@@ -159,12 +159,12 @@ lp_time(const char *s, size_t *i, size_t end, char sep, double *secs)
 	double frac = 0, scale = 0.1;
 
 	if ((h = lp_num12(s, &j, end)) < 0 || h > 24 || j >= end ||
-	    s[j++] != sep || (m = lp_num(s, &j, end, 2)) < 0 || m > 59)
+	    s[j++] != sep || (m = lp_num12(s, &j, end)) < 0 || m > 59)
 		return -1;
 	if (j < end && s[j] == sep && j + 1 < end &&
 	    lp_digit((unsigned char)s[j + 1])) {
 		j++;
-		if ((sec = lp_num(s, &j, end, 2)) < 0 || sec > 60)
+		if ((sec = lp_num12(s, &j, end)) < 0 || sec > 60)
 			return -1;
 		if (j + 1 < end && (s[j] == '.' || s[j] == ',' ||
 		    (s[j] == ':' && sep == ':')) &&
@@ -777,10 +777,11 @@ lp_bracket(const struct lp_scan *sc, size_t i)
 /*
  * Weak header fields: "-", numbers, short blank-free brackets, ids with
  * digits, dotted names, upper-case words.  *idish is set for an id with a
- * digit and a ':' or '-' (host:pid:tid, node-17).
+ * digit and a ':' or '-' (host:pid:tid, node-17).  In a record -- a line
+ * that starts with a digit, before any anchor -- plain words are weak too.
  */
 static size_t
-lp_weak(const struct lp_scan *sc, size_t i, int *idish)
+lp_weak(const struct lp_scan *sc, size_t i, int *idish, int record)
 {
 	const char *s = sc->s;
 	size_t e = lp_tokend(sc, i), k, b;
@@ -811,6 +812,9 @@ lp_weak(const struct lp_scan *sc, size_t i, int *idish)
 		*idish = 1;
 	if (digit || (dot && lower && e - i > 3) || (!lower && !sep &&
 	    e - i >= 2 && lp_alpha((unsigned char)s[i])))
+		return e;
+	/* a record ("134681 node-246 gige temperature 1083930762 ...") */
+	if (record && !sep && lp_alpha((unsigned char)s[i]))
 		return e;
 	return 0;
 }
@@ -844,8 +848,8 @@ lp_anchors(struct lp_scan *sc, int *seen)
 			nweak = idish = 0;
 			continue;
 		}
-		if (nweak >= LP_MAXWEAK ||
-		    (e = lp_weak(sc, sc->pos, &idish)) == 0)
+		if (nweak >= LP_MAXWEAK || (e = lp_weak(sc, sc->pos, &idish,
+		    !*seen && lp_digit((unsigned char)sc->s[0]))) == 0)
 			break;
 		sc->pos = e;
 		nweak++;
@@ -920,6 +924,46 @@ lp_dotted(const struct lp_scan *sc, size_t i)
 	return dots > 0 ? e : 0;
 }
 
+/*
+ * A request context in brackets: "[req-1f2e 9a8b - - -]", "[-]" -- blanks
+ * allowed, but every word holds a digit or is "-".  Its end, or 0.
+ */
+static size_t
+lp_context(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j;
+	int digit = 0;
+
+	if (s[i] != '[')
+		return 0;
+	for (j = i + 1; j < sc->end && j - i < 300; j++) {
+		if (s[j] == ']')
+			return digit || s[j - 1] == '-' ? j + 1 : 0;
+		if (s[j] == ' ') {
+			if (!digit && s[j - 1] != '-')
+				return 0;
+			digit = 0;
+		} else if (lp_digit((unsigned char)s[j]))
+			digit = 1;
+		else if (s[j] == '[')
+			return 0;
+	}
+	return 0;
+}
+
+/* A dotted class name with or without a colon: its end, or 0. */
+static size_t
+lp_dotted_tag(const struct lp_scan *sc, size_t i)
+{
+	size_t e = lp_tokend(sc, i);
+
+	if (e - i > 1 && sc->s[e - 1] == ':' && memchr(sc->s + i, '.', e - i)
+	    != NULL && lp_tag(sc, i) == e)
+		return e;
+	return lp_dotted(sc, i);
+}
+
 /* Fields after the last anchor: pids, separators, brackets, glog's file:line]. */
 static size_t
 lp_tail_field(struct lp_scan *sc, size_t i, int *npid)
@@ -940,17 +984,67 @@ lp_tail_field(struct lp_scan *sc, size_t i, int *npid)
 		for (n = i; n < e && lp_digit((unsigned char)s[n]); n++)
 			;
 		b = lp_skipspace(sc, e);
-		if (n != e || b == e || b >= sc->end)
-			return 0;
-		if (s[b] >= 'a' && s[b] <= 'z' && s[lp_tokend(sc, b) - 1] != ']')
-			return 0;
-		(*npid)++;
-		return e;
+		if (n == e && b > e && b < sc->end && !(s[b] >= 'a' &&
+		    s[b] <= 'z' && s[lp_tokend(sc, b) - 1] != ']')) {
+			(*npid)++;
+			return e;
+		}
 	}
 	/* "logger - " before the level (Python logging's default layout) */
-	if (sc->out->level == LP_LEVEL_NONE && e + 2 < sc->end &&
-	    s[e + 1] == '-' && s[e + 2] == ' ' && s[e] == ' ')
-		return e + 2;
+	if (sc->out->level == LP_LEVEL_NONE) {
+		if (e + 2 < sc->end && s[e] == ' ' && s[e + 1] == '-' &&
+		    s[e + 2] == ' ')
+			return e + 2;
+		n = lp_tokend(sc, lp_skipspace(sc, e));
+		if (n + 2 < sc->end && s[n] == ' ' && s[n + 1] == '-' &&
+		    s[n + 2] == ' ' && n - e < 16)
+			return n + 2;
+	}
+	if ((b = lp_context(sc, i)) != 0)
+		return b;
+	return 0;
+}
+
+/* A thread name with blanks before a class name: "[IPC Server 5] a.b.C:". */
+static size_t
+lp_thread_class(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j, e;
+
+	if (s[i] != '[')
+		return 0;
+	for (j = i + 1; j < sc->end && j - i < 120 && s[j] != ']'; j++)
+		if (s[j] == '[')
+			return 0;
+	if (j >= sc->end || s[j] != ']')
+		return 0;
+	j = lp_skipspace(sc, j + 1);
+	if (j >= sc->end || (e = lp_dotted_tag(sc, j)) == 0)
+		return 0;
+	return e;
+}
+
+/*
+ * The component before the message: "tag:", "host tag[pid]:" (or any
+ * "host tag:" after a syslog time), a dotted class name after a level.
+ * Returns its end, or 0.
+ */
+static size_t
+lp_component(struct lp_scan *sc, size_t i)
+{
+	size_t e, e2, j;
+
+	if ((e = lp_tag(sc, i)) != 0)
+		return e;
+	j = lp_skipspace(sc, lp_tokend(sc, i));
+	if (j > i && j < sc->end && (e2 = lp_tag(sc, j)) != 0 &&
+	    (sc->syslog || memchr(sc->s + j, '[', e2 - j) != NULL) &&
+	    memchr(sc->s + i, ':', j - i) == NULL)
+		return e2;
+	if (sc->out->level != LP_LEVEL_NONE && ((e = lp_dotted(sc, i)) != 0 ||
+	    (e = lp_thread_class(sc, i)) != 0))
+		return e;
 	return 0;
 }
 
@@ -974,15 +1068,32 @@ lp_tail(struct lp_scan *sc, size_t i)
 			break;
 		i = e;
 	}
-	if ((e = lp_tag(sc, i)) != 0)
-		return e;
-	j = lp_skipspace(sc, lp_tokend(sc, i));
-	if (j > i && j < sc->end && (e2 = lp_tag(sc, j)) != 0 &&
-	    (sc->syslog || memchr(sc->s + j, '[', e2 - j) != NULL) &&
-	    memchr(sc->s + i, ':', j - i) == NULL)
+	if ((e = lp_component(sc, i)) == 0)
+		return i;
+	/* a request context after the component: "nova.api [req-1 - -] msg" */
+	j = lp_skipspace(sc, e);
+	if (j < sc->end && (e2 = lp_context(sc, j)) != 0)
 		return e2;
-	if (sc->out->level != LP_LEVEL_NONE && (e = lp_dotted(sc, i)) != 0)
-		return e;
+	return e;
+}
+
+size_t
+lp_time_len(const char *s, size_t len)
+{
+	struct lp_scan sc;
+	struct lp_line out;
+	size_t i = 0;
+
+	if (len == 0 || !lp_alpha((unsigned char)s[0]))
+		return 0;
+	memset(&sc, 0, sizeof sc);
+	memset(&out, 0, sizeof out);
+	sc.s = s;
+	sc.len = len;
+	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
+	sc.out = &out;
+	if (lp_ts_monthname(&sc, &i) != 0)
+		return 0;
 	return i;
 }
 

@@ -47,6 +47,12 @@ struct lp_line {
 
 /* Parse `len` bytes of `line` (no newline; may hold any bytes). */
 void lp_parse(const char *line, size_t len, struct lp_line *out);
+/*
+ * The length of a date written with a month name ("Jul 10 03:55:15",
+ * "Sun Jul 10 03:55:15 2005") at the start of s[0..len), or 0 -- for
+ * masking dates inside messages.
+ */
+size_t lp_time_len(const char *s, size_t len);
 /* "ERROR", "WARN", ... or "" for LP_LEVEL_NONE. */
 const char *lp_level_name(enum lp_level level);
 

@@ -102,10 +102,15 @@ parse_file(struct parse_run *r, const char *path)
 	block = xmalloc(PARSE_BLOCK);
 	while ((n = gzread(gz, block, PARSE_BLOCK)) > 0)
 		parse_block(r, block, (size_t)n, &line);
-	if (n < 0) {
-		msg = gzerror(gz, &errnum);
+	msg = gzerror(gz, &errnum);
+	if (n < 0 || errnum != Z_OK) {
+		if (errnum == Z_ERRNO)
+			msg = strerror(errno);
+		else if (strncmp(msg, path, strlen(path)) == 0 &&
+		    strncmp(msg + strlen(path), ": ", 2) == 0)
+			msg += strlen(path) + 2;	/* zlib names the file */
 		fprintf(r->ctx->err, "trainscope: cannot read '%s': %s\n", path,
-		    errnum == Z_ERRNO ? strerror(errno) : msg);
+		    msg);
 		rc = -1;
 	}
 	if (line.len > 0)

@@ -15,7 +15,9 @@
  * keyed by token count and first token; a message joins the most similar
  * template of its leaf when the share of equal positions reaches
  * TMPL_SIM, turning the positions that differ into <*>; otherwise it starts
- * a new template.  Tokens are interned, so comparing is comparing integers,
+ * a new template.  Unlike Drain, two different plain words at one position
+ * ("startup" and "shutdown", "GET" and "POST") never match: after masking,
+ * variables rarely are plain words, and events often differ by one word.  Tokens are interned, so comparing is comparing integers,
  * and an exact-string cache answers repeated masked strings at once.
  *
  * Memory is bounded: a leaf holds at most TMPL_LEAF_MAX templates (a
@@ -31,10 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lineparse.h"
 #include "tmpl.h"
 #include "util.h"
 
-#define TMPL_SIM	0.5
+#define TMPL_SIM	0.6
 #define TMPL_LEAF_MAX	200
 #define TMPL_TOTAL_MAX	100000
 #define TMPL_MAXTOK	128
@@ -92,7 +95,9 @@ struct tmpl_miner {
 	size_t ncache, capcache;
 	struct table cachetab;
 
+	unsigned char *isword;	/* by token id: a plain word */
 	uint32_t line[TMPL_MAXTOK];	/* scratch: the message's tokens */
+	unsigned char lw[TMPL_MAXTOK];	/* ... and which are plain words */
 	const char *ls[TMPL_MAXTOK];
 	uint32_t ll[TMPL_MAXTOK];
 };
@@ -231,12 +236,35 @@ mask_hostname(const char *s, size_t n)
 	    memcmp(s, "net.", 4) == 0);
 }
 
-/* Is the token s[0..n) a URL or a path (masked whole)? */
+/* host:port, host.name:port (2-5 digit port): masked whole. */
+static int
+mask_hostport(const char *s, size_t n)
+{
+	size_t i, colon = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == ':') {
+			if (colon != 0 || i == 0)
+				return 0;
+			colon = i;
+		} else if (colon == 0 && !(cls[(unsigned char)s[i]] &
+		    (C_LOWER | C_DIGIT)) && s[i] != '.' && s[i] != '-')
+			return 0;
+		else if (colon != 0 && !(cls[(unsigned char)s[i]] & C_DIGIT))
+			return 0;
+	}
+	return colon != 0 && n - colon - 1 >= 2 && n - colon - 1 <= 5 &&
+	    (cls[(unsigned char)s[0]] & C_LOWER);
+}
+
+/* Is the token s[0..n) a URL, a path or a host:port (masked whole)? */
 static int
 mask_whole(const char *s, size_t n)
 {
 	size_t i;
 
+	if (mask_hostport(s, n))
+		return 1;
 	if (n >= 2 && s[0] == '/' && s[1] != '/' && !(cls[(unsigned char)s[1]]
 	    & C_SPACE))
 		return 1;
@@ -320,12 +348,21 @@ mask_token(const char *s, size_t a, size_t len, struct buf *out)
 	return i;
 }
 
-/* Does out[from..] hold <*> and no other letter or digit? */
+/*
+ * Does out[from..] hold <*> and no other letter or digit?  An empty pair
+ * of brackets or quotes ("()", "''") is an empty value: pure as well.
+ */
 static int
 mask_pure(const struct buf *out, size_t from)
 {
 	size_t i;
 	int wild = 0;
+
+	if (out->len - from == 2 && (memcmp(out->s + from, "()", 2) == 0 ||
+	    memcmp(out->s + from, "[]", 2) == 0 ||
+	    memcmp(out->s + from, "''", 2) == 0 ||
+	    memcmp(out->s + from, "\"\"", 2) == 0))
+		return 1;
 
 	for (i = from; i < out->len; i++) {
 		if (out->s[i] == '<' && i + 2 < out->len &&
@@ -336,6 +373,60 @@ mask_pure(const struct buf *out, size_t from)
 			return 0;
 	}
 	return wild;
+}
+
+static const char *units[] = {
+	"%", "B", "G", "GB", "GiB", "K", "KB", "KiB", "M", "MB", "MiB", "PB",
+	"TB", "TiB", "b", "byte", "bytes", "d", "day", "days", "h", "hour",
+	"hours", "hr", "hrs", "kB", "min", "mins", "minute", "minutes", "ms",
+	"ns", "s", "sec", "second", "seconds", "secs", "us"
+};
+
+/* Is s[0..n) a unit word ("ms", "GiB", "bytes)"), absorbed by a number? */
+static int
+mask_unit(const char *s, size_t n)
+{
+	size_t lo = 0, hi = TS_NELEM(units), mid;
+	int c;
+
+	while (n > 0 && strchr(")]},;:.", s[n - 1]) != NULL && s[n - 1] != 0)
+		n--;
+	if (n == 0 || n > 7)
+		return 0;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		c = strncmp(s, units[mid], n);
+		if (c == 0 && units[mid][n] != '\0')
+			c = -1;
+		if (c == 0)
+			return 1;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
+}
+
+/*
+ * Mask the token msg[i..e): a date with a month name, a URL or path, or
+ * segment by segment.  Returns where the masked text ends (past e for a
+ * date or number list that runs over blanks).
+ */
+static size_t
+mask_any(const char *msg, size_t i, size_t e, size_t len, struct buf *out)
+{
+	size_t t;
+
+	if ((cls[(unsigned char)msg[i]] & C_ALPHA) && e - i >= 3 &&
+	    e - i <= 9 && (cls[(unsigned char)msg[i + 1]] & C_LOWER) &&
+	    (t = lp_time_len(msg + i, len - i)) != 0) {
+		buf_add(out, "<*>", 3);
+		return i + t;
+	}
+	if (mask_quoted_whole(msg, i, e, out))
+		return e;
+	return mask_token(msg, i, len, out);
 }
 
 void
@@ -357,8 +448,12 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
 		e = i;
 		while (e < len && !(cls[(unsigned char)msg[e]] & C_SPACE))
 			e++;
-		if (!mask_quoted_whole(msg, i, e, out))
-			e = mask_token(msg, i, len, out);
+		if (prev_wild && mask_unit(msg + i, e - i)) {
+			out->len = start;	/* "12 ms", "(1.8 KB)" */
+			i = e;
+			continue;
+		}
+		e = mask_any(msg, i, e, len, out);
 		i = e;
 		if (!mask_pure(out, start + (start > 0)))
 			prev_wild = 0;
@@ -391,6 +486,31 @@ str_eq(const void *arg, uint32_t i)
 	    == 0;
 }
 
+/*
+ * Is s[0..n) a plain word ("closed", "Resumed", "CBS_E_INVALID,")?  Two
+ * different plain words at one position mean two different events.
+ */
+static int
+tok_isword(const char *s, size_t n)
+{
+	size_t i;
+
+	while (n > 0 && strchr(".,:;!?\"')]}", s[n - 1]) != NULL &&
+	    s[n - 1] != 0)
+		n--;
+	while (n > 0 && strchr("\"'([{", s[0]) != NULL && s[0] != 0) {
+		s++;
+		n--;
+	}
+	if (n == 0 || !(cls[(unsigned char)s[0]] & C_ALPHA))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!(cls[(unsigned char)s[i]] & C_ALPHA) && s[i] != '_' &&
+		    s[i] != '-')
+			return 0;
+	return 1;
+}
+
 /* The id of token s[0..n), or TOK_UNKNOWN; with `add`, intern it. */
 static uint32_t
 tok_id(struct tmpl_miner *m, const char *s, size_t n, int add)
@@ -407,6 +527,8 @@ tok_id(struct tmpl_miner *m, const char *s, size_t n, int add)
 	m->strings = xgrow(m->strings, &m->capstrings, m->nstrings + 1,
 	    sizeof *m->strings);
 	m->slen = xreallocarray(m->slen, m->capstrings, sizeof *m->slen);
+	m->isword = xreallocarray(m->isword, m->capstrings, 1);
+	m->isword[m->nstrings] = tok_isword(s, n);
 	id = (uint32_t)m->nstrings++;
 	m->strings[id] = xstrndup(s, n);
 	m->slen[id] = (uint32_t)n;
@@ -438,6 +560,8 @@ tok_split(struct tmpl_miner *m, const char *s, size_t len, int add)
 		m->ls[n] = s + i;
 		m->ll[n] = (uint32_t)(j - i);
 		m->line[n] = tok_id(m, s + i, j - i, add);
+		m->lw[n] = m->line[n] != TOK_UNKNOWN ? m->isword[m->line[n]] :
+		    tok_isword(s + i, j - i);
 		n++;
 		i = j;
 	}
@@ -577,6 +701,7 @@ tmpl_free(struct tmpl_miner *m)
 		free(m->strings[i]);
 	free(m->strings);
 	free(m->slen);
+	free(m->isword);
 	free(m->strtab.s);
 	free(m);
 }
@@ -624,13 +749,19 @@ tmpl_sim(const struct tmpl_miner *m, const struct tmpl_ent *t, int *wild)
 {
 	uint32_t i, same = 0;
 
+	uint32_t words = 0;
+
 	*wild = 0;
 	for (i = 0; i < t->ntok; i++) {
 		if (t->tok[i] == m->line[i])
 			same++;
 		else if (t->tok[i] == TOK_WILD)
 			(*wild)++;
+		else if (m->lw[i] && m->isword[t->tok[i]])
+			words++;
 	}
+	if (words > 0)
+		return 0;	/* "startup" vs "shutdown": another event */
 	return t->ntok ? (double)same / t->ntok : 1;
 }
 
