@@ -115,14 +115,20 @@ struct worker {
 
 /* ------------------------------------------------------------ workers */
 
+/* A fast 64-bit hash, eight bytes at a time. */
 static uint64_t
 hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
 	return h ^ (h >> 29);
 }
 
@@ -313,7 +319,8 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 			e->first = at;
 		e->last = at;
 	}
-	s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
+	if (s->nlines == s->lcap)
+		s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
 	s->ids[s->nlines++] = id;
 	if ((l->lineno - 1) % CP_EVERY == 0) {
 		s->cps = xgrow(s->cps, &s->cpcap, s->ncps + 1, sizeof *s->cps);
