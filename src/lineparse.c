@@ -814,7 +814,8 @@ lp_weak(const struct lp_scan *sc, size_t i, int *idish, int record)
 	    e - i >= 2 && lp_alpha((unsigned char)s[i])))
 		return e;
 	/* a record ("134681 node-246 gige temperature 1083930762 ...") */
-	if (record && !sep && lp_alpha((unsigned char)s[i]))
+	if (record && !memchr(s + i, ':', e - i) && !memchr(s + i, '/', e - i)
+	    && lp_alpha((unsigned char)s[i]))
 		return e;
 	return 0;
 }
@@ -884,16 +885,21 @@ static size_t
 lp_tag(const struct lp_scan *sc, size_t i)
 {
 	const char *s = sc->s;
-	size_t e = lp_tokend(sc, i), k;
+	size_t e = lp_tokend(sc, i), k, n;
 	int c;
 
+	/* "sandboxd[129] ([31211]):" -- a tag with a parenthesised extra */
+	if (e - i >= 2 && s[e - 1] == ']' && e + 1 < sc->end && s[e] == ' ' &&
+	    s[e + 1] == '(' && (n = lp_tokend(sc, e + 1)) - e <= 24 &&
+	    n < sc->len && s[n - 1] == ':' && s[n - 2] == ')')
+		e = n;
 	if (e - i < 2 || e - i > 80 || s[e - 1] != ':' || e >= sc->len ||
 	    (!lp_alpha((unsigned char)s[i]) && s[i] != '/'))
 		return 0;
 	for (k = i; k < e - 1; k++) {
 		c = (unsigned char)s[k];
 		if (!lp_alpha(c) && !lp_digit(c) && strchr("._-$()[]/@<>#", c)
-		    == NULL)
+		    == NULL && !(c == ' ' && s[k + 1] == '('))
 			return 0;
 	}
 	if ((e - i >= 6 && memcmp(s + e - 6, "Error:", 6) == 0) ||
@@ -1014,7 +1020,7 @@ lp_thread_class(const struct lp_scan *sc, size_t i)
 
 	if (s[i] != '[')
 		return 0;
-	for (j = i + 1; j < sc->end && j - i < 120 && s[j] != ']'; j++)
+	for (j = i + 1; j < sc->end && j - i < 300 && s[j] != ']'; j++)
 		if (s[j] == '[')
 			return 0;
 	if (j >= sc->end || s[j] != ']')
@@ -1023,6 +1029,27 @@ lp_thread_class(const struct lp_scan *sc, size_t i)
 	if (j >= sc->end || (e = lp_dotted_tag(sc, j)) == 0)
 		return 0;
 	return e;
+}
+
+/* A host name with a digit, '-' or '.' (node-017, gpu3, a.b.c) at s[i..j). */
+static int
+lp_hostname(const struct lp_scan *sc, size_t i, size_t j)
+{
+	const char *s = sc->s;
+	size_t k;
+	int mark = 0;
+
+	while (j > i && lp_space((unsigned char)s[j - 1]))
+		j--;
+	if (j - i < 2 || j - i > 64 || !lp_alpha((unsigned char)s[i]))
+		return 0;
+	for (k = i; k < j; k++) {
+		if (lp_digit((unsigned char)s[k]) || s[k] == '-' || s[k] == '.')
+			mark = 1;
+		else if (!lp_alpha((unsigned char)s[k]))
+			return 0;
+	}
+	return mark;
 }
 
 /*
@@ -1039,8 +1066,8 @@ lp_component(struct lp_scan *sc, size_t i)
 		return e;
 	j = lp_skipspace(sc, lp_tokend(sc, i));
 	if (j > i && j < sc->end && (e2 = lp_tag(sc, j)) != 0 &&
-	    (sc->syslog || memchr(sc->s + j, '[', e2 - j) != NULL) &&
-	    memchr(sc->s + i, ':', j - i) == NULL)
+	    (sc->syslog || memchr(sc->s + j, '[', e2 - j) != NULL ||
+	    lp_hostname(sc, i, j)) && memchr(sc->s + i, ':', j - i) == NULL)
 		return e2;
 	if (sc->out->level != LP_LEVEL_NONE && ((e = lp_dotted(sc, i)) != 0 ||
 	    (e = lp_thread_class(sc, i)) != 0))
@@ -1074,6 +1101,10 @@ lp_tail(struct lp_scan *sc, size_t i)
 	j = lp_skipspace(sc, e);
 	if (j < sc->end && (e2 = lp_context(sc, j)) != 0)
 		return e2;
+	/* a level after the component: "torch.distributed.run: [WARNING]" */
+	sc->pos = j;
+	if (j < sc->end && lp_anchor_level(sc) == 0)
+		return sc->pos;
 	return e;
 }
 
@@ -1094,6 +1125,27 @@ lp_time_len(const char *s, size_t len)
 	sc.out = &out;
 	if (lp_ts_monthname(&sc, &i) != 0)
 		return 0;
+	return i;
+}
+
+/* "INFO:root:message" (Python's basic layout): skip "root:" after "INFO:". */
+static size_t
+lp_logger(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j;
+
+	if (i < 2 || s[i - 1] != ':' || !lp_alpha((unsigned char)s[i - 2]) ||
+	    sc->out->level == LP_LEVEL_NONE)
+		return i;
+	for (j = i; j < sc->end && j - i < 64; j++) {
+		if (s[j] == ':')
+			return j > i ? j + 1 : i;
+		if (!lp_alpha((unsigned char)s[j]) &&
+		    !lp_digit((unsigned char)s[j]) && s[j] != '.' &&
+		    s[j] != '_' && s[j] != '-')
+			return i;
+	}
 	return i;
 }
 
@@ -1118,6 +1170,7 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	start = lp_anchors(&sc, &seen);
 	if (!seen)
 		return;
+	start = lp_logger(&sc, start);
 	start = lp_tail(&sc, start);
 	while (start < len && lp_space((unsigned char)line[start]))
 		start++;

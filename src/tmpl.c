@@ -302,11 +302,25 @@ mask_quoted_whole(const char *s, size_t a, size_t e, struct buf *out)
 	return 1;
 }
 
-/* Emit one segment s[0..n): <*> when it holds a digit or is a host name. */
-static void
-mask_segment(const char *s, size_t n, int digit, struct buf *out)
+/* Is s[0..n) a boolean or null value? */
+static int
+mask_bool(const char *s, size_t n)
 {
-	if (digit || mask_hostname(s, n))
+	return (n == 4 && (memcmp(s, "true", 4) == 0 ||
+	    memcmp(s, "null", 4) == 0 || memcmp(s, "True", 4) == 0 ||
+	    memcmp(s, "None", 4) == 0)) || (n == 5 &&
+	    (memcmp(s, "false", 5) == 0 || memcmp(s, "False", 5) == 0));
+}
+
+/*
+ * Emit one segment s[0..n): <*> when it holds a digit, is a host name or
+ * a boolean, or is the value of a key=value (`value`).
+ */
+static void
+mask_segment(const char *s, size_t n, int digit, int value,
+    struct buf *out)
+{
+	if (digit || value || mask_hostname(s, n) || mask_bool(s, n))
 		buf_add(out, "<*>", 3);
 	else
 		buf_add(out, s, n);
@@ -331,7 +345,8 @@ mask_token(const char *s, size_t a, size_t len, struct buf *out)
 		if (!(c & C_DELIM))
 			continue;
 		if (i > seg)
-			mask_segment(s + seg, i - seg, digit, out);
+			mask_segment(s + seg, i - seg, digit,
+			    seg > a && s[seg - 1] == '=', out);
 		digit = 0;
 		if ((s[i] == '[' || s[i] == '(') &&
 		    (e = mask_numlist(s, i, len)) != 0) {
@@ -344,7 +359,8 @@ mask_token(const char *s, size_t a, size_t len, struct buf *out)
 		seg = i + 1;
 	}
 	if (i > seg)
-		mask_segment(s + seg, i - seg, digit, out);
+		mask_segment(s + seg, i - seg, digit,
+		    seg > a && s[seg - 1] == '=', out);
 	return i;
 }
 
@@ -584,6 +600,18 @@ leaf_eq(const void *arg, uint32_t i)
 	    k->m->leaves[i].first == k->first;
 }
 
+/*
+ * The leaf of a message: its token count and first token -- when that is
+ * a plain word; "com.apple.xpc:" or "<*>" go to the <*> branch.
+ */
+static uint32_t
+leaf_key(const struct tmpl_miner *m, const uint32_t *tok, uint32_t n)
+{
+	if (n == 0 || tok[0] == TOK_UNKNOWN)
+		return n && m->lw[0] ? TOK_UNKNOWN : TOK_WILD;
+	return m->isword[tok[0]] ? tok[0] : TOK_WILD;
+}
+
 static struct leaf *
 leaf_get(struct tmpl_miner *m, uint32_t ntok, uint32_t first, int add)
 {
@@ -648,7 +676,7 @@ tmpl_install(struct tmpl_miner *m, uint32_t id, const uint32_t *tok,
 	if (id > m->maxid)
 		m->maxid = id;
 	m->ntemplates++;
-	lf = leaf_get(m, n, n ? tok[0] : TOK_WILD, 1);
+	lf = leaf_get(m, n, leaf_key(m, tok, n), 1);
 	lf->ids = xgrow(lf->ids, &lf->cap, lf->n + 1, sizeof *lf->ids);
 	lf->ids[lf->n++] = id;
 }
@@ -826,7 +854,7 @@ tmpl_place(struct tmpl_miner *m, uint32_t n, int *changed)
 	uint32_t best, i;
 	double sim;
 
-	lf = leaf_get(m, n, n ? m->line[0] : TOK_WILD, 0);
+	lf = leaf_get(m, n, leaf_key(m, m->line, n), 0);
 	if (lf != NULL && (best = leaf_best(m, lf, &sim)) != 0 &&
 	    (sim >= TMPL_SIM || lf->n >= TMPL_LEAF_MAX ||
 	    m->ntemplates >= TMPL_TOTAL_MAX)) {

@@ -67,6 +67,36 @@ test_timestamps(void)
 	is_int(lp.level, LP_LEVEL_DEBUG, "logcat D is DEBUG");
 	check("2016-09-28 04:30:30, Info                  CBS    Loaded",
 	    "CBS    Loaded", 1475037030, LP_TS_EPOCH);
+	check("[2024-05-01 12:00:00,123] torch.distributed.run: [WARNING] "
+	    "Setting OMP_NUM_THREADS", "Setting OMP_NUM_THREADS",
+	    1714564800.123, LP_TS_EPOCH);
+	is_int(lp.level, LP_LEVEL_WARN, "level after the component");
+	check("W0501 12:00:00.123456 140 torch/elastic/api.py:851] Sending "
+	    "SIGTERM", "Sending SIGTERM", 120 * 86400.0 + 43200.123456,
+	    LP_TS_NOYEAR);
+	check("[2024-05-01 12:00:00,123] [INFO] [engine.py:123:forward] "
+	    "step=5", "step=5", 1714564800.123, LP_TS_EPOCH);
+	check("[Sat May  1 12:00:00 2024] NVRM: Xid 79", "Xid 79", 1714564800,
+	    LP_TS_EPOCH);
+	check("2024-05-01T12:00:00+0000 node-017 kernel: mlx5 link down",
+	    "mlx5 link down", 1714564800, LP_TS_EPOCH);
+	check("2024-05-01 12:00:00 - trainer - INFO - epoch 1 done",
+	    "epoch 1 done", 1714564800, LP_TS_EPOCH);
+	check("2024-05-01 12:00:00.5 Saving checkpoint: /ckpt/step100",
+	    "Saving checkpoint: /ckpt/step100", 1714564800.5, LP_TS_EPOCH);
+	check("nova-api.log.1 2017-05-16 00:00:00.008 25746 INFO "
+	    "nova.osapi.wsgi [req-38101a0b-2096 113d3a99 - - -] GET /v2",
+	    "GET /v2", 1494892800.008, LP_TS_EPOCH);
+	check("2015-10-18 18:01:47,978 INFO [IPC Server handler 5 on 62270] "
+	    "org.apache.hadoop.mapred.Task: Progress", "Progress",
+	    1445191307.978, LP_TS_EPOCH);
+	check("134681 node-246 unix.hw state_change.unavailable 1077804742 1 "
+	    "Component State Change", "Component State Change", 1077804742,
+	    LP_TS_EPOCH);
+	check("[10.30 16:49:06] chrome.exe *64 - proxy.example.hk:5070 open",
+	    "proxy.example.hk:5070 open", 302 * 86400.0 + 60546, LP_TS_NOYEAR);
+	check("Jul  1 09:29:02 host-10 sandboxd[129] ([31211]): deny x",
+	    "deny x", 181 * 86400.0 + 34142, LP_TS_NOYEAR);
 	check("no header at all 2024-05-01", "no header at all 2024-05-01", 0,
 	    LP_TS_NONE);
 }
@@ -86,6 +116,9 @@ test_ranks_levels(void)
 	is_int(lp.rank, 0, "[Rank 0] prefix");
 	check("ERROR: disk full", "disk full", 0, LP_TS_NONE);
 	is_int(lp.level, LP_LEVEL_ERROR, "bare ERROR:");
+	check("INFO:root:starting training", "starting training", 0,
+	    LP_TS_NONE);
+	is_int(lp.level, LP_LEVEL_INFO, "Python basic layout");
 	check("node01:1234:1234 [0] NCCL INFO Bootstrap : Using eth0",
 	    "Bootstrap : Using eth0", 0, LP_TS_NONE);
 	is_int(lp.level, LP_LEVEL_INFO, "NCCL INFO");

@@ -1,0 +1,90 @@
+/*
+ * tmpl-fuzz.c -- fuzz target for masking and mining: each line of the
+ * input is parsed, masked and matched.  Checks: masking is idempotent on
+ * single blanks, no NUL), every id has a text, a second miner fed the
+ * same lines gives the same ids (determinism), and restoring the
+ * templates into a new miner keeps ids and texts.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lineparse.h"
+#include "tmpl.h"
+#include "util.h"
+
+#define MAXLINES 256
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint32_t
+feed(struct tmpl_miner *m, const char *s, size_t n, struct buf *b)
+{
+	struct lp_line lp;
+	uint32_t id;
+	size_t i;
+
+	lp_parse(s, n, &lp);
+	tmpl_mask(lp.msg, lp.msg_len, b);
+	if (strlen(b->s) != b->len || (b->len > 0 && (b->s[0] == ' ' ||
+	    b->s[b->len - 1] == ' ')))
+		abort();
+	for (i = 1; i < b->len; i++)
+		if (b->s[i] == ' ' && b->s[i - 1] == ' ')
+			abort();
+	id = tmpl_match(m, b->s, b->len, NULL);
+	if (id == 0 || id > tmpl_max_id(m) || tmpl_text(m, id) == NULL)
+		abort();
+	return id;
+}
+
+static void
+check_restore(struct tmpl_miner *m)
+{
+	struct tmpl_miner *r = tmpl_new();
+	uint32_t i;
+	char *cause = NULL;
+
+	for (i = 1; i <= tmpl_max_id(m); i++) {
+		if (tmpl_text(m, i) == NULL)
+			continue;
+		if (tmpl_restore(r, i, tmpl_text(m, i), &cause) != 0)
+			abort();
+		if (strcmp(tmpl_text(r, i), tmpl_text(m, i)) != 0)
+			abort();
+	}
+	if (tmpl_max_id(r) != tmpl_max_id(m))
+		abort();
+	tmpl_free(r);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tmpl_miner *m = tmpl_new(), *m2;
+	struct buf b = BUF_INIT;
+	const char *s, *nl, *end = (const char *)data + size;
+	const char *ls[MAXLINES];
+	size_t ln[MAXLINES], n = 0, i;
+	uint32_t ids[MAXLINES];
+
+	for (s = (const char *)data; s < end && n < MAXLINES; s = nl + 1) {
+		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			nl = end;
+		ls[n] = s;
+		ln[n] = (size_t)(nl - s);
+		ids[n] = feed(m, ls[n], ln[n], &b);
+		n++;
+	}
+	m2 = tmpl_new();
+	for (i = 0; i < n; i++)
+		if (feed(m2, ls[i], ln[i], &b) != ids[i])
+			abort();
+	tmpl_free(m2);
+	check_restore(m);
+	buf_release(&b);
+	tmpl_free(m);
+	return 0;
+}
