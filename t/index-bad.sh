@@ -1,0 +1,89 @@
+#!/bin/sh
+# index-bad.sh -- bad input while indexing: each problem is a one-line
+# warning naming the file (and line), the rest is indexed, and what the
+# cache already held survives.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+good_log() {	# good_log FILE N: N timestamped lines
+	awk -v n="$2" 'BEGIN { for (i = 1; i <= n; i++)
+	    printf "[2024-05-01 10:00:%02d,000] INFO step %d loss %.3f\n",
+	    i % 60, i, 1 / i }' >"$1"
+}
+
+test_expect_success 'setup: job A is in the cache' '
+	mkdir -p A/node1 && good_log A/node1/rank-0.log 30 &&
+	trainscope index A >out && grep "30 lines" out &&
+	trainscope templates --format tsv A >a.before
+'
+test_expect_success 'garbage, NUL bytes and truncated gzip: warnings, rest indexed' '
+	mkdir -p B/node2 && good_log B/node2/rank-1.log 40 &&
+	head -c 65536 /dev/urandom >B/node2/garbage.log &&
+	printf "ok line\nbad\000line\nlast\n" >B/node2/nul.log &&
+	good_log big 20000 && gzip -c big >full.gz &&
+	head -c $(($(wc -c <full.gz) / 2)) full.gz >B/node2/cut.log.gz &&
+	trainscope index B >out 2>err &&
+	cat err &&
+	grep "warning: skipping .*B/node2/garbage.log.: not a text log" err &&
+	grep "warning: .*B/node2/nul.log.: line 2: NUL bytes" err &&
+	grep "warning: .*B/node2/cut.log.gz.: line [0-9]*: truncated gzip" err &&
+	test "$(wc -l <err)" -eq 3 &&
+	grep "3 files (3 read, 0 unchanged, 0 failed)" out
+'
+test_expect_success 'the lines before the damage are kept' '
+	trainscope templates --format tsv B >t &&
+	n=$(awk -F "\t" "\$6 ~ /^step/ { s += \$3 } END { print s }" t) &&
+	test "$n" -gt 1040 && test "$n" -lt 20040
+'
+test_expect_success 'a dangling link is a warning' '
+	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
+	trainscope index C >out 2>err &&
+	grep "warning: cannot read .*C/r1.log.: No such file" err &&
+	grep "1 files (1 read" out
+'
+if [ "$(id -u)" -ne 0 ]; then
+	test_expect_success 'an unreadable file is a warning' '
+		mkdir -p D && good_log D/r0.log 5 && good_log D/r1.log 5 &&
+		chmod 000 D/r1.log &&
+		trainscope index D >out 2>err &&
+		grep "warning: cannot open .*D/r1.log.: Permission denied" err
+	'
+else
+	test_skip 'an unreadable file is a warning' 'root reads anything'
+fi
+if command -v sqlite3 >/dev/null 2>&1; then
+	test_expect_success 'a file that vanishes before it is read' '
+		mkdir -p V && good_log V/a.log 5 && good_log V/b.log 5 &&
+		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+		(sqlite3 "$db" "BEGIN IMMEDIATE;" ".shell sleep 2" "COMMIT;" &) &&
+		sleep 0.5 &&
+		(trainscope index V >out 2>err; echo $? >status) &
+		sleep 1 && rm V/b.log && wait &&
+		while [ ! -f status ]; do sleep 0.1; done &&
+		test "$(cat status)" = 0 &&
+		grep "warning: cannot open .*V/b.log.: No such file" err &&
+		grep "2 files (1 read, 0 unchanged, 1 failed)" out
+	'
+else
+	test_skip 'a file that vanishes before it is read' 'no sqlite3 shell'
+fi
+test_expect_success '20 000 small files' '
+	mkdir -p many &&
+	awk "BEGIN { for (i = 0; i < 20000; i++) {
+	    f = sprintf(\"many/node%02d/rank-%d.log\", i % 50, i);
+	    if (i < 50) system(\"mkdir -p many/node\" sprintf(\"%02d\", i));
+	    printf \"[2024-05-01 10:00:00,000] INFO rank %d says hello %d\n\", i, i > f;
+	    close(f) } }" &&
+	trainscope index many >out 2>err &&
+	grep "20000 files (20000 read, 0 unchanged, 0 failed), 20000 lines" out &&
+	trainscope index many >out &&
+	grep "(0 read, 20000 unchanged" out
+'
+test_expect_success 'failing runs leave job A as it was' '
+	echo "bad" >badmap &&
+	test_must_fail 1 trainscope index --map badmap A 2>err &&
+	test_must_fail 1 trainscope index A no-such-dir 2>err &&
+	grep "cannot open .no-such-dir." err &&
+	trainscope templates --format tsv A >a.after &&
+	test_cmp a.before a.after
+'
+test_done

@@ -1,0 +1,143 @@
+#!/bin/sh
+# index.sh -- `index` and `templates` on small fixtures and on the real
+# sample jobs: counts, nodes, incremental runs, determinism, offsets.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+mkjob() {
+	mkdir -p "$1/node-01" "$1/node-02"
+	i=1
+	while [ $i -le 50 ]; do
+		printf "[2024-05-01 12:00:%02d.100] INFO iteration %d/ 50 | lm loss: 2.%d | grad norm: 0.%d |\n" \
+		    $((i % 60)) $i $i $i
+		i=$((i + 1))
+	done >"$1/node-01/rank-0.log"
+	sed 's/INFO/INFO/' "$1/node-01/rank-0.log" | gzip >"$1/node-02/rank-1.log.gz"
+	printf 'NCCL WARN Net : Connection closed by remote peer 10.0.0.%d<5432>\r\n' 1 2 3 >>"$1/node-01/rank-0.log"
+	printf '\001\002\003\004\005\006\007\010\016\017' >"$1/capture.pcap"
+}
+
+count_of() {	# count_of PATTERN [JOB]: the count column of a template
+	trainscope templates --format tsv $2 | awk -F '\t' -v p="$1" \
+	    'index($6, p) { s += $3 } END { print s + 0 }'
+}
+
+test_expect_success 'index a job: summary line' '
+	mkjob job1 &&
+	trainscope index job1 >out 2>err &&
+	grep "^indexed 1 job: 2 files (2 read, 0 unchanged, 0 failed), 103 lines" out
+'
+test_expect_success 'templates: counts per job, plain and gzip alike' '
+	test "$(count_of "iteration <*>" job1)" = 100 &&
+	test "$(count_of "Connection closed" job1)" = 3 &&
+	trainscope templates job1 >out && head -1 out | grep "^job job1$"
+'
+test_expect_success 'templates: tsv counts add up to the lines' '
+	trainscope templates --format tsv job1 >out &&
+	head -1 out | grep "^job	id	count	nodes	files	template$" &&
+	test "$(awk -F "\t" "NR > 1 { s += \$3 } END { print s }" out)" = 103
+'
+test_expect_success 'templates: json' '
+	trainscope templates --format json >out &&
+	grep "\"job\":\"job1\"" out && grep "\"count\":100" out
+'
+test_expect_success 'templates of an unknown job fail' '
+	test_must_fail 1 trainscope templates nosuch 2>err &&
+	grep "no job .nosuch." err
+'
+test_expect_success 'a bad --format is a usage error' '
+	test_must_fail 2 trainscope templates --format xml 2>err
+'
+test_expect_success 'an unchanged job is skipped' '
+	trainscope index job1 >out &&
+	grep "(0 read, 2 unchanged, 0 failed), 0 lines" out &&
+	test "$(count_of "iteration <*>" job1)" = 100
+'
+test_expect_success 'an appended file continues where it stopped' '
+	tail -n 5 job1/node-01/rank-0.log >>job1/node-01/rank-0.log &&
+	trainscope index job1 >out &&
+	grep "(1 read, 1 unchanged, 0 failed), 5 lines" out &&
+	test "$(count_of "Connection closed" job1)" = 6 &&
+	test "$(count_of "iteration <*>" job1)" = 102
+'
+test_expect_success 'a rewritten file is read again' '
+	head -n 10 job1/node-01/rank-0.log >x && mv x job1/node-01/rank-0.log &&
+	trainscope index job1 >out &&
+	grep "(1 read, 1 unchanged, 0 failed), 10 lines" out &&
+	test "$(count_of "iteration <*>" job1)" = 60
+'
+test_expect_success 'trainscope JOBDIR indexes without a command' '
+	mkjob job2 && trainscope job2 >out && grep "^indexed 1 job" out &&
+	test "$(count_of "iteration <*>" job2)" = 100
+'
+test_expect_success 'several jobs at once; --job only with one' '
+	mkjob a/x && mkjob b/y &&
+	trainscope index a/x b/y >out && grep "^indexed 2 jobs: 4 files" out &&
+	test_must_fail 1 trainscope index --job z a/x b/y 2>err &&
+	grep "job names one job" err
+'
+test_expect_success 'loose files form one job; --job names it' '
+	trainscope index --job loose job2/node-01/rank-0.log \
+	    job2/node-02/rank-1.log.gz >out &&
+	test "$(count_of "iteration <*>" loose)" = 100
+'
+test_expect_success 'same ids and texts whatever the thread count' '
+	mkjob d && cp -r d d2 && i=0 &&
+	while [ $i -lt 20 ]; do cp d/node-01/rank-0.log d/node-01/r$i.log; \
+	    i=$((i + 1)); done &&
+	trainscope --cache one.db index --threads 1 --job d d >/dev/null &&
+	trainscope --cache two.db index --threads 2 --job d d >/dev/null &&
+	trainscope --cache one.db templates --format tsv >t1 &&
+	trainscope --cache two.db templates --format tsv >t2 &&
+	test_cmp t1 t2
+'
+test_expect_success '--map decides node and rank; a bad map line is FILE:LINE' '
+	mkdir -p m && cp job2/node-01/rank-0.log m/a.log &&
+	echo "*.log hostx 7" >map &&
+	trainscope --cache map.db index --map map m >/dev/null &&
+	trainscope --cache map.db templates --format tsv m >out &&
+	awk -F "\t" "NR == 2 && \$4 == 1" out | grep . &&
+	echo "onlyglob" >bad &&
+	test_must_fail 1 trainscope --cache map.db index --map bad m 2>err &&
+	grep "bad:1: expected" err
+'
+
+if command -v sqlite3 >/dev/null 2>&1; then
+	test_expect_success 'stored offsets point at the raw lines' '
+		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+		sqlite3 "$db" "SELECT ft.last_off FROM file_templates ft JOIN files f
+		    ON f.id = ft.file_id JOIN jobs j ON j.id = f.job_id JOIN
+		    templates t ON t.id = ft.template_id WHERE j.name = '"'job2'"'
+		    AND f.path = '"'node-01/rank-0.log'"' AND t.text LIKE
+		    '"'%Connection%'"'" >off &&
+		tail -c +$(($(cat off) + 1)) job2/node-01/rank-0.log | head -1 |
+		    grep "10.0.0.3"
+	'
+	test_expect_success 'nodes and ranks come from the paths' '
+		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+		sqlite3 "$db" "SELECT r.rank, n.name FROM ranks r JOIN nodes n ON
+		    n.id = r.node_id JOIN jobs j ON j.id = r.job_id WHERE j.name =
+		    '"'job2'"' ORDER BY r.rank" >out &&
+		printf "0|node-01\n1|node-02\n" >want && test_cmp want out
+	'
+else
+	test_skip 'stored offsets point at the raw lines' 'no sqlite3 shell'
+	test_skip 'nodes and ranks come from the paths' 'no sqlite3 shell'
+fi
+
+REAL="$TS_SHARED/data/realjobs"
+if [ -d "$REAL/a_normal_dp2_pp2/logs" ]; then
+	test_expect_success 'real job: 4 ranks, 40 iterations each' '
+		trainscope index --job real "$REAL/a_normal_dp2_pp2/logs" >out &&
+		grep "4 files (4 read" out &&
+		trainscope templates --format tsv real >t &&
+		awk -F "\t" "\$6 ~ /^iteration .*lm loss/ && \$3 == 160 && \$4 == 4" t | grep .
+	'
+	test_expect_success 'real failed job: the traceback template is found' '
+		trainscope index --job failed "$REAL/g_same_job/run2_failed/logs" &&
+		trainscope templates --format tsv failed | grep -i "timeout\|timed out"
+	'
+else
+	test_skip 'real job: 4 ranks, 40 iterations each' 'no realjobs data'
+	test_skip 'real failed job: the traceback template is found' 'no realjobs data'
+fi
+test_done
