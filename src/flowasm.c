@@ -51,7 +51,7 @@ struct flow_asm {
 	struct live *pool;
 	size_t npool, poolcap;
 	uint32_t freelist;	/* index + 1 */
-	size_t nlive;
+	size_t nlive, peak;
 
 	double now, swept;	/* latest record time, last sweep (per file) */
 	int any, timed;
@@ -195,7 +195,8 @@ flow_get(struct flow_asm *a, const struct flow_key *k, double t)
 	f->last = t;
 	f->next = a->fbucket[j];
 	a->fbucket[j] = i;
-	a->nlive++;
+	if (++a->nlive > a->peak)
+		a->peak = a->nlive;
 	a->set->nflows++;
 	if (a->nlive > a->fmask)
 		flow_grow(a);
@@ -344,6 +345,18 @@ flow_asm_end_file(struct flow_asm *a)
 {
 	sweep(a, 0, 1);
 	a->timed = 0;
+}
+
+size_t
+flow_asm_live(const struct flow_asm *a)
+{
+	return a->nlive;
+}
+
+size_t
+flow_asm_peak(const struct flow_asm *a)
+{
+	return a->peak;
 }
 
 static int

@@ -96,6 +96,9 @@ struct flow_asm;
 struct flow_asm *flow_asm_new(struct flow_set *set, const struct flow_params *p);
 void flow_asm_add(struct flow_asm *a, const struct flow_rec *r);
 void flow_asm_end_file(struct flow_asm *a);
+/* Flows alive now, and the most alive at once so far (memory bound). */
+size_t flow_asm_live(const struct flow_asm *a);
+size_t flow_asm_peak(const struct flow_asm *a);
 /* Flush, sort the messages and free a (the set stays). */
 void flow_asm_finish(struct flow_asm *a);
 
