@@ -216,8 +216,9 @@ map_generic(struct flowcsv *c, char **f, int n)
 	for (i = 0; i < n; i++) {
 		s = f[i];
 		trim(s);
-		for (; *s != '\0'; s++)
-			*s = (char)tolower((unsigned char)*s);
+		for (; *s != '\0'; s++)	/* "Start Time" is start_time */
+			*s = *s == ' ' || *s == '-' ? '_' :
+			    (char)tolower((unsigned char)*s);
 		if (ts_startswith(f[i], "tcp"))
 			c->default_proto = IPPROTO_TCP;
 		for (k = 0; k < TS_NELEM(generic_names); k++)
