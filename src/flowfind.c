@@ -92,7 +92,8 @@ flow_find_captures(const char *dir, char ***paths, size_t *n, char **cause)
 		else
 			f.paths[k++] = f.paths[i];
 	}
-	qsort(f.paths, k, sizeof *f.paths, cmp_str);
+	if (k > 1)
+		qsort(f.paths, k, sizeof *f.paths, cmp_str);
 	free(f.packets);
 	*paths = f.paths;
 	*n = k;
