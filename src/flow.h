@@ -24,7 +24,8 @@ enum {
 	FLOW_F_CNP = 0x02,	/* RoCE congestion notification packet(s) */
 	FLOW_F_SYN = 0x04,
 	FLOW_F_FIN = 0x08,
-	FLOW_F_RST = 0x10
+	FLOW_F_RST = 0x10,
+	FLOW_F_PAYLOAD = 0x20	/* `payload` is known (even when it is 0) */
 };
 
 struct flow_rec {
@@ -40,6 +41,8 @@ struct flow_rec {
 	uint64_t pkts;
 	uint32_t ce;		/* packets marked ECN CE */
 	uint32_t cnp;		/* RoCE CNP packets */
+	uint8_t bth_opcode;	/* RoCE: BTH opcode of a packet record */
+	uint32_t psn;		/* RoCE: BTH packet sequence number */
 };
 
 /* Format an address as text ("10.0.0.1", "fe80::1") into buf (>= 46 bytes). */
@@ -47,5 +50,9 @@ const char *flow_addr_str(const struct flow_addr *a, char *buf, size_t len);
 /* Parse "10.0.0.1" or an IPv6 address; 0 on success, -1 if not one. */
 int flow_addr_parse(const char *s, struct flow_addr *a);
 int flow_addr_cmp(const struct flow_addr *a, const struct flow_addr *b);
+/* Set *a to the IPv4 address in the 4 network-order bytes at v4. */
+void flow_addr_v4(struct flow_addr *a, const uint8_t *v4);
+/* 1 when a is an IPv4 (mapped) address, else 0. */
+int flow_addr_is_v4(const struct flow_addr *a);
 
 #endif
