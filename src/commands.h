@@ -16,4 +16,7 @@ cmd_fn cmd_help;
 cmd_fn cmd_source;
 cmd_fn cmd_version;
 
+/* flowcmd.c */
+cmd_fn cmd_flows;
+
 #endif

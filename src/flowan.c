@@ -1,0 +1,828 @@
+/*
+ * flowan.c -- job recognition and pair typing over the messages of a
+ * capture (after LLMPrism, phases 1 and 2).
+ *
+ * Recognition.  Messages to or from well-known control ports (torch
+ * rendezvous 29500, etcd, ssh, DNS, NTP) and storage ports (NFS, SMB,
+ * iSCSI, Ceph) are control.  Of the rest, a message is significant when it
+ * carries at least 2 % of the largest message of its host pair and at least
+ * 1 KiB: this drops handshakes, acks and collective headers.  A pair is a
+ * training candidate when it has >= 4 significant messages, >= min_bytes of
+ * them, and >= min_share of the busiest pair of either end.  Storage: a hub
+ * host whose candidate neighbours include >= 2 hosts that talk to nobody
+ * else is a storage server, and those spokes are dropped.  Union-find over
+ * the remaining pairs gives clusters; clusters whose sets of servers
+ * (node name when known, else address) are equal are merged.  A job id is
+ * the FNV-1a hash of its sorted host addresses.
+ *
+ * Typing.  Each pair's significant messages (both directions) are split
+ * into steps where the gap to the next message exceeds the step gap.  The
+ * gap is found per pair by a two-cluster (Otsu) split of log(gap) with a
+ * separation check, because the paper's rule -- BOCD with "P(r_t = 0) >
+ * 0.95" -- cannot fire: in the textbook recursion with a constant hazard
+ * the filtered P(r_t = 0 | x_1..t) equals the hazard.  flowan_bocd() keeps
+ * a lagged BOCD (P that a run started at t given data up to t + lag) as a
+ * cross-check in the tests.  Per step, N_k is the number of distinct sizes
+ * (1 % relative tolerance) that each carry >= 10 % of the step's
+ * messages.  The paper types a pair PP when Mode(N_k) == 1; but a two-host
+ * all-reduce also sends one size each way per step, or two equal halves,
+ * so a pair is PP only when, in addition, the median step carries >= 2
+ * messages per direction (one per micro-batch) and >= 80 % of all its
+ * messages share one size (activations and their gradients); collectives
+ * are cut into varying pieces from step to step.  DP pairs then form components; a PP
+ * pair inside one is flipped to DP (never the other way).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flowan.h"
+#include "stats.h"
+#include "util.h"
+
+#define SIG_SHARE	0.02
+#define SIG_MIN		1024
+#define SIZE_TOL	0.01
+
+static const uint16_t control_ports[] = {
+	22, 53, 123, 2379, 2380, 29500,		/* control */
+	111, 445, 2049, 3260, 6789, 6800	/* storage */
+};
+
+struct plist {
+	uint32_t a, b;
+	size_t *m;		/* message indices, by start */
+	size_t n, cap;
+	int keep;
+};
+
+struct uf {
+	uint32_t *p;
+	size_t n;
+};
+
+void
+flowan_params_default(struct flowan_params *p)
+{
+	p->gap = 0;
+	p->min_share = 0.01;
+	p->min_bytes = 64 * 1024;
+}
+
+static uint32_t
+uf_find(struct uf *u, uint32_t x)
+{
+	while (u->p[x] != x) {
+		u->p[x] = u->p[u->p[x]];
+		x = u->p[x];
+	}
+	return x;
+}
+
+static void
+uf_union(struct uf *u, uint32_t a, uint32_t b)
+{
+	a = uf_find(u, a);
+	b = uf_find(u, b);
+	if (a < b)
+		u->p[b] = a;
+	else if (b < a)
+		u->p[a] = b;
+}
+
+static void
+uf_init(struct uf *u, size_t n)
+{
+	size_t i;
+
+	u->p = xcalloc(n ? n : 1, sizeof *u->p);
+	u->n = n;
+	for (i = 0; i < n; i++)
+		u->p[i] = (uint32_t)i;
+}
+
+static uint64_t
+msg_size(const struct flow_msg *m)
+{
+	return m->payload ? m->payload : m->bytes;
+}
+
+static int
+is_control(const struct flow_msg *m)
+{
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(control_ports); i++)
+		if (m->sport == control_ports[i] || m->dport == control_ports[i])
+			return 1;
+	return 0;
+}
+
+/* Group messages by unordered host pair; control messages are counted. */
+static struct plist *
+group_pairs(struct flowan *fa, size_t *np)
+{
+	const struct flow_set *s = fa->set;
+	struct plist *pl = NULL;
+	size_t npl = 0, cap = 0, i, j, nh = s->nhosts, *slot;
+
+	slot = xcalloc(nh > 0 ? nh * nh : 1, sizeof *slot);
+	for (i = 0; i < s->nmsgs; i++) {
+		const struct flow_msg *m = &s->msgs[i];
+		uint32_t a = m->src < m->dst ? m->src : m->dst;
+		uint32_t b = m->src < m->dst ? m->dst : m->src;
+
+		if (a == b || a >= nh || b >= nh)
+			continue;
+		if (is_control(m)) {
+			fa->control_bytes += m->bytes;
+			continue;
+		}
+		if ((j = slot[(size_t)a * nh + b]) == 0) {
+			pl = xgrow(pl, &cap, npl + 1, sizeof *pl);
+			memset(&pl[npl], 0, sizeof pl[npl]);
+			pl[npl].a = a;
+			pl[npl].b = b;
+			j = slot[(size_t)a * nh + b] = ++npl;
+		}
+		pl[j - 1].m = xgrow(pl[j - 1].m, &pl[j - 1].cap,
+		    pl[j - 1].n + 1, sizeof *pl[j - 1].m);
+		pl[j - 1].m[pl[j - 1].n++] = i;
+	}
+	free(slot);
+	*np = npl;
+	return pl;
+}
+
+/* Keep only the significant messages of a pair; fill its byte counts. */
+static void
+pair_significant(const struct flow_set *s, struct plist *p,
+    struct flowan_pair *fp)
+{
+	uint64_t max = 0, lim;
+	size_t i, k = 0;
+
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *m = &s->msgs[p->m[i]];
+
+		fp->bytes += m->bytes;
+		fp->ce += m->ce;
+		fp->cnp += m->cnp;
+		if (msg_size(m) > max)
+			max = msg_size(m);
+	}
+	lim = (uint64_t)((double)max * SIG_SHARE);
+	if (lim < SIG_MIN)
+		lim = SIG_MIN;
+	for (i = 0; i < p->n; i++) {
+		uint64_t sz = msg_size(&s->msgs[p->m[i]]);
+
+		if (sz >= lim) {
+			p->m[k++] = p->m[i];
+			fp->sig_bytes += sz;
+		}
+	}
+	p->n = k;
+	fp->nsig = k;
+	fp->a = p->a;
+	fp->b = p->b;
+}
+
+/* Decide which pairs are training traffic (p->keep). */
+static void
+select_training(const struct flowan *fa, const struct flowan_params *prm,
+    struct plist *pl, struct flowan_pair *fp, size_t n)
+{
+	size_t nh = fa->set->nhosts, i;
+	uint64_t *top = xcalloc(nh ? nh : 1, sizeof *top);
+	size_t *deg = xcalloc(nh ? nh : 1, sizeof *deg);
+	size_t *leaves = xcalloc(nh ? nh : 1, sizeof *leaves);
+
+	for (i = 0; i < n; i++) {
+		pl[i].keep = fp[i].nsig >= 4 && fp[i].sig_bytes >= prm->min_bytes;
+		if (!pl[i].keep)
+			continue;
+		if (fp[i].sig_bytes > top[pl[i].a])
+			top[pl[i].a] = fp[i].sig_bytes;
+		if (fp[i].sig_bytes > top[pl[i].b])
+			top[pl[i].b] = fp[i].sig_bytes;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t t = top[pl[i].a] > top[pl[i].b] ?
+		    top[pl[i].a] : top[pl[i].b];
+
+		if (pl[i].keep && (double)fp[i].sig_bytes < prm->min_share *
+		    (double)t)
+			pl[i].keep = 0;
+		if (pl[i].keep) {
+			deg[pl[i].a]++;
+			deg[pl[i].b]++;
+		}
+	}
+	/* Storage: hubs with >= 2 spokes that talk to nobody else. */
+	for (i = 0; i < n; i++) {
+		if (!pl[i].keep)
+			continue;
+		if (deg[pl[i].a] == 1 && deg[pl[i].b] >= 3)
+			leaves[pl[i].b]++;
+		if (deg[pl[i].b] == 1 && deg[pl[i].a] >= 3)
+			leaves[pl[i].a]++;
+	}
+	for (i = 0; i < n; i++) {
+		if (!pl[i].keep)
+			continue;
+		if ((deg[pl[i].a] == 1 && leaves[pl[i].b] >= 2) ||
+		    (deg[pl[i].b] == 1 && leaves[pl[i].a] >= 2))
+			pl[i].keep = 0;
+	}
+	free(top);
+	free(deg);
+	free(leaves);
+}
+
+double
+flowan_gap_threshold(const double *gaps, size_t n)
+{
+	double *v, best = -1, thr = 0, tot = 0, lsum = 0;
+	size_t i, k = 0, minhi;
+
+	if (n < 3)
+		return 0;
+	v = xcalloc(n, sizeof *v);
+	for (i = 0; i < n; i++) {
+		v[i] = log(gaps[i] > 1e-6 ? gaps[i] : 1e-6);
+		tot += v[i];
+	}
+	qsort(v, n, sizeof *v, stats_cmp_double);
+	for (i = 1; i < n; i++) {
+		double m0, m1, w0, w1, between;
+
+		lsum += v[i - 1];
+		w0 = (double)i / (double)n;
+		w1 = 1 - w0;
+		m0 = lsum / (double)i;
+		m1 = (tot - lsum) / (double)(n - i);
+		between = w0 * w1 * (m1 - m0) * (m1 - m0);
+		if (between > best) {
+			best = between;
+			k = i;
+		}
+	}
+	minhi = n / 20 > 2 ? n / 20 : 2;
+	if (k > 0 && n - k >= minhi) {
+		double m0 = 0, m1 = 0;
+
+		for (i = 0; i < k; i++)
+			m0 += v[i];
+		for (i = k; i < n; i++)
+			m1 += v[i];
+		m0 /= (double)k;
+		m1 /= (double)(n - k);
+		if (m1 - m0 >= log(4.0))
+			thr = exp((v[k - 1] + v[k]) / 2);
+	}
+	free(v);
+	return thr;
+}
+
+/*
+ * Count the distinct sizes (1 % relative tolerance) that each carry at
+ * least 10 % of the messages: a stray merged or split message in a long
+ * step does not make a pipeline pair look like a collective.
+ */
+static int
+distinct_sizes(uint64_t *sz, size_t n)
+{
+	size_t i, run = 1, need = (n + 9) / 10;
+	int d = 0;
+	double base;
+
+	if (n == 0)
+		return 0;
+	qsort(sz, n, sizeof *sz, flowan_cmp_u64);
+	base = (double)sz[0];
+	for (i = 1; i <= n; i++) {
+		if (i < n && (double)sz[i] <= base * (1 + SIZE_TOL)) {
+			run++;
+			continue;
+		}
+		d += run >= need;
+		if (i < n) {
+			base = (double)sz[i];
+			run = 1;
+		}
+	}
+	return d > 0 ? d : 1;
+}
+
+int
+flowan_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Step gap threshold of one message list (indices sorted by start). */
+double
+flowan_series_gap(const struct flow_set *s, const size_t *m, size_t n,
+    double fixed)
+{
+	double *g, end, thr;
+	size_t i, k;
+
+	if (fixed > 0)
+		return fixed;
+	if (n < 2)
+		return INFINITY;
+	g = xcalloc(n, sizeof *g);
+	end = s->msgs[m[0]].end;
+	for (i = 1, k = 0; i < n; i++) {
+		/* overlapping messages are inside a step: no gap to learn */
+		if (s->msgs[m[i]].start > end)
+			g[k++] = s->msgs[m[i]].start - end;
+		if (s->msgs[m[i]].end > end)
+			end = s->msgs[m[i]].end;
+	}
+	thr = flowan_gap_threshold(g, k);
+	free(g);
+	return thr > 0 ? thr : INFINITY;
+}
+
+/* Mode of small positive ints (ties: the smaller value). */
+static int
+int_mode(const int *v, size_t n)
+{
+	int best = 0, bestc = 0, i, c;
+	size_t j;
+
+	for (i = 1; i <= 64; i++) {
+		for (c = 0, j = 0; j < n; j++)
+			c += (v[j] == i) || (i == 64 && v[j] > 64);
+		if (c > bestc) {
+			bestc = c;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* The largest share of sizes lying within SIZE_TOL of one another. */
+static double
+modal_share(const struct flow_set *s, const struct plist *p)
+{
+	uint64_t *sz = xcalloc(p->n + 1, sizeof *sz);
+	size_t i, j = 0, best = 0;
+
+	for (i = 0; i < p->n; i++)
+		sz[i] = msg_size(&s->msgs[p->m[i]]);
+	qsort(sz, p->n, sizeof *sz, flowan_cmp_u64);
+	for (i = 0; i < p->n; i++) {
+		while ((double)sz[i] > (double)sz[j] * (1 + SIZE_TOL))
+			j++;
+		if (i - j + 1 > best)
+			best = i - j + 1;
+	}
+	free(sz);
+	return p->n ? (double)best / (double)p->n : 0;
+}
+
+/* Type one pair from the sizes and counts of its steps. */
+static void
+type_pair(const struct flow_set *s, const struct plist *p,
+    const struct flowan_params *prm, struct flowan_pair *fp)
+{
+	double thr = flowan_series_gap(s, p->m, p->n, prm->gap), end;
+	uint64_t *sz = xcalloc(p->n + 1, sizeof *sz);
+	int *nk = xcalloc(p->n + 1, sizeof *nk);
+	double *pd = xcalloc(p->n + 1, sizeof *pd), *tp;
+	size_t i, i0 = 0, ns = 0, ntp = 0, ndir[2] = { 0, 0 };
+
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *m = &s->msgs[p->m[i]];
+
+		sz[i - i0] = msg_size(m);
+		ndir[m->src == p->a]++;
+		end = m->end;
+		if (i + 1 == p->n || s->msgs[p->m[i + 1]].start - end > thr) {
+			int dirs = (ndir[0] > 0) + (ndir[1] > 0);
+
+			nk[ns] = distinct_sizes(sz, i - i0 + 1);
+			pd[ns++] = (double)(i - i0 + 1) / dirs;
+			i0 = i + 1;
+			ndir[0] = ndir[1] = 0;
+		}
+	}
+	fp->nsteps = ns;
+	fp->mode_sizes = int_mode(nk, ns);
+	fp->per_dir = stats_median(pd, ns);
+	fp->modal = modal_share(s, p);
+	fp->raw_type = fp->mode_sizes == 1 && fp->per_dir >= 2 &&
+	    fp->modal >= 0.8 ? FLOWAN_PP : FLOWAN_DP;
+	fp->type = fp->raw_type;
+	tp = pd;
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *m = &s->msgs[p->m[i]];
+
+		if (m->end > m->start && msg_size(m) >= 64 * 1024)
+			tp[ntp++] = (double)msg_size(m) / (m->end - m->start);
+	}
+	fp->thr = ntp ? stats_median(tp, ntp) : NAN;
+	free(sz);
+	free(nk);
+	free(pd);
+}
+
+/* Union-find over the kept pairs; return a cluster id per host (or -1). */
+static int *
+cluster_hosts(const struct flowan *fa, const struct plist *pl, size_t n,
+    size_t *ncl)
+{
+	size_t nh = fa->set->nhosts, i, k = 0;
+	int *cl = xcalloc(nh ? nh : 1, sizeof *cl), *map;
+	char *used = xcalloc(nh ? nh : 1, 1);
+	struct uf u;
+
+	uf_init(&u, nh);
+	for (i = 0; i < n; i++) {
+		if (!pl[i].keep)
+			continue;
+		uf_union(&u, pl[i].a, pl[i].b);
+		used[pl[i].a] = used[pl[i].b] = 1;
+	}
+	map = xcalloc(nh ? nh : 1, sizeof *map);
+	for (i = 0; i < nh; i++)
+		map[i] = -1;
+	for (i = 0; i < nh; i++) {
+		uint32_t r = uf_find(&u, (uint32_t)i);
+
+		if (!used[i]) {
+			cl[i] = -1;
+			continue;
+		}
+		if (map[r] < 0)
+			map[r] = (int)k++;
+		cl[i] = map[r];
+	}
+	free(map);
+	free(used);
+	free(u.p);
+	*ncl = k;
+	return cl;
+}
+
+/* The sorted, comma-joined server keys of cluster c. */
+static char *
+server_key(const struct flowan *fa, const int *cl, int c)
+{
+	size_t nh = fa->set->nhosts, i, n = 0;
+	char **keys = xcalloc(nh ? nh : 1, sizeof *keys), buf[64];
+	struct buf b = BUF_INIT;
+
+	for (i = 0; i < nh; i++) {
+		if (cl[i] != c)
+			continue;
+		if (fa->names != NULL && fa->names[i] != NULL)
+			keys[n++] = xstrdup(fa->names[i]);
+		else
+			keys[n++] = xstrdup(flow_addr_str(&fa->set->hosts[i],
+			    buf, sizeof buf));
+	}
+	qsort(keys, n, sizeof *keys, flowan_cmp_str);
+	for (i = 0; i < n; i++) {
+		if (i == 0 || strcmp(keys[i], keys[i - 1]) != 0) {
+			buf_adds(&b, keys[i]);
+			buf_addc(&b, ',');
+		}
+		free(keys[i]);
+	}
+	free(keys);
+	return buf_detach(&b);
+}
+
+int
+flowan_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Merge clusters with equal server sets: renumber cl[] in place. */
+static size_t
+merge_equal_servers(const struct flowan *fa, int *cl, size_t ncl)
+{
+	char **key = xcalloc(ncl ? ncl : 1, sizeof *key);
+	int *to = xcalloc(ncl ? ncl : 1, sizeof *to);
+	size_t i, j, k = 0;
+
+	for (i = 0; i < ncl; i++) {
+		key[i] = server_key(fa, cl, (int)i);
+		to[i] = (int)k;
+		for (j = 0; j < i; j++) {
+			if (strcmp(key[i], key[j]) == 0) {
+				to[i] = to[j];
+				break;
+			}
+		}
+		if (j == i)
+			k++;
+	}
+	for (i = 0; i < fa->set->nhosts; i++)
+		if (cl[i] >= 0)
+			cl[i] = to[cl[i]];
+	for (i = 0; i < ncl; i++)
+		free(key[i]);
+	free(key);
+	free(to);
+	return k;
+}
+
+static int
+host_cmp_addr(const struct flow_set *s, uint32_t a, uint32_t b)
+{
+	return flow_addr_cmp(&s->hosts[a], &s->hosts[b]);
+}
+
+static void
+sort_hosts(const struct flow_set *s, uint32_t *h, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		uint32_t x = h[i];
+
+		for (j = i; j > 0 && host_cmp_addr(s, h[j - 1], x) > 0; j--)
+			h[j] = h[j - 1];
+		h[j] = x;
+	}
+}
+
+static void
+job_id(const struct flow_set *s, struct flowan_job *job)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i, k;
+
+	for (i = 0; i < job->nhosts; i++) {
+		for (k = 0; k < 16; k++) {
+			h ^= s->hosts[job->hosts[i]].b[k];
+			h *= 1099511628211ULL;
+		}
+	}
+	snprintf(job->id, sizeof job->id, "%016llx", (unsigned long long)h);
+}
+
+/* Connected components of the pairs of `type` as groups of >= 2 hosts. */
+static void
+components(const struct flowan *fa, struct flowan_job *job,
+    enum flowan_type type, struct flowan_group **out, size_t *nout)
+{
+	size_t nh = fa->set->nhosts, i, j;
+	struct uf u;
+
+	uf_init(&u, nh);
+	for (i = 0; i < job->npairs; i++)
+		if (job->pairs[i].type == type)
+			uf_union(&u, job->pairs[i].a, job->pairs[i].b);
+	*out = NULL;
+	*nout = 0;
+	for (i = 0; i < job->nhosts; i++) {
+		uint32_t r = uf_find(&u, job->hosts[i]);
+		struct flowan_group *g = NULL;
+
+		for (j = 0; j < *nout; j++)
+			if (uf_find(&u, (*out)[j].hosts[0]) == r)
+				g = &(*out)[j];
+		if (g == NULL) {
+			*out = xreallocarray(*out, *nout + 1, sizeof **out);
+			g = &(*out)[(*nout)++];
+			g->hosts = NULL;
+			g->n = 0;
+		}
+		g->hosts = xreallocarray(g->hosts, g->n + 1, sizeof *g->hosts);
+		g->hosts[g->n++] = job->hosts[i];
+	}
+	for (i = j = 0; i < *nout; i++) {
+		if ((*out)[i].n >= 2)
+			(*out)[j++] = (*out)[i];
+		else
+			free((*out)[i].hosts);
+	}
+	*nout = j;
+	free(u.p);
+}
+
+/* Flip PP pairs whose ends share a DP component, then form the groups. */
+static void
+refine(const struct flowan *fa, struct flowan_job *job)
+{
+	size_t i, j, k;
+
+	components(fa, job, FLOWAN_DP, &job->dp, &job->ndp);
+	for (i = 0; i < job->npairs; i++) {
+		struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_PP)
+			continue;
+		for (j = 0; j < job->ndp; j++) {
+			int ina = 0, inb = 0;
+
+			for (k = 0; k < job->dp[j].n; k++) {
+				ina |= job->dp[j].hosts[k] == p->a;
+				inb |= job->dp[j].hosts[k] == p->b;
+			}
+			if (ina && inb)
+				p->type = FLOWAN_DP;
+		}
+	}
+	components(fa, job, FLOWAN_PP, &job->pp, &job->npp);
+}
+
+/* Build job c from the kept pairs of cluster c. */
+static void
+build_job(struct flowan *fa, struct flowan_job *job, const int *cl, int c,
+    struct plist *pl, struct flowan_pair *fp, size_t n,
+    const struct flowan_params *prm)
+{
+	size_t i;
+
+	memset(job, 0, sizeof *job);
+	for (i = 0; i < fa->set->nhosts; i++) {
+		if (cl[i] != c)
+			continue;
+		job->hosts = xreallocarray(job->hosts, job->nhosts + 1,
+		    sizeof *job->hosts);
+		job->hosts[job->nhosts++] = (uint32_t)i;
+	}
+	sort_hosts(fa->set, job->hosts, job->nhosts);
+	job_id(fa->set, job);
+	for (i = 0; i < n; i++) {
+		if (cl[pl[i].a] != c || cl[pl[i].b] != c)
+			continue;
+		job->pairs = xreallocarray(job->pairs, job->npairs + 1,
+		    sizeof *job->pairs);
+		job->pairs[job->npairs] = fp[i];
+		if (pl[i].keep) {
+			type_pair(fa->set, &pl[i], prm, &job->pairs[job->npairs]);
+			job->pairs[job->npairs].msgs = pl[i].m;
+			pl[i].m = NULL;
+		}
+		job->npairs++;
+	}
+	refine(fa, job);
+	flowan_timeline(fa, job, prm);
+}
+
+int
+flowan_analyse(struct flowan *fa, const struct flow_set *set,
+    const struct flowan_params *prm, char **cause)
+{
+	struct plist *pl;
+	struct flowan_pair *fp;
+	size_t n, i, ncl;
+	int *cl;
+
+	(void)cause;
+	memset(fa, 0, sizeof *fa);
+	fa->set = set;
+	pl = group_pairs(fa, &n);
+	fp = xcalloc(n ? n : 1, sizeof *fp);
+	for (i = 0; i < n; i++)
+		pair_significant(set, &pl[i], &fp[i]);
+	select_training(fa, prm, pl, fp, n);
+	cl = cluster_hosts(fa, pl, n, &ncl);
+	ncl = merge_equal_servers(fa, cl, ncl);
+	fa->jobs = xcalloc(ncl ? ncl : 1, sizeof *fa->jobs);
+	for (i = 0; i < ncl; i++)
+		build_job(fa, &fa->jobs[i], cl, (int)i, pl, fp, n, prm);
+	fa->njobs = ncl;
+	for (i = 0; i < n; i++) {
+		if (!pl[i].keep)
+			fa->control_bytes += fp[i].bytes;
+		free(pl[i].m);
+	}
+	free(pl);
+	free(fp);
+	free(cl);
+	return 0;
+}
+
+static void
+free_groups(struct flowan_group *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(g[i].hosts);
+	free(g);
+}
+
+void
+flowan_free(struct flowan *fa)
+{
+	size_t i, j, k;
+
+	if (fa == NULL)
+		return;
+	for (i = 0; i < fa->njobs; i++) {
+		struct flowan_job *job = &fa->jobs[i];
+
+		free(job->hosts);
+		free_groups(job->dp, job->ndp);
+		free_groups(job->pp, job->npp);
+		for (j = 0; j < job->npairs; j++)
+			free(job->pairs[j].msgs);
+		free(job->pairs);
+		free(job->iters);
+		free(job->hstat);
+		for (j = 0; j < job->nfindings; j++) {
+			struct flowan_finding *f = &job->findings[j];
+
+			free(f->subject);
+			free(f->iters);
+			for (k = 0; k < f->nreasons; k++)
+				free(f->reasons[k]);
+			free(f->reasons);
+		}
+		free(job->findings);
+	}
+	free(fa->jobs);
+	memset(fa, 0, sizeof *fa);
+}
+
+/*
+ * Lagged BOCD (Adams & MacKay) on x = log(gap), Normal-Gamma prior with a
+ * Student-t predictive.  The filtered P(r_t = 0) is the hazard whatever
+ * the data, so the quantity reported is the run-start probability seen
+ * `lag` observations later: P(r_{i+lag} = lag | x_1..i+lag).
+ */
+void
+flowan_bocd(const double *gaps, size_t n, double hazard, size_t lag,
+    double *out)
+{
+	double *r = xcalloc(n + 2, sizeof *r), *nr = xcalloc(n + 2, sizeof *nr);
+	double *mu = xcalloc(n + 2, sizeof *mu), *ka = xcalloc(n + 2, sizeof *ka);
+	double *al = xcalloc(n + 2, sizeof *al), *be = xcalloc(n + 2, sizeof *be);
+	size_t t, k;
+
+	for (t = 0; t < n; t++)
+		out[t] = 0;
+	r[0] = 1;
+	mu[0] = 0; ka[0] = 0.1; al[0] = 1; be[0] = 1;
+	for (t = 0; t < n; t++) {
+		double x = log(gaps[t] > 1e-7 ? gaps[t] : 1e-7), z = 0, cp = 0;
+
+		for (k = 0; k <= t; k++) {
+			double sc2 = be[k] * (ka[k] + 1) / (al[k] * ka[k]);
+			double d = (x - mu[k]) * (x - mu[k]) / sc2 / (2 * al[k]);
+			double pdf = exp(lgamma(al[k] + 0.5) - lgamma(al[k]) -
+			    0.5 * log(2 * al[k] * M_PI * sc2) -
+			    (al[k] + 0.5) * log1p(d));
+
+			nr[k + 1] = r[k] * pdf * (1 - hazard);
+			cp += r[k] * pdf * hazard;
+		}
+		nr[0] = cp;
+		for (k = 0; k <= t + 1; k++)
+			z += nr[k];
+		for (k = t + 1; k > 0; k--) {
+			r[k] = nr[k] / z;
+			mu[k] = (ka[k - 1] * mu[k - 1] + x) / (ka[k - 1] + 1);
+			be[k] = be[k - 1] + ka[k - 1] * (x - mu[k - 1]) *
+			    (x - mu[k - 1]) / (2 * (ka[k - 1] + 1));
+			ka[k] = ka[k - 1] + 1;
+			al[k] = al[k - 1] + 0.5;
+		}
+		r[0] = nr[0] / z;
+		if (t >= lag)
+			out[t - lag] = r[lag];
+	}
+	free(r); free(nr); free(mu); free(ka); free(al); free(be);
+}
+
+const char *
+flowan_type_name(enum flowan_type t)
+{
+	return t == FLOWAN_DP ? "dp" : t == FLOWAN_PP ? "pp" : "other";
+}
+
+const char *
+flowan_kind_name(enum flowan_kind k)
+{
+	static const char *names[] = { "straggler", "slow-link", "slow-group",
+	    "slow-iteration", "congestion" };
+
+	return names[k];
+}
+
+const char *
+flowan_host_name(const struct flowan *fa, uint32_t h)
+{
+	static char buf[8][64];
+	static int slot;
+	char *b = buf[slot++ % 8];
+
+	flow_addr_str(&fa->set->hosts[h], b, 64);
+	return b;
+}
