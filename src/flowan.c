@@ -17,8 +17,11 @@
  *
  * Typing.  Each pair's significant messages (both directions) are split
  * into steps where the gap to the next message exceeds the step gap.  The
- * gap is found per pair by a two-cluster (Otsu) split of log(gap) with a
- * separation check, because the paper's rule -- BOCD with "P(r_t = 0) >
+ * gap is found per pair by a two-cluster split of log(gap): the highest
+ * valley where consecutive sorted gaps differ by >= 4x with >= 10 % of the
+ * gaps above it (Otsu's criterion picked lower valleys when bursts have
+ * sub-bursts and few steps were seen); this replaces the paper's rule,
+ * because the paper's rule -- BOCD with "P(r_t = 0) >
  * 0.95" -- cannot fire: in the textbook recursion with a constant hazard
  * the filtered P(r_t = 0 | x_1..t) equals the hazard.  flowan_bocd() keeps
  * a lagged BOCD (P that a run started at t given data up to t + lag) as a
@@ -173,9 +176,13 @@ pair_significant(const struct flow_set *s, struct plist *p,
 		if (msg_size(m) > max)
 			max = msg_size(m);
 	}
+	fp->all = xcalloc(p->n + 1, sizeof *fp->all);
+	memcpy(fp->all, p->m, p->n * sizeof *p->m);
+	fp->nall = p->n;
 	lim = (uint64_t)((double)max * SIG_SHARE);
 	if (lim < SIG_MIN)
 		lim = SIG_MIN;
+	fp->sig_min = lim;
 	for (i = 0; i < p->n; i++) {
 		uint64_t sz = msg_size(&s->msgs[p->m[i]]);
 
@@ -245,43 +252,20 @@ select_training(const struct flowan *fa, const struct flowan_params *prm,
 double
 flowan_gap_threshold(const double *gaps, size_t n)
 {
-	double *v, best = -1, thr = 0, tot = 0, lsum = 0;
-	size_t i, k = 0, minhi;
+	double *v, thr = 0;
+	size_t i, k, minhi = n / 10 > 2 ? n / 10 : 2;
 
 	if (n < 3)
 		return 0;
 	v = xcalloc(n, sizeof *v);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		v[i] = log(gaps[i] > 1e-6 ? gaps[i] : 1e-6);
-		tot += v[i];
-	}
 	qsort(v, n, sizeof *v, stats_cmp_double);
-	for (i = 1; i < n; i++) {
-		double m0, m1, w0, w1, between;
-
-		lsum += v[i - 1];
-		w0 = (double)i / (double)n;
-		w1 = 1 - w0;
-		m0 = lsum / (double)i;
-		m1 = (tot - lsum) / (double)(n - i);
-		between = w0 * w1 * (m1 - m0) * (m1 - m0);
-		if (between > best) {
-			best = between;
-			k = i;
+	for (k = n - minhi; k > 0; k--) {
+		if (v[k] - v[k - 1] >= log(4.0)) {
+			thr = exp((v[k] + v[k - 1]) / 2);
+			break;
 		}
-	}
-	minhi = n / 20 > 2 ? n / 20 : 2;
-	if (k > 0 && n - k >= minhi) {
-		double m0 = 0, m1 = 0;
-
-		for (i = 0; i < k; i++)
-			m0 += v[i];
-		for (i = k; i < n; i++)
-			m1 += v[i];
-		m0 /= (double)k;
-		m1 /= (double)(n - k);
-		if (m1 - m0 >= log(4.0))
-			thr = exp((v[k - 1] + v[k]) / 2);
 	}
 	free(v);
 	return thr;
@@ -700,6 +684,8 @@ flowan_analyse(struct flowan *fa, const struct flow_set *set,
 	for (i = 0; i < n; i++) {
 		if (!pl[i].keep)
 			fa->control_bytes += fp[i].bytes;
+		if (cl[pl[i].a] < 0 || cl[pl[i].a] != cl[pl[i].b])
+			free(fp[i].all);
 		free(pl[i].m);
 	}
 	free(pl);
@@ -731,8 +717,10 @@ flowan_free(struct flowan *fa)
 		free(job->hosts);
 		free_groups(job->dp, job->ndp);
 		free_groups(job->pp, job->npp);
-		for (j = 0; j < job->npairs; j++)
+		for (j = 0; j < job->npairs; j++) {
 			free(job->pairs[j].msgs);
+			free(job->pairs[j].all);
+		}
 		free(job->pairs);
 		free(job->iters);
 		free(job->hstat);

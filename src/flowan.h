@@ -44,6 +44,7 @@ struct flowan_pair {
 	uint64_t bytes;		/* all bytes both ways */
 	uint64_t sig_bytes;	/* bytes in significant messages */
 	size_t nsig;		/* significant messages */
+	uint64_t sig_min;	/* the size from which a message is significant */
 	size_t nsteps;		/* steps found by the gap split */
 	int mode_sizes;		/* Mode(N_k): distinct sizes per step */
 	double per_dir;		/* median significant messages per direction per step */
@@ -51,6 +52,8 @@ struct flowan_pair {
 	double thr;		/* median throughput of its large messages, bytes/s */
 	uint32_t ce, cnp;
 	size_t *msgs;		/* its significant messages (indices), by start */
+	size_t *all;		/* all its messages (indices), by start */
+	size_t nall;
 };
 
 struct flowan_iter {
@@ -63,6 +66,7 @@ struct flowan_finding {
 	enum flowan_kind kind;
 	char *subject;		/* "10.0.0.3", "10.0.0.3-10.0.0.4", "group 2" */
 	int *iters;		/* iteration indices concerned */
+	int from;		/* first iteration of the longest run of them */
 	size_t niters;
 	double magnitude;	/* seconds of delay, or a ratio; see reasons */
 	char **reasons;
@@ -119,10 +123,10 @@ int flowan_analyse(struct flowan *fa, const struct flow_set *set,
 void flowan_free(struct flowan *fa);
 
 /*
- * The step gap of a series of gaps (seconds): the boundary of a two-cluster
- * split of log(gap) (Otsu), accepted only when the clusters' geometric means
- * are at least 4x apart and the upper one holds at least two gaps or 5 % of
- * them.  Returns the threshold, or 0 when the series is not bimodal.
+ * The step gap of a series of gaps (seconds): a two-cluster split of
+ * log(gap) at the highest valley where consecutive sorted gaps differ by
+ * >= 4x with at least 10 % of the gaps (and >= 2) above it.  Returns the
+ * geometric middle of that valley, or 0 when there is none.
  */
 double flowan_gap_threshold(const double *gaps, size_t n);
 

@@ -223,6 +223,7 @@ json_findings(struct json *j, const struct flowan_job *job)
 		for (k = 0; k < f->niters; k++)
 			json_int(j, f->iters[k]);
 		json_arr_end(j);
+		json_key(j, "from"); json_int(j, f->from);
 		json_key(j, "magnitude"); json_num(j, f->magnitude);
 		json_key(j, "reasons");
 		json_arr_begin(j);

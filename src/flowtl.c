@@ -18,10 +18,10 @@
  * edge, and a pipeline is its hosts in topological order.
  *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
- * in one of its own sends (time since its previous significant message).
+ * in one of its own sends (time since its previous message of any size).
  * DP peers run the same stage, so a host whose compute exceeds its peers'
- * median by >= 50 % and by >= 5 % of the iteration baseline, in >= 3
- * iterations, is a straggler; its peers wait for it.  Iterations are slow
+ * median by >= 50 % and by >= 20 % of the iteration baseline, in >= 3
+ * consecutive iterations, is a straggler; its peers wait for it.  Iterations are slow
  * against the fastest half of the job's own history (median/MAD; robust z
  * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
  * their peers by ratio, since with <= 10 points plain 3-sigma cannot fire
@@ -57,6 +57,23 @@ in_group(const struct flowan_group *g, uint32_t h)
 	for (i = 0; i < g->n; i++)
 		if (g->hosts[i] == h)
 			return 1;
+	return 0;
+}
+
+/* Whether message x is one of its pair's significant messages. */
+static int
+is_significant(const struct flowan_job *job, const struct flow_msg *x)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if ((p->a == x->src && p->b == x->dst) ||
+		    (p->b == x->src && p->a == x->dst))
+			return p->msgs != NULL &&
+			    (x->payload ? x->payload : x->bytes) >= p->sig_min;
+	}
 	return 0;
 }
 
@@ -278,7 +295,9 @@ order_pipelines(const struct flowan *fa, struct flowan_job *job)
 
 /*
  * comp[h * niters + k] and comm[...]: per host and iteration, the idle
- * time ending in its own sends, and the time it spends in messages.
+ * time that ends in one of its significant sends (since its previous
+ * message of any size: a receiver's small ready notice ends the idle time
+ * of a sender that was only waiting), and the time in significant messages.
  */
 static void
 host_times(const struct flowan *fa, const struct flowan_job *job,
@@ -290,29 +309,28 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 	for (hi = 0; hi < job->nhosts; hi++) {
 		uint32_t h = job->hosts[hi];
 		double last = -INFINITY;
-		struct flowan_group all = { job->hosts, job->nhosts };
 		size_t *m = NULL, cap = 0;
 
 		for (i = n = 0; i < job->npairs; i++) {
 			const struct flowan_pair *p = &job->pairs[i];
 
-			if (p->msgs == NULL || (p->a != h && p->b != h))
+			if (p->all == NULL || (p->a != h && p->b != h))
 				continue;
-			for (k = 0; k < p->nsig; k++) {
+			for (k = 0; k < p->nall; k++) {
 				m = xgrow(m, &cap, n + 1, sizeof *m);
-				m[n++] = p->msgs[k];
+				m[n++] = p->all[k];
 			}
 		}
-		(void)all;
 		qsort(m, n, sizeof *m, cmp_size);
 		for (i = 0, k = 0; i < n; i++) {
 			const struct flow_msg *x = &s->msgs[m[i]];
+			int sig = is_significant(job, x);
 
 			while (k < job->niters && x->start >= job->iters[k].end)
 				k++;
 			if (k == job->niters)
 				break;
-			if (x->start >= job->iters[k].start) {
+			if (sig && x->start >= job->iters[k].start) {
 				size_t at = hi * job->niters + k;
 
 				comm[at] += x->end - x->start;
@@ -349,6 +367,22 @@ add_reason(struct flowan_finding *f, char *r)
 	f->reasons = xreallocarray(f->reasons, f->nreasons + 1,
 	    sizeof *f->reasons);
 	f->reasons[f->nreasons++] = r;
+}
+
+/* The longest run of consecutive iterations in f; its start in f->from. */
+static size_t
+longest_run(struct flowan_finding *f)
+{
+	size_t i, run = 0, best = 0;
+
+	for (i = 0; i < f->niters; i++) {
+		run = i > 0 && f->iters[i] == f->iters[i - 1] + 1 ? run + 1 : 1;
+		if (run > best) {
+			best = run;
+			f->from = f->iters[i + 1 - run];
+		}
+	}
+	return best;
 }
 
 static void
@@ -401,6 +435,7 @@ slow_iterations(const struct flowan *fa, struct flowan_job *job)
 	if (f == NULL)
 		return;
 	f->magnitude = worst;
+	longest_run(f);
 	add_reason(f, xasprintf("%zu of %zu iterations take >= 1.5x the "
 	    "baseline of %.1f ms (median of the fastest half, robust z > 3.5)",
 	    f->niters, job->niters, base * 1e3));
@@ -438,7 +473,7 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 					peer[np++] = comp[hi * ni + k];
 				}
 				pm = stats_median(peer, np);
-				if (!(own > 1.5 * pm && own - pm > 0.05 * base))
+				if (!(own > 1.5 * pm && own - pm > 0.2 * base))
 					continue;
 				if (f == NULL)
 					f = add_finding(job, FLOWAN_STRAGGLER,
@@ -447,7 +482,7 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 				add_iter(f, job->iters[k].index);
 				ex[nex++] = own - pm;
 			}
-			if (f != NULL && f->niters < 3) {
+			if (f != NULL && longest_run(f) < 3) {
 				job->nfindings--;
 				free(f->subject);
 				free(f->iters);
@@ -455,8 +490,8 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 				f->magnitude = stats_median(ex, nex);
 				add_reason(f, xasprintf("computes %.1f ms longer "
 				    "than its DP peers (median over %zu of %zu "
-				    "iterations, from iteration %d)",
-				    f->magnitude * 1e3, f->niters, ni, f->iters[0]));
+				    "iterations, steadily from iteration %d)",
+				    f->magnitude * 1e3, f->niters, ni, f->from));
 				add_reason(f, xasprintf("its DP group waits: "
 				    "peers' idle time before their sends is "
 				    "shorter while the iteration grows"));
