@@ -10,7 +10,9 @@
  * training candidate when it has >= 4 significant messages, >= min_bytes of
  * them, and >= min_share of the busiest pair of either end.  Storage: a hub
  * host whose candidate neighbours include >= 2 hosts that talk to nobody
- * else is a storage server, and those spokes are dropped.  Union-find over
+ * else is a storage server, and those spokes are dropped; so are the
+ * one-way pairs (>= 95 % of the bytes one way) of a hub that has more
+ * neighbours than any of them and whose pairs are mostly one-way.  Union-find over
  * the remaining pairs gives clusters; clusters whose sets of servers
  * (node name when known, else address) are equal are merged.  A job id is
  * the FNV-1a hash of its sorted host addresses.
@@ -187,6 +189,8 @@ pair_significant(const struct flow_set *s, struct plist *p,
 		uint64_t sz = msg_size(&s->msgs[p->m[i]]);
 
 		if (sz >= lim) {
+			if (s->msgs[p->m[i]].src == p->a)
+				fp->sig_ab += sz;
 			p->m[k++] = p->m[i];
 			fp->sig_bytes += sz;
 		}
@@ -195,6 +199,63 @@ pair_significant(const struct flow_set *s, struct plist *p,
 	fp->nsig = k;
 	fp->a = p->a;
 	fp->b = p->b;
+}
+
+static int
+one_way(const struct flowan_pair *fp)
+{
+	double ab = (double)fp->sig_ab, all = (double)fp->sig_bytes;
+
+	return ab >= 0.95 * all || ab <= 0.05 * all;
+}
+
+/*
+ * Storage: a hub (>= 3 neighbours, more than any of them has) whose pairs
+ * are mostly one-way bulk transfers (reads or checkpoint writes) loses
+ * its one-way pairs; a hub with >= 2 spokes that talk to nobody else
+ * loses those spokes.
+ */
+static void
+drop_storage(struct plist *pl, const struct flowan_pair *fp, size_t n,
+    const size_t *deg, size_t *leaves, size_t nh)
+{
+	size_t *oneway = xcalloc(nh ? nh : 1, sizeof *oneway);
+	size_t *nbmax = xcalloc(nh ? nh : 1, sizeof *nbmax), i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t a = pl[i].a, b = pl[i].b;
+
+		if (!pl[i].keep)
+			continue;
+		if (deg[a] == 1 && deg[b] >= 3)
+			leaves[b]++;
+		if (deg[b] == 1 && deg[a] >= 3)
+			leaves[a]++;
+		if (one_way(&fp[i])) {
+			oneway[a]++;
+			oneway[b]++;
+		}
+		if (deg[b] > nbmax[a])
+			nbmax[a] = deg[b];
+		if (deg[a] > nbmax[b])
+			nbmax[b] = deg[a];
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t a = pl[i].a, b = pl[i].b;
+		int hub_a = deg[a] >= 3 && deg[a] > nbmax[a] &&
+		    3 * oneway[a] >= 2 * deg[a];
+		int hub_b = deg[b] >= 3 && deg[b] > nbmax[b] &&
+		    3 * oneway[b] >= 2 * deg[b];
+
+		if (!pl[i].keep)
+			continue;
+		if ((deg[a] == 1 && leaves[b] >= 2) ||
+		    (deg[b] == 1 && leaves[a] >= 2) ||
+		    ((hub_a || hub_b) && one_way(&fp[i])))
+			pl[i].keep = 0;
+	}
+	free(oneway);
+	free(nbmax);
 }
 
 /* Decide which pairs are training traffic (p->keep). */
@@ -228,22 +289,7 @@ select_training(const struct flowan *fa, const struct flowan_params *prm,
 			deg[pl[i].b]++;
 		}
 	}
-	/* Storage: hubs with >= 2 spokes that talk to nobody else. */
-	for (i = 0; i < n; i++) {
-		if (!pl[i].keep)
-			continue;
-		if (deg[pl[i].a] == 1 && deg[pl[i].b] >= 3)
-			leaves[pl[i].b]++;
-		if (deg[pl[i].b] == 1 && deg[pl[i].a] >= 3)
-			leaves[pl[i].a]++;
-	}
-	for (i = 0; i < n; i++) {
-		if (!pl[i].keep)
-			continue;
-		if ((deg[pl[i].a] == 1 && leaves[pl[i].b] >= 2) ||
-		    (deg[pl[i].b] == 1 && leaves[pl[i].a] >= 2))
-			pl[i].keep = 0;
-	}
+	drop_storage(pl, fp, n, deg, leaves, nh);
 	free(top);
 	free(deg);
 	free(leaves);
@@ -739,11 +785,25 @@ flowan_free(struct flowan *fa)
 	memset(fa, 0, sizeof *fa);
 }
 
+/* Student-t predictive density of x under Normal-Gamma parameters. */
+static double
+ng_pdf(double x, double mu, double ka, double al, double be)
+{
+	double sc2 = be * (ka + 1) / (al * ka);
+	double d = (x - mu) * (x - mu) / (sc2 * 2 * al);
+
+	return exp(lgamma(al + 0.5) - lgamma(al) -
+	    0.5 * log(2 * al * M_PI * sc2) - (al + 0.5) * log1p(d));
+}
+
 /*
- * Lagged BOCD (Adams & MacKay) on x = log(gap), Normal-Gamma prior with a
- * Student-t predictive.  The filtered P(r_t = 0) is the hazard whatever
- * the data, so the quantity reported is the run-start probability seen
- * `lag` observations later: P(r_{i+lag} = lag | x_1..i+lag).
+ * BOCD (Adams & MacKay) on x = log(gap) with a Normal-Gamma prior, in the
+ * form where the first observation of a new run is scored under the prior
+ * predictive: r[l] is the probability that the current run holds the last
+ * l observations, and out[t - lag] = r[lag + 1] at time t is the
+ * probability that a run started at t - lag.  (Scoring that observation
+ * under the old runs' predictive instead makes the filtered P(r_t = 0)
+ * equal to the hazard, whatever the data.)
  */
 void
 flowan_bocd(const double *gaps, size_t n, double hazard, size_t lag,
@@ -752,39 +812,33 @@ flowan_bocd(const double *gaps, size_t n, double hazard, size_t lag,
 	double *r = xcalloc(n + 2, sizeof *r), *nr = xcalloc(n + 2, sizeof *nr);
 	double *mu = xcalloc(n + 2, sizeof *mu), *ka = xcalloc(n + 2, sizeof *ka);
 	double *al = xcalloc(n + 2, sizeof *al), *be = xcalloc(n + 2, sizeof *be);
-	size_t t, k;
+	size_t t, l;
 
 	for (t = 0; t < n; t++)
 		out[t] = 0;
-	r[0] = 1;
-	mu[0] = 0; ka[0] = 0.1; al[0] = 1; be[0] = 1;
+	mu[0] = -5; ka[0] = 0.1; al[0] = 1; be[0] = 1;	/* prior, slot 0 */
 	for (t = 0; t < n; t++) {
 		double x = log(gaps[t] > 1e-7 ? gaps[t] : 1e-7), z = 0, cp = 0;
 
-		for (k = 0; k <= t; k++) {
-			double sc2 = be[k] * (ka[k] + 1) / (al[k] * ka[k]);
-			double d = (x - mu[k]) * (x - mu[k]) / sc2 / (2 * al[k]);
-			double pdf = exp(lgamma(al[k] + 0.5) - lgamma(al[k]) -
-			    0.5 * log(2 * al[k] * M_PI * sc2) -
-			    (al[k] + 0.5) * log1p(d));
-
-			nr[k + 1] = r[k] * pdf * (1 - hazard);
-			cp += r[k] * pdf * hazard;
+		for (l = 1; l <= t; l++) {
+			nr[l + 1] = r[l] * (1 - hazard) *
+			    ng_pdf(x, mu[l], ka[l], al[l], be[l]);
+			cp += r[l];
 		}
-		nr[0] = cp;
-		for (k = 0; k <= t + 1; k++)
-			z += nr[k];
-		for (k = t + 1; k > 0; k--) {
-			r[k] = nr[k] / z;
-			mu[k] = (ka[k - 1] * mu[k - 1] + x) / (ka[k - 1] + 1);
-			be[k] = be[k - 1] + ka[k - 1] * (x - mu[k - 1]) *
-			    (x - mu[k - 1]) / (2 * (ka[k - 1] + 1));
-			ka[k] = ka[k - 1] + 1;
-			al[k] = al[k - 1] + 0.5;
+		nr[1] = (t == 0 ? 1 : cp * hazard) *
+		    ng_pdf(x, mu[0], ka[0], al[0], be[0]);
+		for (l = 1; l <= t + 1; l++)
+			z += nr[l];
+		for (l = t + 1; l >= 1; l--) {	/* posterior of each run */
+			r[l] = nr[l] / z;
+			be[l] = be[l - 1] + ka[l - 1] * (x - mu[l - 1]) *
+			    (x - mu[l - 1]) / (2 * (ka[l - 1] + 1));
+			mu[l] = (ka[l - 1] * mu[l - 1] + x) / (ka[l - 1] + 1);
+			ka[l] = ka[l - 1] + 1;
+			al[l] = al[l - 1] + 0.5;
 		}
-		r[0] = nr[0] / z;
 		if (t >= lag)
-			out[t - lag] = r[lag];
+			out[t - lag] = r[lag + 1];
 	}
 	free(r); free(nr); free(mu); free(ka); free(al); free(be);
 }

@@ -43,6 +43,7 @@ struct flowan_pair {
 	enum flowan_type raw_type;	/* before the transitive refinement */
 	uint64_t bytes;		/* all bytes both ways */
 	uint64_t sig_bytes;	/* bytes in significant messages */
+	uint64_t sig_ab;	/* of which from a to b */
 	size_t nsig;		/* significant messages */
 	uint64_t sig_min;	/* the size from which a message is significant */
 	size_t nsteps;		/* steps found by the gap split */

@@ -1,7 +1,9 @@
 /*
  * flowout.c -- printers of the flow analysis view model (struct flowan):
- * a readable summary, tab-separated rows (one kind of row per first
- * column) and a JSON document.  They only read the model.
+ * a readable summary, tab-separated rows (the first column says what
+ * the row is: dp/pp JOB HOSTS, pair JOB A B TYPE BYTES, iteration JOB
+ * INDEX START END DURATION, finding JOB KIND SUBJECT MAGNITUDE
+ * NITERS FROM) and a JSON document.  They only read the model.
  */
 #include "config.h"
 
@@ -124,6 +126,16 @@ flowan_print_tsv(const struct flowan *fa, FILE *out)
 	for (i = 0; i < fa->njobs; i++) {
 		const struct flowan_job *job = &fa->jobs[i];
 
+		for (j = 0; j < job->ndp; j++) {
+			fprintf(out, "dp\t%s\t", job->id);
+			text_group(fa, &job->dp[j], " ", out);
+			fputc('\n', out);
+		}
+		for (j = 0; j < job->npp; j++) {
+			fprintf(out, "pp\t%s\t", job->id);
+			text_group(fa, &job->pp[j], " ", out);
+			fputc('\n', out);
+		}
 		for (j = 0; j < job->npairs; j++)
 			fprintf(out, "pair\t%s\t%s\t%s\t%s\t%llu\n", job->id,
 			    hname(fa, job->pairs[j].a),
@@ -136,11 +148,11 @@ flowan_print_tsv(const struct flowan *fa, FILE *out)
 			    job->iters[j].end,
 			    job->iters[j].end - job->iters[j].start);
 		for (j = 0; j < job->nfindings; j++)
-			fprintf(out, "finding\t%s\t%s\t%s\t%g\t%zu\n", job->id,
-			    flowan_kind_name(job->findings[j].kind),
+			fprintf(out, "finding\t%s\t%s\t%s\t%g\t%zu\t%d\n",
+			    job->id, flowan_kind_name(job->findings[j].kind),
 			    job->findings[j].subject,
 			    job->findings[j].magnitude,
-			    job->findings[j].niters);
+			    job->findings[j].niters, job->findings[j].from);
 	}
 }
 

@@ -1,0 +1,51 @@
+#!/bin/sh
+# flows-real.sh -- `flows` on the recorded training runs against their
+# ground truth: groups, pipelines, pair types, iteration count and
+# durations, the injected straggler.  Skipped without the shared data.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+runs="$TS_SHARED/data/realjobs"
+if [ ! -f "$runs/a_normal_dp2_pp2/job.pcap" ]; then
+	test_skip 'no recorded runs under $TS_SHARED'
+	test_done
+fi
+
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# le A B: A <= B for decimals
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+for run in a_normal_dp2_pp2 c_straggler_compute g_same_job/run1_normal \
+    g_same_job/run2_failed; do
+	r=$(sh "$TS_SRCDIR/t/eval/flows-compare.sh" "$TS_BIN" "$runs/$run")
+	say "$run: $r"
+	test_expect_success "$run: one job, dp groups and pipelines exact" '
+		test "$(field "$r" jobs)" = 1 && test "$(field "$r" dp_ok)" = 1 &&
+		test "$(field "$r" pp_ok)" = 1
+	'
+	test_expect_success "$run: every pair typed right" '
+		test "$(field "$r" pairs_ok)" = "$(field "$r" pairs_n)"
+	'
+	test_expect_success "$run: iteration count" '
+		test "$(field "$r" iters_found)" = "$(field "$r" iters_truth)"
+	'
+	# The wire shows all-reduce ends; the truth's iteration ends also hold
+	# the optimizer step, whose jitter no capture sees (see the report
+	# in the eval script): mean within 1.2 %, median iteration within 3 %.
+	test_expect_success "$run: iteration durations" '
+		le "$(field "$r" mean_err_pct)" 1.2 &&
+		le "$(field "$r" med_err_pct)" 3
+	'
+	test_expect_success "$run: straggler named iff injected" '
+		test "$(field "$r" straggler_found)" = "$(field "$r" straggler_truth)"
+	'
+done
+r=$(sh "$TS_SRCDIR/t/eval/flows-compare.sh" "$TS_BIN" "$runs/c_straggler_compute")
+test_expect_success 'the straggler is found from the iteration it began' '
+	from=$(field "$r" straggler_from) &&
+	test "$from" -ge 15 && test "$from" -le 17
+'
+test_expect_success 'a job directory finds its capture and skips flow CSVs' '
+	trainscope flows --format tsv "$runs/a_normal_dp2_pp2" >out &&
+	test "$(grep -c "^iteration" out)" = 40
+'
+test_done
