@@ -708,6 +708,13 @@ int
 flowan_analyse(struct flowan *fa, const struct flow_set *set,
     const struct flowan_params *prm, char **cause)
 {
+	return flowan_analyse_named(fa, set, NULL, prm, cause);
+}
+
+int
+flowan_analyse_named(struct flowan *fa, const struct flow_set *set,
+    char **names, const struct flowan_params *prm, char **cause)
+{
 	struct plist *pl;
 	struct flowan_pair *fp;
 	size_t n, i, ncl;
@@ -716,6 +723,7 @@ flowan_analyse(struct flowan *fa, const struct flow_set *set,
 	(void)cause;
 	memset(fa, 0, sizeof *fa);
 	fa->set = set;
+	fa->names = names;
 	pl = group_pairs(fa, &n);
 	fp = xcalloc(n ? n : 1, sizeof *fp);
 	for (i = 0; i < n; i++)

@@ -107,7 +107,7 @@ struct flowan_job {
 
 struct flowan {
 	const struct flow_set *set;	/* borrowed */
-	char **names;		/* optional node name per host, NULL entries */
+	char **names;		/* optional node name per host (borrowed) */
 	struct flowan_job *jobs;
 	size_t njobs;
 	uint64_t control_bytes;	/* bytes dropped as control or storage */
@@ -121,6 +121,9 @@ void flowan_params_default(struct flowan_params *p);
  */
 int flowan_analyse(struct flowan *fa, const struct flow_set *set,
     const struct flowan_params *p, char **cause);
+/* The same, with node names per host (borrowed; NULL or NULL entries). */
+int flowan_analyse_named(struct flowan *fa, const struct flow_set *set,
+    char **names, const struct flowan_params *p, char **cause);
 void flowan_free(struct flowan *fa);
 
 /*
@@ -159,6 +162,15 @@ const char *flowan_host_name(const struct flowan *fa, uint32_t h);
 void flowan_print_text(const struct flowan *fa, FILE *out);
 void flowan_print_tsv(const struct flowan *fa, FILE *out);
 void flowan_print_json(const struct flowan *fa, FILE *out);
+
+/*
+ * flownames.c: node names for the hosts of `set` from NCCL init lines in
+ * the logs under `dir` and hosts-style files there.  Returns an array of
+ * set->nhosts names (NULL where unknown; free with flowan_names_free()),
+ * or NULL when no host got a name.
+ */
+char **flowan_names_from_dir(const struct flow_set *set, const char *dir);
+void flowan_names_free(char **names, size_t n);
 
 /* qsort comparator for char *. */
 int flowan_cmp_str(const void *a, const void *b);

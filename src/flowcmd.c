@@ -193,6 +193,20 @@ opt_seconds(struct cmd_args *args, const char *name, double *out,
 	return 0;
 }
 
+/* Node names from the first job directory that has any. */
+static char **
+names_from_args(struct cmd_args *args, const struct flow_set *set)
+{
+	char **names = NULL;
+	struct stat st;
+	int i;
+
+	for (i = 0; i < args->argc && names == NULL; i++)
+		if (stat(args->argv[i], &st) == 0 && S_ISDIR(st.st_mode))
+			names = flowan_names_from_dir(set, args->argv[i]);
+	return names;
+}
+
 int
 cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 {
@@ -202,6 +216,7 @@ cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 	struct flowan_params ap;
 	struct flow_set set;
 	struct flowan fa;
+	char **names;
 	int rc = CMD_USAGE;
 
 	flow_params_default(&fp);
@@ -222,7 +237,8 @@ cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 	if (flow_set_load(&set, (const char *const *)in.v, in.n, &fp,
 	    warn_err, ctx->err, cause) != 0)
 		goto out;
-	if (flowan_analyse(&fa, &set, &ap, cause) == 0) {
+	names = names_from_args(args, &set);
+	if (flowan_analyse_named(&fa, &set, names, &ap, cause) == 0) {
 		if (strcmp(fmt, "json") == 0)
 			flowan_print_json(&fa, ctx->out);
 		else if (strcmp(fmt, "tsv") == 0)
@@ -232,6 +248,7 @@ cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 		flowan_free(&fa);
 		rc = CMD_OK;
 	}
+	flowan_names_free(names, set.nhosts);
 	flow_set_free(&set);
 out:
 	found_free(&in);

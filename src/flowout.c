@@ -16,12 +16,25 @@
 #include "stats.h"
 #include "util.h"
 
+/* The address of host h; in text, followed by its node name if known. */
 static const char *
 hname(const struct flowan *fa, uint32_t h)
 {
-	if (fa->names != NULL && fa->names[h] != NULL)
-		return fa->names[h];
 	return flowan_host_name(fa, h);
+}
+
+static const char *
+tname(const struct flowan *fa, uint32_t h)
+{
+	static char buf[4][320];
+	static int slot;
+	char *b = buf[slot++ % 4];
+
+	if (fa->names == NULL || fa->names[h] == NULL)
+		return flowan_host_name(fa, h);
+	snprintf(b, sizeof buf[0], "%s (%s)", flowan_host_name(fa, h),
+	    fa->names[h]);
+	return b;
 }
 
 static void
@@ -31,7 +44,7 @@ text_group(const struct flowan *fa, const struct flowan_group *g,
 	size_t i;
 
 	for (i = 0; i < g->n; i++)
-		fprintf(out, "%s%s", i ? sep : "", hname(fa, g->hosts[i]));
+		fprintf(out, "%s%s", i ? sep : "", tname(fa, g->hosts[i]));
 }
 
 static void
@@ -76,7 +89,7 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 		const struct flowan_pair *p = &job->pairs[i];
 
 		fprintf(out, "  pair %s %s: %s, %.2f MB, %zu steps, N=%d modal=%.2f\n",
-		    hname(fa, p->a), hname(fa, p->b), flowan_type_name(p->type),
+		    tname(fa, p->a), tname(fa, p->b), flowan_type_name(p->type),
 		    (double)p->bytes / 1e6, p->nsteps, p->mode_sizes, p->modal);
 	}
 	if (job->niters > 0) {
@@ -89,7 +102,7 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 		fprintf(out, "  iterations: none found\n");
 	for (i = 0; i < job->nhosts; i++)
 		fprintf(out, "  host %s: compute %.1f ms, communication %.1f ms "
-		    "per iteration (median)\n", hname(fa, job->hstat[i].host),
+		    "per iteration (median)\n", tname(fa, job->hstat[i].host),
 		    job->hstat[i].compute * 1e3, job->hstat[i].comm * 1e3);
 	for (i = 0; i < job->nfindings; i++) {
 		const struct flowan_finding *f = &job->findings[i];
@@ -118,6 +131,16 @@ flowan_print_text(const struct flowan *fa, FILE *out)
 		text_job(fa, &fa->jobs[i], out);
 }
 
+static void
+tsv_group(const struct flowan *fa, const struct flowan_group *g, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		fprintf(out, "%s%s", i ? " " : "", hname(fa, g->hosts[i]));
+	fputc('\n', out);
+}
+
 void
 flowan_print_tsv(const struct flowan *fa, FILE *out)
 {
@@ -128,13 +151,11 @@ flowan_print_tsv(const struct flowan *fa, FILE *out)
 
 		for (j = 0; j < job->ndp; j++) {
 			fprintf(out, "dp\t%s\t", job->id);
-			text_group(fa, &job->dp[j], " ", out);
-			fputc('\n', out);
+			tsv_group(fa, &job->dp[j], out);
 		}
 		for (j = 0; j < job->npp; j++) {
 			fprintf(out, "pp\t%s\t", job->id);
-			text_group(fa, &job->pp[j], " ", out);
-			fputc('\n', out);
+			tsv_group(fa, &job->pp[j], out);
 		}
 		for (j = 0; j < job->npairs; j++)
 			fprintf(out, "pair\t%s\t%s\t%s\t%s\t%llu\n", job->id,
@@ -266,6 +287,17 @@ json_job(struct json *j, const struct flowan *fa, const struct flowan_job *job)
 	for (i = 0; i < job->npp; i++)
 		json_group(j, fa, &job->pp[i]);
 	json_arr_end(j);
+	if (fa->names != NULL) {
+		json_key(j, "names");
+		json_obj_begin(j);
+		for (i = 0; i < job->nhosts; i++) {
+			if (fa->names[job->hosts[i]] == NULL)
+				continue;
+			json_key(j, hname(fa, job->hosts[i]));
+			json_str(j, fa->names[job->hosts[i]]);
+		}
+		json_obj_end(j);
+	}
 	json_pairs(j, fa, job);
 	json_iters(j, job);
 	json_findings(j, job);

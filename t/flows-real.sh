@@ -48,4 +48,24 @@ test_expect_success 'a job directory finds its capture and skips flow CSVs' '
 	trainscope flows --format tsv "$runs/a_normal_dp2_pp2" >out &&
 	test "$(grep -c "^iteration" out)" = 40
 '
+test_expect_success 'node names come from NCCL init lines and hosts files' '
+	mkdir -p jd/logs/n1 &&
+	ln -s "$runs/a_normal_dp2_pp2/job.pcap" jd/job.pcap &&
+	echo "alpha:9:9 [0] NCCL INFO Bootstrap : Using eth0:10.77.0.11<0>" \
+	    >jd/logs/n1/rank-0.log &&
+	echo "[default1]:beta:8:8 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.77.0.12<0>" \
+	    >>jd/logs/n1/rank-0.log &&
+	printf "10.77.0.13 gamma\n" >jd/hosts &&
+	trainscope flows jd >out &&
+	grep "dp group.*10.77.0.11 (alpha) 10.77.0.12 (beta)" out &&
+	grep "pipeline.*10.77.0.11 (alpha) -> 10.77.0.13 (gamma)" out &&
+	trainscope flows --format json jd >out.json &&
+	grep "\"10.77.0.11\": \"alpha\"" out.json &&
+	test "$(grep -c "\"10.77.0.14\": \"" out.json)" = 0
+'
+test_expect_success 'without names the analysis speaks addresses' '
+	trainscope flows "$runs/a_normal_dp2_pp2/job.pcap" >out &&
+	grep "dp group 1: 10.77.0.11 10.77.0.12$" out &&
+	! grep "10\.77\.0\.1[1-4] (" out
+'
 test_done
