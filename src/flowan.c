@@ -526,8 +526,9 @@ server_key(const struct flowan *fa, const int *cl, int c)
 			buf_adds(&b, keys[i]);
 			buf_addc(&b, ',');
 		}
-		free(keys[i]);
 	}
+	for (i = 0; i < n; i++)
+		free(keys[i]);
 	free(keys);
 	return buf_detach(&b);
 }

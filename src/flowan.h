@@ -171,6 +171,13 @@ void flowan_print_json(const struct flowan *fa, FILE *out);
  */
 char **flowan_names_from_dir(const struct flow_set *set, const char *dir);
 void flowan_names_free(char **names, size_t n);
+/*
+ * Scan `len` bytes of text (lines of a log, or of a hosts file when
+ * hostsfile != 0) and fill names[] (set->nhosts entries, allocated
+ * strings) for hosts still unnamed.
+ */
+void flowan_names_scan_text(const struct flow_set *set, char **names,
+    const char *text, size_t len, int hostsfile);
 
 /* qsort comparator for char *. */
 int flowan_cmp_str(const void *a, const void *b);

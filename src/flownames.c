@@ -102,6 +102,24 @@ scan_line(const struct flow_set *set, char **names, const char *line,
 	set_name(set, names, ip, h, len);
 }
 
+void
+flowan_names_scan_text(const struct flow_set *set, char **names,
+    const char *text, size_t len, int hostsfile)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line = xstrndup(p, n < 1023 ? n : 1023);
+
+		line[strcspn(line, "\r")] = '\0';
+		scan_line(set, names, line, hostsfile);
+		free(line);
+		p += n + 1;
+	}
+}
+
 static void
 scan_file(const struct flow_set *set, char **names, const char *path,
     const char *base)
