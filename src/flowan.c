@@ -779,6 +779,7 @@ flowan_free(struct flowan *fa)
 		free(job->pairs);
 		free(job->iters);
 		free(job->hstat);
+		free(job->gcomm);
 		for (j = 0; j < job->nfindings; j++) {
 			struct flowan_finding *f = &job->findings[j];
 

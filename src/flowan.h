@@ -103,6 +103,7 @@ struct flowan_job {
 	size_t nfindings;
 	double period;		/* median iteration duration */
 	struct flowan_host *hstat;	/* one per job host, same order */
+	double *gcomm;		/* [iter * ndp + g]: group g's step-end burst, s */
 };
 
 struct flowan {

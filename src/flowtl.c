@@ -47,6 +47,7 @@ struct cluster {
 	double first_end, last_end, comm;
 	size_t ngroups;
 	unsigned char *seen;
+	double *gdur;		/* per group: burst duration, NAN if none */
 };
 
 static int
@@ -174,8 +175,12 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			c = &cl[n++];
 			memset(c, 0, sizeof *c);
 			c->seen = xcalloc(job->ndp, 1);
+			c->gdur = xcalloc(job->ndp, sizeof *c->gdur);
+			for (k = 0; k < job->ndp; k++)
+				c->gdur[k] = NAN;
 			c->first_end = b[i].end;
 		}
+		c->gdur[b[i].g] = b[i].end - b[i].start;
 		c->last_end = b[i].end;
 		if (b[i].end - b[i].start > c->comm)
 			c->comm = b[i].end - b[i].start;
@@ -185,8 +190,10 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 	for (i = k = 0; i < n; i++) {
 		if (cl[i].ngroups * 2 >= job->ndp)
 			cl[k++] = cl[i];
-		else
+		else {
 			free(cl[i].seen);
+			free(cl[i].gdur);
+		}
 	}
 	*ncl = k;
 	return cl;
@@ -200,7 +207,10 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 
 	job->niters = n > 1 ? n - 1 : 0;
 	job->iters = xcalloc(job->niters + 1, sizeof *job->iters);
+	job->gcomm = xcalloc(job->niters * job->ndp + 1, sizeof *job->gcomm);
 	for (i = 1; i < n; i++) {
+		memcpy(job->gcomm + (i - 1) * job->ndp, cl[i].gdur,
+		    job->ndp * sizeof *job->gcomm);
 		job->iters[i - 1].index = (int)i;
 		job->iters[i - 1].start = cl[i - 1].first_end;
 		job->iters[i - 1].end = cl[i].last_end;
@@ -502,6 +512,55 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 	}
 }
 
+/*
+ * Slow group: a DP group whose step-end burst lasts >= 2x the median of
+ * the other groups' bursts in the same step (and >= 5 % of the baseline
+ * iteration longer), in >= 3 consecutive steps.
+ */
+static void
+slow_groups(const struct flowan *fa, struct flowan_job *job)
+{
+	double mad, base = baseline(job, &mad);
+	double *v = xcalloc(job->ndp + 1, sizeof *v);
+	double *ex = xcalloc(job->niters + 1, sizeof *ex);
+	size_t g, k, o, n, nex;
+
+	(void)fa;
+	for (g = 0; g < job->ndp && job->ndp >= 2; g++) {
+		struct flowan_finding *f = NULL;
+
+		for (k = nex = 0; k < job->niters; k++) {
+			double own = job->gcomm[k * job->ndp + g], pm;
+
+			for (o = n = 0; o < job->ndp; o++)
+				if (o != g && isfinite(job->gcomm[k * job->ndp + o]))
+					v[n++] = job->gcomm[k * job->ndp + o];
+			if (n == 0 || !isfinite(own) || !(own >=
+			    2 * (pm = stats_median(v, n)) &&
+			    own - pm >= 0.05 * base))
+				continue;
+			if (f == NULL)
+				f = add_finding(job, FLOWAN_SLOW_GROUP,
+				    xasprintf("dp group %zu", g + 1), 0);
+			add_iter(f, job->iters[k].index);
+			ex[nex++] = own / pm;
+		}
+		if (f != NULL && longest_run(f) < 3) {
+			job->nfindings--;
+			free(f->subject);
+			free(f->iters);
+		} else if (f != NULL) {
+			f->magnitude = stats_median(ex, nex);
+			add_reason(f, xasprintf("its step-end collective lasts "
+			    "%.1fx as long as the other groups' (median over "
+			    "%zu iterations, steadily from iteration %d)",
+			    f->magnitude, f->niters, f->from));
+		}
+	}
+	free(v);
+	free(ex);
+}
+
 /* Slow link: a pair's throughput far below its same-type peers'. */
 static void
 slow_links(const struct flowan *fa, struct flowan_job *job)
@@ -581,8 +640,10 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	cl = boundaries(job, b, nb, i ? stats_median(per, i) : INFINITY,
 	    &ncl);
 	make_iterations(job, cl, ncl);
-	for (i = 0; i < ncl; i++)
+	for (i = 0; i < ncl; i++) {
 		free(cl[i].seen);
+		free(cl[i].gdur);
+	}
 	free(cl);
 	free(b);
 	free(per);
@@ -593,6 +654,7 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	host_stats(fa, job, comp, comm);
 	slow_iterations(fa, job);
 	stragglers(fa, job, comp);
+	slow_groups(fa, job);
 	slow_links(fa, job);
 	congestion(fa, job);
 	free(comp);
