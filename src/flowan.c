@@ -863,7 +863,7 @@ const char *
 flowan_kind_name(enum flowan_kind k)
 {
 	static const char *names[] = { "straggler", "slow-link", "slow-group",
-	    "slow-iteration", "congestion" };
+	    "slow-iteration", "congestion", "stall" };
 
 	return names[k];
 }

@@ -27,7 +27,8 @@ enum flowan_kind {
 	FLOWAN_SLOW_LINK,
 	FLOWAN_SLOW_GROUP,
 	FLOWAN_SLOW_ITERATION,
-	FLOWAN_CONGESTION
+	FLOWAN_CONGESTION,
+	FLOWAN_STALL		/* step-ending collectives stop, traffic goes on */
 };
 
 struct flowan_params {

@@ -608,6 +608,50 @@ congestion(const struct flowan *fa, struct flowan_job *job)
 	}
 }
 
+/*
+ * Stall: the job's hosts still exchange messages long after the last
+ * step-ending collective (> 10 periods and > 2 s): a hang, or a failure
+ * the ranks are timing out on.
+ */
+static void
+stall(const struct flowan *fa, struct flowan_job *job)
+{
+	const struct flow_set *s = fa->set;
+	const struct flowan_iter *last;
+	struct flowan_finding *f;
+	double end = -INFINITY, quiet;
+	uint64_t bytes = 0;
+	size_t i, k;
+
+	if (job->niters == 0)
+		return;
+	last = &job->iters[job->niters - 1];
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		for (k = 0; p->all != NULL && k < p->nall; k++) {
+			const struct flow_msg *m = &s->msgs[p->all[k]];
+
+			if (m->end > end)
+				end = m->end;
+			if (m->start > last->end)
+				bytes += m->bytes;
+		}
+	}
+	quiet = end - last->end;
+	if (!(quiet > 10 * job->period && quiet > 2))
+		return;
+	f = add_finding(job, FLOWAN_STALL, xstrdup("job"), quiet);
+	add_iter(f, last->index + 1);
+	f->from = last->index + 1;
+	add_reason(f, xasprintf("no step-ending collective after iteration %d "
+	    "(%.1f ms per iteration until then)", last->index,
+	    job->period * 1e3));
+	add_reason(f, xasprintf("the job's hosts go on for %.1f s with %.1f kB "
+	    "of messages: a hang or a failure they time out on", quiet,
+	    (double)bytes / 1e3));
+}
+
 static void
 host_stats(const struct flowan *fa, struct flowan_job *job,
     const double *comp, const double *comm)
@@ -657,6 +701,7 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	slow_groups(fa, job);
 	slow_links(fa, job);
 	congestion(fa, job);
+	stall(fa, job);
 	free(comp);
 	free(comm);
 }

@@ -44,6 +44,14 @@ test_expect_success 'the straggler is found from the iteration it began' '
 	from=$(field "$r" straggler_from) &&
 	test "$from" -ge 15 && test "$from" -le 17
 '
+test_expect_success 'the frozen run stalls at the iteration the fault hit' '
+	trainscope flows --format tsv "$runs/g_same_job/run2_failed/job.pcap" \
+	    >out &&
+	awk -F"\t" "\$1 == \"finding\" && \$3 == \"stall\" { print \$7 }" \
+	    out >stall && test "$(cat stall)" = 13 &&
+	trainscope flows --format tsv "$runs/g_same_job/run1_normal/job.pcap" \
+	    >out && ! grep "stall" out
+'
 test_expect_success 'a job directory finds its capture and skips flow CSVs' '
 	trainscope flows --format tsv "$runs/a_normal_dp2_pp2" >out &&
 	test "$(grep -c "^iteration" out)" = 40
