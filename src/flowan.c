@@ -20,9 +20,10 @@
  * Typing.  Each pair's significant messages (both directions) are split
  * into steps where the gap to the next message exceeds the step gap.  The
  * gap is found per pair by a two-cluster split of log(gap): the highest
- * valley where consecutive sorted gaps differ by >= 4x with >= 10 % of the
- * gaps above it (Otsu's criterion picked lower valleys when bursts have
- * sub-bursts and few steps were seen); this replaces the paper's rule,
+ * valley where consecutive sorted gaps differ by >= 4x with >= 3 gaps and
+ * >= 0.5 % of them above it (Otsu's criterion picked lower valleys when
+ * bursts have sub-bursts and few steps were seen; a burst may be thousands
+ * of packets, so the share above is small); this replaces the paper's rule,
  * because the paper's rule -- BOCD with "P(r_t = 0) >
  * 0.95" -- cannot fire: in the textbook recursion with a constant hazard
  * the filtered P(r_t = 0 | x_1..t) equals the hazard.  flowan_bocd() keeps
@@ -50,6 +51,7 @@
 #define SIG_SHARE	0.02
 #define SIG_MIN		1024
 #define SIZE_TOL	0.01
+#define CONC_SLACK	0.0005
 
 static const uint16_t control_ports[] = {
 	22, 53, 123, 2379, 2380, 29500,		/* control */
@@ -299,7 +301,7 @@ double
 flowan_gap_threshold(const double *gaps, size_t n)
 {
 	double *v, thr = 0;
-	size_t i, k, minhi = n / 10 > 2 ? n / 10 : 2;
+	size_t i, k, minhi = n / 200 > 3 ? n / 200 : 3;
 
 	if (n < 3)
 		return 0;
@@ -419,6 +421,42 @@ modal_share(const struct flow_set *s, const struct plist *p)
 	return p->n ? (double)best / (double)p->n : 0;
 }
 
+/*
+ * The share of a pair's messages that overlap (within CONC_SLACK) a
+ * message going the other way.  Collectives exchange both ways at once;
+ * pipeline activations and gradients take turns.
+ */
+static double
+both_ways(const struct flow_set *s, const struct plist *p)
+{
+	double last[2] = { -INFINITY, -INFINITY }, *next;
+	size_t i, hit = 0;
+
+	if (p->n == 0)
+		return 0;
+	next = xcalloc(2 * p->n + 2, sizeof *next);
+	next[2 * p->n] = next[2 * p->n + 1] = INFINITY;
+	for (i = p->n; i-- > 0;) {	/* next start per direction after i */
+		const struct flow_msg *m = &s->msgs[p->m[i]];
+		int d = m->src == p->a;
+
+		next[2 * i + d] = m->start;
+		next[2 * i + !d] = next[2 * (i + 1) + !d];
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *m = &s->msgs[p->m[i]];
+		int d = m->src == p->a;
+
+		if (last[!d] >= m->start - CONC_SLACK ||
+		    next[2 * (i + 1) + !d] <= m->end + CONC_SLACK)
+			hit++;
+		if (m->end > last[d])
+			last[d] = m->end;
+	}
+	free(next);
+	return (double)hit / (double)p->n;
+}
+
 /* Type one pair from the sizes and counts of its steps. */
 static void
 type_pair(const struct flow_set *s, const struct plist *p,
@@ -449,8 +487,9 @@ type_pair(const struct flow_set *s, const struct plist *p,
 	fp->mode_sizes = int_mode(nk, ns);
 	fp->per_dir = stats_median(pd, ns);
 	fp->modal = modal_share(s, p);
+	fp->both = both_ways(s, p);
 	fp->raw_type = fp->mode_sizes == 1 && fp->per_dir >= 2 &&
-	    fp->modal >= 0.8 ? FLOWAN_PP : FLOWAN_DP;
+	    fp->modal >= 0.8 && fp->both < 0.5 ? FLOWAN_PP : FLOWAN_DP;
 	fp->type = fp->raw_type;
 	tp = pd;
 	for (i = 0; i < p->n; i++) {

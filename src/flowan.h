@@ -51,6 +51,7 @@ struct flowan_pair {
 	int mode_sizes;		/* Mode(N_k): distinct sizes per step */
 	double per_dir;		/* median significant messages per direction per step */
 	double modal;		/* share of messages within 1 % of the modal size */
+	double both;		/* share of messages overlapping the other way */
 	double thr;		/* median throughput of its large messages, bytes/s */
 	uint32_t ce, cnp;
 	size_t *msgs;		/* its significant messages (indices), by start */
@@ -131,7 +132,7 @@ void flowan_free(struct flowan *fa);
 /*
  * The step gap of a series of gaps (seconds): a two-cluster split of
  * log(gap) at the highest valley where consecutive sorted gaps differ by
- * >= 4x with at least 10 % of the gaps (and >= 2) above it.  Returns the
+ * >= 4x with at least 3 gaps, and 0.5 % of them, above it.  Returns the
  * geometric middle of that valley, or 0 when there is none.
  */
 double flowan_gap_threshold(const double *gaps, size_t n);

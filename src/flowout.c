@@ -88,9 +88,11 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 
-		fprintf(out, "  pair %s %s: %s, %.2f MB, %zu steps, N=%d modal=%.2f\n",
+		fprintf(out, "  pair %s %s: %s, %.2f MB, %zu steps, "
+		    "sizes/step %d, modal size %.0f%%, both ways %.0f%%\n",
 		    tname(fa, p->a), tname(fa, p->b), flowan_type_name(p->type),
-		    (double)p->bytes / 1e6, p->nsteps, p->mode_sizes, p->modal);
+		    (double)p->bytes / 1e6, p->nsteps, p->mode_sizes,
+		    p->modal * 100, p->both * 100);
 	}
 	if (job->niters > 0) {
 		iter_stats(job, &mean, &med, &lo, &hi, &comm);
