@@ -12,30 +12,37 @@
  * host whose candidate neighbours include >= 2 hosts that talk to nobody
  * else is a storage server, and those spokes are dropped; so are the
  * one-way pairs (>= 95 % of the bytes one way) of a hub that has more
- * neighbours than any of them and whose pairs are mostly one-way.  Union-find over
- * the remaining pairs gives clusters; clusters whose sets of servers
- * (node name when known, else address) are equal are merged.  A job id is
- * the FNV-1a hash of its sorted host addresses.
+ * neighbours than any of them and whose pairs are mostly one-way.
+ * Union-find over the remaining pairs gives clusters; clusters whose sets
+ * of servers (node name when known, else address) are equal are merged.
+ * A job id is the FNV-1a hash of its sorted host addresses.
  *
  * Typing.  Each pair's significant messages (both directions) are split
- * into steps where the gap to the next message exceeds the step gap.  The
- * gap is found per pair by a two-cluster split of log(gap): the highest
- * valley where consecutive sorted gaps differ by >= 4x with >= 3 gaps and
- * >= 0.5 % of them above it (Otsu's criterion picked lower valleys when
- * bursts have sub-bursts and few steps were seen; a burst may be thousands
- * of packets, so the share above is small); this replaces the paper's rule,
- * because the paper's rule -- BOCD with "P(r_t = 0) >
- * 0.95" -- cannot fire: in the textbook recursion with a constant hazard
- * the filtered P(r_t = 0 | x_1..t) equals the hazard.  flowan_bocd() keeps
- * a lagged BOCD (P that a run started at t given data up to t + lag) as a
- * cross-check in the tests.  Per step, N_k is the number of distinct sizes
- * (1 % relative tolerance) that each carry >= 10 % of the step's
- * messages.  The paper types a pair PP when Mode(N_k) == 1; but a two-host
- * all-reduce also sends one size each way per step, or two equal halves,
- * so a pair is PP only when, in addition, the median step carries >= 2
- * messages per direction (one per micro-batch) and >= 80 % of all its
- * messages share one size (activations and their gradients); collectives
- * are cut into varying pieces from step to step.  DP pairs then form components; a PP
+ * into steps where the gap to the next message exceeds the step gap.
+ *
+ * The paper finds step boundaries with BOCD and "P(r_t = 0) > 0.95"; as
+ * printed that cannot fire: in the textbook recursion with a constant
+ * hazard the filtered P(r_t = 0 | x_1..t) equals the hazard whatever the
+ * data.  The step gap here is a two-cluster split of log(gap) instead: the
+ * highest valley where consecutive sorted gaps differ by >= 4x with >= 3
+ * gaps, and >= 0.5 % of them, above it.  (Otsu's criterion picked lower
+ * valleys when bursts have sub-bursts and few steps were seen; a burst may
+ * be thousands of packets, so the share above is small.)  flowan_bocd()
+ * is the prior-predictive BOCD variant, which does fire; the tests use it
+ * to cross-check the split on synthetic gaps.
+ *
+ * Per step, N_k is the number of distinct sizes (1 % relative tolerance)
+ * that each carry >= 10 % of the step's messages.  The paper types a pair
+ * PP when Mode(N_k) == 1; but a two-host all-reduce also sends one size
+ * each way per step, or two equal halves, so a pair is PP only when, in
+ * addition, the median step carries >= 2 messages per direction (one per
+ * micro-batch), >= 80 % of all its messages share one size (activations
+ * and their gradients; collectives are cut into varying pieces from step
+ * to step) and fewer than half of its messages overlap, within 0.5 ms, one
+ * going the other way (collectives exchange both ways at once; activations
+ * and gradients take turns).  The last test alone separates the recorded
+ * and simulated runs; the size tests keep the paper's signal for
+ * collectors that see whole flows.  DP pairs then form components; a PP
  * pair inside one is flipped to DP (never the other way).
  */
 #include "config.h"
