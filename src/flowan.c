@@ -24,10 +24,11 @@
  * printed that cannot fire: in the textbook recursion with a constant
  * hazard the filtered P(r_t = 0 | x_1..t) equals the hazard whatever the
  * data.  The step gap here is a two-cluster split of log(gap) instead: the
- * highest valley where consecutive sorted gaps differ by >= 4x with >= 3
- * gaps, and >= 0.5 % of them, above it.  (Otsu's criterion picked lower
- * valleys when bursts have sub-bursts and few steps were seen; a burst may
- * be thousands of packets, so the share above is small.)  flowan_bocd()
+ * widest valley between consecutive sorted gaps (>= 4x; gaps under 0.1 ms
+ * count as 0.1 ms) with >= 3 gaps above it.  Otsu's criterion picked lower
+ * valleys when bursts have sub-bursts and few steps were seen; the highest
+ * valley is fooled by a few checkpoint pauses; a minimum share of gaps
+ * above fails when a burst is thousands of packets.  flowan_bocd()
  * is the prior-predictive BOCD variant, which does fire; the tests use it
  * to cross-check the split on synthetic gaps.
  *
@@ -38,11 +39,14 @@
  * addition, the median step carries >= 2 messages per direction (one per
  * micro-batch), >= 80 % of all its messages share one size (activations
  * and their gradients; collectives are cut into varying pieces from step
- * to step) and fewer than half of its messages overlap, within 0.5 ms, one
- * going the other way (collectives exchange both ways at once; activations
- * and gradients take turns).  The last test alone separates the recorded
- * and simulated runs; the size tests keep the paper's signal for
- * collectors that see whole flows.  DP pairs then form components; a PP
+ * to step), both directions carry >= 20 % of the bytes (a ring
+ * collective of three or more hosts sends one way per pair; activations
+ * go one way and as many gradients come back), and fewer than half of its
+ * messages overlap, within 0.5 ms, one going the other way (a two-host
+ * collective exchanges both ways at once; activations and gradients take
+ * turns).  The direction tests separate the recorded and simulated runs,
+ * whose messages may all have one size; the size tests keep the paper's
+ * signal for collectors that see whole flows.  DP pairs then form components; a PP
  * pair inside one is flipped to DP (never the other way).
  */
 #include "config.h"
@@ -59,6 +63,7 @@
 #define SIG_MIN		1024
 #define SIZE_TOL	0.01
 #define CONC_SLACK	0.0005
+#define GAP_FLOOR	1e-4	/* shorter gaps are back-to-back */
 
 static const uint16_t control_ports[] = {
 	22, 53, 123, 2379, 2380, 29500,		/* control */
@@ -134,38 +139,79 @@ is_control(const struct flow_msg *m)
 	return 0;
 }
 
+/*
+ * An open-addressing map from a host pair to 1 + its index in the pair
+ * list (0: empty), doubled when half full.
+ */
+struct pairmap {
+	uint64_t *key;
+	size_t *val;
+	size_t cap, n;
+};
+
+static size_t *
+pairmap_slot(struct pairmap *pm, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (pm->cap - 1);
+
+	while (pm->val[i] != 0 && pm->key[i] != key)
+		i = (i + 1) & (pm->cap - 1);
+	pm->key[i] = key;
+	return &pm->val[i];
+}
+
+static void
+pairmap_grow(struct pairmap *pm)
+{
+	struct pairmap old = *pm;
+	size_t i;
+
+	pm->cap = old.cap ? old.cap * 2 : 64;
+	pm->key = xcalloc(pm->cap, sizeof *pm->key);
+	pm->val = xcalloc(pm->cap, sizeof *pm->val);
+	for (i = 0; i < old.cap; i++)
+		if (old.val[i] != 0)
+			*pairmap_slot(pm, old.key[i]) = old.val[i];
+	free(old.key);
+	free(old.val);
+}
+
 /* Group messages by unordered host pair; control messages are counted. */
 static struct plist *
 group_pairs(struct flowan *fa, size_t *np)
 {
 	const struct flow_set *s = fa->set;
 	struct plist *pl = NULL;
-	size_t npl = 0, cap = 0, i, j, nh = s->nhosts, *slot;
+	struct pairmap pm = { NULL, NULL, 0, 0 };
+	size_t npl = 0, cap = 0, i, j, *slot;
 
-	slot = xcalloc(nh > 0 ? nh * nh : 1, sizeof *slot);
 	for (i = 0; i < s->nmsgs; i++) {
 		const struct flow_msg *m = &s->msgs[i];
 		uint32_t a = m->src < m->dst ? m->src : m->dst;
 		uint32_t b = m->src < m->dst ? m->dst : m->src;
 
-		if (a == b || a >= nh || b >= nh)
+		if (a == b || b >= s->nhosts)
 			continue;
 		if (is_control(m)) {
 			fa->control_bytes += m->bytes;
 			continue;
 		}
-		if ((j = slot[(size_t)a * nh + b]) == 0) {
+		if (2 * (npl + 1) > pm.cap)
+			pairmap_grow(&pm);
+		slot = pairmap_slot(&pm, (uint64_t)a << 32 | b);
+		if ((j = *slot) == 0) {
 			pl = xgrow(pl, &cap, npl + 1, sizeof *pl);
 			memset(&pl[npl], 0, sizeof pl[npl]);
 			pl[npl].a = a;
 			pl[npl].b = b;
-			j = slot[(size_t)a * nh + b] = ++npl;
+			j = *slot = ++npl;
 		}
 		pl[j - 1].m = xgrow(pl[j - 1].m, &pl[j - 1].cap,
 		    pl[j - 1].n + 1, sizeof *pl[j - 1].m);
 		pl[j - 1].m[pl[j - 1].n++] = i;
 	}
-	free(slot);
+	free(pm.key);
+	free(pm.val);
 	*np = npl;
 	return pl;
 }
@@ -307,19 +353,19 @@ select_training(const struct flowan *fa, const struct flowan_params *prm,
 double
 flowan_gap_threshold(const double *gaps, size_t n)
 {
-	double *v, thr = 0;
-	size_t i, k, minhi = n / 200 > 3 ? n / 200 : 3;
+	double *v, thr = 0, best = log(4.0);
+	size_t i, k;
 
-	if (n < 3)
+	if (n < 4)
 		return 0;
 	v = xcalloc(n, sizeof *v);
 	for (i = 0; i < n; i++)
-		v[i] = log(gaps[i] > 1e-6 ? gaps[i] : 1e-6);
+		v[i] = log(gaps[i] > GAP_FLOOR ? gaps[i] : GAP_FLOOR);
 	qsort(v, n, sizeof *v, stats_cmp_double);
-	for (k = n - minhi; k > 0; k--) {
-		if (v[k] - v[k - 1] >= log(4.0)) {
+	for (k = n - 3; k > 0; k--) {
+		if (v[k] - v[k - 1] >= best + 1e-9) {
+			best = v[k] - v[k - 1];
 			thr = exp((v[k] + v[k - 1]) / 2);
-			break;
 		}
 	}
 	free(v);
@@ -379,9 +425,8 @@ flowan_series_gap(const struct flow_set *s, const size_t *m, size_t n,
 	g = xcalloc(n, sizeof *g);
 	end = s->msgs[m[0]].end;
 	for (i = 1, k = 0; i < n; i++) {
-		/* overlapping messages are inside a step: no gap to learn */
-		if (s->msgs[m[i]].start > end)
-			g[k++] = s->msgs[m[i]].start - end;
+		/* overlapping messages count as back-to-back */
+		g[k++] = s->msgs[m[i]].start - end;
 		if (s->msgs[m[i]].end > end)
 			end = s->msgs[m[i]].end;
 	}
@@ -464,6 +509,15 @@ both_ways(const struct flow_set *s, const struct plist *p)
 	return (double)hit / (double)p->n;
 }
 
+/* Both directions carry >= 20 % of the bytes (activations, gradients). */
+static int
+balanced(const struct flowan_pair *fp)
+{
+	double ab = (double)fp->sig_ab, all = (double)fp->sig_bytes;
+
+	return ab >= 0.2 * all && ab <= 0.8 * all;
+}
+
 /* Type one pair from the sizes and counts of its steps. */
 static void
 type_pair(const struct flow_set *s, const struct plist *p,
@@ -496,7 +550,8 @@ type_pair(const struct flow_set *s, const struct plist *p,
 	fp->modal = modal_share(s, p);
 	fp->both = both_ways(s, p);
 	fp->raw_type = fp->mode_sizes == 1 && fp->per_dir >= 2 &&
-	    fp->modal >= 0.8 && fp->both < 0.5 ? FLOWAN_PP : FLOWAN_DP;
+	    fp->modal >= 0.8 && fp->both < 0.5 && balanced(fp) ?
+	    FLOWAN_PP : FLOWAN_DP;
 	fp->type = fp->raw_type;
 	tp = pd;
 	for (i = 0; i < p->n; i++) {

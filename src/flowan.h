@@ -131,9 +131,10 @@ void flowan_free(struct flowan *fa);
 
 /*
  * The step gap of a series of gaps (seconds): a two-cluster split of
- * log(gap) at the highest valley where consecutive sorted gaps differ by
- * >= 4x with at least 3 gaps, and 0.5 % of them, above it.  Returns the
- * geometric middle of that valley, or 0 when there is none.
+ * log(gap) at the widest valley between consecutive sorted gaps, at least
+ * 4x wide and with at least 3 gaps above it (gaps under 0.1 ms count as
+ * 0.1 ms).  Returns the geometric middle of the valley, or 0 when there is
+ * none.
  */
 double flowan_gap_threshold(const double *gaps, size_t n);
 

@@ -61,23 +61,6 @@ in_group(const struct flowan_group *g, uint32_t h)
 	return 0;
 }
 
-/* Whether message x is one of its pair's significant messages. */
-static int
-is_significant(const struct flowan_job *job, const struct flow_msg *x)
-{
-	size_t i;
-
-	for (i = 0; i < job->npairs; i++) {
-		const struct flowan_pair *p = &job->pairs[i];
-
-		if ((p->a == x->src && p->b == x->dst) ||
-		    (p->b == x->src && p->a == x->dst))
-			return p->msgs != NULL &&
-			    (x->payload ? x->payload : x->bytes) >= p->sig_min;
-	}
-	return 0;
-}
-
 static int
 cmp_size(const void *a, const void *b)
 {
@@ -327,14 +310,19 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 			if (p->all == NULL || (p->a != h && p->b != h))
 				continue;
 			for (k = 0; k < p->nall; k++) {
+				const struct flow_msg *x = &s->msgs[p->all[k]];
+				uint64_t sz = x->payload ? x->payload : x->bytes;
+
 				m = xgrow(m, &cap, n + 1, sizeof *m);
-				m[n++] = p->all[k];
+				/* low bit: significant */
+				m[n++] = p->all[k] << 1 | (p->msgs != NULL &&
+				    sz >= p->sig_min);
 			}
 		}
 		qsort(m, n, sizeof *m, cmp_size);
 		for (i = 0, k = 0; i < n; i++) {
-			const struct flow_msg *x = &s->msgs[m[i]];
-			int sig = is_significant(job, x);
+			const struct flow_msg *x = &s->msgs[m[i] >> 1];
+			int sig = (int)(m[i] & 1);
 
 			while (k < job->niters && x->start >= job->iters[k].end)
 				k++;
