@@ -25,6 +25,10 @@ const struct cmd cmd_table[] = {
 	{ "cache", "[info|path]", 0, 1,
 	  "show where the cache is and what it holds",
 	  cmd_cache_info, "" },
+	{ "flows", "[--format text|tsv|json] [--idle-timeout S] [--gap S] "
+	  "CAPTURE|JOBDIR...", 1, -1,
+	  "find training jobs, parallel groups, iterations and slow parts in captures",
+	  cmd_flows, "format= idle-timeout= gap=" },
 	{ "help", "[COMMAND|TOPIC]", 0, 1,
 	  "show help for a command or topic",
 	  cmd_help, "" },

@@ -21,5 +21,7 @@ cmd_fn cmd_index;
 cmd_fn cmd_templates;
 /* parse.c */
 cmd_fn cmd_parse;
+/* flowcmd.c */
+cmd_fn cmd_flows;
 
 #endif

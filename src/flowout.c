@@ -1,0 +1,327 @@
+/*
+ * flowout.c -- printers of the flow analysis view model (struct flowan):
+ * a readable summary, tab-separated rows (the first column says what
+ * the row is: dp/pp JOB HOSTS, pair JOB A B TYPE BYTES, iteration JOB
+ * INDEX START END DURATION, finding JOB KIND SUBJECT MAGNITUDE
+ * NITERS FROM) and a JSON document.  They only read the model.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flowan.h"
+#include "json.h"
+#include "stats.h"
+#include "util.h"
+
+/* The address of host h; in text, followed by its node name if known. */
+static const char *
+hname(const struct flowan *fa, uint32_t h)
+{
+	return flowan_host_name(fa, h);
+}
+
+static const char *
+tname(const struct flowan *fa, uint32_t h)
+{
+	static char buf[4][320];
+	static int slot;
+	char *b = buf[slot++ % 4];
+
+	if (fa->names == NULL || fa->names[h] == NULL)
+		return flowan_host_name(fa, h);
+	snprintf(b, sizeof buf[0], "%s (%s)", flowan_host_name(fa, h),
+	    fa->names[h]);
+	return b;
+}
+
+static void
+text_group(const struct flowan *fa, const struct flowan_group *g,
+    const char *sep, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		fprintf(out, "%s%s", i ? sep : "", tname(fa, g->hosts[i]));
+}
+
+static void
+iter_stats(const struct flowan_job *job, double *mean, double *med,
+    double *lo, double *hi, double *comm)
+{
+	double *d = xcalloc(job->niters + 1, sizeof *d);
+	double *c = xcalloc(job->niters + 1, sizeof *c);
+	size_t i;
+
+	for (i = 0; i < job->niters; i++) {
+		d[i] = job->iters[i].end - job->iters[i].start;
+		c[i] = job->iters[i].comm;
+	}
+	*mean = stats_mean(d, job->niters);
+	*med = stats_median(d, job->niters);
+	*lo = stats_quantile(d, job->niters, 0);
+	*hi = stats_quantile(d, job->niters, 1);
+	*comm = stats_median(c, job->niters);
+	free(d);
+	free(c);
+}
+
+static void
+text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
+{
+	double mean, med, lo, hi, comm;
+	size_t i, k;
+
+	fprintf(out, "job %s: %zu hosts\n", job->id, job->nhosts);
+	for (i = 0; i < job->ndp; i++) {
+		fprintf(out, "  dp group %zu: ", i + 1);
+		text_group(fa, &job->dp[i], " ", out);
+		fputc('\n', out);
+	}
+	for (i = 0; i < job->npp; i++) {
+		fprintf(out, "  pipeline %zu: ", i + 1);
+		text_group(fa, &job->pp[i], " -> ", out);
+		fputc('\n', out);
+	}
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		fprintf(out, "  pair %s %s: %s, %.2f MB, %zu steps, "
+		    "sizes/step %d, modal size %.0f%%, both ways %.0f%%\n",
+		    tname(fa, p->a), tname(fa, p->b), flowan_type_name(p->type),
+		    (double)p->bytes / 1e6, p->nsteps, p->mode_sizes,
+		    p->modal * 100, p->both * 100);
+	}
+	if (job->niters > 0) {
+		iter_stats(job, &mean, &med, &lo, &hi, &comm);
+		fprintf(out, "  iterations: %zu, mean %.1f ms, median %.1f ms, "
+		    "min %.1f, max %.1f, step-end communication %.1f ms\n",
+		    job->niters, mean * 1e3, med * 1e3, lo * 1e3, hi * 1e3,
+		    comm * 1e3);
+	} else
+		fprintf(out, "  iterations: none found\n");
+	for (i = 0; i < job->nhosts; i++)
+		fprintf(out, "  host %s: compute %.1f ms, communication %.1f ms "
+		    "per iteration (median)\n", tname(fa, job->hstat[i].host),
+		    job->hstat[i].compute * 1e3, job->hstat[i].comm * 1e3);
+	for (i = 0; i < job->nfindings; i++) {
+		const struct flowan_finding *f = &job->findings[i];
+
+		fprintf(out, "  finding: %s %s", flowan_kind_name(f->kind),
+		    f->subject);
+		if (f->niters > 0)
+			fprintf(out, " (iterations %d..%d, %zu in all)",
+			    f->iters[0], f->iters[f->niters - 1], f->niters);
+		fputc('\n', out);
+		for (k = 0; k < f->nreasons; k++)
+			fprintf(out, "    - %s\n", f->reasons[k]);
+	}
+}
+
+void
+flowan_print_text(const struct flowan *fa, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "%zu hosts, %zu messages, %zu job%s; %.2f MB of control "
+	    "and storage traffic set aside\n", fa->set->nhosts,
+	    fa->set->nmsgs, fa->njobs, fa->njobs == 1 ? "" : "s",
+	    (double)fa->control_bytes / 1e6);
+	for (i = 0; i < fa->njobs; i++)
+		text_job(fa, &fa->jobs[i], out);
+}
+
+static void
+tsv_group(const struct flowan *fa, const struct flowan_group *g, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		fprintf(out, "%s%s", i ? " " : "", hname(fa, g->hosts[i]));
+	fputc('\n', out);
+}
+
+void
+flowan_print_tsv(const struct flowan *fa, FILE *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < fa->njobs; i++) {
+		const struct flowan_job *job = &fa->jobs[i];
+
+		for (j = 0; j < job->ndp; j++) {
+			fprintf(out, "dp\t%s\t", job->id);
+			tsv_group(fa, &job->dp[j], out);
+		}
+		for (j = 0; j < job->npp; j++) {
+			fprintf(out, "pp\t%s\t", job->id);
+			tsv_group(fa, &job->pp[j], out);
+		}
+		for (j = 0; j < job->npairs; j++)
+			fprintf(out, "pair\t%s\t%s\t%s\t%s\t%llu\n", job->id,
+			    hname(fa, job->pairs[j].a),
+			    hname(fa, job->pairs[j].b),
+			    flowan_type_name(job->pairs[j].type),
+			    (unsigned long long)job->pairs[j].bytes);
+		for (j = 0; j < job->niters; j++)
+			fprintf(out, "iteration\t%s\t%d\t%.6f\t%.6f\t%.6f\n",
+			    job->id, job->iters[j].index, job->iters[j].start,
+			    job->iters[j].end,
+			    job->iters[j].end - job->iters[j].start);
+		for (j = 0; j < job->nfindings; j++)
+			fprintf(out, "finding\t%s\t%s\t%s\t%g\t%zu\t%d\n",
+			    job->id, flowan_kind_name(job->findings[j].kind),
+			    job->findings[j].subject,
+			    job->findings[j].magnitude,
+			    job->findings[j].niters, job->findings[j].from);
+	}
+}
+
+static void
+json_group(struct json *j, const struct flowan *fa,
+    const struct flowan_group *g)
+{
+	size_t i;
+
+	json_arr_begin(j);
+	for (i = 0; i < g->n; i++)
+		json_str(j, hname(fa, g->hosts[i]));
+	json_arr_end(j);
+}
+
+static void
+json_pairs(struct json *j, const struct flowan *fa,
+    const struct flowan_job *job)
+{
+	size_t i;
+
+	json_key(j, "pairs");
+	json_arr_begin(j);
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		json_obj_begin(j);
+		json_key(j, "a"); json_str(j, hname(fa, p->a));
+		json_key(j, "b"); json_str(j, hname(fa, p->b));
+		json_key(j, "type"); json_str(j, flowan_type_name(p->type));
+		json_key(j, "raw_type");
+		json_str(j, flowan_type_name(p->raw_type));
+		json_key(j, "bytes"); json_int(j, (int64_t)p->bytes);
+		json_key(j, "messages"); json_int(j, (int64_t)p->nsig);
+		json_key(j, "steps"); json_int(j, (int64_t)p->nsteps);
+		json_key(j, "throughput"); json_num(j, p->thr);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
+json_iters(struct json *j, const struct flowan_job *job)
+{
+	size_t i;
+
+	json_key(j, "iterations");
+	json_arr_begin(j);
+	for (i = 0; i < job->niters; i++) {
+		const struct flowan_iter *it = &job->iters[i];
+
+		json_obj_begin(j);
+		json_key(j, "index"); json_int(j, it->index);
+		json_key(j, "start"); json_numf(j, it->start, 6);
+		json_key(j, "end"); json_numf(j, it->end, 6);
+		json_key(j, "duration"); json_numf(j, it->end - it->start, 6);
+		json_key(j, "comm"); json_numf(j, it->comm, 6);
+		json_key(j, "compute");
+		json_numf(j, it->end - it->start - it->comm, 6);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
+json_findings(struct json *j, const struct flowan_job *job)
+{
+	size_t i, k;
+
+	json_key(j, "findings");
+	json_arr_begin(j);
+	for (i = 0; i < job->nfindings; i++) {
+		const struct flowan_finding *f = &job->findings[i];
+
+		json_obj_begin(j);
+		json_key(j, "kind"); json_str(j, flowan_kind_name(f->kind));
+		json_key(j, "subject"); json_str(j, f->subject);
+		json_key(j, "iterations");
+		json_arr_begin(j);
+		for (k = 0; k < f->niters; k++)
+			json_int(j, f->iters[k]);
+		json_arr_end(j);
+		json_key(j, "from"); json_int(j, f->from);
+		json_key(j, "magnitude"); json_num(j, f->magnitude);
+		json_key(j, "reasons");
+		json_arr_begin(j);
+		for (k = 0; k < f->nreasons; k++)
+			json_str(j, f->reasons[k]);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
+json_job(struct json *j, const struct flowan *fa, const struct flowan_job *job)
+{
+	size_t i;
+
+	json_obj_begin(j);
+	json_key(j, "id"); json_str(j, job->id);
+	json_key(j, "hosts");
+	json_group(j, fa, &(struct flowan_group){ job->hosts, job->nhosts });
+	json_key(j, "dp_groups");
+	json_arr_begin(j);
+	for (i = 0; i < job->ndp; i++)
+		json_group(j, fa, &job->dp[i]);
+	json_arr_end(j);
+	json_key(j, "pp_pipelines");
+	json_arr_begin(j);
+	for (i = 0; i < job->npp; i++)
+		json_group(j, fa, &job->pp[i]);
+	json_arr_end(j);
+	if (fa->names != NULL) {
+		json_key(j, "names");
+		json_obj_begin(j);
+		for (i = 0; i < job->nhosts; i++) {
+			if (fa->names[job->hosts[i]] == NULL)
+				continue;
+			json_key(j, hname(fa, job->hosts[i]));
+			json_str(j, fa->names[job->hosts[i]]);
+		}
+		json_obj_end(j);
+	}
+	json_pairs(j, fa, job);
+	json_iters(j, job);
+	json_findings(j, job);
+	json_obj_end(j);
+}
+
+void
+flowan_print_json(const struct flowan *fa, FILE *out)
+{
+	struct json j;
+	size_t i;
+
+	json_init(&j, out, 1);
+	json_obj_begin(&j);
+	json_key(&j, "hosts"); json_int(&j, (int64_t)fa->set->nhosts);
+	json_key(&j, "messages"); json_int(&j, (int64_t)fa->set->nmsgs);
+	json_key(&j, "control_bytes"); json_int(&j, (int64_t)fa->control_bytes);
+	json_key(&j, "jobs");
+	json_arr_begin(&j);
+	for (i = 0; i < fa->njobs; i++)
+		json_job(&j, fa, &fa->jobs[i]);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}

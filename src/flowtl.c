@@ -1,0 +1,695 @@
+/*
+ * flowtl.c -- iteration timeline, pipeline order and diagnosis of one job
+ * (after LLMPrism, phases 3 and 4).
+ *
+ * Timeline.  Each DP group's significant DP messages are split into bursts
+ * by the step gap (flowan_series_gap()).  Every training step ends with
+ * such a burst, so bursts of all groups are clustered by their end time
+ * (a cluster spans at most half the median burst period) and a cluster
+ * seen by at least half of the groups is a step boundary.  Iteration k
+ * runs from the first group's burst end at boundary k-1 to the last
+ * group's burst end at boundary k: the job's iteration starts when the
+ * earliest rank is free and ends when the last one is done.  The first
+ * boundary (often the initial parameter broadcast) only opens iteration 1.
+ *
+ * Pipelines.  After a boundary the first transfer on a PP pair carries
+ * activations from the earlier stage; before a boundary the last one
+ * carries gradients back to it.  Votes over all boundaries orient each PP
+ * edge, and a pipeline is its hosts in topological order.
+ *
+ * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
+ * in one of its own sends (time since its previous message of any size).
+ * DP peers run the same stage, so a host whose compute exceeds its peers'
+ * median by >= 50 % and by >= 20 % of the iteration baseline, in >= 3
+ * consecutive iterations, is a straggler; its peers wait for it.  Iterations are slow
+ * against the fastest half of the job's own history (median/MAD; robust z
+ * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
+ * their peers by ratio, since with <= 10 points plain 3-sigma cannot fire
+ * (Samuelson's bound); the paper's sigma is printed as a mean deviation,
+ * which is identically 0, so the scale used here is MAD * 1.4826.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flowan.h"
+#include "stats.h"
+#include "util.h"
+
+struct burst {
+	double start, end;
+	size_t g;
+};
+
+struct cluster {
+	double first_end, last_end, comm;
+	size_t ngroups;
+	unsigned char *seen;
+	double *gdur;		/* per group: burst duration, NAN if none */
+};
+
+static int
+in_group(const struct flowan_group *g, uint32_t h)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->hosts[i] == h)
+			return 1;
+	return 0;
+}
+
+static int
+cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_burst_end(const void *a, const void *b)
+{
+	const struct burst *x = a, *y = b;
+
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+/* All significant messages of pairs of `type` inside group g, by start. */
+static size_t *
+group_msgs(const struct flowan_job *job, const struct flowan_group *g,
+    enum flowan_type type, size_t *n)
+{
+	size_t *m = NULL, cap = 0, i, k;
+
+	*n = 0;
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != type || p->msgs == NULL ||
+		    !in_group(g, p->a) || !in_group(g, p->b))
+			continue;
+		for (k = 0; k < p->nsig; k++) {
+			m = xgrow(m, &cap, *n + 1, sizeof *m);
+			m[(*n)++] = p->msgs[k];
+		}
+	}
+	qsort(m, *n, sizeof *m, cmp_size);
+	return m;
+}
+
+/* Append group g's bursts to *b; return its short (10 %) burst period. */
+static double
+group_bursts(const struct flowan *fa, const struct flowan_job *job,
+    size_t g, const struct flowan_params *prm, struct burst **b,
+    size_t *nb, size_t *cap)
+{
+	const struct flow_set *s = fa->set;
+	size_t n, i, first = *nb;
+	size_t *m = group_msgs(job, &job->dp[g], FLOWAN_DP, &n);
+	double thr = flowan_series_gap(s, m, n, prm->gap), *d, per;
+
+	for (i = 0; i < n; i++) {
+		const struct flow_msg *x = &s->msgs[m[i]];
+
+		if (*nb > first && x->start - (*b)[*nb - 1].end <= thr) {
+			if (x->end > (*b)[*nb - 1].end)
+				(*b)[*nb - 1].end = x->end;
+			continue;
+		}
+		*b = xgrow(*b, cap, *nb + 1, sizeof **b);
+		(*b)[*nb].start = x->start;
+		(*b)[*nb].end = x->end;
+		(*b)[(*nb)++].g = g;
+	}
+	free(m);
+	if (*nb - first < 2)
+		return NAN;
+	d = xcalloc(*nb - first, sizeof *d);
+	for (i = first + 1; i < *nb; i++)
+		d[i - first - 1] = (*b)[i].end - (*b)[i - 1].end;
+	per = stats_quantile(d, *nb - first - 1, 0.1);
+	free(d);
+	return per;
+}
+
+/*
+ * Cluster bursts by end time into step boundaries seen by enough groups:
+ * a cluster holds at most one burst per group and spans at most half of
+ * `per`, a short burst period (so fast early steps are not merged even
+ * when most steps are slow).
+ */
+static struct cluster *
+boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
+    double per, size_t *ncl)
+{
+	struct cluster *cl = NULL;
+	size_t cap = 0, n = 0, i, k;
+
+	qsort(b, nb, sizeof *b, cmp_burst_end);
+	for (i = 0; i < nb; i++) {
+		struct cluster *c = n ? &cl[n - 1] : NULL;
+
+		if (c == NULL || c->seen[b[i].g] ||
+		    b[i].end - c->first_end > per / 2) {
+			cl = xgrow(cl, &cap, n + 1, sizeof *cl);
+			c = &cl[n++];
+			memset(c, 0, sizeof *c);
+			c->seen = xcalloc(job->ndp, 1);
+			c->gdur = xcalloc(job->ndp, sizeof *c->gdur);
+			for (k = 0; k < job->ndp; k++)
+				c->gdur[k] = NAN;
+			c->first_end = b[i].end;
+		}
+		c->gdur[b[i].g] = b[i].end - b[i].start;
+		c->last_end = b[i].end;
+		if (b[i].end - b[i].start > c->comm)
+			c->comm = b[i].end - b[i].start;
+		if (!c->seen[b[i].g]++)
+			c->ngroups++;
+	}
+	for (i = k = 0; i < n; i++) {
+		if (cl[i].ngroups * 2 >= job->ndp)
+			cl[k++] = cl[i];
+		else {
+			free(cl[i].seen);
+			free(cl[i].gdur);
+		}
+	}
+	*ncl = k;
+	return cl;
+}
+
+static void
+make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
+{
+	size_t i;
+	double *d;
+
+	job->niters = n > 1 ? n - 1 : 0;
+	job->iters = xcalloc(job->niters + 1, sizeof *job->iters);
+	job->gcomm = xcalloc(job->niters * job->ndp + 1, sizeof *job->gcomm);
+	for (i = 1; i < n; i++) {
+		memcpy(job->gcomm + (i - 1) * job->ndp, cl[i].gdur,
+		    job->ndp * sizeof *job->gcomm);
+		job->iters[i - 1].index = (int)i;
+		job->iters[i - 1].start = cl[i - 1].first_end;
+		job->iters[i - 1].end = cl[i].last_end;
+		job->iters[i - 1].comm = cl[i].comm;
+	}
+	d = xcalloc(job->niters + 1, sizeof *d);
+	for (i = 0; i < job->niters; i++)
+		d[i] = job->iters[i].end - job->iters[i].start;
+	job->period = stats_median(d, job->niters);
+	free(d);
+}
+
+/* Orient PP pair p: +1 when a is the earlier stage, -1 when b is. */
+static int
+pp_direction(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_pair *p)
+{
+	const struct flow_set *s = fa->set;
+	size_t i, k = 0;
+	int vote = 0;
+
+	if (p->nsig == 0)
+		return 0;
+	for (i = 0; i < job->niters; i++) {
+		double t = job->iters[i].start;
+
+		while (k < p->nsig && s->msgs[p->msgs[k]].start < t)
+			k++;
+		if (k > 0)	/* the last one before: a gradient, backward */
+			vote += s->msgs[p->msgs[k - 1]].dst == p->a ? 1 : -1;
+		if (k < p->nsig)	/* the first one after: forward */
+			vote += s->msgs[p->msgs[k]].src == p->a ? 1 : -1;
+	}
+	if (vote == 0)
+		vote = s->msgs[p->msgs[0]].src == p->a ? 1 : -1;
+	return vote > 0 ? 1 : -1;
+}
+
+/* Reorder each pipeline's hosts so that stage 0 comes first. */
+static void
+order_pipelines(const struct flowan *fa, struct flowan_job *job)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < job->npp; i++) {
+		struct flowan_group *g = &job->pp[i];
+		int *indeg = xcalloc(g->n, sizeof *indeg);
+		uint32_t *out = xcalloc(g->n, sizeof *out);
+		int **adj = xcalloc(g->n, sizeof *adj);
+		size_t nout = 0;
+
+		for (j = 0; j < g->n; j++)
+			adj[j] = xcalloc(g->n, sizeof **adj);
+		for (k = 0; k < job->npairs; k++) {
+			const struct flowan_pair *p = &job->pairs[k];
+			size_t ia = g->n, ib = g->n;
+
+			if (p->type != FLOWAN_PP)
+				continue;
+			for (j = 0; j < g->n; j++) {
+				if (g->hosts[j] == p->a) ia = j;
+				if (g->hosts[j] == p->b) ib = j;
+			}
+			if (ia == g->n || ib == g->n)
+				continue;
+			if (pp_direction(fa, job, p) < 0) {
+				j = ia; ia = ib; ib = j;
+			}
+			adj[ia][ib] = 1;
+			indeg[ib]++;
+		}
+		while (nout < g->n) {	/* Kahn; cycles broken by index */
+			for (j = 0; j < g->n && indeg[j] != 0; j++)
+				;
+			if (j == g->n)
+				for (j = 0; indeg[j] < 0; j++)
+					;
+			indeg[j] = -1;
+			out[nout++] = g->hosts[j];
+			for (k = 0; k < g->n; k++)
+				if (adj[j][k] && indeg[k] > 0)
+					indeg[k]--;
+		}
+		memcpy(g->hosts, out, g->n * sizeof *out);
+		for (j = 0; j < g->n; j++)
+			free(adj[j]);
+		free(adj);
+		free(indeg);
+		free(out);
+	}
+}
+
+/*
+ * comp[h * niters + k] and comm[...]: per host and iteration, the idle
+ * time that ends in one of its significant sends (since its previous
+ * message of any size: a receiver's small ready notice ends the idle time
+ * of a sender that was only waiting), and the time in significant messages.
+ */
+static void
+host_times(const struct flowan *fa, const struct flowan_job *job,
+    double *comp, double *comm)
+{
+	const struct flow_set *s = fa->set;
+	size_t hi, i, k, n;
+
+	for (hi = 0; hi < job->nhosts; hi++) {
+		uint32_t h = job->hosts[hi];
+		double last = -INFINITY;
+		size_t *m = NULL, cap = 0;
+
+		for (i = n = 0; i < job->npairs; i++) {
+			const struct flowan_pair *p = &job->pairs[i];
+
+			if (p->all == NULL || (p->a != h && p->b != h))
+				continue;
+			for (k = 0; k < p->nall; k++) {
+				const struct flow_msg *x = &s->msgs[p->all[k]];
+				uint64_t sz = x->payload ? x->payload : x->bytes;
+
+				m = xgrow(m, &cap, n + 1, sizeof *m);
+				/* low bit: significant */
+				m[n++] = p->all[k] << 1 | (p->msgs != NULL &&
+				    sz >= p->sig_min);
+			}
+		}
+		qsort(m, n, sizeof *m, cmp_size);
+		for (i = 0, k = 0; i < n; i++) {
+			const struct flow_msg *x = &s->msgs[m[i] >> 1];
+			int sig = (int)(m[i] & 1);
+
+			while (k < job->niters && x->start >= job->iters[k].end)
+				k++;
+			if (k == job->niters)
+				break;
+			if (sig && x->start >= job->iters[k].start) {
+				size_t at = hi * job->niters + k;
+
+				comm[at] += x->end - x->start;
+				if (x->src == h && last > -INFINITY &&
+				    x->start > last)
+					comp[at] += x->start - last;
+			}
+			if (x->end > last)
+				last = x->end;
+		}
+		free(m);
+	}
+}
+
+static struct flowan_finding *
+add_finding(struct flowan_job *job, enum flowan_kind kind, char *subject,
+    double magnitude)
+{
+	struct flowan_finding *f;
+
+	job->findings = xreallocarray(job->findings, job->nfindings + 1,
+	    sizeof *job->findings);
+	f = &job->findings[job->nfindings++];
+	memset(f, 0, sizeof *f);
+	f->kind = kind;
+	f->subject = subject;
+	f->magnitude = magnitude;
+	return f;
+}
+
+static void
+add_reason(struct flowan_finding *f, char *r)
+{
+	f->reasons = xreallocarray(f->reasons, f->nreasons + 1,
+	    sizeof *f->reasons);
+	f->reasons[f->nreasons++] = r;
+}
+
+/* The longest run of consecutive iterations in f; its start in f->from. */
+static size_t
+longest_run(struct flowan_finding *f)
+{
+	size_t i, run = 0, best = 0;
+
+	for (i = 0; i < f->niters; i++) {
+		run = i > 0 && f->iters[i] == f->iters[i - 1] + 1 ? run + 1 : 1;
+		if (run > best) {
+			best = run;
+			f->from = f->iters[i + 1 - run];
+		}
+	}
+	return best;
+}
+
+static void
+add_iter(struct flowan_finding *f, int index)
+{
+	f->iters = xreallocarray(f->iters, f->niters + 1, sizeof *f->iters);
+	f->iters[f->niters++] = index;
+}
+
+/* The median of the fastest half of the iterations: the healthy baseline. */
+static double
+baseline(const struct flowan_job *job, double *mad)
+{
+	size_t n = job->niters, i, h;
+	double *d = xcalloc(n + 1, sizeof *d), med;
+
+	for (i = 0; i < n; i++)
+		d[i] = job->iters[i].end - job->iters[i].start;
+	qsort(d, n, sizeof *d, stats_cmp_double);
+	h = n > 1 ? (n + 1) / 2 : n;
+	med = stats_median(d, h);
+	*mad = stats_mad(d, h);
+	free(d);
+	return med;
+}
+
+static void
+slow_iterations(const struct flowan *fa, struct flowan_job *job)
+{
+	double mad, base = baseline(job, &mad), worst = 0, scale;
+	struct flowan_finding *f = NULL;
+	size_t i;
+
+	(void)fa;
+	if (job->niters < 3 || !(base > 0))
+		return;
+	scale = mad > 0.02 * base ? mad : 0.02 * base;
+	for (i = 0; i < job->niters; i++) {
+		double d = job->iters[i].end - job->iters[i].start;
+
+		if ((d - base) / scale <= 3.5 || d < 1.5 * base)
+			continue;
+		if (f == NULL)
+			f = add_finding(job, FLOWAN_SLOW_ITERATION,
+			    xstrdup("job"), 0);
+		add_iter(f, job->iters[i].index);
+		if (d / base > worst)
+			worst = d / base;
+	}
+	if (f == NULL)
+		return;
+	f->magnitude = worst;
+	longest_run(f);
+	add_reason(f, xasprintf("%zu of %zu iterations take >= 1.5x the "
+	    "baseline of %.1f ms (median of the fastest half, robust z > 3.5)",
+	    f->niters, job->niters, base * 1e3));
+	add_reason(f, xasprintf("the slowest takes %.2fx the baseline", worst));
+}
+
+/* Straggler: a host whose compute exceeds its DP peers' in many steps. */
+static void
+stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
+{
+	double mad, base = baseline(job, &mad);
+	size_t g, j, k, i, ni = job->niters;
+
+	for (g = 0; g < job->ndp; g++) {
+		const struct flowan_group *grp = &job->dp[g];
+
+		for (j = 0; j < grp->n; j++) {
+			struct flowan_finding *f = NULL;
+			double *ex = xcalloc(ni + 1, sizeof *ex), *peer;
+			size_t hj = 0, nex = 0, np;
+
+			while (job->hosts[hj] != grp->hosts[j])
+				hj++;
+			peer = xcalloc(grp->n, sizeof *peer);
+			for (k = 0; k < ni; k++) {
+				double own = comp[hj * ni + k], pm;
+
+				for (i = np = 0; i < grp->n; i++) {
+					size_t hi = 0;
+
+					if (i == j)
+						continue;
+					while (job->hosts[hi] != grp->hosts[i])
+						hi++;
+					peer[np++] = comp[hi * ni + k];
+				}
+				pm = stats_median(peer, np);
+				if (!(own > 1.5 * pm && own - pm > 0.2 * base))
+					continue;
+				if (f == NULL)
+					f = add_finding(job, FLOWAN_STRAGGLER,
+					    xstrdup(flowan_host_name(fa,
+					    grp->hosts[j])), 0);
+				add_iter(f, job->iters[k].index);
+				ex[nex++] = own - pm;
+			}
+			if (f != NULL && longest_run(f) < 3) {
+				job->nfindings--;
+				free(f->subject);
+				free(f->iters);
+			} else if (f != NULL) {
+				f->magnitude = stats_median(ex, nex);
+				add_reason(f, xasprintf("computes %.1f ms longer "
+				    "than its DP peers (median over %zu of %zu "
+				    "iterations, steadily from iteration %d)",
+				    f->magnitude * 1e3, f->niters, ni, f->from));
+				add_reason(f, xasprintf("its DP group waits: "
+				    "peers' idle time before their sends is "
+				    "shorter while the iteration grows"));
+			}
+			free(peer);
+			free(ex);
+		}
+	}
+}
+
+/*
+ * Slow group: a DP group whose step-end burst lasts >= 2x the median of
+ * the other groups' bursts in the same step (and >= 5 % of the baseline
+ * iteration longer), in >= 3 consecutive steps.
+ */
+static void
+slow_groups(const struct flowan *fa, struct flowan_job *job)
+{
+	double mad, base = baseline(job, &mad);
+	double *v = xcalloc(job->ndp + 1, sizeof *v);
+	double *ex = xcalloc(job->niters + 1, sizeof *ex);
+	size_t g, k, o, n, nex;
+
+	(void)fa;
+	for (g = 0; g < job->ndp && job->ndp >= 2; g++) {
+		struct flowan_finding *f = NULL;
+
+		for (k = nex = 0; k < job->niters; k++) {
+			double own = job->gcomm[k * job->ndp + g], pm;
+
+			for (o = n = 0; o < job->ndp; o++)
+				if (o != g && isfinite(job->gcomm[k * job->ndp + o]))
+					v[n++] = job->gcomm[k * job->ndp + o];
+			if (n == 0 || !isfinite(own) || !(own >=
+			    2 * (pm = stats_median(v, n)) &&
+			    own - pm >= 0.05 * base))
+				continue;
+			if (f == NULL)
+				f = add_finding(job, FLOWAN_SLOW_GROUP,
+				    xasprintf("dp group %zu", g + 1), 0);
+			add_iter(f, job->iters[k].index);
+			ex[nex++] = own / pm;
+		}
+		if (f != NULL && longest_run(f) < 3) {
+			job->nfindings--;
+			free(f->subject);
+			free(f->iters);
+		} else if (f != NULL) {
+			f->magnitude = stats_median(ex, nex);
+			add_reason(f, xasprintf("its step-end collective lasts "
+			    "%.1fx as long as the other groups' (median over "
+			    "%zu iterations, steadily from iteration %d)",
+			    f->magnitude, f->niters, f->from));
+		}
+	}
+	free(v);
+	free(ex);
+}
+
+/* Slow link: a pair's throughput far below its same-type peers'. */
+static void
+slow_links(const struct flowan *fa, struct flowan_job *job)
+{
+	size_t i, j, n;
+	double *v = xcalloc(job->npairs + 1, sizeof *v);
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+		double med;
+
+		if (p->type == FLOWAN_OTHER || !isfinite(p->thr))
+			continue;
+		for (j = n = 0; j < job->npairs; j++)
+			if (j != i && job->pairs[j].type == p->type &&
+			    isfinite(job->pairs[j].thr))
+				v[n++] = job->pairs[j].thr;
+		if (n == 0 || !(p->thr < 0.5 * (med = stats_median(v, n))))
+			continue;
+		add_reason(add_finding(job, FLOWAN_SLOW_LINK,
+		    xasprintf("%s-%s", flowan_host_name(fa, p->a),
+		    flowan_host_name(fa, p->b)), med / p->thr),
+		    xasprintf("throughput %.1f MB/s vs %.1f MB/s median of %zu "
+		    "other %s pairs", p->thr / 1e6, med / 1e6, n,
+		    flowan_type_name(p->type)));
+	}
+	free(v);
+}
+
+static void
+congestion(const struct flowan *fa, struct flowan_job *job)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->ce == 0 && p->cnp == 0)
+			continue;
+		add_reason(add_finding(job, FLOWAN_CONGESTION,
+		    xasprintf("%s-%s", flowan_host_name(fa, p->a),
+		    flowan_host_name(fa, p->b)), (double)(p->ce + p->cnp)),
+		    xasprintf("%u packets marked ECN CE, %u RoCE CNPs",
+		    p->ce, p->cnp));
+	}
+}
+
+/*
+ * Stall: the job's hosts still exchange messages long after the last
+ * step-ending collective (> 10 periods and > 2 s): a hang, or a failure
+ * the ranks are timing out on.
+ */
+static void
+stall(const struct flowan *fa, struct flowan_job *job)
+{
+	const struct flow_set *s = fa->set;
+	const struct flowan_iter *last;
+	struct flowan_finding *f;
+	double end = -INFINITY, quiet;
+	uint64_t bytes = 0;
+	size_t i, k;
+
+	if (job->niters == 0)
+		return;
+	last = &job->iters[job->niters - 1];
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		for (k = 0; p->all != NULL && k < p->nall; k++) {
+			const struct flow_msg *m = &s->msgs[p->all[k]];
+
+			if (m->end > end)
+				end = m->end;
+			if (m->start > last->end)
+				bytes += m->bytes;
+		}
+	}
+	quiet = end - last->end;
+	if (!(quiet > 10 * job->period && quiet > 2))
+		return;
+	f = add_finding(job, FLOWAN_STALL, xstrdup("job"), quiet);
+	add_iter(f, last->index + 1);
+	f->from = last->index + 1;
+	add_reason(f, xasprintf("no step-ending collective after iteration %d "
+	    "(%.1f ms per iteration until then)", last->index,
+	    job->period * 1e3));
+	add_reason(f, xasprintf("the job's hosts go on for %.1f s with %.1f kB "
+	    "of messages: a hang or a failure they time out on", quiet,
+	    (double)bytes / 1e3));
+}
+
+static void
+host_stats(const struct flowan *fa, struct flowan_job *job,
+    const double *comp, const double *comm)
+{
+	size_t h, ni = job->niters;
+
+	(void)fa;
+	job->hstat = xcalloc(job->nhosts + 1, sizeof *job->hstat);
+	for (h = 0; h < job->nhosts; h++) {
+		job->hstat[h].host = job->hosts[h];
+		job->hstat[h].comm = stats_median(comm + h * ni, ni);
+		job->hstat[h].compute = stats_median(comp + h * ni, ni);
+	}
+}
+
+void
+flowan_timeline(const struct flowan *fa, struct flowan_job *job,
+    const struct flowan_params *prm)
+{
+	struct burst *b = NULL;
+	struct cluster *cl;
+	size_t nb = 0, cap = 0, g, ncl = 0, i;
+	double *per = xcalloc(job->ndp + 1, sizeof *per), *comp, *comm;
+
+	for (g = 0, i = 0; g < job->ndp; g++) {
+		per[i] = group_bursts(fa, job, g, prm, &b, &nb, &cap);
+		if (isfinite(per[i]))
+			i++;
+	}
+	cl = boundaries(job, b, nb, i ? stats_median(per, i) : INFINITY,
+	    &ncl);
+	make_iterations(job, cl, ncl);
+	for (i = 0; i < ncl; i++) {
+		free(cl[i].seen);
+		free(cl[i].gdur);
+	}
+	free(cl);
+	free(b);
+	free(per);
+	order_pipelines(fa, job);
+	comp = xcalloc(job->nhosts * job->niters + 1, sizeof *comp);
+	comm = xcalloc(job->nhosts * job->niters + 1, sizeof *comm);
+	host_times(fa, job, comp, comm);
+	host_stats(fa, job, comp, comm);
+	slow_iterations(fa, job);
+	stragglers(fa, job, comp);
+	slow_groups(fa, job);
+	slow_links(fa, job);
+	congestion(fa, job);
+	stall(fa, job);
+	free(comp);
+	free(comm);
+}

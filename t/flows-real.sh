@@ -1,0 +1,79 @@
+#!/bin/sh
+# flows-real.sh -- `flows` on the recorded training runs against their
+# ground truth: groups, pipelines, pair types, iteration count and
+# durations, the injected straggler.  Skipped without the shared data.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+runs="$TS_SHARED/data/realjobs"
+if [ ! -f "$runs/a_normal_dp2_pp2/job.pcap" ]; then
+	test_skip 'no recorded runs under $TS_SHARED'
+	test_done
+fi
+
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# le A B: A <= B for decimals
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+for run in a_normal_dp2_pp2 c_straggler_compute g_same_job/run1_normal \
+    g_same_job/run2_failed; do
+	r=$(sh "$TS_SRCDIR/t/eval/flows-compare.sh" "$TS_BIN" "$runs/$run")
+	say "$run: $r"
+	test_expect_success "$run: one job, dp groups and pipelines exact" '
+		test "$(field "$r" jobs)" = 1 && test "$(field "$r" dp_ok)" = 1 &&
+		test "$(field "$r" pp_ok)" = 1
+	'
+	test_expect_success "$run: every pair typed right" '
+		test "$(field "$r" pairs_ok)" = "$(field "$r" pairs_n)"
+	'
+	test_expect_success "$run: iteration count" '
+		test "$(field "$r" iters_found)" = "$(field "$r" iters_truth)"
+	'
+	# The wire shows all-reduce ends; the truth's iteration ends also hold
+	# the optimizer step, whose jitter no capture sees (see the report
+	# in the eval script): mean within 1.2 %, median iteration within 3 %.
+	test_expect_success "$run: iteration durations" '
+		le "$(field "$r" mean_err_pct)" 1.2 &&
+		le "$(field "$r" med_err_pct)" 3
+	'
+	test_expect_success "$run: straggler named iff injected" '
+		test "$(field "$r" straggler_found)" = "$(field "$r" straggler_truth)"
+	'
+done
+r=$(sh "$TS_SRCDIR/t/eval/flows-compare.sh" "$TS_BIN" "$runs/c_straggler_compute")
+test_expect_success 'the straggler is found from the iteration it began' '
+	from=$(field "$r" straggler_from) &&
+	test "$from" -ge 15 && test "$from" -le 17
+'
+test_expect_success 'the frozen run stalls at the iteration the fault hit' '
+	trainscope flows --format tsv "$runs/g_same_job/run2_failed/job.pcap" \
+	    >out &&
+	awk -F"\t" "\$1 == \"finding\" && \$3 == \"stall\" { print \$7 }" \
+	    out >stall && test "$(cat stall)" = 13 &&
+	trainscope flows --format tsv "$runs/g_same_job/run1_normal/job.pcap" \
+	    >out && ! grep "stall" out
+'
+test_expect_success 'a job directory finds its capture and skips flow CSVs' '
+	trainscope flows --format tsv "$runs/a_normal_dp2_pp2" >out &&
+	test "$(grep -c "^iteration" out)" = 40
+'
+test_expect_success 'node names come from NCCL init lines and hosts files' '
+	mkdir -p jd/logs/n1 &&
+	ln -s "$runs/a_normal_dp2_pp2/job.pcap" jd/job.pcap &&
+	echo "alpha:9:9 [0] NCCL INFO Bootstrap : Using eth0:10.77.0.11<0>" \
+	    >jd/logs/n1/rank-0.log &&
+	echo "[default1]:beta:8:8 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.77.0.12<0>" \
+	    >>jd/logs/n1/rank-0.log &&
+	printf "10.77.0.13 gamma\n" >jd/hosts &&
+	trainscope flows jd >out &&
+	grep "dp group.*10.77.0.11 (alpha) 10.77.0.12 (beta)" out &&
+	grep "pipeline.*10.77.0.11 (alpha) -> 10.77.0.13 (gamma)" out &&
+	trainscope flows --format json jd >out.json &&
+	grep "\"10.77.0.11\": \"alpha\"" out.json &&
+	test "$(grep -c "\"10.77.0.14\": \"" out.json)" = 0
+'
+test_expect_success 'without names the analysis speaks addresses' '
+	trainscope flows "$runs/a_normal_dp2_pp2/job.pcap" >out &&
+	grep "dp group 1: 10.77.0.11 10.77.0.12$" out &&
+	! grep "10\.77\.0\.1[1-4] (" out
+'
+test_done
