@@ -25,9 +25,17 @@ const struct cmd cmd_table[] = {
 	{ "cache", "[info|path]", 0, 1,
 	  "show where the cache is and what it holds",
 	  cmd_cache_info, "" },
+	{ "demo", "", 0, 0,
+	  "simulate a failed job and healthy runs, then diagnose it",
+	  cmd_demo, "" },
 	{ "help", "[COMMAND|TOPIC]", 0, 1,
 	  "show help for a command or topic",
 	  cmd_help, "" },
+	{ "simulate", "[options] OUTDIR", 1, 1,
+	  "write a synthetic training job with injected faults",
+	  cmd_simulate, "nodes= gpus-per-node= dp= pp= tp= iters= iter-ms= "
+	  "micro-batches= format= layout= prefix= gzip clock-skew-ms= seed= "
+	  "healthy fault= no-flows size= transport= capture-iters=" },
 	{ "source", "FILE", 1, 1,
 	  "run the commands in a file, one per line",
 	  cmd_source, "" },

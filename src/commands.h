@@ -16,4 +16,8 @@ cmd_fn cmd_help;
 cmd_fn cmd_source;
 cmd_fn cmd_version;
 
+/* sim-cmd.c */
+cmd_fn cmd_demo;
+cmd_fn cmd_simulate;
+
 #endif
