@@ -133,32 +133,48 @@ add_prefix(struct simlog *l, int rank)
 	}
 }
 
-/*
- * Write l->line (without newline) to sink `si` as rank `rank` (-1: no
- * prefix).  Returns the 1-based line number it got.
- */
+/* Write l->line, completed with a newline, to sink `si`; its line number. */
 static long
-flush_line(struct simlog *l, int si, int rank, const char *text)
+write_line(struct simlog *l, int si)
 {
 	struct sink *s;
-	size_t plen;
 
-	buf_reset(&l->line);
-	add_prefix(l, rank);
-	buf_adds(&l->line, text);
 	buf_addc(&l->line, '\n');
-	plen = l->line.len;
-	l->j->log_bytes += plen;
+	l->j->log_bytes += l->line.len;
 	if (l->count_only) {
-		l->counted += plen;
+		l->counted += l->line.len;
 		return 0;
 	}
 	s = &l->sinks[si];
 	if (s->gz != NULL)
-		gzwrite(s->gz, l->line.s, (unsigned)plen);
+		gzwrite(s->gz, l->line.s, (unsigned)l->line.len);
 	else
-		fwrite(l->line.s, 1, plen, s->f);
+		fwrite(l->line.s, 1, l->line.len, s->f);
 	return ++s->lines;
+}
+
+/*
+ * Write one line to sink `si` as rank `rank` (-1: no prefix): `head`
+ * then the formatted text.  Returns the 1-based line number it got.
+ */
+static long
+vemit(struct simlog *l, int si, int rank, const char *head, const char *fmt,
+    va_list ap)
+{
+	buf_reset(&l->line);
+	add_prefix(l, rank);
+	buf_adds(&l->line, head);
+	buf_vaddf(&l->line, fmt, ap);
+	return write_line(l, si);
+}
+
+static long
+flush_line(struct simlog *l, int si, int rank, const char *text)
+{
+	buf_reset(&l->line);
+	add_prefix(l, rank);
+	buf_adds(&l->line, text);
+	return write_line(l, si);
 }
 
 /* printf-style line for a rank's sink. */
@@ -166,14 +182,11 @@ static long TS_PRINTF(3, 4)
 rlog(struct simlog *l, int rank, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	long n;
 
 	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
+	n = vemit(l, l->rank_sink[rank], rank, "", fmt, ap);
 	va_end(ap);
-	n = flush_line(l, l->rank_sink[rank], rank, s);
-	free(s);
 	return n;
 }
 
@@ -182,14 +195,11 @@ static long TS_PRINTF(3, 4)
 llog(struct simlog *l, int node, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 	long n;
 
 	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
+	n = vemit(l, l->launch_sink[node], -1, "", fmt, ap);
 	va_end(ap);
-	n = flush_line(l, l->launch_sink[node], -1, s);
-	free(s);
 	return n;
 }
 
@@ -240,15 +250,14 @@ static long TS_PRINTF(4, 5)
 mlog(struct simlog *l, int rank, double t, const char *fmt, ...)
 {
 	va_list ap;
-	char ts[64], *s;
+	char ts[64], head[128];
 	long n;
 
-	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
-	va_end(ap);
 	fmt_ts(l, sim_rank_node(l->j, rank), t, TS_MEGATRON, ts, sizeof ts);
-	n = rlog(l, rank, "[%s] [INFO] [rank %d] %s", ts, rank, s);
-	free(s);
+	snprintf(head, sizeof head, "[%s] [INFO] [rank %d] ", ts, rank);
+	va_start(ap, fmt);
+	n = vemit(l, l->rank_sink[rank], rank, head, fmt, ap);
+	va_end(ap);
 	return n;
 }
 
@@ -258,15 +267,14 @@ dlog(struct simlog *l, int rank, double t, const char *where,
     const char *fmt, ...)
 {
 	va_list ap;
-	char ts[64], *s;
+	char ts[64], head[256];
 	long n;
 
-	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
-	va_end(ap);
 	fmt_ts(l, sim_rank_node(l->j, rank), t, TS_PYLOG, ts, sizeof ts);
-	n = rlog(l, rank, "[%s] [INFO] [%s] %s", ts, where, s);
-	free(s);
+	snprintf(head, sizeof head, "[%s] [INFO] [%s] ", ts, where);
+	va_start(ap, fmt);
+	n = vemit(l, l->rank_sink[rank], rank, head, fmt, ap);
+	va_end(ap);
 	return n;
 }
 
@@ -1074,10 +1082,8 @@ simlog_iter_bytes(struct sim_job *j)
 	it.lr = 1e-4;
 	for (k = 0; k < j->o.nodes; k++)
 		l->host_next[k] = it.start;
-	for (k = 0; k < 10; k++) {
-		it.ckpt = k == 0;
+	for (k = 0; k < 10; k++)
 		simlog_iter(l, &it, NULL);
-	}
 	per = l->counted / 10 + 1;
 	j->log_bytes = saved;
 	free(it.node_ms);

@@ -886,7 +886,7 @@ job_init(struct sim_job *j, const struct sim_opts *o)
 		if (j->o.iters < 10)
 			j->o.iters = 10;
 		if (j->o.capture_iters == 0)
-			j->o.capture_iters = 1000;
+			j->o.capture_iters = 200;
 	}
 	j->save_interval = pick_save_interval(j->o.iters);
 	resolve_faults(j);
