@@ -56,6 +56,7 @@ struct ev {
 	uint8_t type, opcode, ecn, flags;
 	uint32_t qp, psn, ack;
 	uint32_t len;		/* payload bytes on the wire */
+	uint32_t msg;		/* RDMA write: the whole message's length */
 	uint16_t sport, dport;
 };
 
@@ -210,6 +211,7 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 		if (e->len == 0 || e->len > unit)
 			e->len = unit;
 		e->opcode = ns == 1 ? 10 : k == 0 ? 6 : k + 1 == ns ? 8 : 7;
+		e->msg = bytes > 4294967295.0 ? 0xffffffffu : (uint32_t)bytes;
 		e->ecn = rng_unit(&n->rng) < ce ? 3 : 2;
 		marked |= e->ecn == 3;
 		e->sport = (uint16_t)(tcp ? 40000 + (a * 7 + b * 13 + ch) % 20000 :
@@ -462,7 +464,7 @@ roce_frame(const struct simnet *n, const struct ev *e, uint8_t *f)
 		put32(f + 54, 0x7f00u + e->qp);
 		put32(f + 58, e->psn * 4096u);
 		put32(f + 62, 0x2000u + e->qp);
-		put32(f + 66, e->len);
+		put32(f + 66, e->msg);
 	} else if (op == 17) {
 		f[54] = 0x1f;
 		put24(f + 55, e->psn);
