@@ -286,7 +286,7 @@ resolve_faults(struct sim_job *j)
 	size_t i;
 
 	if (o->nfaults == 0 && !o->healthy) {
-		o->faults = xcalloc(1, sizeof *o->faults);
+		/* job_init() left room for one. */
 		o->nfaults = 1;
 		o->faults[0].kind = (int)rng_below(&j->rng, SIM_NKINDS);
 		o->faults[0].node = o->faults[0].iter = -1;
