@@ -766,6 +766,13 @@ config_error(struct simlog *l, int r, double t)
 	free(what);
 }
 
+static const struct frame load_lib[] = {
+	{ PYLIB "/deepspeed/runtime/engine.py", 2740, "load_checkpoint",
+	  "load_path, client_states = self._load_checkpoint(load_dir," },
+	{ PYLIB "/deepspeed/runtime/checkpoint_engine/torch_checkpoint_engine.py",
+	  28, "load", "partition = torch.load(path, map_location=map_location)" },
+};
+
 /* ckpt-load-missing: the checkpoint directory is not mounted on a node. */
 static void
 load_missing(struct simlog *l, int r, double t, int first)
@@ -785,11 +792,20 @@ load_missing(struct simlog *l, int r, double t, int first)
 	long line;
 
 	rlog(l, r, "Traceback (most recent call last):");
-	frames(l, r, megatron_outer, 1);
-	frames(l, r, f, TS_NELEM(f));
-	what = xasprintf("FileNotFoundError: [Errno 2] No such file or "
-	    "directory: '" CKPT_DIR "/iter_0005000/mp_rank_%02d_%03d/"
-	    "model_optim_rng.pt'", r % j->o.tp, sim_rank_stage(j, r));
+	if (j->o.format == SIM_MEGATRON) {
+		frames(l, r, megatron_outer, 1);
+		frames(l, r, f, TS_NELEM(f));
+		what = xasprintf("FileNotFoundError: [Errno 2] No such file or "
+		    "directory: '" CKPT_DIR "/iter_0005000/mp_rank_%02d_%03d/"
+		    "model_optim_rng.pt'", r % j->o.tp, sim_rank_stage(j, r));
+	} else {
+		frames(l, r, j->o.format == SIM_DEEPSPEED ? ds_outer : hf_outer, 1);
+		frames(l, r, load_lib, TS_NELEM(load_lib));
+		frames(l, r, f + 2, 1);
+		what = xasprintf("FileNotFoundError: [Errno 2] No such file or "
+		    "directory: '" CKPT_DIR "/global_step5000/mp_rank_%02d_model_"
+		    "states.pt'", r % j->o.tp);
+	}
 	line = rlog(l, r, "%s", what);
 	if (first)
 		sim_add_cause(j, l->sinks[l->rank_sink[r]].rel, line, what);
@@ -1127,6 +1143,43 @@ static const struct frame nccl_frames[] = {
 	  "return pg.recv([tensor], group_src_rank, tag)" },
 };
 
+/* The same failures seen from DeepSpeed or HF Trainer code. */
+static const struct frame fwd_frames_lib[] = {
+	{ PYLIB "/torch/nn/modules/module.py", 1541, "_call_impl",
+	  "return forward_call(*args, **kwargs)" },
+	{ PYLIB "/transformers/models/llama/modeling_llama.py", 258, "forward",
+	  "down_proj = self.down_proj(self.act_fn(self.gate_proj(x)) * "
+	  "self.up_proj(x))" },
+};
+static const struct frame nan_frames_lib[] = {
+	{ "/workspace/utils.py", 41, "check_finite", "raise RuntimeError(msg)" },
+};
+static const struct frame save_frames_lib[] = {
+	{ PYLIB "/deepspeed/runtime/engine.py", 3136, "save_checkpoint",
+	  "self._save_checkpoint(save_dir," },
+	{ PYLIB "/torch/serialization.py", 628, "save",
+	  "_save(obj, opened_zipfile, pickle_module, pickle_protocol, "
+	  "_disable_byteorder_record)" },
+};
+static const struct frame data_frames_lib[] = {
+	{ PYLIB "/torch/utils/data/dataloader.py", 631, "__next__",
+	  "data = self._next_data()" },
+	{ PYLIB "/torch/utils/data/_utils/signal_handling.py", 67, "handler",
+	  "_error_if_any_worker_fails()" },
+};
+static const struct frame nccl_frames_lib[] = {
+	{ PYLIB "/torch/distributed/distributed_c10d.py", 2288, "all_reduce",
+	  "work = group.allreduce([tensor], opts)" },
+};
+
+/* A traceback whose inner frames depend on the framework. */
+#define TRACEBACK(l, r, fr) do {					\
+	if ((l)->j->o.format == SIM_MEGATRON)				\
+		traceback((l), (r), fr, TS_NELEM(fr));			\
+	else								\
+		traceback((l), (r), fr##_lib, TS_NELEM(fr##_lib));	\
+} while (0)
+
 /* Write a line on rank r and record it as a root cause. */
 static void
 cause_line(struct simlog *l, int r, const char *what)
@@ -1147,7 +1200,7 @@ host_cause(struct simlog *l, int n, double t, const char *what)
 static void
 cuda_error(struct simlog *l, int r, const char *msg)
 {
-	traceback(l, r, fwd_frames, TS_NELEM(fwd_frames));
+	TRACEBACK(l, r, fwd_frames);
 	cause_line(l, r, msg);
 	rlog(l, r, "CUDA kernel errors might be asynchronously reported at some "
 	    "other API call, so the stacktrace below might be incorrect.");
@@ -1177,7 +1230,7 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	free(w);
 	rlog(l, r, "%s:%d:%d [%d] NCCL INFO transport/net.cc:1193 -> 6",
 	    j->node_name[n], j->pid[r], j->pid[r] + 90, g);
-	traceback(l, r, nccl_frames, TS_NELEM(nccl_frames));
+	TRACEBACK(l, r, nccl_frames);
 	rlog(l, r, "torch.distributed.DistBackendError: NCCL error in: "
 	    "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote "
 	    "process exited or there was a network error, NCCL version 2.19.3");
@@ -1230,7 +1283,7 @@ fault_proc(struct simlog *l, struct sim_fault *f, double t)
 
 	switch (f->kind) {
 	case SIM_CUDA_OOM:
-		traceback(l, r, fwd_frames, TS_NELEM(fwd_frames));
+		TRACEBACK(l, r, fwd_frames);
 		w = xasprintf("torch.OutOfMemoryError: CUDA out of memory. Tried to "
 		    "allocate 2.00 GiB. GPU %d has a total capacity of 79.11 GiB of "
 		    "which 1.05 GiB is free. Process %d has 78.05 GiB memory in use. "
@@ -1238,7 +1291,7 @@ fault_proc(struct simlog *l, struct sim_fault *f, double t)
 		    "2.31 GiB is reserved by PyTorch but unallocated.", g, j->pid[r]);
 		break;
 	case SIM_NAN_LOSS:
-		traceback(l, r, nan_frames, TS_NELEM(nan_frames));
+		TRACEBACK(l, r, nan_frames);
 		w = xasprintf("RuntimeError: Rank %d, node %s, device %d, iteration "
 		    "%ld: Unexpected result nan (message='found NaN in local grad "
 		    "norm in backward pass before data-parallel communication "
@@ -1247,7 +1300,7 @@ fault_proc(struct simlog *l, struct sim_fault *f, double t)
 	case SIM_CKPT_SAVE_IO:
 		host_cause(l, f->node, t - 0.5, "nfs: server 10.42.200.10 not "
 		    "responding, timed out");
-		traceback(l, r, save_frames, TS_NELEM(save_frames));
+		TRACEBACK(l, r, save_frames);
 		w = xasprintf("OSError: [Errno 5] Input/output error: '" CKPT_DIR
 		    "/iter_%07ld/mp_rank_%02d_%03d/model_optim_rng.pt'", f->iter,
 		    r % j->o.tp, sim_rank_stage(j, r));
@@ -1263,7 +1316,7 @@ fault_proc(struct simlog *l, struct sim_fault *f, double t)
 		    110000UL + rng_below(&l->rng, 9999));
 		host_cause(l, f->node, t - 1, w);
 		free(w);
-		traceback(l, r, data_frames, TS_NELEM(data_frames));
+		TRACEBACK(l, r, data_frames);
 		w = xasprintf("RuntimeError: DataLoader worker (pid %d) is killed by "
 		    "signal: Killed. ", wpid);
 		break;
