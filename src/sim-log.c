@@ -698,20 +698,48 @@ rank_preamble(struct simlog *l, int r, double t)
 	}
 }
 
+/* "> rank R on NODE: pipeline stage ..., data-parallel group [...]". */
+static void
+rank_groups(struct simlog *l, int r, double t)
+{
+	struct sim_job *j = l->j;
+	int s = sim_rank_stage(j, r), d = sim_rank_dp(j, r), t0 = r % j->o.tp;
+	int per = j->o.dp * j->o.tp, k;
+	struct buf dp = BUF_INIT, pp = BUF_INIT;
+
+	for (k = 0; k < j->o.dp; k++)
+		buf_addf(&dp, "%s%d", k ? ", " : "", s * per + k * j->o.tp + t0);
+	for (k = 0; k < j->o.pp; k++)
+		buf_addf(&pp, "%s%d", k ? ", " : "", k * per + d * j->o.tp + t0);
+	mlog(l, r, t, "> rank %d on %s: pipeline stage %d/%d, data-parallel "
+	    "index %d/%d, data-parallel group [%s], pipeline group [%s]", r,
+	    j->node_name[sim_rank_node(j, r)], s, j->o.pp, d, j->o.dp,
+	    buf_str(&dp), buf_str(&pp));
+	buf_release(&dp);
+	buf_release(&pp);
+}
+
+/* Megatron's "[after ...] datetime: ..." markers. */
+static void
+datetime_mark(struct simlog *l, int r, double t, const char *what)
+{
+	char ts[64];
+
+	fmt_ts(l, sim_rank_node(l->j, r), t, TS_MEGATRON, ts, sizeof ts);
+	mlog(l, r, t, "[%s] datetime: %s", what, ts);
+}
+
 /* The rest of setup after the communicator is up. */
 static void
 rank_setup(struct simlog *l, int r, double t)
 {
 	struct sim_job *j = l->j;
-	int s = sim_rank_stage(j, r), d = sim_rank_dp(j, r);
+	int s = sim_rank_stage(j, r);
 
 	if (j->o.format == SIM_MEGATRON) {
 		mlog(l, r, t, "> initialized torch distributed in %.1f ms",
 		    rng_range(&l->rng, 900, 2500));
-		mlog(l, r, t, "> rank %d on %s: pipeline stage %d/%d, data-parallel "
-		    "index %d/%d, tensor-parallel index %d/%d", r,
-		    j->node_name[sim_rank_node(j, r)], s, j->o.pp, d, j->o.dp,
-		    r % j->o.tp, j->o.tp);
+		rank_groups(l, r, t);
 		mlog(l, r, t + 0.5, "building GPT model ...");
 		mlog(l, r, t + 2.1, " > number of parameters on (tensor, pipeline) "
 		    "model parallel rank (%d, %d): %ld", r % j->o.tp, s,
@@ -853,10 +881,16 @@ launch_rank(struct simlog *l, int r, double t)
 		    CKPT_DIR "/latest_checkpointed_iteration.txt");
 		mlog(l, r, t + 5, "    will not load any checkpoints and will "
 		    "start from random");
+		datetime_mark(l, r, t + 5.5, "after model, optimizer, and learning "
+		    "rate scheduler are built");
 		mlog(l, r, t + 6, "> building train, validation, and test datasets "
 		    "...");
+		datetime_mark(l, r, j->train_start - 0.02, "after dataloaders are "
+		    "built");
 		mlog(l, r, j->train_start - 0.01, "done with setup ...");
 		mlog(l, r, j->train_start, "training ...");
+		datetime_mark(l, r, j->train_start, "before the start of training "
+		    "step");
 	}
 }
 

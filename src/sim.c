@@ -349,9 +349,10 @@ job_topology(struct sim_job *j)
 		j->node_addr[n] = (10u << 24) | (42u << 16) |
 		    ((uint32_t)(n / 250) << 8) | (uint32_t)(n % 250 + 1);
 		j->node_ip[n] = xasprintf("10.42.%d.%d", n / 250, n % 250 + 1);
-		if (j->o.skew_ms > 0 && n > 0)
-			j->skew[n] = rng_range(&j->rng, -j->o.skew_ms,
-			    j->o.skew_ms) / 1000;
+		/* Always draw, so a skew changes nothing but the clocks. */
+		j->skew[n] = rng_range(&j->rng, -1, 1) * j->o.skew_ms / 1000;
+		if (n == 0)
+			j->skew[n] = 0;	/* the master's clock is the reference */
 	}
 	for (r = 0; r < j->world; r++)
 		j->pid[r] = 2000 + (int)rng_below(&j->rng, 60000);

@@ -142,6 +142,32 @@ test_expect_success 'deepspeed and hf formats' '
 	trainscope simulate $SMALL --format hf --layout combined --prefix rank --fault nan-loss@1:15 hf >/dev/null &&
 	check_causes hf && grep -q "^\[rank0\]:{.loss.: " hf/logs/job.log
 '
+test_expect_success 'two faults: a straggler, then a crash elsewhere' '
+	trainscope simulate $SMALL --fault straggler@2:5 --fault gpu-xid79@3:15 two >/dev/null &&
+	test "$(faulty two)" = node-003 && check_causes two &&
+	grep -A3 "\"faulty_nodes\"" two/truth.json | grep -q node-002 &&
+	grep -A3 "\"faulty_nodes\"" two/truth.json | grep -q node-003
+'
+test_expect_success 'without --fault or --healthy the seed picks a fault' '
+	trainscope simulate $SMALL --seed 3 picked >out &&
+	grep -q "\"healthy\": false" picked/truth.json &&
+	test $(grep -c "\"kind\": " picked/truth.json) -eq 2 && check_causes picked
+'
+
+# Seconds since midnight of the time stamp of "iteration N/" in a log.
+iter_clock() {
+	sed -n "s/^\[[0-9-]* \([0-9:.]*\)\] .* iteration *$2\/.*/\1/p" "$1" |
+	awk -F: "{ printf \"%.3f\\n\", \$1 * 3600 + \$2 * 60 + \$3 }"
+}
+
+test_expect_success '--clock-skew-ms moves each node clock by what truth says' '
+	trainscope simulate $SMALL --healthy --clock-skew-ms 3000 skew >/dev/null &&
+	trainscope simulate $SMALL --healthy noskew >/dev/null &&
+	skew=$(sed -n "/\"clock_skew_ms\"/,/]/p" skew/truth.json | sed -n 4p | tr -d " ,") &&
+	a=$(iter_clock skew/logs/node-003/rank-4.log 5) &&
+	b=$(iter_clock noskew/logs/node-003/rank-4.log 5) &&
+	awk -v a=$a -v b=$b -v s=$skew "BEGIN { d = (a - b) * 1000 - s; exit !(d < 2 && d > -2 && (s > 50 || s < -50)) }"
+'
 test_expect_success 'inconsistent options are usage errors' '
 	test_must_fail 2 trainscope simulate --nodes 2 --gpus-per-node 4 --dp 3 x 2>err &&
 	grep "dp 3 x pp" err &&
