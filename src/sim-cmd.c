@@ -77,7 +77,7 @@ number_opts(struct cmd_args *a, struct sim_opts *o, char **cause)
 	double d;
 	const char *s;
 
-	if (int_opt(a, "nodes", 1, 4096, &o->nodes, cause) != 0 ||
+	if (int_opt(a, "nodes", 1, 1024, &o->nodes, cause) != 0 ||
 	    int_opt(a, "gpus-per-node", 1, 64, &o->gpn, cause) != 0 ||
 	    int_opt(a, "dp", 1, 1 << 20, &o->dp, cause) != 0 ||
 	    int_opt(a, "pp", 1, 1024, &o->pp, cause) != 0 ||

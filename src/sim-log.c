@@ -542,6 +542,9 @@ nccl_init(struct simlog *l, int r, double t)
 	rlog(l, r, "%s:%d:%d [%d] NCCL INFO comm 0x%lx rank %d nranks %d cudaDev "
 	    "%d nvmlDev %d busId %s000 commId 0x%llx - Init START", h, pid, tid,
 	    g, comm, r, j->world, g, g, bus, (unsigned long long)commid);
+	rlog(l, r, "%s:%d:%d [%d] NCCL INFO comm 0x%lx rank %d nRanks %d nNodes %d "
+	    "localRanks %d localRank %d MNNVL 0", h, pid, tid, g, comm, r,
+	    j->world, j->o.nodes, j->o.gpn, g);
 	rlog(l, r, "%s:%d:%d [%d] NCCL INFO Setting affinity for GPU %d to "
 	    "%s", h, pid, tid, g, g, g < 4 ? "ffffffff,00000000,ffffffff" :
 	    "ffffffff,00000000,ffffffff,00000000");
