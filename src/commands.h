@@ -23,5 +23,8 @@ cmd_fn cmd_templates;
 cmd_fn cmd_parse;
 /* flowcmd.c */
 cmd_fn cmd_flows;
+/* sim-cmd.c */
+cmd_fn cmd_demo;
+cmd_fn cmd_simulate;
 
 #endif
