@@ -207,6 +207,28 @@ fail:
 	return -1;
 }
 
+/*
+ * Switching to WAL needs a moment alone with the file and may answer
+ * "locked" at once, without the busy handler, while another opener is
+ * migrating: retry for as long as the busy timeout.
+ */
+static int
+set_wal(struct cache *c, char **cause)
+{
+	int i, rc;
+
+	for (i = 0; i < BUSY_TIMEOUT_MS / 10; i++) {
+		rc = sqlite3_exec(c->db, "PRAGMA journal_mode = WAL", NULL, NULL,
+		    NULL) & 0xff;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		usleep(10000);
+	}
+	if (rc != SQLITE_OK)
+		return cache_fail(c, "cannot use WAL mode", cause);
+	return 0;
+}
+
 static int
 configure(struct cache *c, int readonly, char **cause)
 {
@@ -214,7 +236,14 @@ configure(struct cache *c, int readonly, char **cause)
 
 	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(c->db, 1);
-	if (check_identity(c, &version, cause) != 0)
+	/* One read transaction, so another opener's migration is seen whole. */
+	if (cache_exec(c, "BEGIN", cause) != 0)
+		return -1;
+	if (check_identity(c, &version, cause) != 0) {
+		cache_rollback(c);
+		return -1;
+	}
+	if (cache_exec(c, "COMMIT", cause) != 0)
 		return -1;
 	if (readonly) {
 		if (version != cache_schema_version())
@@ -222,7 +251,7 @@ configure(struct cache *c, int readonly, char **cause)
 			    "cannot be upgraded read-only", c->path, version);
 		return 0;
 	}
-	if (cache_exec(c, "PRAGMA journal_mode = WAL", cause) != 0 ||
+	if (set_wal(c, cause) != 0 ||
 	    cache_exec(c, "PRAGMA synchronous = NORMAL; "
 	    "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY", cause) != 0)
 		return -1;

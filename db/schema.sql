@@ -38,3 +38,81 @@ CREATE TABLE ranks (
 	node_id	INTEGER REFERENCES nodes(id) ON DELETE SET NULL,
 	PRIMARY KEY (job_id, rank)
 );
+
+-- Every file indexed for a job.  size, mtime and inode say whether it
+-- changed since; bytes and lines say where an appended file continues.
+CREATE TABLE files (
+	id	INTEGER PRIMARY KEY,
+	job_id	INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+	path	TEXT NOT NULL,		-- relative to the job's root
+	node_id	INTEGER REFERENCES nodes(id) ON DELETE SET NULL,
+	rank	INTEGER,		-- NULL: unknown or several (combined)
+	kind	TEXT NOT NULL,		-- 'log' or 'host'
+	gz	INTEGER NOT NULL,	-- gzip: offsets are uncompressed
+	size	INTEGER NOT NULL,	-- on disk, when indexed
+	mtime	REAL NOT NULL,
+	inode	INTEGER NOT NULL,
+	bytes	INTEGER NOT NULL,	-- (uncompressed) bytes indexed
+	lines	INTEGER NOT NULL,
+	partial	INTEGER NOT NULL,	-- the last line had no newline yet
+	ts_kind	INTEGER,		-- enum lp_ts_kind of its timestamps
+	first_ts REAL,
+	last_ts	REAL,
+	UNIQUE (job_id, path)
+);
+
+-- Templates are global across jobs; ids are stable.
+CREATE TABLE templates (
+	id	INTEGER PRIMARY KEY,
+	text	TEXT NOT NULL
+);
+
+-- Per file and template: how often, where first and last, and every line
+-- number as delta-encoded unsigned LEB128 varints (lines[0] is the first
+-- line number, each next value the gap to the previous).
+CREATE TABLE file_templates (
+	file_id	INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+	template_id INTEGER NOT NULL,
+	count	INTEGER NOT NULL,
+	first_line INTEGER NOT NULL,
+	first_off INTEGER NOT NULL,
+	first_ts REAL,
+	last_line INTEGER NOT NULL,
+	last_off INTEGER NOT NULL,
+	last_ts	REAL,
+	lines	BLOB NOT NULL,
+	UNIQUE (file_id, template_id)
+);
+CREATE INDEX file_templates_tmpl ON file_templates(template_id);
+
+-- Every 4096th line of a file: where it starts and its time, to seek and
+-- to map line numbers to times.
+CREATE TABLE checkpoints (
+	file_id	INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+	line	INTEGER NOT NULL,
+	off	INTEGER NOT NULL,
+	ts	REAL,
+	PRIMARY KEY (file_id, line)
+) WITHOUT ROWID;
+
+-- Per job, node (NULL: files of no known node) and template, rebuilt from
+-- file_templates after each index run.  iteration_* and stage are filled
+-- by the diagnosis's tagging rules.
+CREATE TABLE node_templates (
+	job_id	INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+	node_id	INTEGER REFERENCES nodes(id) ON DELETE CASCADE,
+	template_id INTEGER NOT NULL,
+	count	INTEGER NOT NULL,
+	first_file INTEGER NOT NULL,
+	first_line INTEGER NOT NULL,
+	first_off INTEGER NOT NULL,
+	first_ts REAL,
+	last_file INTEGER NOT NULL,
+	last_line INTEGER NOT NULL,
+	last_off INTEGER NOT NULL,
+	last_ts	REAL,
+	iteration_first INTEGER,
+	iteration_last INTEGER,
+	stage	TEXT
+);
+CREATE INDEX node_templates_job ON node_templates(job_id, template_id);

@@ -16,4 +16,10 @@ cmd_fn cmd_help;
 cmd_fn cmd_source;
 cmd_fn cmd_version;
 
+/* indexcmd.c */
+cmd_fn cmd_index;
+cmd_fn cmd_templates;
+/* parse.c */
+cmd_fn cmd_parse;
+
 #endif

@@ -1,0 +1,683 @@
+/*
+ * logdb.c -- reading and writing the indexed-log tables.
+ *
+ * Every statement is prepared once, on first use, and kept in `st[]`
+ * indexed by the enum below; each call binds, steps and resets.  NULL
+ * timestamps travel as NaN on the C side.  node_templates is derived data:
+ * logdb_job_summarise() recomputes a job's rows from file_templates with
+ * two grouped queries (first and last occurrence by time, then by file
+ * and line), so an interrupted run never leaves it inconsistent for long:
+ * the next run rebuilds it.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "cache.h"
+#include "logdb.h"
+#include "util.h"
+
+enum {
+	S_JOB_GET, S_JOB_ADD, S_JOB_TOUCH, S_NODE_GET, S_NODE_ADD, S_RANK,
+	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
+	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET, S_CP_ADD,
+	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES,
+	S_COUNT
+};
+
+static const char *const sql[S_COUNT] = {
+	[S_JOB_GET] = "SELECT id FROM jobs WHERE name = ?1",
+	[S_JOB_ADD] = "INSERT INTO jobs (name, root, created, indexed) "
+	    "VALUES (?1, ?2, ?3, ?3)",
+	[S_JOB_TOUCH] = "UPDATE jobs SET root = ?2, indexed = ?3 WHERE id = ?1",
+	[S_NODE_GET] = "SELECT id FROM nodes WHERE job_id = ?1 AND name = ?2",
+	[S_NODE_ADD] = "INSERT INTO nodes (job_id, name) VALUES (?1, ?2)",
+	[S_RANK] = "INSERT INTO ranks (job_id, rank, node_id) VALUES (?1, ?2, "
+	    "?3) ON CONFLICT (job_id, rank) DO UPDATE SET node_id = "
+	    "coalesce(excluded.node_id, node_id)",
+	[S_FILES] = "SELECT id, path, node_id, rank, kind, gz, size, mtime, "
+	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts FROM files "
+	    "WHERE job_id = ?1",
+	[S_FILE_ADD] = "INSERT INTO files (job_id, path, node_id, rank, kind, "
+	    "gz, size, mtime, inode, bytes, lines, partial, ts_kind, first_ts, "
+	    "last_ts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+	    "?12, ?13, ?14, ?15)",
+	[S_FILE_SET] = "UPDATE files SET node_id = ?3, rank = ?4, kind = ?5, "
+	    "gz = ?6, size = ?7, mtime = ?8, inode = ?9, bytes = ?10, lines = "
+	    "?11, partial = ?12, ts_kind = ?13, first_ts = ?14, last_ts = ?15 "
+	    "WHERE id = ?1 AND path = ?2",
+	[S_FT_CLEAR] = "DELETE FROM file_templates WHERE file_id = ?1",
+	[S_CP_CLEAR] = "DELETE FROM checkpoints WHERE file_id = ?1",
+	[S_TMPL_LOAD] = "SELECT id, text FROM templates ORDER BY id",
+	[S_TMPL_PUT] = "INSERT OR REPLACE INTO templates (id, text) "
+	    "VALUES (?1, ?2)",
+	[S_FT_GET] = "SELECT rowid, last_line FROM file_templates WHERE "
+	    "file_id = ?1 AND template_id = ?2",
+	[S_FT_ADD] = "INSERT INTO file_templates (file_id, template_id, count, "
+	    "first_line, first_off, first_ts, last_line, last_off, last_ts, "
+	    "lines) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[S_FT_SET] = "UPDATE file_templates SET count = count + ?2, last_line "
+	    "= ?3, last_off = ?4, last_ts = ?5, lines = lines || ?6, first_ts "
+	    "= coalesce(first_ts, ?7) WHERE rowid = ?1",
+	[S_CP_ADD] = "INSERT OR REPLACE INTO checkpoints (file_id, line, off, "
+	    "ts) VALUES (?1, ?2, ?3, ?4)",
+	[S_JOB_BY_NAME] = "SELECT id, name FROM jobs WHERE name = ?1",
+	[S_JOBS] = "SELECT id, name FROM jobs ORDER BY name",
+	[S_TMPLS] = "SELECT t.id, sum(n.count) AS c, count(DISTINCT "
+	    "n.node_id), (SELECT count(*) FROM file_templates ft JOIN files f "
+	    "ON f.id = ft.file_id WHERE f.job_id = ?1 AND ft.template_id = "
+	    "t.id), t.text FROM node_templates n JOIN templates t ON t.id = "
+	    "n.template_id WHERE n.job_id = ?1 GROUP BY t.id ORDER BY c DESC, "
+	    "t.id",
+	[S_FT_LINES] = "SELECT lines FROM file_templates WHERE file_id = ?1 "
+	    "AND template_id = ?2",
+};
+
+struct logdb {
+	struct cache *cache;
+	sqlite3 *db;
+	sqlite3_stmt *st[S_COUNT];
+};
+
+void
+logdb_varint_put(struct buf *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v != 0)
+			tmp[n] |= 0x80;
+		n++;
+	} while (v != 0);
+	buf_add(b, tmp, n);
+}
+
+int
+logdb_varint_get(const unsigned char **p, const unsigned char *end,
+    uint64_t *v)
+{
+	const unsigned char *s = *p;
+	unsigned shift = 0;
+
+	*v = 0;
+	while (s < end && shift < 64) {
+		*v |= (uint64_t)(*s & 0x7f) << shift;
+		if (!(*s++ & 0x80)) {
+			*p = s;
+			return 0;
+		}
+		shift += 7;
+	}
+	return -1;
+}
+
+int
+logdb_open(struct cache *c, struct logdb **out, char **cause)
+{
+	struct logdb *db;
+
+	(void)cause;
+	db = xcalloc(1, sizeof *db);
+	db->cache = c;
+	db->db = cache_db(c);
+	*out = db;
+	return 0;
+}
+
+void
+logdb_free(struct logdb *db)
+{
+	size_t i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	free(db);
+}
+
+/* The statement, prepared and reset; NULL with *cause on error. */
+static sqlite3_stmt *
+stmt(struct logdb *db, int which, char **cause)
+{
+	if (db->st[which] == NULL &&
+	    sqlite3_prepare_v3(db->db, sql[which], -1, SQLITE_PREPARE_PERSISTENT,
+	    &db->st[which], NULL) != SQLITE_OK) {
+		cache_fail(db->cache, "cannot prepare", cause);
+		return NULL;
+	}
+	sqlite3_reset(db->st[which]);
+	sqlite3_clear_bindings(db->st[which]);
+	return db->st[which];
+}
+
+/* Step a statement that returns no rows. */
+static int
+run(struct logdb *db, sqlite3_stmt *s, const char *what, char **cause)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return cache_fail(db->cache, what, cause);
+	return 0;
+}
+
+static void
+bind_ts(sqlite3_stmt *s, int i, double ts)
+{
+	if (isnan(ts))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_double(s, i, ts);
+}
+
+static double
+column_ts(sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(s, i);
+}
+
+static void
+bind_id(sqlite3_stmt *s, int i, int64_t id)
+{
+	if (id <= 0)
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_int64(s, i, id);
+}
+
+/* Look up one id with a (int64, text) query; 0 when absent. */
+static int
+get_id(struct logdb *db, int which, int64_t a, const char *b, int64_t *id,
+    char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, which, cause)) == NULL)
+		return -1;
+	if (which == S_JOB_GET)
+		sqlite3_bind_text(s, 1, b, -1, SQLITE_STATIC);
+	else {
+		sqlite3_bind_int64(s, 1, a);
+		sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
+	}
+	*id = 0;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot look up", cause);
+	return 0;
+}
+
+int
+logdb_job(struct logdb *db, const char *name, const char *root, int64_t *job,
+    char **cause)
+{
+	sqlite3_stmt *s;
+	int which;
+
+	if (get_id(db, S_JOB_GET, 0, name, job, cause) != 0)
+		return -1;
+	which = *job != 0 ? S_JOB_TOUCH : S_JOB_ADD;
+	if ((s = stmt(db, which, cause)) == NULL)
+		return -1;
+	if (which == S_JOB_TOUCH)
+		sqlite3_bind_int64(s, 1, *job);
+	else
+		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, root, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 3, (double)time(NULL));
+	if (run(db, s, "cannot store job", cause) != 0)
+		return -1;
+	if (*job == 0)
+		*job = sqlite3_last_insert_rowid(db->db);
+	return 0;
+}
+
+int
+logdb_node(struct logdb *db, int64_t job, const char *name, int64_t *node,
+    char **cause)
+{
+	sqlite3_stmt *s;
+
+	if (get_id(db, S_NODE_GET, job, name, node, cause) != 0)
+		return -1;
+	if (*node != 0)
+		return 0;
+	if ((s = stmt(db, S_NODE_ADD, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+	if (run(db, s, "cannot store node", cause) != 0)
+		return -1;
+	*node = sqlite3_last_insert_rowid(db->db);
+	return 0;
+}
+
+int
+logdb_rank(struct logdb *db, int64_t job, int rank, int64_t node,
+    char **cause)
+{
+	sqlite3_stmt *s;
+
+	if ((s = stmt(db, S_RANK, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_int(s, 2, rank);
+	bind_id(s, 3, node);
+	return run(db, s, "cannot store rank", cause);
+}
+
+static void
+read_file_row(sqlite3_stmt *s, struct logdb_file *f)
+{
+	memset(f, 0, sizeof *f);
+	f->id = sqlite3_column_int64(s, 0);
+	f->path = xstrdup((const char *)sqlite3_column_text(s, 1));
+	f->node = sqlite3_column_int64(s, 2);
+	f->rank = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(s, 3);
+	f->kind = strcmp((const char *)sqlite3_column_text(s, 4), "host") == 0;
+	f->gz = sqlite3_column_int(s, 5);
+	f->size = (uint64_t)sqlite3_column_int64(s, 6);
+	f->mtime = sqlite3_column_double(s, 7);
+	f->inode = (uint64_t)sqlite3_column_int64(s, 8);
+	f->bytes = (uint64_t)sqlite3_column_int64(s, 9);
+	f->lines = (uint64_t)sqlite3_column_int64(s, 10);
+	f->partial = sqlite3_column_int(s, 11);
+	f->ts_kind = sqlite3_column_int(s, 12);
+	f->first_ts = column_ts(s, 13);
+	f->last_ts = column_ts(s, 14);
+}
+
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct logdb_file *)a)->path,
+	    ((const struct logdb_file *)b)->path);
+}
+
+int
+logdb_files(struct logdb *db, int64_t job, struct logdb_file **files,
+    size_t *n, char **cause)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	*files = NULL;
+	*n = 0;
+	if ((s = stmt(db, S_FILES, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*files = xgrow(*files, &cap, *n + 1, sizeof **files);
+		read_file_row(s, &(*files)[(*n)++]);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read files", cause);
+	qsort(*files, *n, sizeof **files, cmp_path);
+	return 0;
+}
+
+void
+logdb_free_files(struct logdb_file *files, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(files[i].path);
+	free(files);
+}
+
+int
+logdb_file_put(struct logdb *db, int64_t job, struct logdb_file *f,
+    char **cause)
+{
+	sqlite3_stmt *s;
+
+	if ((s = stmt(db, f->id ? S_FILE_SET : S_FILE_ADD, cause)) == NULL)
+		return -1;
+	if (f->id)
+		sqlite3_bind_int64(s, 1, f->id);
+	else
+		sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_text(s, 2, f->path, -1, SQLITE_STATIC);
+	bind_id(s, 3, f->node);
+	if (f->rank >= 0)
+		sqlite3_bind_int(s, 4, f->rank);
+	sqlite3_bind_text(s, 5, f->kind ? "host" : "log", -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 6, f->gz);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)f->size);
+	sqlite3_bind_double(s, 8, f->mtime);
+	sqlite3_bind_int64(s, 9, (sqlite3_int64)f->inode);
+	sqlite3_bind_int64(s, 10, (sqlite3_int64)f->bytes);
+	sqlite3_bind_int64(s, 11, (sqlite3_int64)f->lines);
+	sqlite3_bind_int(s, 12, f->partial);
+	sqlite3_bind_int(s, 13, f->ts_kind);
+	bind_ts(s, 14, f->first_ts);
+	bind_ts(s, 15, f->last_ts);
+	if (run(db, s, "cannot store file", cause) != 0)
+		return -1;
+	if (f->id == 0)
+		f->id = sqlite3_last_insert_rowid(db->db);
+	return 0;
+}
+
+int
+logdb_file_clear(struct logdb *db, int64_t file, char **cause)
+{
+	sqlite3_stmt *s;
+
+	if ((s = stmt(db, S_FT_CLEAR, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	if (run(db, s, "cannot clear file", cause) != 0)
+		return -1;
+	if ((s = stmt(db, S_CP_CLEAR, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	return run(db, s, "cannot clear file", cause);
+}
+
+int
+logdb_templates_load(struct logdb *db,
+    int (*fn)(void *, uint32_t, const char *, char **), void *arg,
+    char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, S_TMPL_LOAD, cause)) == NULL)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (fn(arg, (uint32_t)sqlite3_column_int64(s, 0),
+		    (const char *)sqlite3_column_text(s, 1), cause) != 0) {
+			sqlite3_reset(s);
+			return -1;
+		}
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read templates", cause);
+	return 0;
+}
+
+int
+logdb_template_put(struct logdb *db, uint32_t id, const char *text,
+    char **cause)
+{
+	sqlite3_stmt *s;
+
+	if ((s = stmt(db, S_TMPL_PUT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+	return run(db, s, "cannot store template", cause);
+}
+
+/* Existing row of (file, tmpl): *rowid 0 when none. */
+static int
+ft_get(struct logdb *db, int64_t file, uint32_t tmpl, int64_t *rowid,
+    uint64_t *last, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, S_FT_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	sqlite3_bind_int64(s, 2, tmpl);
+	*rowid = 0;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*rowid = sqlite3_column_int64(s, 0);
+		*last = (uint64_t)sqlite3_column_int64(s, 1);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read file templates", cause);
+	return 0;
+}
+
+/* Extend an existing row: re-encode the blob's first value as a gap. */
+static int
+ft_extend(struct logdb *db, int64_t rowid, uint64_t prev, uint64_t count,
+    const struct logdb_occ *first, const struct logdb_occ *last,
+    const struct buf *lines, char **cause)
+{
+	const unsigned char *p = (const unsigned char *)lines->s;
+	struct buf gap = BUF_INIT;
+	sqlite3_stmt *s;
+	uint64_t v;
+	int rc;
+
+	if (logdb_varint_get(&p, p + lines->len, &v) != 0 || v <= prev)
+		return ts_fail(cause, "internal error: lines out of order");
+	logdb_varint_put(&gap, v - prev);
+	buf_add(&gap, p, lines->len - (size_t)(p - (const unsigned char *)
+	    lines->s));
+	if ((s = stmt(db, S_FT_SET, cause)) == NULL) {
+		buf_release(&gap);
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, rowid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)count);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)last->line);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)last->off);
+	bind_ts(s, 5, last->ts);
+	sqlite3_bind_blob(s, 6, gap.s, (int)gap.len, SQLITE_STATIC);
+	bind_ts(s, 7, first->ts);
+	rc = run(db, s, "cannot store file templates", cause);
+	buf_release(&gap);
+	return rc;
+}
+
+int
+logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
+    const struct logdb_occ *first, const struct logdb_occ *last,
+    const struct buf *lines, char **cause)
+{
+	sqlite3_stmt *s;
+	int64_t rowid;
+	uint64_t prev = 0;
+
+	if (ft_get(db, file, tmpl, &rowid, &prev, cause) != 0)
+		return -1;
+	if (rowid != 0)
+		return ft_extend(db, rowid, prev, count, first, last, lines,
+		    cause);
+	if ((s = stmt(db, S_FT_ADD, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	sqlite3_bind_int64(s, 2, tmpl);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)count);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)first->line);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)first->off);
+	bind_ts(s, 6, first->ts);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)last->line);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)last->off);
+	bind_ts(s, 9, last->ts);
+	sqlite3_bind_blob(s, 10, lines->s, (int)lines->len, SQLITE_STATIC);
+	return run(db, s, "cannot store file templates", cause);
+}
+
+int
+logdb_checkpoint(struct logdb *db, int64_t file, const struct logdb_occ *at,
+    char **cause)
+{
+	sqlite3_stmt *s;
+
+	if ((s = stmt(db, S_CP_ADD, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->off);
+	bind_ts(s, 4, at->ts);
+	return run(db, s, "cannot store checkpoint", cause);
+}
+
+/*
+ * First occurrence: the earliest timestamp, ties and untimed lines by
+ * file path order and line (SQLite takes the bare columns from the row
+ * that gives min()).  Last occurrence likewise with max().
+ */
+static const char summarise_sql[] =
+    "DELETE FROM node_templates WHERE job_id = ?1;"
+    "INSERT INTO node_templates (job_id, node_id, template_id, count, "
+    "first_file, first_line, first_off, first_ts, last_file, last_line, "
+    "last_off, last_ts) SELECT ?1, node_id, template_id, c, file_id, "
+    "first_line, first_off, first_ts, file_id, last_line, last_off, "
+    "last_ts FROM (SELECT f.node_id, ft.template_id, ft.file_id, "
+    "ft.first_line, ft.first_off, ft.first_ts, ft.last_line, ft.last_off, "
+    "ft.last_ts, sum(ft.count) AS c, min(printf('%020.6f%020d%020d', "
+    "coalesce(ft.first_ts, 0), f.id, ft.first_line)) FROM file_templates "
+    "ft JOIN files f ON f.id = ft.file_id WHERE f.job_id = ?1 GROUP BY "
+    "f.node_id, ft.template_id);"
+    "UPDATE node_templates AS n SET last_file = x.file_id, last_line = "
+    "x.last_line, last_off = x.last_off, last_ts = x.last_ts FROM (SELECT "
+    "f.node_id, ft.template_id, ft.file_id, ft.last_line, ft.last_off, "
+    "ft.last_ts, max(printf('%020.6f%020d%020d', coalesce(ft.last_ts, 0), "
+    "f.id, ft.last_line)) FROM file_templates ft JOIN files f ON f.id = "
+    "ft.file_id WHERE f.job_id = ?1 GROUP BY f.node_id, ft.template_id) "
+    "AS x WHERE n.job_id = ?1 AND n.template_id = x.template_id AND "
+    "n.node_id IS x.node_id;";
+
+int
+logdb_job_summarise(struct logdb *db, int64_t job, char **cause)
+{
+	const char *tail = summarise_sql;
+	sqlite3_stmt *s;
+	int rc = 0;
+
+	while (rc == 0 && *tail != '\0') {
+		if (sqlite3_prepare_v2(db->db, tail, -1, &s, &tail) != SQLITE_OK)
+			return cache_fail(db->cache, "cannot summarise", cause);
+		if (s == NULL)
+			break;
+		sqlite3_bind_int64(s, 1, job);
+		rc = run(db, s, "cannot summarise", cause);
+		sqlite3_finalize(s);
+	}
+	return rc;
+}
+
+static int
+job_rows(struct logdb *db, int64_t job, const char *name,
+    int (*fn)(void *, const struct logdb_tmpl_row *, char **), void *arg,
+    char **cause)
+{
+	struct logdb_tmpl_row row;
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, S_TMPLS, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	row.job = name;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		row.id = (uint32_t)sqlite3_column_int64(s, 0);
+		row.count = (uint64_t)sqlite3_column_int64(s, 1);
+		row.nodes = sqlite3_column_int64(s, 2);
+		row.files = sqlite3_column_int64(s, 3);
+		row.text = (const char *)sqlite3_column_text(s, 4);
+		if (fn(arg, &row, cause) != 0) {
+			sqlite3_reset(s);
+			return -1;
+		}
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read templates", cause);
+	return 0;
+}
+
+int
+logdb_job_templates(struct logdb *db, const char *name,
+    int (*fn)(void *, const struct logdb_tmpl_row *, char **), void *arg,
+    char **cause)
+{
+	sqlite3_stmt *s;
+	int64_t *ids = NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc;
+
+	if ((s = stmt(db, name ? S_JOB_BY_NAME : S_JOBS, cause)) == NULL)
+		return -1;
+	if (name != NULL)
+		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		ids = xgrow(ids, &cap, n + 1, sizeof *ids);
+		names = xreallocarray(names, cap, sizeof *names);
+		ids[n] = sqlite3_column_int64(s, 0);
+		names[n++] = xstrdup((const char *)sqlite3_column_text(s, 1));
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		rc = cache_fail(db->cache, "cannot read jobs", cause);
+	else if (n == 0 && name != NULL)
+		rc = ts_fail(cause, "no job '%s' in the cache", name);
+	else
+		rc = 0;
+	for (i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = job_rows(db, ids[i], names[i], fn, arg, cause);
+		free(names[i]);
+	}
+	free(names);
+	free(ids);
+	return rc;
+}
+
+int
+logdb_ft_lines(struct logdb *db, int64_t file, uint32_t tmpl,
+    uint64_t **lines, size_t *n, char **cause)
+{
+	const unsigned char *p, *end;
+	sqlite3_stmt *s;
+	uint64_t v, cur = 0;
+	size_t cap = 0;
+	int rc;
+
+	*lines = NULL;
+	*n = 0;
+	if ((s = stmt(db, S_FT_LINES, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	sqlite3_bind_int64(s, 2, tmpl);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		p = sqlite3_column_blob(s, 0);
+		end = p + sqlite3_column_bytes(s, 0);
+		while (p != NULL && p < end) {
+			if (logdb_varint_get(&p, end, &v) != 0) {
+				rc = -1;
+				break;
+			}
+			cur += v;
+			*lines = xgrow(*lines, &cap, *n + 1, sizeof **lines);
+			(*lines)[(*n)++] = cur;
+		}
+	}
+	sqlite3_reset(s);
+	if (rc == -1)
+		return ts_fail(cause, "cache '%s': damaged line list of file %lld",
+		    cache_path(db->cache), (long long)file);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read lines", cause);
+	return 0;
+}

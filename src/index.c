@@ -1,0 +1,1051 @@
+/*
+ * index.c -- the indexing pipeline: workers parse, one thread stores.
+ *
+ *   worker threads (one per core)        the calling thread (writer)
+ *   take the next file in order          waits for the segments of file 0,
+ *   read lines (reader.h)                then file 1, ... in order;
+ *   lp_parse(), tmpl_mask()              maps each distinct masked string
+ *   group lines by masked string         to a template id (a cache of
+ *   in a per-segment hash table          masked string -> id, else
+ *   hand over a segment every            tmpl_match(), which is not
+ *   SEG_LINES lines or SEG_BYTES         thread-safe), appends line numbers
+ *   of masked text                       per template and stores rows.
+ *
+ * Because the writer takes files in order and the strings of a segment in
+ * order of first occurrence, template ids and texts do not depend on
+ * thread timing.  Memory is bounded: a worker waits when MAX_PENDING of
+ * its segments are not stored yet, a segment is at most SEG_LINES lines
+ * and SEG_BYTES of masked text, the writer flushes a file's line lists
+ * when they pass FLUSH_BYTES, and the string -> id cache is emptied when
+ * it passes CACHE_BYTES.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "index.h"
+#include "lineparse.h"
+#include "logdb.h"
+#include "reader.h"
+#include "scan.h"
+#include "tmpl.h"
+#include "util.h"
+
+#define SEG_LINES	65536
+#define SEG_BYTES	(8 * 1024 * 1024)
+#define MAX_PENDING	3
+#define CP_EVERY	4096
+#define FLUSH_BYTES	(32 * 1024 * 1024)
+#define CACHE_BYTES	(64 * 1024 * 1024)
+#define COMMIT_SECS	2.0
+#define NO_ENTRY	UINT32_MAX
+#define MAX_THREADS	16
+
+/* One distinct masked string of a segment or of the writer's cache. */
+struct entry {
+	uint64_t hash;
+	size_t str, len;	/* in smap.strs */
+	uint64_t count;
+	struct logdb_occ first, last;
+	uint32_t tmpl;		/* writer's cache: the template */
+};
+
+/* Distinct strings, in order of first insertion. */
+struct smap {
+	struct buf strs;
+	struct entry *ents;
+	size_t nents, ecap;
+	uint32_t *tab;		/* open addressing: entry index + 1 */
+	size_t tabsz;
+};
+
+/* What a worker hands to the writer. */
+struct seg {
+	struct seg *next;
+	size_t file;		/* index into the work list */
+	int worker;
+	int last;		/* the file's last segment */
+	int failed;		/* the file could not be opened */
+
+	struct smap map;
+	uint32_t *ids;		/* entry of each line, NO_ENTRY: empty */
+	size_t nlines, lcap;
+	uint64_t first_line;
+	struct logdb_occ *cps;
+	size_t ncps, cpcap;
+	int *ranks;		/* rank prefixes seen */
+	size_t nranks, rcap;
+	uint64_t bytes;		/* file bytes consumed for this segment */
+	char *warn;		/* warnings, '\n'-separated, or NULL */
+
+	/* Set on the last segment. */
+	uint64_t end_off, lines, size;
+	int partial, gz, ts_kind;
+	double first_ts, last_ts;
+};
+
+/* A file to read, and from where. */
+struct work {
+	struct scan_file *sf;
+	struct logdb_file *old;	/* NULL: new */
+	uint64_t start_off, start_line;
+	int append;
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t ready, room;
+	struct seg *head, *tail;
+	struct work *work;
+	size_t nwork, next;
+	int pending[MAX_THREADS];
+	int stop;
+};
+
+struct worker {
+	struct pipe *p;
+	int id;
+	pthread_t thread;
+};
+
+/* ------------------------------------------------------------ workers */
+
+static uint64_t
+hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+static void
+smap_init(struct smap *m)
+{
+	memset(m, 0, sizeof *m);
+	m->tabsz = 1024;
+	m->tab = xcalloc(m->tabsz, sizeof *m->tab);
+}
+
+static void
+smap_release(struct smap *m)
+{
+	buf_release(&m->strs);
+	free(m->ents);
+	free(m->tab);
+	memset(m, 0, sizeof *m);
+}
+
+static void
+smap_grow(struct smap *m)
+{
+	size_t i, j, mask;
+
+	free(m->tab);
+	m->tabsz *= 2;
+	m->tab = xcalloc(m->tabsz, sizeof *m->tab);
+	mask = m->tabsz - 1;
+	for (i = 0; i < m->nents; i++) {
+		for (j = m->ents[i].hash & mask; m->tab[j] != 0;
+		    j = (j + 1) & mask)
+			;
+		m->tab[j] = (uint32_t)i + 1;
+	}
+}
+
+/* The entry index of a string; *created says whether it is new. */
+static uint32_t
+smap_get(struct smap *m, const char *str, size_t len, uint64_t h,
+    int *created)
+{
+	size_t j, mask = m->tabsz - 1;
+	struct entry *e;
+
+	*created = 0;
+	for (j = h & mask; m->tab[j] != 0; j = (j + 1) & mask) {
+		e = &m->ents[m->tab[j] - 1];
+		if (e->hash == h && e->len == len &&
+		    memcmp(m->strs.s + e->str, str, len) == 0)
+			return m->tab[j] - 1;
+	}
+	*created = 1;
+	m->ents = xgrow(m->ents, &m->ecap, m->nents + 1, sizeof *m->ents);
+	e = &m->ents[m->nents];
+	memset(e, 0, sizeof *e);
+	e->hash = h;
+	e->str = m->strs.len;
+	e->len = len;
+	buf_add(&m->strs, str, len);
+	buf_addc(&m->strs, '\0');
+	m->tab[j] = (uint32_t)++m->nents;
+	if (m->nents * 2 > m->tabsz)
+		smap_grow(m);
+	return (uint32_t)m->nents - 1;
+}
+
+static struct seg *
+seg_new(size_t file, int worker, uint64_t first_line)
+{
+	struct seg *s = xcalloc(1, sizeof *s);
+
+	s->file = file;
+	s->worker = worker;
+	s->first_line = first_line;
+	smap_init(&s->map);
+	return s;
+}
+
+static void
+seg_free(struct seg *s)
+{
+	smap_release(&s->map);
+	free(s->ids);
+	free(s->cps);
+	free(s->ranks);
+	free(s->warn);
+	free(s);
+}
+
+static void
+seg_warn(struct seg *s, const char *msg)
+{
+	char *w;
+
+	w = s->warn ? xasprintf("%s\n%s", s->warn, msg) : xstrdup(msg);
+	free(s->warn);
+	s->warn = w;
+}
+
+static void
+seg_rank(struct seg *s, int rank)
+{
+	size_t i;
+
+	for (i = 0; i < s->nranks; i++)
+		if (s->ranks[i] == rank)
+			return;
+	if (s->nranks >= 4096)
+		return;
+	s->ranks = xgrow(s->ranks, &s->rcap, s->nranks + 1, sizeof *s->ranks);
+	s->ranks[s->nranks++] = rank;
+}
+
+/* Hand a segment to the writer; 0 when the run was stopped. */
+static int
+push(struct pipe *p, struct seg *s)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->pending[s->worker] >= MAX_PENDING && !p->stop)
+		pthread_cond_wait(&p->room, &p->mu);
+	if (p->stop) {
+		pthread_mutex_unlock(&p->mu);
+		seg_free(s);
+		return 0;
+	}
+	p->pending[s->worker]++;
+	if (p->tail != NULL)
+		p->tail->next = s;
+	else
+		p->head = s;
+	p->tail = s;
+	pthread_cond_broadcast(&p->ready);
+	pthread_mutex_unlock(&p->mu);
+	return 1;
+}
+
+/* Per-file state of a worker. */
+struct wfile {
+	struct reader *r;
+	const char *path;
+	struct buf masked;
+	double ts;		/* last timestamp seen, inherited */
+	int ts_kind;
+	double first_ts;
+	uint64_t consumed;
+	int nul_warned;
+	uint64_t end_off;
+	int partial;
+};
+
+static void
+add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
+{
+	struct lp_line lp;
+	struct logdb_occ at;
+	struct entry *e;
+	uint32_t id = NO_ENTRY;
+	char *msg;
+	int created;
+
+	lp_parse(l->s, l->len, &lp);
+	if (lp.ts_kind != LP_TS_NONE) {
+		wf->ts = lp.ts;
+		if (wf->ts_kind == LP_TS_NONE) {
+			wf->ts_kind = lp.ts_kind;
+			wf->first_ts = lp.ts;
+		}
+	}
+	if (lp.rank >= 0)
+		seg_rank(s, lp.rank);
+	if (!wf->nul_warned && memchr(l->s, '\0', l->len) != NULL) {
+		msg = xasprintf("'%s': line %llu: NUL bytes in the line",
+		    wf->path, (unsigned long long)l->lineno);
+		seg_warn(s, msg);
+		free(msg);
+		wf->nul_warned = 1;
+	}
+	at.line = l->lineno;
+	at.off = l->off;
+	at.ts = wf->ts;
+	if (lp.msg_len > 0) {
+		tmpl_mask(lp.msg, lp.msg_len, &wf->masked);
+		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len,
+		    hash_bytes(buf_str(&wf->masked), wf->masked.len), &created);
+		e = &s->map.ents[id];
+		if (e->count++ == 0)
+			e->first = at;
+		e->last = at;
+	}
+	s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
+	s->ids[s->nlines++] = id;
+	if ((l->lineno - 1) % CP_EVERY == 0) {
+		s->cps = xgrow(s->cps, &s->cpcap, s->ncps + 1, sizeof *s->cps);
+		s->cps[s->ncps++] = at;
+	}
+	wf->end_off = l->off + l->full_len + (l->newline ? 1 : 0);
+	wf->partial = !l->newline;
+}
+
+static void
+account(struct seg *s, struct wfile *wf)
+{
+	uint64_t now = reader_consumed(wf->r);
+
+	s->bytes = now - wf->consumed;
+	wf->consumed = now;
+}
+
+static void
+finish_file(struct pipe *p, struct seg *s, struct wfile *wf,
+    const struct work *w)
+{
+	s->last = 1;
+	account(s, wf);
+	s->end_off = wf->end_off;
+	s->lines = s->first_line - 1 + s->nlines;
+	s->size = reader_file_size(wf->r);
+	s->gz = reader_is_gzip(wf->r);
+	s->partial = wf->partial;
+	s->ts_kind = wf->ts_kind;
+	s->first_ts = wf->ts_kind != LP_TS_NONE ? wf->first_ts : NAN;
+	s->last_ts = wf->ts_kind != LP_TS_NONE ? wf->ts : NAN;
+	if (w->append && w->old != NULL && !isnan(w->old->first_ts))
+		s->first_ts = w->old->first_ts;
+	push(p, s);
+}
+
+static void
+read_file(struct pipe *p, int worker, size_t idx)
+{
+	const struct work *w = &p->work[idx];
+	struct wfile wf;
+	struct reader_line l;
+	struct seg *s;
+	char *cause = NULL;
+	int rc;
+
+	memset(&wf, 0, sizeof wf);
+	wf.path = w->sf->path;
+	wf.ts = NAN;
+	wf.end_off = w->start_off;
+	s = seg_new(idx, worker, w->start_line + 1);
+	if (reader_open(w->sf->path, w->start_off, w->start_line, &wf.r,
+	    &cause) != 0) {
+		s->last = s->failed = 1;
+		seg_warn(s, cause);
+		free(cause);
+		push(p, s);
+		return;
+	}
+	wf.consumed = w->start_off;
+	if (reader_is_gzip(wf.r))
+		wf.consumed = 0;
+	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
+		add_line(s, &wf, &l);
+		if (s->nlines >= SEG_LINES || s->map.strs.len >= SEG_BYTES) {
+			account(s, &wf);
+			if (!push(p, s))
+				goto out;
+			s = seg_new(idx, worker, l.lineno + 1);
+		}
+	}
+	if (rc < 0)
+		seg_warn(s, cause);
+	finish_file(p, s, &wf, w);
+out:
+	free(cause);
+	buf_release(&wf.masked);
+	reader_close(wf.r);
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct pipe *p = wk->p;
+	size_t idx;
+
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		idx = p->next < p->nwork && !p->stop ? p->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&p->mu);
+		if (idx == SIZE_MAX)
+			break;
+		read_file(p, wk->id, idx);
+	}
+	return NULL;
+}
+
+/* Wait for the next segment of file `file`. */
+static struct seg *
+pull(struct pipe *p, size_t file)
+{
+	struct seg *s, *prev;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		for (prev = NULL, s = p->head; s != NULL; prev = s, s = s->next)
+			if (s->file == file)
+				break;
+		if (s != NULL)
+			break;
+		pthread_cond_wait(&p->ready, &p->mu);
+	}
+	if (prev != NULL)
+		prev->next = s->next;
+	else
+		p->head = s->next;
+	if (p->tail == s)
+		p->tail = prev;
+	p->pending[s->worker]--;
+	pthread_cond_broadcast(&p->room);
+	pthread_mutex_unlock(&p->mu);
+	s->next = NULL;
+	return s;
+}
+
+/* ------------------------------------------------------------- writer */
+
+/* A file's occurrences of one template, not stored yet. */
+struct acc {
+	uint32_t gen;		/* == writer gen: in use for this file */
+	uint64_t count;
+	struct logdb_occ first, last;
+	uint64_t prev;		/* last line appended to `lines` */
+	struct buf lines;
+};
+
+struct writer {
+	struct cache *c;
+	struct logdb *db;
+	struct tmpl_miner *miner;
+	const struct index_opts *o;
+	struct index_stats *st;
+	struct pipe *p;
+
+	struct smap cache;	/* masked string -> template (entry.tmpl) */
+	unsigned char *dirty;	/* by template id: text to store */
+	size_t dirtycap;
+	uint32_t maxdirty;
+
+	struct acc *accs;	/* by template id */
+	size_t nacc;
+	uint32_t gen;
+	uint32_t *touched;
+	size_t ntouched, tcap;
+	size_t accbytes;
+	uint32_t *emap;
+	size_t emcap;
+
+	int64_t job;
+	int64_t file_id;
+	double last_commit;
+
+	uint64_t total, done;
+	size_t nfiles, files_done;
+	double t0, last_draw;
+	int drawn;
+};
+
+static void
+warn(struct writer *w, const char *msg)
+{
+	if (w->o->err == NULL)
+		return;
+	if (w->drawn) {
+		fputs("\r\033[K", w->o->err);
+		w->drawn = 0;
+	}
+	fprintf(w->o->err, "trainscope: warning: %s\n", msg);
+}
+
+static void
+warn_cb(void *arg, const char *msg)
+{
+	warn(arg, msg);
+}
+
+static void
+draw_progress(struct writer *w, int force)
+{
+	double now = ts_now(), el = now - w->t0, rate, eta;
+
+	if (!w->o->progress || w->o->err == NULL ||
+	    (!force && now - w->last_draw < 0.1))
+		return;
+	w->last_draw = now;
+	rate = el > 0 ? w->done / el : 0;
+	eta = rate > 0 && w->total > w->done ? (w->total - w->done) / rate : 0;
+	fprintf(w->o->err, "\rindexing: %zu/%zu files, %.0f MB, %.0f MB/s, "
+	    "ETA %.0f s\033[K", w->files_done, w->nfiles, w->done / 1e6,
+	    rate / 1e6, eta);
+	fflush(w->o->err);
+	w->drawn = 1;
+}
+
+static void
+mark_dirty(struct writer *w, uint32_t id)
+{
+	size_t old = w->dirtycap;
+
+	if (id >= w->dirtycap) {
+		w->dirty = xgrow(w->dirty, &w->dirtycap, (size_t)id + 1, 1);
+		memset(w->dirty + old, 0, w->dirtycap - old);
+	}
+	w->dirty[id] = 1;
+	if (id > w->maxdirty)
+		w->maxdirty = id;
+}
+
+static int
+store_templates(struct writer *w, char **cause)
+{
+	uint32_t id;
+
+	for (id = 1; id <= w->maxdirty && id < w->dirtycap; id++) {
+		if (!w->dirty[id])
+			continue;
+		w->dirty[id] = 0;
+		if (logdb_template_put(w->db, id, tmpl_text(w->miner, id),
+		    cause) != 0)
+			return -1;
+	}
+	w->maxdirty = 0;
+	return 0;
+}
+
+/* The template of a masked string, through the cache. */
+static uint32_t
+template_of(struct writer *w, const char *m, size_t len, uint64_t h)
+{
+	uint32_t e;
+	int created, changed = 0;
+
+	if (w->cache.strs.len > CACHE_BYTES) {
+		smap_release(&w->cache);
+		smap_init(&w->cache);
+	}
+	e = smap_get(&w->cache, m, len, h, &created);
+	if (created) {
+		w->cache.ents[e].tmpl = tmpl_match(w->miner, m, len, &changed);
+		if (changed)
+			mark_dirty(w, w->cache.ents[e].tmpl);
+	}
+	return w->cache.ents[e].tmpl;
+}
+
+static struct acc *
+acc_of(struct writer *w, uint32_t t)
+{
+	struct acc *a;
+	size_t old = w->nacc;
+
+	if (t >= w->nacc) {
+		w->accs = xgrow(w->accs, &w->nacc, (size_t)t + 1, sizeof *w->accs);
+		memset(w->accs + old, 0, (w->nacc - old) * sizeof *w->accs);
+	}
+	a = &w->accs[t];
+	if (a->gen != w->gen) {
+		a->gen = w->gen;
+		a->count = 0;
+		a->prev = 0;
+		buf_reset(&a->lines);
+		w->touched = xgrow(w->touched, &w->tcap, w->ntouched + 1,
+		    sizeof *w->touched);
+		w->touched[w->ntouched++] = t;
+	}
+	return a;
+}
+
+/* Store the accumulated line lists of the current file. */
+static int
+flush_accs(struct writer *w, char **cause)
+{
+	struct acc *a;
+	size_t i;
+
+	for (i = 0; i < w->ntouched; i++) {
+		a = &w->accs[w->touched[i]];
+		if (logdb_ft_add(w->db, w->file_id, w->touched[i], a->count,
+		    &a->first, &a->last, &a->lines, cause) != 0)
+			return -1;
+		if (a->lines.cap > 65536)
+			buf_release(&a->lines);
+	}
+	w->ntouched = 0;
+	w->accbytes = 0;
+	w->gen++;
+	return 0;
+}
+
+static void
+put_varint(struct buf *b, uint64_t v)
+{
+	unsigned char *p;
+
+	buf_grow(b, 10);
+	p = (unsigned char *)b->s + b->len;
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	b->len = (size_t)(p - (unsigned char *)b->s);
+	b->s[b->len] = '\0';
+}
+
+/* Template ids for the segment's strings, and their first/last. */
+static void
+map_entries(struct writer *w, struct seg *s)
+{
+	struct entry *e;
+	struct acc *a;
+	size_t i;
+
+	w->emap = xgrow(w->emap, &w->emcap, s->map.nents + 1, sizeof *w->emap);
+	for (i = 0; i < s->map.nents; i++) {
+		e = &s->map.ents[i];
+		w->emap[i] = template_of(w, s->map.strs.s + e->str, e->len,
+		    e->hash);
+		a = acc_of(w, w->emap[i]);
+		if (a->count == 0 || e->first.line < a->first.line)
+			a->first = e->first;
+		if (a->count == 0 || e->last.line > a->last.line)
+			a->last = e->last;
+		a->count += e->count;
+	}
+}
+
+static int
+apply_lines(struct writer *w, struct seg *s, char **cause)
+{
+	struct acc *a;
+	size_t i, before;
+	uint64_t line;
+
+	for (i = 0; i < s->nlines; i++) {
+		if (s->ids[i] == NO_ENTRY)
+			continue;
+		a = &w->accs[w->emap[s->ids[i]]];
+		line = s->first_line + i;
+		before = a->lines.len;
+		put_varint(&a->lines, line - a->prev);
+		a->prev = line;
+		w->accbytes += a->lines.len - before;
+	}
+	for (i = 0; i < s->ncps; i++)
+		if (logdb_checkpoint(w->db, w->file_id, &s->cps[i], cause) != 0)
+			return -1;
+	if (w->accbytes > FLUSH_BYTES)
+		return flush_accs(w, cause);
+	return 0;
+}
+
+/* Node id of a file (0: unknown), creating the node. */
+static int
+node_of(struct writer *w, const struct scan_file *sf, int64_t *node,
+    char **cause)
+{
+	*node = 0;
+	if (sf->node == NULL)
+		return 0;
+	return logdb_node(w->db, w->job, sf->node, node, cause);
+}
+
+/* Before the first segment of a file: make sure it has a row. */
+static int
+begin_file(struct writer *w, struct work *wk, char **cause)
+{
+	struct logdb_file f;
+
+	if (wk->old != NULL && wk->append) {
+		w->file_id = wk->old->id;
+		return 0;
+	}
+	if (wk->old != NULL) {
+		w->file_id = wk->old->id;
+		return logdb_file_clear(w->db, w->file_id, cause);
+	}
+	memset(&f, 0, sizeof f);
+	f.path = wk->sf->rel;
+	f.rank = -1;
+	f.first_ts = f.last_ts = NAN;
+	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
+		return -1;
+	w->file_id = f.id;
+	return 0;
+}
+
+static int
+end_file(struct writer *w, struct work *wk, struct seg *s, char **cause)
+{
+	struct logdb_file f;
+	size_t i;
+
+	if (flush_accs(w, cause) != 0)
+		return -1;
+	memset(&f, 0, sizeof f);
+	f.id = w->file_id;
+	f.path = wk->sf->rel;
+	if (node_of(w, wk->sf, &f.node, cause) != 0)
+		return -1;
+	f.rank = wk->sf->rank;
+	f.kind = wk->sf->kind;
+	f.gz = s->gz;
+	f.size = s->size;
+	f.mtime = wk->sf->mtime;
+	f.inode = wk->sf->inode;
+	f.bytes = s->end_off;
+	f.lines = s->lines;
+	f.partial = s->partial;
+	f.ts_kind = s->ts_kind;
+	f.first_ts = s->first_ts;
+	f.last_ts = s->last_ts;
+	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
+		return -1;
+	if (f.rank >= 0 && logdb_rank(w->db, w->job, f.rank, f.node, cause) != 0)
+		return -1;
+	for (i = 0; i < s->nranks; i++)
+		if (logdb_rank(w->db, w->job, s->ranks[i], f.rank < 0 ? f.node : 0,
+		    cause) != 0)
+			return -1;
+	w->st->lines += s->lines - wk->start_line;
+	return 0;
+}
+
+static void
+show_warnings(struct writer *w, const struct seg *s)
+{
+	char *copy, *line, *save = NULL;
+
+	if (s->warn == NULL)
+		return;
+	copy = xstrdup(s->warn);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		warn(w, line);
+	free(copy);
+}
+
+/* Commit at a file boundary when enough time has passed. */
+static int
+maybe_commit(struct writer *w, int force, char **cause)
+{
+	if (!force && ts_now() - w->last_commit < COMMIT_SECS)
+		return 0;
+	if (store_templates(w, cause) != 0 || cache_commit(w->c, cause) != 0)
+		return -1;
+	w->last_commit = ts_now();
+	return force ? 0 : cache_begin(w->c, cause);
+}
+
+/* Store one file's segments as they come. */
+static int
+store_file(struct writer *w, size_t idx, char **cause)
+{
+	struct work *wk = &w->p->work[idx];
+	struct seg *s;
+	int first = 1, rc = 0, done = 0;
+
+	while (!done) {
+		s = pull(w->p, idx);
+		done = s->last;
+		show_warnings(w, s);
+		w->done += s->bytes;
+		w->st->bytes += s->bytes;
+		if (s->failed) {
+			w->st->failed++;
+			seg_free(s);
+			break;
+		}
+		if (first && (rc = begin_file(w, wk, cause)) != 0)
+			done = 1;
+		first = 0;
+		if (rc == 0) {
+			map_entries(w, s);
+			rc = apply_lines(w, s, cause);
+		}
+		if (rc == 0 && s->last) {
+			rc = end_file(w, wk, s, cause);
+			w->st->indexed++;
+		}
+		seg_free(s);
+		draw_progress(w, 0);
+		if (rc != 0)
+			return -1;
+	}
+	w->files_done++;
+	return maybe_commit(w, 0, cause);
+}
+
+/* ------------------------------------------------------------ planning */
+
+static int
+cmp_old(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct logdb_file *)elem)->path);
+}
+
+static int
+unchanged(const struct logdb_file *old, const struct scan_file *sf)
+{
+	return old->size == sf->size && old->inode == sf->inode &&
+	    fabs(old->mtime - sf->mtime) < 1e-6;
+}
+
+static int
+appended(const struct logdb_file *old, const struct scan_file *sf)
+{
+	return !old->gz && old->inode == sf->inode && sf->size > old->size &&
+	    !old->partial && old->bytes == old->size;
+}
+
+/* An unchanged file whose node, rank or kind is now said differently. */
+static int
+reattribute(struct writer *w, struct logdb_file *old,
+    const struct scan_file *sf, char **cause)
+{
+	int64_t node;
+
+	if (node_of(w, sf, &node, cause) != 0)
+		return -1;
+	if (node == old->node && sf->rank == old->rank && sf->kind == old->kind)
+		return 0;
+	old->node = node;
+	old->rank = sf->rank;
+	old->kind = sf->kind;
+	return logdb_file_put(w->db, w->job, old, cause);
+}
+
+static int
+plan(struct writer *w, struct scan_job *j, struct logdb_file *old,
+    size_t nold, struct work **work, size_t *nwork, char **cause)
+{
+	struct logdb_file *o;
+	struct work *wk;
+	size_t i;
+
+	*work = xcalloc(j->nfiles + 1, sizeof **work);
+	*nwork = 0;
+	for (i = 0; i < j->nfiles; i++) {
+		o = bsearch(j->files[i].rel, old, nold, sizeof *old, cmp_old);
+		if (o != NULL && unchanged(o, &j->files[i])) {
+			w->st->skipped++;
+			if (reattribute(w, o, &j->files[i], cause) != 0)
+				return -1;
+			continue;
+		}
+		wk = &(*work)[(*nwork)++];
+		wk->sf = &j->files[i];
+		wk->old = o;
+		if (o != NULL && appended(o, &j->files[i])) {
+			wk->append = 1;
+			wk->start_off = o->bytes;
+			wk->start_line = o->lines;
+		}
+		w->total += j->files[i].size - wk->start_off;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ running */
+
+static int
+ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+static void
+pipe_stop(struct pipe *p, struct worker *wk, int n)
+{
+	struct seg *s;
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->room);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < n; i++)
+		pthread_join(wk[i].thread, NULL);
+	while ((s = p->head) != NULL) {
+		p->head = s->next;
+		seg_free(s);
+	}
+	p->tail = NULL;
+}
+
+/* Parse the planned files on workers and store them in order. */
+static int
+run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
+{
+	struct pipe p;
+	struct worker wk[MAX_THREADS];
+	int n, i, rc = 0;
+	size_t f;
+
+	memset(&p, 0, sizeof p);
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.ready, NULL);
+	pthread_cond_init(&p.room, NULL);
+	p.work = work;
+	p.nwork = nwork;
+	w->p = &p;
+	n = w->o->threads > 0 ? w->o->threads : ncpus();
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	if ((size_t)n > nwork)
+		n = (int)nwork;
+	for (i = 0; i < n; i++) {
+		wk[i].p = &p;
+		wk[i].id = i;
+		if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0)
+			ts_fatal("cannot create a thread");
+	}
+	for (f = 0; f < nwork && rc == 0; f++)
+		rc = store_file(w, f, cause);
+	pipe_stop(&p, wk, n);
+	pthread_cond_destroy(&p.room);
+	pthread_cond_destroy(&p.ready);
+	pthread_mutex_destroy(&p.mu);
+	w->p = NULL;
+	return rc;
+}
+
+static int
+index_job(struct writer *w, struct scan_job *j, char **cause)
+{
+	struct logdb_file *old = NULL;
+	struct work *work = NULL;
+	size_t nold = 0, nwork = 0;
+	int rc = -1;
+
+	if (cache_begin(w->c, cause) != 0)
+		return -1;
+	w->last_commit = ts_now();
+	if (logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
+	    logdb_files(w->db, w->job, &old, &nold, cause) != 0 ||
+	    plan(w, j, old, nold, &work, &nwork, cause) != 0)
+		goto out;
+	w->nfiles += nwork;
+	if (run_work(w, work, nwork, cause) != 0 ||
+	    logdb_job_summarise(w->db, w->job, cause) != 0 ||
+	    maybe_commit(w, 1, cause) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc != 0)
+		cache_rollback(w->c);
+	free(work);
+	logdb_free_files(old, nold);
+	return rc;
+}
+
+static int
+restore_cb(void *arg, uint32_t id, const char *text, char **cause)
+{
+	return tmpl_restore(arg, id, text, cause);
+}
+
+static void
+writer_release(struct writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nacc; i++)
+		buf_release(&w->accs[i].lines);
+	free(w->accs);
+	free(w->touched);
+	free(w->emap);
+	free(w->dirty);
+	smap_release(&w->cache);
+	tmpl_free(w->miner);
+	logdb_free(w->db);
+}
+
+int
+index_run(struct cache *c, char *const *paths, size_t n,
+    const struct index_opts *o, struct index_stats *st, char **cause)
+{
+	struct scan_opts so;
+	struct scan_job *jobs = NULL;
+	struct writer w;
+	size_t njobs = 0, i;
+	int rc = -1;
+
+	memset(st, 0, sizeof *st);
+	memset(&w, 0, sizeof w);
+	w.c = c;
+	w.o = o;
+	w.st = st;
+	w.t0 = ts_now();
+	w.gen = 1;
+	smap_init(&w.cache);
+	w.miner = tmpl_new();
+	memset(&so, 0, sizeof so);
+	so.job_name = o->job_name;
+	so.map_path = o->map_path;
+	so.hostfile = o->hostfile;
+	so.warn = warn_cb;
+	so.arg = &w;
+	if (logdb_open(c, &w.db, cause) != 0 ||
+	    logdb_templates_load(w.db, restore_cb, w.miner, cause) != 0 ||
+	    scan_paths(paths, n, &so, &jobs, &njobs, cause) != 0)
+		goto out;
+	for (i = 0; i < njobs; i++)
+		st->files += jobs[i].nfiles;
+	for (i = 0; i < njobs; i++) {
+		if (index_job(&w, &jobs[i], cause) != 0)
+			goto out;
+		st->jobs++;
+	}
+	rc = 0;
+out:
+	draw_progress(&w, 1);
+	if (w.drawn)
+		fputs("\r\033[K", o->err);
+	st->templates = tmpl_max_id(w.miner);
+	st->seconds = ts_now() - w.t0;
+	scan_free(jobs, njobs);
+	writer_release(&w);
+	return rc;
+}

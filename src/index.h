@@ -1,0 +1,51 @@
+/*
+ * index.h -- indexing jobs into the cache.
+ *
+ * index_run() discovers the jobs named by paths (scan.h), works out per
+ * file what is new (unchanged files are skipped, appended plain files
+ * continue where they stopped, anything else is read again), parses the
+ * files on worker threads and stores the results from the calling thread:
+ * the only thread that talks to the cache.  Each job is its own series of
+ * transactions, committed at file boundaries, so a failure in one job
+ * never touches another and never leaves a half-stored file.
+ */
+#ifndef TS_INDEX_H
+#define TS_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct cache;
+
+struct index_opts {
+	const char *job_name;	/* --job: only with one job */
+	const char *map_path;	/* --map FILE */
+	const char *hostfile;	/* --hostfile FILE */
+	int threads;		/* worker threads; 0: one per core */
+	FILE *err;		/* warnings and progress (borrowed), or NULL */
+	int progress;		/* draw progress on err */
+};
+
+struct index_stats {
+	size_t jobs;
+	size_t files;		/* files found */
+	size_t indexed;		/* files read (in full or appended part) */
+	size_t skipped;		/* unchanged files */
+	size_t failed;		/* files that could not be read */
+	uint64_t lines;		/* lines read in this run */
+	uint64_t bytes;		/* file bytes read in this run */
+	uint32_t templates;	/* templates in the cache afterwards */
+	double seconds;
+};
+
+/*
+ * Index paths[0 .. n) into cache `c`.  Per-file problems are one-line
+ * warnings on o->err and do not fail the run.  Returns 0 and fills *st, or
+ * -1 with *cause (bad arguments, a cache error; jobs finished before the
+ * error stay stored).
+ */
+int index_run(struct cache *c, char *const *paths, size_t n,
+    const struct index_opts *o, struct index_stats *st, char **cause);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * indexcmd.c -- the `index` and `templates` commands.
+ *
+ * `index` turns its words into struct index_opts and prints one summary
+ * line; `templates` lists what the cache knows per job, in text, TSV or
+ * JSON.  All the work is in index.c and db/logdb.c.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "commands.h"
+#include "index.h"
+#include "json.h"
+#include "logdb.h"
+#include "util.h"
+
+int
+cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	struct index_opts o;
+	struct index_stats st;
+	struct cache *c;
+	long threads;
+	double mb;
+
+	memset(&o, 0, sizeof o);
+	o.job_name = cmd_opt(a, "job");
+	o.map_path = cmd_opt(a, "map");
+	o.hostfile = cmd_opt(a, "hostfile");
+	o.err = ctx->err;
+	o.progress = ctx->progress;
+	if (o.job_name != NULL && *o.job_name == '\0') {
+		ts_fail(cause, "--job needs a name");
+		return CMD_USAGE;
+	}
+	if (cmd_opt_long(a, "threads", 0, 0, 64, &threads, cause) != 0)
+		return CMD_USAGE;
+	o.threads = (int)threads;
+	if (cmd_ctx_cache(ctx, &c, cause) != 0)
+		return CMD_FAIL;
+	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0)
+		return CMD_FAIL;
+	mb = st.bytes / 1e6;
+	fprintf(ctx->out, "indexed %zu job%s: %zu files (%zu read, %zu "
+	    "unchanged, %zu failed), %llu lines, %.1f MB in %.2f s (%.0f MB/s), "
+	    "%u templates\n", st.jobs, st.jobs == 1 ? "" : "s", st.files,
+	    st.indexed, st.skipped, st.failed, (unsigned long long)st.lines, mb,
+	    st.seconds, st.seconds > 0 ? mb / st.seconds : 0.0, st.templates);
+	return CMD_OK;
+}
+
+enum fmt { FMT_TEXT, FMT_TSV, FMT_JSON };
+
+struct listing {
+	FILE *out;
+	enum fmt fmt;
+	struct json j;
+	char *job;		/* the job of the previous row */
+};
+
+/* TSV fields: tabs and newlines in a template become spaces. */
+static void
+tsv_text(FILE *out, const char *s)
+{
+	for (; *s != '\0'; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
+static int
+row_cb(void *arg, const struct logdb_tmpl_row *r, char **cause)
+{
+	struct listing *l = arg;
+	int newjob = l->job == NULL || strcmp(l->job, r->job) != 0;
+
+	(void)cause;
+	if (newjob) {
+		free(l->job);
+		l->job = xstrdup(r->job);
+	}
+	switch (l->fmt) {
+	case FMT_TEXT:
+		if (newjob)
+			fprintf(l->out, "job %s\n%10s %6s %5s  %s\n", r->job,
+			    "count", "id", "nodes", "template");
+		fprintf(l->out, "%10llu %6u %5lld  %s\n",
+		    (unsigned long long)r->count, r->id, (long long)r->nodes,
+		    r->text);
+		break;
+	case FMT_TSV:
+		fprintf(l->out, "%s\t%u\t%llu\t%lld\t%lld\t", r->job, r->id,
+		    (unsigned long long)r->count, (long long)r->nodes,
+		    (long long)r->files);
+		tsv_text(l->out, r->text);
+		fputc('\n', l->out);
+		break;
+	case FMT_JSON:
+		json_obj_begin(&l->j);
+		json_key(&l->j, "job");
+		json_str(&l->j, r->job);
+		json_key(&l->j, "id");
+		json_int(&l->j, r->id);
+		json_key(&l->j, "count");
+		json_int(&l->j, (int64_t)r->count);
+		json_key(&l->j, "nodes");
+		json_int(&l->j, r->nodes);
+		json_key(&l->j, "files");
+		json_int(&l->j, r->files);
+		json_key(&l->j, "text");
+		json_str(&l->j, r->text);
+		json_obj_end(&l->j);
+		break;
+	}
+	return 0;
+}
+
+int
+cmd_templates(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	const char *f = cmd_opt(a, "format");
+	struct listing l;
+	struct logdb *db;
+	struct cache *c;
+	int rc;
+
+	memset(&l, 0, sizeof l);
+	l.out = ctx->out;
+	if (f == NULL || strcmp(f, "text") == 0)
+		l.fmt = FMT_TEXT;
+	else if (strcmp(f, "tsv") == 0)
+		l.fmt = FMT_TSV;
+	else if (strcmp(f, "json") == 0)
+		l.fmt = FMT_JSON;
+	else {
+		ts_fail(cause, "unknown format '%s' (text, tsv or json)", f);
+		return CMD_USAGE;
+	}
+	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
+	    logdb_open(c, &db, cause) != 0)
+		return CMD_FAIL;
+	if (l.fmt == FMT_JSON) {
+		json_init(&l.j, ctx->out, 0);
+		json_arr_begin(&l.j);
+	} else if (l.fmt == FMT_TSV)
+		fputs("job\tid\tcount\tnodes\tfiles\ttemplate\n", ctx->out);
+	rc = logdb_job_templates(db, a->argc > 0 ? a->argv[0] : NULL, row_cb,
+	    &l, cause);
+	if (l.fmt == FMT_JSON) {
+		json_arr_end(&l.j);
+		json_finish(&l.j);
+	}
+	free(l.job);
+	logdb_free(db);
+	return rc == 0 ? CMD_OK : CMD_FAIL;
+}

@@ -1,0 +1,1015 @@
+/*
+ * lineparse.c -- find the header of a log line: rank, time, level, and
+ * where the message begins.
+ *
+ * The model is a small header grammar read by hand-written scanners (no
+ * regular expressions, no backtracking beyond a fixed number of tokens).
+ * A header is a run of space-separated fields at the start of the line:
+ *
+ *   anchors   rank prefixes, timestamps (optionally in brackets) and level
+ *             words -- things that can only be header;
+ *   weak      numbers, ids with digits (node-17, R02-M1, host:pid:tid),
+ *             dotted names (unix.hw), upper-case words (RAS, NCCL), "-" --
+ *             things that are header only when an anchor follows;
+ *   tail      after the last anchor: pids, "-" and "|" separators, short
+ *             bracketed fields ([main], [pool-1]), a glog "file.cc:12]", a
+ *             logger name before " - ", a syslog host and "tag[pid]:", or a
+ *             "component:" / dotted class name after the level.
+ *
+ * The message starts after the tail.  Everything is bounded: at most
+ * LP_MAXTOK header fields and LP_MAXHDR bytes are looked at, so a line of
+ * megabytes costs no more than a short one.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "lineparse.h"
+#include "util.h"
+
+#define LP_MAXTOK 16		/* header fields looked at */
+#define LP_MAXHDR 512		/* header bytes looked at */
+#define LP_MAXWEAK 6		/* weak fields in a row before an anchor */
+
+struct lp_scan {
+	const char *s;		/* the line */
+	size_t pos, end;	/* cursor and end of the header window */
+	size_t len;		/* whole line */
+	struct lp_line *out;
+	int have_ts;
+	int syslog;		/* the timestamp had no year (host may follow) */
+};
+
+static const char *lp_months[] = {
+	"jan", "feb", "mar", "apr", "may", "jun",
+	"jul", "aug", "sep", "oct", "nov", "dec"
+};
+static const char *lp_days[] = {
+	"mon", "tue", "wed", "thu", "fri", "sat", "sun"
+};
+
+static int
+lp_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+lp_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int
+lp_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static int
+lp_space(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Read exactly n digits at s[*i]; -1 when they are not there. */
+static long
+lp_num(const char *s, size_t *i, size_t end, int n)
+{
+	long v = 0;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (*i + k >= end || !lp_digit((unsigned char)s[*i + k]))
+			return -1;
+		v = v * 10 + (s[*i + k] - '0');
+	}
+	*i += n;
+	return v;
+}
+
+/* Read 1 or 2 digits (a day or month that may lack its leading zero). */
+static long
+lp_num12(const char *s, size_t *i, size_t end)
+{
+	long v;
+
+	if ((v = lp_num(s, i, end, 2)) >= 0)
+		return v;
+	return lp_num(s, i, end, 1);
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+static long
+lp_days_from_civil(long y, long m, long d)
+{
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int
+lp_valid_date(long y, long m, long d)
+{
+	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
+}
+
+/* A month name (3 letters, any case, full name allowed) at s[*i]: 1..12. */
+static int
+lp_month(const char *s, size_t *i, size_t end)
+{
+	size_t k;
+	int m;
+
+	if (*i + 3 > end)
+		return 0;
+	for (m = 0; m < 12; m++) {
+		for (k = 0; k < 3; k++)
+			if (lp_lower((unsigned char)s[*i + k]) != lp_months[m][k])
+				break;
+		if (k == 3)
+			break;
+	}
+	if (m == 12)
+		return 0;
+	k = *i + 3;
+	while (k < end && lp_alpha((unsigned char)s[k]))
+		k++;
+	if (k - *i > 9)
+		return 0;
+	*i = k;
+	return m + 1;
+}
+
+/*
+ * HH:MM:SS with an optional fraction after '.', ',' or ':' (HealthApp
+ * writes 12:00:00:606); `sep` is the separator between the fields (':' or
+ * '.' as in BGL's 15.42.50.675872).  Adds seconds since midnight to *secs.
+ */
+static int
+lp_time(const char *s, size_t *i, size_t end, char sep, double *secs)
+{
+	size_t j = *i;
+	long h, m, sec = 0;
+	double frac = 0, scale = 0.1;
+
+	if ((h = lp_num12(s, &j, end)) < 0 || h > 24 || j >= end ||
+	    s[j++] != sep || (m = lp_num(s, &j, end, 2)) < 0 || m > 59)
+		return -1;
+	if (j < end && s[j] == sep && j + 1 < end &&
+	    lp_digit((unsigned char)s[j + 1])) {
+		j++;
+		if ((sec = lp_num(s, &j, end, 2)) < 0 || sec > 60)
+			return -1;
+		if (j + 1 < end && (s[j] == '.' || s[j] == ',' ||
+		    (s[j] == ':' && sep == ':')) &&
+		    lp_digit((unsigned char)s[j + 1])) {
+			for (j++; j < end && lp_digit((unsigned char)s[j]); j++) {
+				frac += (s[j] - '0') * scale;
+				scale /= 10;
+			}
+		}
+	}
+	*secs += h * 3600.0 + m * 60.0 + sec + frac;
+	*i = j;
+	return 0;
+}
+
+/* A zone after a time: Z, +HH:MM, +HHMM, +HH.  Returns offset seconds. */
+static int
+lp_zone(const char *s, size_t *i, size_t end, double *off)
+{
+	size_t j = *i;
+	long h, m = 0;
+	int sign;
+
+	if (j < end && s[j] == 'Z') {
+		*off = 0;
+		*i = j + 1;
+		return 1;
+	}
+	if (j >= end || (s[j] != '+' && s[j] != '-'))
+		return 0;
+	sign = s[j++] == '-' ? -1 : 1;
+	if ((h = lp_num(s, &j, end, 2)) < 0 || h > 14)
+		return 0;
+	if (j < end && s[j] == ':')
+		j++;
+	if (j < end && lp_digit((unsigned char)s[j]) &&
+	    (m = lp_num(s, &j, end, 2)) < 0)
+		return 0;
+	if (j < end && (lp_alpha((unsigned char)s[j]) ||
+	    lp_digit((unsigned char)s[j])))
+		return 0;
+	*off = sign * (h * 3600.0 + m * 60.0);
+	*i = j;
+	return 1;
+}
+
+/* Does a field end at s[i] (space, end, or closing punctuation)? */
+static int
+lp_fieldend(const char *s, size_t i, size_t end)
+{
+	int c;
+
+	if (i >= end)
+		return 1;
+	c = (unsigned char)s[i];
+	return lp_space(c) || c == ']' || c == ')' || c == ',' || c == '|' ||
+	    c == ':' || c == ';';
+}
+
+static void
+lp_set_ts(struct lp_scan *sc, double ts, enum lp_ts_kind kind, int tz)
+{
+	if (sc->have_ts)
+		return;
+	sc->have_ts = 1;
+	sc->out->ts = ts;
+	sc->out->ts_kind = kind;
+	sc->out->tz_known = tz;
+}
+
+/*
+ * A time after a date: separator ('T', ' ', '-', '_' or '/'), time, zone.
+ * When no time follows, the date alone counts (BGL's 2005.06.03).
+ */
+static int
+lp_date_time(struct lp_scan *sc, size_t *i, long days, int year_known,
+    int need_time)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+	double secs = 0, off = 0;
+	int tz = 0;
+	char sep = ':';
+
+	if (j + 1 < sc->end && (s[j] == 'T' || s[j] == ' ' || s[j] == '-' ||
+	    s[j] == '_' || s[j] == '/' || s[j] == ':') &&
+	    lp_digit((unsigned char)s[j + 1])) {
+		size_t k = j + 1;
+
+		if (s[j] == '-' && k + 2 < sc->end && s[k + 2] == '.')
+			sep = '.';
+		if (lp_time(s, &k, sc->end, sep, &secs) == 0) {
+			j = k;
+			tz = lp_zone(s, &j, sc->end, &off);
+		}
+	}
+	if ((need_time && j == *i) || !lp_fieldend(s, j, sc->end))
+		return -1;
+	lp_set_ts(sc, days * 86400.0 + secs - off,
+	    year_known ? LP_TS_EPOCH : LP_TS_NOYEAR, tz);
+	*i = j;
+	return 0;
+}
+
+/* 2024-05-01, 2024/05/01, 2005.06.03, 20171223, then an optional time. */
+static int
+lp_ts_ymd(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+	long y, m, d;
+	char sep;
+
+	if ((y = lp_num(s, &j, sc->end, 4)) < 0)
+		return -1;
+	if (j < sc->end && lp_digit((unsigned char)s[j])) {
+		/* compact 20171223 */
+		if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
+		    (d = lp_num(s, &j, sc->end, 2)) < 0 ||
+		    (j < sc->end && lp_digit((unsigned char)s[j])))
+			return -1;
+		if (!lp_valid_date(y, m, d) || y < 1970 || y > 2200 ||
+		    j >= sc->end || (s[j] != '-' && s[j] != 'T' && s[j] != ' '))
+			return -1;
+	} else {
+		if (j >= sc->end || (s[j] != '-' && s[j] != '/' && s[j] != '.'))
+			return -1;
+		sep = s[j++];
+		if ((m = lp_num12(s, &j, sc->end)) < 0 || j >= sc->end ||
+		    s[j++] != sep || (d = lp_num12(s, &j, sc->end)) < 0)
+			return -1;
+		if (!lp_valid_date(y, m, d))
+			return -1;
+	}
+	if (lp_date_time(sc, &j, lp_days_from_civil(y, m, d), 1, 0) != 0)
+		return -1;
+	*i = j;
+	return 0;
+}
+
+/*
+ * Two-digit leading forms: 17/06/09 20:10:40 (YY/MM/DD), 03-17 16:13:38
+ * and 10.30 16:49:06 (month-day, no year), 081109 203615 (YYMMDD HHMMSS).
+ */
+static int
+lp_ts_short(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+	long a, b, c;
+	double secs = 0;
+	char sep;
+
+	if ((a = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end)
+		return -1;
+	if (lp_digit((unsigned char)s[j])) {
+		/* YYMMDD HHMMSS */
+		if ((b = lp_num(s, &j, sc->end, 2)) < 0 ||
+		    (c = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
+		    s[j] != ' ' || !lp_valid_date(2000 + a, b, c))
+			return -1;
+		j++;
+		if (lp_num(s, &j, sc->end, 6) < 0 || !lp_fieldend(s, j, sc->end))
+			return -1;
+		secs = ((s[j - 6] - '0') * 10 + s[j - 5] - '0') * 3600.0 +
+		    ((s[j - 4] - '0') * 10 + s[j - 3] - '0') * 60.0 +
+		    (s[j - 2] - '0') * 10 + s[j - 1] - '0';
+		lp_set_ts(sc, lp_days_from_civil(2000 + a, b, c) * 86400.0 +
+		    secs, LP_TS_EPOCH, 0);
+		*i = j;
+		return 0;
+	}
+	sep = s[j];
+	if (sep != '/' && sep != '-' && sep != '.')
+		return -1;
+	j++;
+	if ((b = lp_num12(s, &j, sc->end)) < 0 || j >= sc->end)
+		return -1;
+	if (sep == '/' && s[j] == '/') {
+		j++;
+		if ((c = lp_num12(s, &j, sc->end)) < 0 ||
+		    !lp_valid_date(2000 + a, b, c) ||
+		    lp_date_time(sc, &j, lp_days_from_civil(2000 + a, b, c), 1,
+		    1) != 0)
+			return -1;
+		*i = j;
+		return 0;
+	}
+	if (!lp_valid_date(1970, a, b) ||
+	    lp_date_time(sc, &j, lp_days_from_civil(1970, a, b), 0, 1) != 0)
+		return -1;
+	*i = j;
+	return 0;
+}
+
+/* "Mon DD HH:MM:SS[.frac][ YYYY]", after an optional day name. */
+static int
+lp_ts_monthname(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i, k;
+	long d, y = -1;
+	double secs = 0;
+	int m, di;
+
+	for (di = 0; di < 7 && j + 4 <= sc->end; di++) {
+		if (lp_lower((unsigned char)s[j]) == lp_days[di][0] &&
+		    lp_lower((unsigned char)s[j + 1]) == lp_days[di][1] &&
+		    lp_lower((unsigned char)s[j + 2]) == lp_days[di][2] &&
+		    (s[j + 3] == ' ' || s[j + 3] == ',')) {
+			j += 4;
+			while (j < sc->end && s[j] == ' ')
+				j++;
+			break;
+		}
+	}
+	if ((m = lp_month(s, &j, sc->end)) == 0 || j >= sc->end || s[j] != ' ')
+		return -1;
+	while (j < sc->end && s[j] == ' ')
+		j++;
+	if ((d = lp_num12(s, &j, sc->end)) < 1 || d > 31 || j >= sc->end ||
+	    s[j++] != ' ')
+		return -1;
+	if (lp_time(s, &j, sc->end, ':', &secs) != 0)
+		return -1;
+	k = j;
+	if (k + 5 <= sc->end && s[k] == ' ' &&
+	    (y = lp_num(s, &(size_t){ k + 1 }, sc->end, 4)) >= 1970 &&
+	    lp_fieldend(s, k + 5, sc->end))
+		j = k + 5;
+	else
+		y = -1;
+	if (!lp_fieldend(s, j, sc->end))
+		return -1;
+	lp_set_ts(sc, lp_days_from_civil(y >= 0 ? y : 1970, m, d) * 86400.0 +
+	    secs, y >= 0 ? LP_TS_EPOCH : LP_TS_NOYEAR, 0);
+	if (y < 0)
+		sc->syslog = 1;
+	*i = j;
+	return 0;
+}
+
+/* glog: "I0501 12:00:00.123456" (level letter, MMDD, time). */
+static int
+lp_ts_glog(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i + 1;
+	long m, d;
+	double secs = 0;
+	int c = (unsigned char)s[*i];
+
+	if (c != 'I' && c != 'W' && c != 'E' && c != 'F' && c != 'D')
+		return -1;
+	if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
+	    (d = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
+	    s[j++] != ' ' || !lp_valid_date(1970, m, d) ||
+	    lp_time(s, &j, sc->end, ':', &secs) != 0 ||
+	    !lp_fieldend(s, j, sc->end))
+		return -1;
+	lp_set_ts(sc, lp_days_from_civil(1970, m, d) * 86400.0 + secs,
+	    LP_TS_NOYEAR, 0);
+	if (sc->out->level == LP_LEVEL_NONE)
+		sc->out->level = c == 'I' ? LP_LEVEL_INFO : c == 'W' ?
+		    LP_LEVEL_WARN : c == 'E' ? LP_LEVEL_ERROR : c == 'F' ?
+		    LP_LEVEL_FATAL : LP_LEVEL_DEBUG;
+	*i = j;
+	return 0;
+}
+
+/*
+ * Epoch seconds (10 digits, 2000..2100, optional fraction) or
+ * milliseconds (13 digits); `uptime` reads dmesg's "1234.567890" instead.
+ */
+static int
+lp_ts_number(struct lp_scan *sc, size_t *i, int uptime)
+{
+	const char *s = sc->s;
+	size_t j = *i, nd;
+	double v = 0, scale = 0.1;
+	int frac = 0;
+
+	for (nd = 0; j < sc->end && lp_digit((unsigned char)s[j]); j++, nd++)
+		v = v * 10 + (s[j] - '0');
+	if (j + 1 < sc->end && s[j] == '.' && lp_digit((unsigned char)s[j + 1])) {
+		frac = 1;
+		for (j++; j < sc->end && lp_digit((unsigned char)s[j]); j++) {
+			v += (s[j] - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (!lp_fieldend(s, j, sc->end) || nd == 0)
+		return -1;
+	if (uptime) {
+		if (!frac || nd > 8)
+			return -1;
+		lp_set_ts(sc, v, LP_TS_UPTIME, 0);
+	} else if (nd == 13 && !frac && v >= 946684800e3 && v < 4102444800e3)
+		lp_set_ts(sc, v / 1000, LP_TS_EPOCH, 1);
+	else if (nd == 10 && v >= 946684800 && v < 4102444800.0)
+		lp_set_ts(sc, v, LP_TS_EPOCH, 1);
+	else
+		return -1;
+	*i = j;
+	return 0;
+}
+
+/* Any timestamp form at s[*i] (not bracketed). */
+static int
+lp_ts_any(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i, nd = 0;
+	int c = (unsigned char)s[j];
+
+	if (lp_alpha(c)) {
+		if (lp_ts_glog(sc, i) == 0)
+			return 0;
+		return lp_ts_monthname(sc, i);
+	}
+	if (!lp_digit(c))
+		return -1;
+	while (j < sc->end && lp_digit((unsigned char)s[j]))
+		j++;
+	nd = j - *i;
+	if (nd == 4 || nd == 8)
+		return lp_ts_ymd(sc, i);
+	if (nd == 2 || nd == 6)
+		return lp_ts_short(sc, i);
+	if (nd == 10 || nd == 13)
+		return lp_ts_number(sc, i, 0);
+	return -1;
+}
+
+/* dmesg's "1234.567890]" (the '[' and blanks already skipped). */
+static int
+lp_dmesg(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+
+	while (j < sc->end && (lp_digit((unsigned char)s[j]) || s[j] == '.'))
+		j++;
+	if (j >= sc->end || s[j] != ']' || !lp_digit((unsigned char)s[*i]))
+		return -1;
+	return lp_ts_number(sc, i, 1);
+}
+
+/*
+ * A timestamp, possibly in brackets ("[2024-05-01 12:00:00]",
+ * "[ 1234.567890]" for dmesg), followed by an optional ',' or ':'.
+ */
+static int
+lp_anchor_ts(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos;
+	struct lp_line save = *sc->out;
+	int br = 0, have = sc->have_ts, sys = sc->syslog;
+
+	if (s[j] == '[') {
+		br = 1;
+		for (j++; j < sc->end && s[j] == ' '; j++)
+			;
+		if (j >= sc->end)
+			return -1;
+	}
+	if (br && lp_dmesg(sc, &j) == 0)
+		;
+	else if (lp_ts_any(sc, &j) != 0)
+		goto fail;
+	if (br) {
+		if (j >= sc->end || s[j] != ']')
+			goto fail;
+		j++;
+	}
+	if (j < sc->end && (s[j] == ',' || s[j] == ':') &&
+	    (j + 1 >= sc->end || lp_space((unsigned char)s[j + 1])))
+		j++;
+	sc->pos = j;
+	return 0;
+fail:
+	*sc->out = save;
+	sc->have_ts = have;
+	sc->syslog = sys;
+	return -1;
+}
+
+/* Read a small decimal (a rank) at s[*i]; -1 when absent. */
+static int
+lp_small(const char *s, size_t *i, size_t end)
+{
+	size_t j = *i;
+	long v = 0;
+
+	while (j < end && lp_digit((unsigned char)s[j]) && j - *i < 7)
+		v = v * 10 + (s[j++] - '0');
+	if (j == *i || (j < end && lp_digit((unsigned char)s[j])))
+		return -1;
+	*i = j;
+	return (int)v;
+}
+
+/* Case-insensitive match of a lower-case word at s[*i]. */
+static int
+lp_word(const char *s, size_t *i, size_t end, const char *w)
+{
+	size_t j = *i;
+
+	for (; *w != '\0'; w++, j++)
+		if (j >= end || lp_lower((unsigned char)s[j]) != *w)
+			return 0;
+	*i = j;
+	return 1;
+}
+
+/*
+ * Rank prefixes: "3: " at the start of the line, "[default3]:",
+ * "[rank3]:", "[rank 3]", "[Rank 3]".
+ */
+static int
+lp_anchor_rank(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos;
+	int r;
+
+	if (s[j] != '[') {
+		if (j != 0 || (r = lp_small(s, &j, sc->end)) < 0 ||
+		    j + 1 >= sc->end || s[j] != ':' || s[j + 1] != ' ')
+			return -1;
+		sc->out->rank = r;
+		sc->pos = j + 2;
+		return 0;
+	}
+	j++;
+	if (!lp_word(s, &j, sc->end, "default") &&
+	    !lp_word(s, &j, sc->end, "rank"))
+		return -1;
+	if (j < sc->end && s[j] == ' ')
+		j++;
+	if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end || s[j] != ']')
+		return -1;
+	j++;
+	if (j < sc->end && s[j] == ':')
+		j++;
+	sc->out->rank = r;
+	sc->pos = j;
+	return 0;
+}
+
+static const struct {
+	const char *word;
+	enum lp_level level;
+} lp_levels[] = {
+	{ "alert", LP_LEVEL_FATAL },
+	{ "crit", LP_LEVEL_FATAL },
+	{ "critical", LP_LEVEL_FATAL },
+	{ "debug", LP_LEVEL_DEBUG },
+	{ "emerg", LP_LEVEL_FATAL },
+	{ "err", LP_LEVEL_ERROR },
+	{ "error", LP_LEVEL_ERROR },
+	{ "failure", LP_LEVEL_ERROR },
+	{ "fatal", LP_LEVEL_FATAL },
+	{ "info", LP_LEVEL_INFO },
+	{ "notice", LP_LEVEL_INFO },
+	{ "severe", LP_LEVEL_ERROR },
+	{ "trace", LP_LEVEL_DEBUG },
+	{ "verbose", LP_LEVEL_DEBUG },
+	{ "warn", LP_LEVEL_WARN },
+	{ "warning", LP_LEVEL_WARN },
+};
+
+/*
+ * A level word of length n at s: upper case or capitalised when bare,
+ * any case inside brackets.
+ */
+static enum lp_level
+lp_level_word(const char *s, size_t n, int bracketed)
+{
+	size_t i, k;
+	int upper = 1, cap = 1;
+
+	if (n < 3 || n > 8)
+		return LP_LEVEL_NONE;
+	for (k = 0; k < n; k++) {
+		if (!lp_alpha((unsigned char)s[k]))
+			return LP_LEVEL_NONE;
+		if (s[k] >= 'a')
+			upper = 0;
+		if (k > 0 && s[k] < 'a')
+			cap = 0;
+	}
+	if (!bracketed && !upper && !(cap && s[0] < 'a'))
+		return LP_LEVEL_NONE;
+	for (i = 0; i < TS_NELEM(lp_levels); i++) {
+		if (strlen(lp_levels[i].word) != n)
+			continue;
+		for (k = 0; k < n; k++)
+			if (lp_lower((unsigned char)s[k]) != lp_levels[i].word[k])
+				break;
+		if (k == n)
+			return lp_levels[i].level;
+	}
+	return LP_LEVEL_NONE;
+}
+
+/*
+ * A level: "ERROR", "Warning", "[info]", "<ERROR>", "ERROR:"; or a single
+ * letter (V D I W E F) once a timestamp was seen (Android's logcat).
+ */
+static int
+lp_anchor_level(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, w;
+	enum lp_level lv;
+	int br = 0, c;
+
+	if (sc->out->level != LP_LEVEL_NONE)
+		return -1;
+	if (s[j] == '[' || s[j] == '<') {
+		br = s[j] == '[' ? ']' : '>';
+		j++;
+	}
+	for (w = j; w < sc->end && lp_alpha((unsigned char)s[w]); w++)
+		;
+	if (br) {
+		if (w >= sc->end || s[w] != br)
+			return -1;
+	} else if (!lp_fieldend(s, w, sc->end) || (w < sc->end &&
+	    s[w] != ':' && !lp_space((unsigned char)s[w])))
+		return -1;
+	lv = lp_level_word(s + j, w - j, br);
+	if (lv == LP_LEVEL_NONE && !br && w - j == 1 && sc->have_ts &&
+	    w < sc->end && lp_space((unsigned char)s[w])) {
+		c = (unsigned char)s[j];
+		lv = c == 'V' || c == 'D' ? LP_LEVEL_DEBUG : c == 'I' ?
+		    LP_LEVEL_INFO : c == 'W' ? LP_LEVEL_WARN : c == 'E' ?
+		    LP_LEVEL_ERROR : c == 'F' || c == 'A' ? LP_LEVEL_FATAL :
+		    LP_LEVEL_NONE;
+	}
+	if (lv == LP_LEVEL_NONE)
+		return -1;
+	j = w + (br != 0);
+	if (j < sc->end && s[j] == ':')
+		j++;
+	sc->out->level = lv;
+	sc->pos = j;
+	return 0;
+}
+
+const char *
+lp_level_name(enum lp_level level)
+{
+	switch (level) {
+	case LP_LEVEL_DEBUG:
+		return "DEBUG";
+	case LP_LEVEL_INFO:
+		return "INFO";
+	case LP_LEVEL_WARN:
+		return "WARN";
+	case LP_LEVEL_ERROR:
+		return "ERROR";
+	case LP_LEVEL_FATAL:
+		return "FATAL";
+	default:
+		return "";
+	}
+}
+
+/* End of the space-free token at `i` (bounded by the header window). */
+static size_t
+lp_tokend(const struct lp_scan *sc, size_t i)
+{
+	while (i < sc->end && !lp_space((unsigned char)sc->s[i]))
+		i++;
+	return i;
+}
+
+static size_t
+lp_skipspace(const struct lp_scan *sc, size_t i)
+{
+	while (i < sc->end && lp_space((unsigned char)sc->s[i]))
+		i++;
+	return i;
+}
+
+/* A bracketed field without blanks ("[main]", "[Q[myid=1]/x@7]"): its end. */
+static size_t
+lp_bracket(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j;
+	int depth = 0;
+
+	if (i >= sc->end || s[i] != '[')
+		return 0;
+	for (j = i; j < sc->end && j - i < 200; j++) {
+		if (lp_space((unsigned char)s[j]))
+			return 0;
+		if (s[j] == '[')
+			depth++;
+		else if (s[j] == ']' && --depth == 0)
+			return j + 1;
+	}
+	return 0;
+}
+
+/*
+ * Weak header fields: "-", numbers, short blank-free brackets, ids with
+ * digits, dotted names, upper-case words.  *idish is set for an id with a
+ * digit and a ':' or '-' (host:pid:tid, node-17).
+ */
+static size_t
+lp_weak(const struct lp_scan *sc, size_t i, int *idish)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), k, b;
+	int digit = 0, lower = 0, sep = 0, dot = 0, c;
+
+	if ((b = lp_bracket(sc, i)) != 0 && b == e && e - i <= 34)
+		return e;
+	if (e - i > 64)
+		return 0;
+	for (k = i; k < e; k++) {
+		c = (unsigned char)s[k];
+		if (lp_digit(c))
+			digit = 1;
+		else if (c >= 'a' && c <= 'z')
+			lower = 1;
+		else if (c == ':' || c == '-' || c == '/')
+			sep = 1;
+		else if (c == '.' || c == '_')
+			dot = 1;
+		else if (!(c >= 'A' && c <= 'Z') && c != '@')
+			return 0;
+	}
+	if (e - i == 1 && s[i] == '-')
+		return e;
+	if (s[e - 1] == '.' || s[e - 1] == ':' || s[i] == '.')
+		return 0;
+	if (digit && sep)
+		*idish = 1;
+	if (digit || (dot && lower && e - i > 3) || (!lower && !sep &&
+	    e - i >= 2 && lp_alpha((unsigned char)s[i])))
+		return e;
+	return 0;
+}
+
+/* Try each anchor at the cursor; 0 when one matched and was consumed. */
+static int
+lp_anchor(struct lp_scan *sc, int nweak, int idish)
+{
+	if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0)
+		return 0;
+	if (nweak > 0 && !sc->have_ts && !idish)
+		return -1;
+	return lp_anchor_level(sc);
+}
+
+/* The anchors and the weak fields between them; returns the header end. */
+static size_t
+lp_anchors(struct lp_scan *sc, int *seen)
+{
+	size_t msgpos = 0, e;
+	int t, nweak = 0, idish = 0;
+
+	*seen = 0;
+	for (t = 0; t < LP_MAXTOK; t++) {
+		sc->pos = lp_skipspace(sc, sc->pos);
+		if (sc->pos >= sc->end)
+			break;
+		if (lp_anchor(sc, nweak, idish) == 0) {
+			msgpos = sc->pos;
+			*seen = 1;
+			nweak = idish = 0;
+			continue;
+		}
+		if (nweak >= LP_MAXWEAK ||
+		    (e = lp_weak(sc, sc->pos, &idish)) == 0)
+			break;
+		sc->pos = e;
+		nweak++;
+	}
+	return msgpos;
+}
+
+/* HealthApp-style "|field|field|message": the message start, or 0. */
+static size_t
+lp_pipes(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j, last = 0;
+	int n;
+
+	for (n = 0; n < 4 && i < sc->end && s[i] == '|'; n++) {
+		last = i + 1;
+		for (j = i + 1; j < sc->end && s[j] != '|' &&
+		    !lp_space((unsigned char)s[j]); j++)
+			;
+		if (j >= sc->end || s[j] != '|')
+			break;
+		i = j;
+	}
+	if (i < sc->end && s[i] == '|')
+		last = i + 1;
+	return last;
+}
+
+/* A tag: "sshd[42]:", "kernel:", "dfs.DataNode$X:" -- its end, or 0. */
+static size_t
+lp_tag(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), k;
+	int c;
+
+	if (e - i < 2 || e - i > 80 || s[e - 1] != ':' || e >= sc->len ||
+	    (!lp_alpha((unsigned char)s[i]) && s[i] != '/'))
+		return 0;
+	for (k = i; k < e - 1; k++) {
+		c = (unsigned char)s[k];
+		if (!lp_alpha(c) && !lp_digit(c) && strchr("._-$()[]/@<>#", c)
+		    == NULL)
+			return 0;
+	}
+	if ((e - i >= 6 && memcmp(s + e - 6, "Error:", 6) == 0) ||
+	    (e - i >= 10 && memcmp(s + e - 10, "Exception:", 10) == 0) ||
+	    (e - i >= 8 && memcmp(s + e - 8, "Warning:", 8) == 0))
+		return 0;
+	return e;
+}
+
+/* A dotted class or logger name ("nova.compute.manager"): its end, or 0. */
+static size_t
+lp_dotted(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), k;
+	int dots = 0, c;
+
+	if (e - i < 3 || e - i > 100 || e >= sc->len ||
+	    !lp_alpha((unsigned char)s[i]) || s[e - 1] == '.')
+		return 0;
+	for (k = i; k < e; k++) {
+		c = (unsigned char)s[k];
+		if (c == '.')
+			dots++;
+		else if (!lp_alpha(c) && !lp_digit(c) && c != '_' && c != '$')
+			return 0;
+	}
+	return dots > 0 ? e : 0;
+}
+
+/* Fields after the last anchor: pids, separators, brackets, glog's file:line]. */
+static size_t
+lp_tail_field(struct lp_scan *sc, size_t i, int *npid)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), n, b;
+
+	if ((e - i == 1 && (s[i] == '-' || s[i] == ':' || s[i] == '|')))
+		return e;
+	if (s[i] == '|')
+		return lp_pipes(sc, i);
+	if ((b = lp_bracket(sc, i)) != 0 && b == e)
+		return e;
+	if (s[e - 1] == ']' && memchr(s + i, '[', e - i) == NULL &&
+	    memchr(s + i, ':', e - i) != NULL)
+		return e;
+	if (lp_digit((unsigned char)s[i]) && *npid < 2) {
+		for (n = i; n < e && lp_digit((unsigned char)s[n]); n++)
+			;
+		b = lp_skipspace(sc, e);
+		if (n != e || b == e || b >= sc->end)
+			return 0;
+		if (s[b] >= 'a' && s[b] <= 'z' && s[lp_tokend(sc, b) - 1] != ']')
+			return 0;
+		(*npid)++;
+		return e;
+	}
+	/* "logger - " before the level (Python logging's default layout) */
+	if (sc->out->level == LP_LEVEL_NONE && e + 2 < sc->end &&
+	    s[e + 1] == '-' && s[e + 2] == ' ' && s[e] == ' ')
+		return e + 2;
+	return 0;
+}
+
+/* Consume the tail fields and the component; returns the message start. */
+static size_t
+lp_tail(struct lp_scan *sc, size_t i)
+{
+	size_t e, e2, j;
+	int t, npid = 0;
+
+	for (t = 0; t < LP_MAXTOK; t++) {
+		i = lp_skipspace(sc, i);
+		if (i >= sc->end)
+			return i;
+		sc->pos = i;
+		if (lp_anchor_rank(sc) == 0 || lp_anchor_level(sc) == 0) {
+			i = sc->pos;
+			continue;
+		}
+		if ((e = lp_tail_field(sc, i, &npid)) == 0)
+			break;
+		i = e;
+	}
+	if ((e = lp_tag(sc, i)) != 0)
+		return e;
+	j = lp_skipspace(sc, lp_tokend(sc, i));
+	if (j > i && j < sc->end && (e2 = lp_tag(sc, j)) != 0 &&
+	    (sc->syslog || memchr(sc->s + j, '[', e2 - j) != NULL) &&
+	    memchr(sc->s + i, ':', j - i) == NULL)
+		return e2;
+	if (sc->out->level != LP_LEVEL_NONE && (e = lp_dotted(sc, i)) != 0)
+		return e;
+	return i;
+}
+
+void
+lp_parse(const char *line, size_t len, struct lp_line *out)
+{
+	struct lp_scan sc;
+	size_t start;
+	int seen;
+
+	memset(out, 0, sizeof *out);
+	out->rank = -1;
+	out->msg = line;
+	out->msg_len = len;
+	if (line == NULL || len == 0)
+		return;
+	memset(&sc, 0, sizeof sc);
+	sc.s = line;
+	sc.len = len;
+	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
+	sc.out = out;
+	start = lp_anchors(&sc, &seen);
+	if (!seen)
+		return;
+	start = lp_tail(&sc, start);
+	while (start < len && lp_space((unsigned char)line[start]))
+		start++;
+	out->msg = line + start;
+	out->msg_len = len - start;
+}

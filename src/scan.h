@@ -1,0 +1,96 @@
+/*
+ * scan.h -- discovery: which files of a job are logs, and whose.
+ *
+ * Given job directories or lists of files, scan_paths() finds every log
+ * (plain or gzip; binaries such as captures, and data files such as CSV
+ * and JSON, are skipped) and says for each the node and rank it belongs
+ * to and whether it is a process log or a host log (dmesg, syslog,
+ * journal export).  Evidence, strongest first:
+ *
+ *   --map FILE     lines "GLOB NODE [RANK [KIND]]": the first GLOB
+ *                  (fnmatch, '*' also crosses '/') matching the path
+ *                  relative to the job root decides; "-" means unknown
+ *   the path       node-017/rank-3.log, logs/node03/rank-2.log,
+ *                  torchrun attempt_0/3/stderr.log, gpu-a17.log, dmesg
+ *                  and syslog by name
+ *   the content    the first lines: NCCL "host:pid:tid [d] NCCL INFO" and
+ *                  "rank N nranks M", syslog and journal host names, dmesg
+ *   --hostfile     "HOST slots=N" (ranks in order) or "HOST RANKS" with
+ *                  RANKS like 0-7,12 -- gives the node of a ranked file
+ *
+ * Lines of combined files carry their own rank prefixes; the indexer
+ * reads those (lp_parse()).
+ */
+#ifndef TS_SCAN_H
+#define TS_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum scan_kind {
+	SCAN_LOG = 0,		/* a process's stdout/stderr */
+	SCAN_HOST = 1		/* dmesg, syslog, journal export */
+};
+
+struct scan_file {
+	char *path;		/* the path to open */
+	char *rel;		/* relative to the job root */
+	char *node;		/* NULL when unknown */
+	int rank;		/* -1 when unknown */
+	int kind;		/* enum scan_kind */
+	uint64_t size;
+	double mtime;
+	uint64_t inode;
+};
+
+struct scan_job {
+	char *name;
+	char *root;		/* absolute directory */
+	struct scan_file *files;	/* sorted by rel */
+	size_t nfiles;
+};
+
+struct scan_opts {
+	const char *job_name;	/* only with one job; NULL: the root's name */
+	const char *map_path;	/* NULL: none */
+	const char *hostfile;	/* NULL: none */
+	/* Warnings about single files (one line, no newline); may be NULL. */
+	void (*warn)(void *arg, const char *msg);
+	void *arg;
+};
+
+/*
+ * Discover the jobs named by paths[0 .. n): each directory is a job, and
+ * all plain files given together form one more job rooted at their common
+ * directory.  Returns 0 and an allocated array (free with scan_free()),
+ * or -1 with *cause (a path that does not exist, a bad --map or
+ * --hostfile line as FILE:LINE, --job with several jobs).  Unreadable
+ * files and directories inside a job are warnings, not errors.
+ */
+int scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
+    struct scan_job **jobs, size_t *njobs, char **cause);
+void scan_free(struct scan_job *jobs, size_t njobs);
+
+/*
+ * What a path relative to the job root says: *node (allocated, or NULL),
+ * *rank (-1 when unknown) and *kind.
+ */
+void scan_path_info(const char *rel, char **node, int *rank, int *kind);
+
+/*
+ * What the first bytes of a file say: fills f->node, f->rank (only where
+ * unknown) and may set f->kind to SCAN_HOST.  Returns 0 for a log, 1 for a
+ * binary to skip, -1 when the file cannot be read (*cause set).
+ */
+int scan_sniff(struct scan_file *f, char **cause);
+
+/*
+ * Parse a `--hostfile` (HOST slots=N, or HOST RANKS) into a rank -> node
+ * table: *nodes[rank] (allocated strings, NULL where no host).  Returns 0,
+ * or -1 with *cause as "PATH:LINE: ...".  Free with scan_free_hosts().
+ */
+int scan_read_hostfile(const char *path, char ***nodes, size_t *n,
+    char **cause);
+void scan_free_hosts(char **nodes, size_t n);
+
+#endif

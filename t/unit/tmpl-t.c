@@ -1,0 +1,125 @@
+/* tmpl-t.c -- masking, matching, determinism, stable ids, restore. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tmpl.h"
+#include "util.h"
+
+static void
+mask_is(const char *in, const char *want)
+{
+	struct buf b = BUF_INIT;
+	char what[200];
+
+	tmpl_mask(in, strlen(in), &b);
+	snprintf(what, sizeof what, "mask '%.80s'", in);
+	is_str(b.s, want, what);
+	buf_release(&b);
+}
+
+static void
+test_mask(void)
+{
+	mask_is("step 12 loss 3.25e-4", "step <*> loss <*>");
+	mask_is("connect to 10.0.0.17:29500 failed", "connect to <*> failed");
+	mask_is("peer fe80::1 gone", "peer <*> gone");
+	mask_is("addr 0x7ffd1234 bad", "addr <*> bad");
+	mask_is("reading /data/shard-0001.bin", "reading <*>");
+	mask_is("see https://example.com/x?y=1 now", "see <*> now");
+	mask_is("node-017 gpu3 slow", "<*> slow");
+	mask_is("on node-017 then gpu3", "on <*> then <*>");
+	mask_is("took 12.5ms for 4.0GiB", "took <*> for <*>");
+	mask_is("shape [8, 1024] vs torch.Size([8, 1024, 3])",
+	    "shape <*> vs torch.Size([<*>])");
+	mask_is("id 123e4567-e89b-12d3-a456-426614174000 done", "id <*> done");
+	mask_is("at 2024-05-01 12:00:00 ok", "at <*> ok");
+	mask_is("lr=0.001 mode=train", "lr=<*> mode=train");
+	mask_is("File \"/opt/x/train.py\", line 309, in main",
+	    "File <*> line <*> in main");
+	mask_is("open get.example.com:80 via proxy.cse.example.hk:5070",
+	    "open <*> via <*>");
+	mask_is("  spaced\t\tout  ", "spaced out");
+	mask_is("", "");
+}
+
+static uint32_t
+match(struct tmpl_miner *m, const char *msg, int *changed)
+{
+	struct buf b = BUF_INIT;
+	uint32_t id;
+
+	tmpl_mask(msg, strlen(msg), &b);
+	id = tmpl_match(m, b.s, b.len, changed);
+	buf_release(&b);
+	return id;
+}
+
+static const char *msgs[] = {
+	"Accepted publickey for alice from 10.0.0.1 port 22",
+	"Accepted publickey for bob from 10.0.0.2 port 22",
+	"Connection closed by 10.0.0.3",
+	"Accepted publickey for carol from 10.0.0.4 port 22",
+	"iteration 1 | loss 3.2 | grad norm 1.0",
+	"Connection closed by 10.0.0.9",
+	"iteration 2 | loss 3.1 | grad norm 0.9",
+};
+
+static void
+test_match(void)
+{
+	struct tmpl_miner *m = tmpl_new(), *m2 = tmpl_new();
+	uint32_t a, b, c, ids[TS_NELEM(msgs)];
+	int changed;
+	size_t i;
+	char *cause = NULL;
+
+	a = match(m, msgs[0], &changed);
+	ok(a == 1 && changed, "first template is id 1 and new");
+	b = match(m, msgs[1], &changed);
+	is_int(b, a, "same event, same id");
+	ok(changed, "generalising changes the text");
+	is_str(tmpl_text(m, a), "Accepted publickey for <*> from <*> port <*>",
+	    "generalised text");
+	c = match(m, msgs[2], &changed);
+	ok(c != a && changed, "another event gets a new id");
+	is_int(match(m, msgs[3], &changed), a, "id stable after generalising");
+	ok(!changed, "an already general template does not change");
+	for (i = 0; i < TS_NELEM(msgs); i++)
+		ids[i] = match(m2, msgs[i], NULL);
+	for (i = 0; i < TS_NELEM(msgs); i++)
+		if (match(m2, msgs[i], NULL) != ids[i])
+			break;
+	ok(i == TS_NELEM(msgs), "deterministic: same messages, same ids");
+	is_int(tmpl_max_id(m2), 3, "three templates");
+	tmpl_free(m2);
+
+	m2 = tmpl_new();
+	for (i = 1; i <= tmpl_max_id(m); i++)
+		ok(tmpl_restore(m2, (uint32_t)i, tmpl_text(m, (uint32_t)i),
+		    &cause) == 0, "restore");
+	ok(tmpl_restore(m2, 1, "x", &cause) == -1 && cause != NULL &&
+	    strstr(cause, "duplicate") != NULL, "duplicate id refused");
+	free(cause);
+	is_int(match(m2, "Accepted publickey for dave from 10.1.1.1 port 2",
+	    &changed), a, "restored template matches");
+	ok(!changed, "restored template unchanged");
+	is_int(match(m2, "something else entirely", &changed),
+	    tmpl_max_id(m) + 1, "new ids continue after restored ones");
+	ok(tmpl_text(m2, 999) == NULL && tmpl_text(m2, 0) == NULL,
+	    "unknown ids have no text");
+	tmpl_free(m2);
+	tmpl_free(m);
+	tmpl_free(NULL);
+}
+
+int
+main(void)
+{
+	test_mask();
+	test_match();
+	return done_testing();
+}
