@@ -22,4 +22,8 @@ cmd_fn cmd_templates;
 /* parse.c */
 cmd_fn cmd_parse;
 
+/* diagcmd.c */
+cmd_fn cmd_diagnose;
+cmd_fn cmd_mark;
+
 #endif

@@ -726,6 +726,11 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 		reason_add(&ev->reasons, &ev->nreasons, "logged at error level");
 	ev->score = 0.30 * f->novelty + 0.25 * f->spatial + 0.20 * f->temporal +
 	    0.15 * f->library + 0.05 * f->level + 0.05 * f->onset;
+	if (tp->context) {
+		ev->score *= 0.5;
+		reason_add(&ev->reasons, &ev->nreasons, "a frame or source line "
+		    "of a traceback: see its exception line");
+	}
 	if (ev->score < 0)
 		ev->score = 0;
 	ev->category = f->category;
@@ -758,16 +763,17 @@ cmp_node(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* Median of the nodes' last iterations and last timestamps. */
+/* Median of the other nodes' last iterations and last timestamps. */
 static void
-peer_ends(const struct diag_job *job, double *iter_med, double *ts_med)
+peer_ends(const struct diag_job *job, size_t self, double *iter_med,
+    double *ts_med)
 {
 	double *it = xcalloc(job->nnodes + 1, sizeof *it);
 	double *ts = xcalloc(job->nnodes + 1, sizeof *ts);
 	size_t n, ni = 0, nt = 0;
 
 	for (n = 0; n < job->nnodes; n++) {
-		if (job->nodes[n].nranks == 0)
+		if (job->nodes[n].nranks == 0 || n == self)
 			continue;
 		it[ni++] = (double)job->nodes[n].last_iter;
 		if (!isnan(job->nodes[n].last_ts))
@@ -792,7 +798,7 @@ node_end(struct work *w, size_t n, const int *silent, size_t nerr_tails,
 		reason_add(&nr->reasons, &nr->nreasons, "no log at all");
 		return 1;
 	}
-	peer_ends(w->job, &im, &tm);
+	peer_ends(w->job, n, &im, &tm);
 	if (!isnan(im) && (double)nd->last_iter < im) {
 		reason_add(&nr->reasons, &nr->nreasons, "log stops at iteration "
 		    "%ld, its peers reach %.0f", nd->last_iter, im);
@@ -831,7 +837,7 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
 		const struct diag_event_result *e = &r->events[i];
 		const struct tfacts *f = &w->tf[e->tmpl];
 
-		if (job->nnodes < 2 || e->nnodes == 0)
+		if (job->nnodes < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
 			size_t n = e->nodes[k];
@@ -904,7 +910,7 @@ silent_nodes(const struct work *w, int *silent)
 	return nerr;
 }
 
-/* The node whose first error comes first, when it leads the others. */
+/* The node whose first error leads the others' by half a second or more. */
 static size_t
 onset_node(const struct diag_job *job, double *lead)
 {
@@ -921,7 +927,7 @@ onset_node(const struct diag_job *job, double *lead)
 		} else if (isnan(b) || ts < b)
 			b = ts;
 	}
-	if (first == (size_t)-1 || isnan(b) || b <= a)
+	if (first == (size_t)-1 || isnan(b) || b - a < 0.5)
 		return (size_t)-1;
 	*lead = b - a;
 	return first;

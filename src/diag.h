@@ -87,6 +87,7 @@ struct diag_tmpl {
 	char *sample;		/* a raw message for the fault library, or NULL */
 	int level;		/* DIAG_LEVEL_* (the highest seen) */
 	char *category;		/* NULL: diag_run() asks the fault library */
+	int context;		/* only ever a traceback frame or source line */
 	struct diag_first first;
 	int healthy_jobs;	/* healthy jobs it occurs in */
 	double healthy_rate;	/* mean count per node in those jobs */

@@ -540,28 +540,45 @@ may_enter(const struct stage_tracker *t, enum stage s)
 	return 1;
 }
 
+int
+stage_rule_index(const char *msg, size_t len)
+{
+	return rule_find(msg, len);
+}
+
 void
-stage_feed(struct stage_tracker *t, const char *msg, size_t len,
+stage_feed_known(struct stage_tracker *t, int rule, const struct stage_iter *it,
     struct stage_tag *tag)
 {
-	int r;
-
 	memset(tag, 0, sizeof *tag);
 	if (t->ckpt_done) {
 		t->cur = resume_stage(t);
 		t->ckpt_done = 0;
 	}
-	if (stage_parse_iter(msg, len, &tag->iter)) {
+	if (it != NULL) {
 		tag->is_iter = 1;
+		tag->iter = *it;
 		feed_iter(t, tag);
 		return;
 	}
-	if ((r = rule_find(msg, len)) >= 0 &&
-	    may_enter(t, rule_table[r].stage)) {
-		t->cur = rule_table[r].stage;
-		if (rule_table[r].kind == RULE_END)
+	if (rule >= 0 && (size_t)rule < TS_NELEM(rule_table) &&
+	    may_enter(t, rule_table[rule].stage)) {
+		t->cur = rule_table[rule].stage;
+		if (rule_table[rule].kind == RULE_END)
 			t->ckpt_done = 1;
 	}
 	tag->stage = t->cur;
 	tag->iteration = t->iteration >= 0 ? t->iteration + 1 : -1;
+}
+
+void
+stage_feed(struct stage_tracker *t, const char *msg, size_t len,
+    struct stage_tag *tag)
+{
+	struct stage_iter it;
+
+	if (stage_parse_iter(msg, len, &it))
+		stage_feed_known(t, -1, &it, tag);
+	else
+		stage_feed_known(t, rule_find(msg, len), NULL, tag);
 }

@@ -96,6 +96,19 @@ struct stage_tag {
 	struct stage_iter iter;	/* filled when is_iter */
 };
 
+/*
+ * The index of the first stage rule matching msg[0..len), or -1: callers
+ * tagging many lines of few templates compute it once per template and
+ * use stage_feed_known().
+ */
+int stage_rule_index(const char *msg, size_t len);
+/*
+ * Tag one line whose rule index is known (-1: none) and which is an
+ * iteration line when `it` is not NULL; advance the state.
+ */
+void stage_feed_known(struct stage_tracker *t, int rule,
+    const struct stage_iter *it, struct stage_tag *tag);
+
 /* Tag one message of the stream and advance the state. */
 void stage_feed(struct stage_tracker *t, const char *msg, size_t len,
     struct stage_tag *tag);
