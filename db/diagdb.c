@@ -14,9 +14,11 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -309,16 +311,51 @@ is_frame(const char *m, size_t len)
 	return len - i > 6 && strncmp(m + i, "File \"", 6) == 0;
 }
 
+/*
+ * The line at `off` of a plain file with pread (a few KB, not the reader's
+ * large buffers); gzip files go through reader_line_at().
+ */
+static int
+read_line_at(const char *path, uint64_t off, struct buf *b)
+{
+	unsigned char magic[2];
+	char chunk[4096], *nl, *cause = NULL;
+	int fd = open(path, O_RDONLY), rc = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	buf_reset(b);
+	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		close(fd);
+		rc = reader_line_at(path, off, b, &cause);
+		free(cause);
+		return rc;
+	}
+	while (b->len < READER_LINE_MAX &&
+	    (n = pread(fd, chunk, sizeof chunk, (off_t)(off + b->len))) > 0) {
+		rc = 0;
+		if ((nl = memchr(chunk, '\n', (size_t)n)) != NULL) {
+			buf_add(b, chunk, (size_t)(nl - chunk));
+			break;
+		}
+		buf_add(b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (b->len > 0 && b->s[b->len - 1] == '\r')
+		b->s[--b->len] = '\0';
+	return rc;
+}
+
 /* Read the raw line at `off` of a file and parse its header. */
 static int
 raw_line(const struct loader *l, const struct lfile *f, uint64_t off,
     struct buf *b, struct lp_line *lp)
 {
-	char *path = xasprintf("%s/%s", l->root, f->path), *cause = NULL;
-	int rc = reader_line_at(path, off, b, &cause);
+	char *path = xasprintf("%s/%s", l->root, f->path);
+	int rc = read_line_at(path, off, b);
 
 	free(path);
-	free(cause);
 	if (rc != 0)
 		return -1;
 	lp_parse(buf_str(b), b->len, lp);

@@ -59,7 +59,7 @@ diag_job_new(const char *name)
 void
 diag_job_free(struct diag_job *job)
 {
-	size_t i, k;
+	size_t i;
 
 	if (job == NULL)
 		return;
@@ -72,8 +72,7 @@ diag_job_free(struct diag_job *job)
 		free(job->tmpls[i].first.path);
 	}
 	for (i = 0; i < job->nstreams; i++) {
-		for (k = 0; k < job->streams[i].niters; k++)
-			free(job->streams[i].iters[k].events);
+		free(job->streams[i].events);
 		free(job->streams[i].iters);
 		free(job->streams[i].path);
 	}
@@ -174,6 +173,7 @@ diag_stream_iter(struct diag_job *job, size_t stream, long iteration,
 	memset(it, 0, sizeof *it);
 	it->iteration = iteration;
 	it->ts = ts;
+	it->off = s->nevents;
 	return it;
 }
 
@@ -186,8 +186,10 @@ diag_stream_event(struct diag_job *job, size_t stream, uint32_t id)
 	if (s->niters == 0)
 		diag_stream_iter(job, stream, -1, NAN);
 	it = &s->iters[s->niters - 1];
-	it->events = xgrow(it->events, &it->cap, it->n + 1, sizeof *it->events);
-	it->events[it->n++] = id;
+	s->events = xgrow(s->events, &s->evcap, s->nevents + 1,
+	    sizeof *s->events);
+	s->events[s->nevents++] = id;
+	it->n++;
 }
 
 void
@@ -431,13 +433,15 @@ static double
 count_z(const struct diag_job *job, size_t t, double *col, size_t *zn)
 {
 	size_t n;
-	double z, best = 0;
+	double z, z0, z1, best = 0;
 
 	for (n = 0; n < job->nnodes; n++)
 		col[n] = log1p((double)job->counts[n * job->ntmpls + t]);
 	*zn = 0;
+	z0 = stats_robust_z(0, col, job->nnodes, 0.25);	/* linear in x */
+	z1 = stats_robust_z(1, col, job->nnodes, 0.25);
 	for (n = 0; n < job->nnodes; n++) {
-		z = stats_robust_z(col[n], col, job->nnodes, 0.25);
+		z = z0 + col[n] * (z1 - z0);
 		if (z > best) {
 			best = z;
 			*zn = n;
@@ -473,13 +477,15 @@ spatial_robust(struct work *w, const double *x, size_t d, const size_t *feat,
     double *dev)
 {
 	size_t nn = w->job->nnodes, n, j;
-	double *col = xcalloc(nn, sizeof *col), z;
+	double *col = xcalloc(nn, sizeof *col), z, z0, z1;
 
 	for (j = 0; j < d; j++) {
 		for (n = 0; n < nn; n++)
 			col[n] = x[n * d + j];
+		z0 = stats_robust_z(0, col, nn, 0.25);	/* linear in x */
+		z1 = stats_robust_z(1, col, nn, 0.25);
 		for (n = 0; n < nn; n++) {
-			z = fabs(stats_robust_z(col[n], col, nn, 0.25));
+			z = fabs(z0 + col[n] * (z1 - z0));
 			z = z > 10 ? 10 : z;
 			dev[n] += z;
 			w->node_attr[n * w->job->ntmpls + feat[j]] = z;
@@ -580,7 +586,7 @@ seen_before(const struct diag_stream *s, size_t from, size_t to, uint32_t id)
 
 	for (k = from; k < to; k++)
 		for (e = 0; e < s->iters[k].n; e++)
-			if (s->iters[k].events[e] == id)
+			if (s->events[s->iters[k].off + e] == id)
 				return 1;
 	return 0;
 }
@@ -593,9 +599,9 @@ mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
 	const struct diag_iter *it = &s->iters[i];
 
 	for (e = 0; e < it->n; e++) {
-		if (i > 0 && seen_before(s, from, i, it->events[e]))
+		if (i > 0 && seen_before(s, from, i, s->events[it->off + e]))
 			continue;
-		if ((t = tmpl_index(w, it->events[e])) == (size_t)-1)
+		if ((t = tmpl_index(w, s->events[it->off + e])) == (size_t)-1)
 			continue;
 		if (tail)
 			w->tf[t].in_tail = 1;
@@ -603,6 +609,22 @@ mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
 		    it->iteration < w->tf[t].new_in_iter)
 			w->tf[t].new_in_iter = it->iteration;
 	}
+}
+
+/*
+ * Does iteration i hold an event the stream never logged before?  A
+ * dissimilar iteration made of events seen long ago (a checkpoint every
+ * 500 iterations) is periodic, not anomalous.
+ */
+static int
+novel(const struct diag_stream *s, size_t i)
+{
+	size_t e;
+
+	for (e = 0; e < s->iters[i].n; e++)
+		if (!seen_before(s, 0, i, s->events[s->iters[i].off + e]))
+			return 1;
+	return 0;
 }
 
 /* Does the stream's truncated tail hold an error or a labelled event? */
@@ -616,7 +638,7 @@ tail_has_error(const struct work *w, const struct diag_stream *s)
 		return 0;
 	it = &s->iters[s->niters - 1];
 	for (e = 0; e < it->n; e++) {
-		if ((t = tmpl_index(w, it->events[e])) == (size_t)-1)
+		if ((t = tmpl_index(w, s->events[it->off + e])) == (size_t)-1)
 			continue;
 		if (w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
 		    w->tf[t].category != NULL)
@@ -643,14 +665,14 @@ temporal_stream(struct work *w, struct diag_stream *s)
 	best = xcalloc(n, sizeof *best);
 	flags = xcalloc(n, sizeof *flags);
 	for (i = 0; i < n; i++) {
-		seqs[i] = s->iters[i].events;
+		seqs[i] = s->events + s->iters[i].off;
 		lens[i] = s->iters[i].n;
 	}
 	dtw_iter_scores(seqs, lens, n, DIAG_WINDOW, DIAG_BAND, score, best);
 	dtw_flag(score, best, n, flags);
 	last = s->iters[n - 1].truncated ? n - 1 : n;
 	for (i = 1; i < last; i++)
-		if (flags[i] && s->iters[i].iteration >= 0) {
+		if (flags[i] && s->iters[i].iteration >= 0 && novel(s, i)) {
 			w->flagged++;
 			mark_new(w, s, i, 0);
 		}

@@ -51,11 +51,13 @@ struct diag_node {
 	enum stage last_stage;
 };
 
-/* One iteration of a stream: the template ids logged in it, in order. */
+/*
+ * One iteration of a stream: the template ids logged in it, in order, are
+ * stream->events[off .. off + n).
+ */
 struct diag_iter {
 	long iteration;
-	uint32_t *events;
-	size_t n, cap;
+	size_t off, n;
 	double ts;		/* time of its first line, NAN unknown */
 	int truncated;		/* the stream ended inside it */
 };
@@ -66,6 +68,8 @@ struct diag_stream {
 	char *path;
 	struct diag_iter *iters;
 	size_t niters, cap;
+	uint32_t *events;	/* every iteration's events, back to back */
+	size_t nevents, evcap;
 	long last_iter;		/* last completed iteration, -1 none */
 	double last_ts;
 	enum stage last_stage;

@@ -27,6 +27,8 @@ dtw_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 		return 1;
 	if (na == 0 || nb == 0)
 		return 0;
+	if (na == nb && memcmp(a, b, na * sizeof *a) == 0)
+		return 1;	/* the common case: a steady iteration */
 	w = na > nb ? na - nb : nb - na;
 	if (band == 0 || band < w)
 		band = band == 0 ? m : w;
@@ -83,10 +85,32 @@ dtw_iter_scores(const uint32_t *const *seqs, const size_t *lens, size_t n,
 	}
 }
 
+/*
+ * stats_robust_z(x, v, n, floor) is z0 + x * (z1 - z0); compute z0 and z1
+ * with one median and one MAD instead of two of each per point.
+ */
+static void
+robust_line(const double *v, size_t n, double floor_scale, double *z0,
+    double *z1)
+{
+	double med = stats_median(v, n), scale = stats_mad(v, n), s = 0;
+	size_t i;
+
+	if (!(scale > 0)) {
+		for (i = 0; i < n; i++)
+			s += fabs(v[i] - med);
+		scale = 1.2533 * s / (double)n;
+	}
+	if (!(scale > floor_scale))
+		scale = floor_scale;
+	*z0 = -med / scale;
+	*z1 = (1 - med) / scale;
+}
+
 size_t
 dtw_flag(const double *score, const double *best, size_t n, int *flags)
 {
-	double mean, sd, z;
+	double mean, sd, z, z0, z1;
 	size_t i, nflag = 0;
 
 	memset(flags, 0, n * sizeof *flags);
@@ -94,10 +118,11 @@ dtw_flag(const double *score, const double *best, size_t n, int *flags)
 		return 0;
 	mean = stats_mean(score + 1, n - 1);
 	sd = stats_sd(score + 1, n - 1);
+	robust_line(score + 1, n - 1, 0.05, &z0, &z1);
 	for (i = 1; i < n; i++) {
 		if (best != NULL && best[i] >= 0.9)
 			continue;
-		z = stats_robust_z(score[i], score + 1, n - 1, 0.05);
+		z = z0 + score[i] * (z1 - z0);
 		if (score[i] < mean - 3 * sd || (z < -3 && score[i] < mean)) {
 			flags[i] = 1;
 			nflag++;
