@@ -25,6 +25,9 @@ const struct cmd cmd_table[] = {
 	{ "cache", "[info|path]", 0, 1,
 	  "show where the cache is and what it holds",
 	  cmd_cache_info, "" },
+	{ "demo", "", 0, 0,
+	  "simulate a failed job and healthy runs, then diagnose it",
+	  cmd_demo, "" },
 	{ "diagnose", "[--baseline JOB]... [--top N] [--format text|tsv|json] "
 	  "JOB", 1, 1,
 	  "rank the suspect events and nodes of a failed job, with reasons",
@@ -42,6 +45,11 @@ const struct cmd cmd_table[] = {
 	{ "parse", "[--format text|tsv] FILE...", 1, -1,
 	  "print the template of every line of log files",
 	  cmd_parse, "format=" },
+	{ "simulate", "[options] OUTDIR", 1, 1,
+	  "write a synthetic training job with injected faults",
+	  cmd_simulate, "nodes= gpus-per-node= dp= pp= tp= iters= iter-ms= "
+	  "micro-batches= format= layout= prefix= gzip clock-skew-ms= seed= "
+	  "healthy fault= no-flows size= transport= capture-iters=" },
 	{ "source", "FILE", 1, 1,
 	  "run the commands in a file, one per line",
 	  cmd_source, "" },

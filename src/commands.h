@@ -26,4 +26,8 @@ cmd_fn cmd_parse;
 cmd_fn cmd_diagnose;
 cmd_fn cmd_mark;
 
+/* sim-cmd.c */
+cmd_fn cmd_demo;
+cmd_fn cmd_simulate;
+
 #endif

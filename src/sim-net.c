@@ -1,0 +1,633 @@
+/*
+ * sim-net.c -- the frames a capture of a synthetic job would hold.
+ *
+ * The model, per iteration of sim.c's timeline:
+ *  - tensor parallel traffic stays inside a node and is never seen;
+ *  - pipeline parallel: for every micro-batch, activations go from stage s
+ *    to stage s+1 during the forward half and gradients come back during
+ *    the backward half; one message size per node pair (all the rank
+ *    pairs between two nodes are aggregated);
+ *  - data parallel: when the slowest pipeline is done, a ring all-reduce
+ *    per gradient bucket (four buckets of different sizes, so the chunk
+ *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
+ *    ring successor per step;
+ *  - checkpoint saves stream to a storage server (NFS, TCP 2049);
+ *  - control: torchrun's rendezvous store on the master's TCP port 29500
+ *    (connect at launch, heartbeats every few seconds, close at exit).
+ * Collective traffic is RoCEv2 (UDP 4791, an InfiniBand base transport
+ * header with opcode, destination QP and PSN, reliable-connected RDMA
+ * writes, ECN-capable; congested packets are CE-marked and answered by a
+ * CNP) or, with --transport tcp, NCCL's socket transport.
+ *
+ * Packet sampling: a capture of every packet of a multi-gigabyte
+ * all-reduce would be enormous, so each message is recorded as at most
+ * MAX_SAMPLES MTU-sized packets spread evenly over its duration (like
+ * sFlow-style sampling).  PSNs and TCP sequence numbers advance by the
+ * true message size, so the gaps between recorded packets show how much
+ * was sent.  Frames are headers only (snap length 128).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcapw.h"
+#include "sim.h"
+#include "util.h"
+
+#define SNAPLEN		128
+#define MTU_PAYLOAD	4096		/* RoCE path MTU */
+#define TCP_MSS		8948		/* jumbo frames */
+#define MAX_SAMPLES	4
+#define NCH		2		/* NCCL channels (QPs) per node pair */
+#define LINK_BPS	25e9		/* bytes per second per node NIC */
+#define STORAGE		0xffff
+#define STORAGE_ADDR	((10u << 24) | (42u << 16) | (200u << 8) | 10u)
+#define BUCKETS		4
+
+enum { EV_ROCE, EV_ACK, EV_CNP, EV_TCP };
+
+struct ev {
+	double ts;
+	uint32_t seq;
+	uint16_t src, dst;
+	uint8_t type, opcode, ecn, flags;
+	uint32_t qp, psn, ack;
+	uint32_t len;		/* payload bytes on the wire */
+	uint32_t msg;		/* RDMA write: the whole message's length */
+	uint16_t sport, dport;
+};
+
+struct edge {
+	int a, b;		/* nodes, a sends to b */
+	int stage;		/* PP: the sending stage */
+	int mult;		/* rank pairs aggregated on this node pair */
+};
+
+struct simnet {
+	struct sim_job *j;
+	struct pcapw *w;
+	struct rng rng;
+	struct ev *ev;
+	size_t nev, cap;
+	uint32_t seq;
+	struct edge *pp, *dp;
+	size_t npp, ndp;
+	uint32_t *psn;		/* per (src, dst, channel) */
+	uint32_t *store_seq;	/* per node: its stream to storage */
+	double next_hb;
+	double bucket_bytes[BUCKETS];
+	double act_bytes;
+};
+
+static const double bucket_share[BUCKETS] = { 0.34, 0.29, 0.25, 0.12 };
+
+/* ------------------------------------------------------------ layout */
+
+static void
+add_edge(struct edge **e, size_t *n, int a, int b, int stage)
+{
+	size_t i;
+
+	if (a == b)
+		return;		/* inside a node: invisible */
+	for (i = 0; i < *n; i++)
+		if ((*e)[i].a == a && (*e)[i].b == b) {
+			(*e)[i].mult++;
+			return;
+		}
+	*e = xreallocarray(*e, *n + 1, sizeof **e);
+	(*e)[*n].a = a;
+	(*e)[*n].b = b;
+	(*e)[*n].stage = stage;
+	(*e)[*n].mult = 1;
+	(*n)++;
+}
+
+static int
+rank_of(const struct sim_job *j, int s, int d, int t)
+{
+	return s * j->o.dp * j->o.tp + d * j->o.tp + t;
+}
+
+static void
+build_edges(struct simnet *n)
+{
+	struct sim_job *j = n->j;
+	int s, d, t;
+
+	for (s = 0; s + 1 < j->o.pp; s++)
+		for (d = 0; d < j->o.dp; d++)
+			for (t = 0; t < j->o.tp; t++)
+				add_edge(&n->pp, &n->npp,
+				    sim_rank_node(j, rank_of(j, s, d, t)),
+				    sim_rank_node(j, rank_of(j, s + 1, d, t)), s);
+	for (s = 0; s < j->o.pp && j->o.dp > 1; s++)
+		for (d = 0; d < j->o.dp; d++)
+			for (t = 0; t < j->o.tp; t++)
+				add_edge(&n->dp, &n->ndp,
+				    sim_rank_node(j, rank_of(j, s, d, t)),
+				    sim_rank_node(j, rank_of(j, s,
+				    (d + 1) % j->o.dp, t)), s);
+}
+
+/* Fixed message sizes: activations per micro-batch, gradient buckets. */
+static void
+sizes(struct simnet *n)
+{
+	struct sim_job *j = n->j;
+	double steps = 2.0 * (j->o.dp > 1 ? j->o.dp - 1 : 1);
+	double total = LINK_BPS * (j->o.iter_ms * 0.18 / 1000) * 0.85 *
+	    j->o.dp / steps;
+	int k;
+
+	for (k = 0; k < BUCKETS; k++)
+		n->bucket_bytes[k] = floor(total * bucket_share[k] / 4096) * 4096;
+	/* micro-batch 4 x sequence 4096 x hidden 8192 x bf16, split by tp */
+	n->act_bytes = 4.0 * 4096 * 8192 * 2 / j->o.tp;
+}
+
+/* ------------------------------------------------------------ events */
+
+static struct ev *
+push(struct simnet *n, double ts, int type, int src, int dst)
+{
+	struct ev *e;
+
+	n->ev = xgrow(n->ev, &n->cap, n->nev + 1, sizeof *n->ev);
+	e = &n->ev[n->nev++];
+	memset(e, 0, sizeof *e);
+	e->ts = ts;
+	e->seq = n->seq++;
+	e->type = (uint8_t)type;
+	e->src = (uint16_t)src;
+	e->dst = (uint16_t)dst;
+	return e;
+}
+
+static uint32_t *
+psn_of(struct simnet *n, int a, int b, int ch)
+{
+	size_t nodes = (size_t)n->j->o.nodes;
+
+	return &n->psn[((size_t)a * nodes + (size_t)b) * NCH + (size_t)ch];
+}
+
+/* A destination QP number: stable per (receiver, sender, channel). */
+static uint32_t
+qp_of(int a, int b, int ch)
+{
+	return (0x100u + (uint32_t)b * 0x40u + (uint32_t)a * 4u +
+	    (uint32_t)ch) & 0xffffffu;
+}
+
+/*
+ * One message of `bytes` from a to b on channel ch, sent over [t, t+dur].
+ * `ce` is the chance a recorded packet is CE-marked.
+ */
+static void
+message(struct simnet *n, int a, int b, int ch, double bytes, double t,
+    double dur, double ce)
+{
+	uint32_t *psn = psn_of(n, a, b, ch), pkts, k, ns, step;
+	int tcp = n->j->o.transport == SIM_TCP, marked = 0;
+	uint32_t unit = tcp ? TCP_MSS : MTU_PAYLOAD;
+	struct ev *e;
+
+	pkts = (uint32_t)ceil(bytes / unit);
+	if (pkts == 0)
+		pkts = 1;
+	ns = pkts < MAX_SAMPLES ? pkts : MAX_SAMPLES;
+	step = pkts / ns;
+	for (k = 0; k < ns; k++) {
+		e = push(n, t + dur * k / ns + rng_range(&n->rng, 0, dur / ns / 4),
+		    tcp ? EV_TCP : EV_ROCE, a, b);
+		e->qp = qp_of(a, b, ch);
+		e->psn = *psn;
+		e->len = k + 1 == ns && pkts == ns ? (uint32_t)(bytes -
+		    (double)(pkts - 1) * unit) : unit;
+		if (e->len == 0 || e->len > unit)
+			e->len = unit;
+		e->opcode = ns == 1 ? 10 : k == 0 ? 6 : k + 1 == ns ? 8 : 7;
+		e->msg = bytes > 4294967295.0 ? 0xffffffffu : (uint32_t)bytes;
+		e->ecn = rng_unit(&n->rng) < ce ? 3 : 2;
+		marked |= e->ecn == 3;
+		e->sport = (uint16_t)(tcp ? 40000 + (a * 7 + b * 13 + ch) % 20000 :
+		    49152 + (e->qp * 2654435761u >> 18) % 16384);
+		e->dport = (uint16_t)(tcp ? 50000 + ch : 4791);
+		e->flags = 0x18;	/* PSH ACK */
+		*psn = tcp ? *psn + step * unit : (*psn + step) & 0xffffff;
+	}
+	e = push(n, t + dur + 2e-6, tcp ? EV_TCP : EV_ACK, b, a);
+	e->qp = qp_of(b, a, ch);
+	e->psn = *psn;
+	e->ack = *psn;
+	e->sport = (uint16_t)(tcp ? 50000 + ch : 49152 + (e->qp % 16384));
+	e->dport = (uint16_t)(tcp ? 40000 + (a * 7 + b * 13 + ch) % 20000 : 4791);
+	e->flags = (uint8_t)(0x10 | (tcp && marked ? 0x40 : 0));	/* ECE */
+	e->ecn = 2;
+	if (marked && !tcp) {
+		e = push(n, t + dur / 2 + 5e-5, EV_CNP, b, a);
+		e->qp = qp_of(a, b, ch);
+		e->sport = (uint16_t)(49152 + (e->qp % 16384));
+		e->dport = 4791;
+	}
+}
+
+/* A small TCP segment (control, storage). */
+static void
+tcp_seg(struct simnet *n, double t, int a, int b, uint16_t sport,
+    uint16_t dport, uint8_t flags, uint32_t seq, uint32_t len)
+{
+	struct ev *e = push(n, t, EV_TCP, a, b);
+
+	e->sport = sport;
+	e->dport = dport;
+	e->flags = flags;
+	e->psn = seq;
+	e->ack = seq ^ 0x5a5a5a5au;
+	e->len = len;
+}
+
+/* ------------------------------------------------------------ traffic */
+
+static int
+slow_edge(struct simnet *n, int a, int b, long iter)
+{
+	struct sim_fault *f = sim_find_fault(n->j, SIM_SLOW_LINK);
+
+	return f != NULL && iter >= f->iter &&
+	    ((f->node == a && f->peer == b) || (f->node == b && f->peer == a));
+}
+
+/* Activations forward, gradients backward, per micro-batch. */
+static void
+pp_traffic(struct simnet *n, const struct sim_iter *it)
+{
+	struct sim_job *j = n->j;
+	int m = j->o.micro, pp = j->o.pp, k, ch;
+	struct edge *e;
+	double span, fs, bs, bytes, dur, t;
+	size_t i;
+
+	for (i = 0; i < n->npp; i++) {
+		e = &n->pp[i];
+		span = fmax(it->node_ms[e->a], it->node_ms[e->b]) / 1000;
+		fs = span / 3 / (m + pp - 1);
+		bs = span * 2 / 3 / (m + pp - 1);
+		bytes = n->act_bytes * e->mult / NCH;
+		dur = bytes / (LINK_BPS / NCH);
+		for (k = 0; k < m; k++)
+			for (ch = 0; ch < NCH; ch++) {
+				t = it->start + (e->stage + k + 1) * fs;
+				message(n, e->a, e->b, ch, bytes, t, fmin(dur, fs),
+				    0.002);
+				t = it->start + span / 3 +
+				    (pp - 2 - e->stage + k + 1) * bs;
+				message(n, e->b, e->a, ch, bytes, t, fmin(dur, bs),
+				    0.002);
+			}
+	}
+}
+
+/* One ring all-reduce per bucket at the end of the step. */
+static void
+dp_traffic(struct simnet *n, const struct sim_iter *it)
+{
+	struct sim_job *j = n->j;
+	int steps = 2 * (j->o.dp - 1), s, k, ch, slow_any = 0;
+	double t = it->compute_end, stepdur, chunk, dur, ce;
+	struct edge *e;
+	size_t i;
+
+	for (i = 0; i < n->ndp; i++)
+		slow_any |= slow_edge(n, n->dp[i].a, n->dp[i].b, it->n);
+	for (k = 0; k < BUCKETS && steps > 0; k++) {
+		stepdur = it->ar_ms / 1000 * bucket_share[k] / steps;
+		for (s = 0; s < steps; s++) {
+			for (i = 0; i < n->ndp; i++) {
+				e = &n->dp[i];
+				chunk = n->bucket_bytes[k] / j->o.dp * e->mult / NCH;
+				if (slow_edge(n, e->a, e->b, it->n)) {
+					dur = stepdur * 0.97;
+					ce = 0.35;
+				} else {
+					dur = stepdur * (slow_any ? 0.15 : 0.85);
+					ce = 0.003;
+				}
+				for (ch = 0; ch < NCH; ch++)
+					message(n, e->a, e->b, ch, chunk, t +
+					    rng_range(&n->rng, 0, stepdur * 0.02), dur, ce);
+			}
+			t += stepdur;
+		}
+	}
+}
+
+/* Every node streams its shard to the storage server. */
+static void
+ckpt_traffic(struct simnet *n, const struct sim_iter *it)
+{
+	struct sim_job *j = n->j;
+	struct sim_fault *f = sim_find_fault(j, SIM_CKPT_SAVE_IO);
+	double span = it->ckpt_end - it->end, t;
+	int a, k;
+	uint16_t sport;
+
+	for (a = 0; a < j->o.nodes; a++) {
+		sport = (uint16_t)(700 + a % 300);
+		for (k = 0; k < 48; k++) {
+			t = it->end + 0.05 + span * 0.9 * k / 48;
+			if (f != NULL && f->node == a && f->iter == it->n &&
+			    t > f->ts - 1.2)
+				break;
+			tcp_seg(n, t, a, STORAGE, sport, 2049, 0x18,
+			    n->store_seq[a], TCP_MSS);
+			n->store_seq[a] += 400u * 1024 * 1024 / 48;
+		}
+		if (f != NULL && f->node == a && f->iter == it->n)
+			for (k = 0; k < 4; k++)	/* retransmissions, backing off */
+				tcp_seg(n, f->ts - 1.2 + 0.2 * ((1 << k) - 1), a,
+				    STORAGE, sport, 2049, 0x18, n->store_seq[a],
+				    TCP_MSS);
+	}
+}
+
+/* Rendezvous store heartbeats from every node up to `until`. */
+static void
+heartbeats(struct simnet *n, double until, double stop_dead_at)
+{
+	struct sim_job *j = n->j;
+	int a;
+
+	while (n->next_hb < until) {
+		for (a = 1; a < j->o.nodes; a++) {
+			if (j->dead_node[a] && n->next_hb > stop_dead_at)
+				continue;
+			tcp_seg(n, n->next_hb + a * 0.0013, a, 0, (uint16_t)(41000 + a),
+			    29500, 0x18, (uint32_t)(n->next_hb * 1000), 62);
+			tcp_seg(n, n->next_hb + a * 0.0013 + 0.0002, 0, a, 29500,
+			    (uint16_t)(41000 + a), 0x18, (uint32_t)(n->next_hb * 999),
+			    17);
+		}
+		n->next_hb += 5;
+	}
+}
+
+/* ------------------------------------------------------------ frames */
+
+static void
+put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v);
+}
+
+static uint32_t
+addr_of(const struct simnet *n, int node)
+{
+	return node == STORAGE ? STORAGE_ADDR : n->j->node_addr[node];
+}
+
+static void
+eth_ip(const struct simnet *n, const struct ev *e, uint8_t *f, int proto,
+    uint32_t iplen, uint8_t tos)
+{
+	uint32_t src = addr_of(n, e->src), dst = addr_of(n, e->dst), sum = 0;
+	int i;
+
+	f[0] = 0x02; f[1] = 0x42; put32(f + 2, dst);
+	f[6] = 0x02; f[7] = 0x42; put32(f + 8, src);
+	put16(f + 12, 0x0800);
+	f[14] = 0x45;
+	f[15] = tos;
+	put16(f + 16, iplen);
+	put16(f + 18, e->seq & 0xffff);
+	put16(f + 20, 0x4000);
+	f[22] = 64;
+	f[23] = (uint8_t)proto;
+	put32(f + 26, src);
+	put32(f + 30, dst);
+	for (i = 14; i < 34; i += 2)
+		sum += (uint32_t)(f[i] << 8 | f[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put16(f + 24, ~sum & 0xffff);
+}
+
+/* RoCEv2: UDP 4791, BTH, then RETH / AETH / CNP padding; ICRC after. */
+static uint32_t
+roce_frame(const struct simnet *n, const struct ev *e, uint8_t *f)
+{
+	uint32_t ext = 0, pay = 0, udplen;
+	uint8_t op = e->type == EV_ACK ? 17 : e->type == EV_CNP ? 0x81 :
+	    e->opcode;
+	uint8_t tos = e->type == EV_CNP ? 0xc0 : (uint8_t)(0x68 | e->ecn);
+
+	if (op == 6 || op == 10)
+		ext = 16;		/* RETH */
+	else if (op == 17)
+		ext = 4;		/* AETH */
+	else if (op == 0x81)
+		ext = 16;		/* CNP reserved bytes */
+	if (e->type == EV_ROCE)
+		pay = e->len;
+	udplen = 8 + 12 + ext + pay + 4;
+	eth_ip(n, e, f, 17, 20 + udplen, tos);
+	put16(f + 34, e->sport);
+	put16(f + 36, 4791);
+	put16(f + 38, udplen);
+	f[42] = op;
+	f[43] = (uint8_t)(op == 8 || op == 10 ? 0x40 : 0);
+	put16(f + 44, 0xffff);
+	put24(f + 47, e->qp);
+	f[50] = (uint8_t)(op == 8 || op == 10 ? 0x80 : 0);
+	put24(f + 51, op == 0x81 ? 0 : e->psn);
+	if (op == 6 || op == 10) {
+		put32(f + 54, 0x7f00u + e->qp);
+		put32(f + 58, e->psn * 4096u);
+		put32(f + 62, 0x2000u + e->qp);
+		put32(f + 66, e->msg);
+	} else if (op == 17) {
+		f[54] = 0x1f;
+		put24(f + 55, e->psn);
+	}
+	return 14 + 20 + udplen;
+}
+
+static uint32_t
+tcp_frame(const struct simnet *n, const struct ev *e, uint8_t *f)
+{
+	eth_ip(n, e, f, 6, 40 + e->len, (uint8_t)(e->dport == 29500 ||
+	    e->sport == 29500 || e->dport == 2049 ? 0 : e->ecn));
+	put16(f + 34, e->sport);
+	put16(f + 36, e->dport);
+	put32(f + 38, e->psn);
+	put32(f + 42, e->ack);
+	f[46] = 0x50;
+	f[47] = e->flags;
+	put16(f + 48, 502);
+	return 54 + e->len;
+}
+
+static int
+cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sort the pending events, drop those after `cut` (0: none), write. */
+static int
+flush_events(struct simnet *n, double cut, char **cause)
+{
+	uint8_t f[SNAPLEN];
+	uint32_t wire;
+	size_t i;
+
+	qsort(n->ev, n->nev, sizeof *n->ev, cmp_ev);
+	for (i = 0; i < n->nev; i++) {
+		if (cut > 0 && n->ev[i].ts > cut)
+			break;
+		memset(f, 0, sizeof f);
+		if (n->ev[i].type == EV_TCP)
+			wire = tcp_frame(n, &n->ev[i], f);
+		else
+			wire = roce_frame(n, &n->ev[i], f);
+		if (pcapw_frame(n->w, n->ev[i].ts, f, SNAPLEN, wire, cause) != 0)
+			return -1;
+	}
+	n->nev = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------ driver */
+
+struct simnet *
+simnet_open(struct sim_job *j, const char *path, char **cause)
+{
+	struct simnet *n = xcalloc(1, sizeof *n);
+
+	n->j = j;
+	if ((n->w = pcapw_open(path, SNAPLEN, cause)) == NULL) {
+		free(n);
+		return NULL;
+	}
+	rng_seed(&n->rng, j->o.seed * 0xd1342543de82ef95ULL + 11);
+	n->psn = xcalloc((size_t)j->o.nodes * (size_t)j->o.nodes * NCH,
+	    sizeof *n->psn);
+	n->store_seq = xcalloc((size_t)j->o.nodes, sizeof *n->store_seq);
+	build_edges(n);
+	sizes(n);
+	return n;
+}
+
+void
+simnet_free(struct simnet *n)
+{
+	if (n == NULL)
+		return;
+	pcapw_close(n->w, NULL);
+	free(n->ev);
+	free(n->pp);
+	free(n->dp);
+	free(n->psn);
+	free(n->store_seq);
+	free(n);
+}
+
+/* Every node joins the rendezvous; NCCL's bootstrap connects the rings. */
+int
+simnet_launch(struct simnet *n, char **cause)
+{
+	struct sim_job *j = n->j;
+	double t = j->t0 + 1;
+	int a;
+	size_t i;
+
+	for (a = 1; a < j->o.nodes; a++) {
+		uint16_t sp = (uint16_t)(41000 + a);
+
+		tcp_seg(n, t + a * 0.003, a, 0, sp, 29500, 0x02, 1000u * a, 0);
+		tcp_seg(n, t + a * 0.003 + 1e-4, 0, a, 29500, sp, 0x12, 7u * a, 0);
+		tcp_seg(n, t + a * 0.003 + 2e-4, a, 0, sp, 29500, 0x10,
+		    1000u * a + 1, 0);
+		tcp_seg(n, t + a * 0.003 + 3e-4, a, 0, sp, 29500, 0x18,
+		    1000u * a + 1, 180);
+	}
+	for (i = 0; i < n->ndp + n->npp; i++) {
+		struct edge *e = i < n->ndp ? &n->dp[i] : &n->pp[i - n->ndp];
+		uint16_t sp = (uint16_t)(43000 + i % 20000);
+
+		tcp_seg(n, j->t0 + 3.1 + i * 1e-3, e->a, e->b, sp, 45000, 0x02, 1, 0);
+		tcp_seg(n, j->t0 + 3.1 + i * 1e-3 + 5e-5, e->b, e->a, 45000, sp,
+		    0x12, 2, 0);
+	}
+	n->next_hb = j->t0 + 5;
+	if (j->crashed) {
+		heartbeats(n, j->crash_ts, j->crash_ts);
+		return flush_events(n, 0, cause);
+	}
+	heartbeats(n, j->train_start, 0);
+	return flush_events(n, 0, cause);
+}
+
+int
+simnet_iter(struct simnet *n, const struct sim_iter *it, int capture,
+    char **cause)
+{
+	double stop = it->crash_ts > 0 ? it->crash_ts : it->ckpt_end;
+
+	if (!capture) {
+		n->next_hb = stop;
+		return 0;
+	}
+	pp_traffic(n, it);
+	dp_traffic(n, it);
+	if (it->ckpt)
+		ckpt_traffic(n, it);
+	heartbeats(n, stop, 0);
+	return flush_events(n, it->crash_ts, cause);
+}
+
+/* After a crash: heartbeats until the peers time out, then goodbyes. */
+int
+simnet_finish(struct simnet *n, char **cause)
+{
+	struct sim_job *j = n->j;
+	double end = j->crashed ? j->crash_ts + 602.5 : j->end_ts + 1;
+	int a, rc;
+
+	if (j->crashed)
+		heartbeats(n, end - 1, j->crash_ts);
+	for (a = 1; a < j->o.nodes; a++)
+		if (!j->dead_node[a])
+			tcp_seg(n, end + a * 0.002, a, 0, (uint16_t)(41000 + a),
+			    29500, 0x11, 5000u * a, 0);
+	rc = flush_events(n, 0, cause);
+	if (pcapw_close(n->w, rc == 0 ? cause : NULL) != 0)
+		rc = -1;
+	n->w = NULL;
+	simnet_free(n);
+	return rc;
+}
