@@ -15,6 +15,7 @@
 
 #include <ctype.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,19 +92,35 @@ col_ts(sqlite3_stmt *st, int i)
 	    sqlite3_column_double(st, i);
 }
 
+/* Bind a job name, and the absolute path it names when it is one. */
+static void
+bind_job(sqlite3_stmt *st, int iname, int iroot, const char *name)
+{
+	char *abs = realpath(name, NULL);
+
+	sqlite3_bind_text(st, iname, name, -1, SQLITE_TRANSIENT);
+	if (abs != NULL)
+		sqlite3_bind_text(st, iroot, abs, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, iroot);
+	free(abs);
+}
+
 static int
 load_job(struct loader *l, const char *name, char **cause)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (prep(l, "SELECT id, root FROM jobs WHERE name = ?1", &st,
-	    cause) != 0)
+	if (prep(l, "SELECT id, root, name FROM jobs WHERE name = ?1 OR root "
+	    "= ?2 ORDER BY name = ?1 DESC LIMIT 1", &st, cause) != 0)
 		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	bind_job(st, 1, 2, name);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		l->job_id = sqlite3_column_int64(st, 0);
 		l->root = xstrdup((const char *)sqlite3_column_text(st, 1));
+		free(l->job->name);
+		l->job->name = xstrdup((const char *)sqlite3_column_text(st, 2));
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
@@ -631,18 +648,17 @@ pool_ids(struct loader *l, const char *const *base, size_t nbase,
 	int rc;
 
 	*n = 0;
-	if (prep(l, "SELECT id FROM jobs WHERE name = ?1 OR (?1 IS NULL AND "
-	    "id != ?2 AND (marked = 'good' OR (outcome = 'healthy' AND marked "
-	    "IS NULL)))", &st, cause) != 0)
+	if (prep(l, "SELECT id FROM jobs WHERE name = ?1 OR root = ?3 OR (?1 "
+	    "IS NULL AND id != ?2 AND (marked = 'good' OR (outcome = 'healthy' "
+	    "AND marked IS NULL)))", &st, cause) != 0)
 		return -1;
 	for (i = 0; i <= nbase; i++) {
 		size_t before = *n;
 
 		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
 		if (i < nbase)
-			sqlite3_bind_text(st, 1, base[i], -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(st, 1);
+			bind_job(st, 1, 3, base[i]);
 		sqlite3_bind_int64(st, 2, l->job_id);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int64_t id = sqlite3_column_int64(st, 0);

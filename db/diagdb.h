@@ -21,8 +21,9 @@ struct diag_job;
 struct diag_result;
 
 /*
- * Load job `name` with the healthy pool plus the jobs named in
- * baselines[0 .. nbase).  Returns 0 and sets *out (free with
+ * Load job `name` (a job name, or the directory of an indexed job) with
+ * the healthy pool plus the jobs named in baselines[0 .. nbase) (names or
+ * directories).  The model's name is the job's name in the cache.  Returns 0 and sets *out (free with
  * diag_job_free()), or -1 with *cause ("no job 'NAME'", a cache error).
  */
 int diagdb_load(struct cache *c, const char *name,

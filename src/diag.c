@@ -44,6 +44,7 @@
 #define DIAG_WINDOW 10
 #define DIAG_BAND 16
 #define DIAG_FEW_NODES 8
+#define DIAG_FAIL_WINDOW 60	/* seconds before the failure that count */
 
 /* ------------------------------------------------------------ the model */
 
@@ -266,6 +267,7 @@ struct work {
 	double *node_spatial;	/* [0, 1] */
 	double *node_attr;	/* nnodes x ntmpls contribution, or NULL */
 	double first_timeout;	/* NAN none */
+	double fail_ts;		/* first event new in a final iteration, NAN */
 	long fail_iter;
 	size_t flagged;
 	int reached_training;
@@ -316,7 +318,11 @@ tmpl_index(const struct work *w, uint32_t id)
 	return (size_t)-1;
 }
 
-/* A node's end: the earliest end and last iteration among its streams. */
+/*
+ * A node's end: the lowest last iteration among its streams that log
+ * iterations (a launcher or kernel log has none), the latest end of any
+ * of them, and the earliest stage reached.
+ */
 static void
 node_ends(struct work *w)
 {
@@ -326,16 +332,25 @@ node_ends(struct work *w)
 	for (i = 0; i < job->nstreams; i++) {
 		struct diag_stream *s = &job->streams[i];
 		struct diag_node *n = &job->nodes[s->node];
+		int iters = s->last_iter >= 0;
 
-		if (n->nranks == 0 || s->last_iter < n->last_iter)
+		if (iters && (n->last_iter < 0 || s->last_iter < n->last_iter))
 			n->last_iter = s->last_iter;
-		if (isnan(n->last_ts) || s->last_ts < n->last_ts)
+		if (!isnan(s->last_ts) && (isnan(n->last_ts) ||
+		    s->last_ts > n->last_ts))
 			n->last_ts = s->last_ts;
-		if (n->last_stage == STAGE_NONE || s->last_stage < n->last_stage)
+		if (iters && (n->last_stage == STAGE_NONE ||
+		    s->last_stage < n->last_stage))
 			n->last_stage = s->last_stage;
 		n->nranks++;
-		if (s->last_iter >= 0 || s->last_stage >= STAGE_TRAINING)
+		if (iters || s->last_stage >= STAGE_TRAINING)
 			w->reached_training = 1;
+	}
+	for (i = 0; i < job->nstreams; i++) {
+		struct diag_node *n = &job->nodes[job->streams[i].node];
+
+		if (n->last_stage == STAGE_NONE)
+			n->last_stage = job->streams[i].last_stage;
 	}
 }
 
@@ -603,8 +618,13 @@ mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
 			continue;
 		if ((t = tmpl_index(w, s->events[it->off + e])) == (size_t)-1)
 			continue;
-		if (tail)
+		if (tail) {
+			double ts = w->job->tmpls[t].first.ts;
+
 			w->tf[t].in_tail = 1;
+			if (!isnan(ts) && (isnan(w->fail_ts) || ts < w->fail_ts))
+				w->fail_ts = ts;
+		}
 		else if (w->tf[t].new_in_iter < 0 ||
 		    it->iteration < w->tf[t].new_in_iter)
 			w->tf[t].new_in_iter = it->iteration;
@@ -690,6 +710,24 @@ temporal_stream(struct work *w, struct diag_stream *s)
 	free(flags);
 }
 
+/*
+ * Was the template first seen in a file without iteration lines (a kernel
+ * or launcher log), which the iteration comparison cannot place?
+ */
+static int
+outside_iterations(const struct work *w, const struct diag_first *first)
+{
+	size_t i;
+
+	if (first->path == NULL)
+		return 0;
+	for (i = 0; i < w->job->nstreams; i++)
+		if (w->job->streams[i].node == first->node &&
+		    strcmp(w->job->streams[i].path, first->path) == 0)
+			return w->job->streams[i].last_iter < 0;
+	return 0;
+}
+
 /* The temporal sub-score of template t, with its reasons. */
 static void
 tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
@@ -705,6 +743,15 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 		f->temporal = 0.8;
 		reason_add(rv, rn, "new in anomalous iteration %ld",
 		    f->new_in_iter);
+	} else if (!isnan(w->fail_ts) && !isnan(first->ts) &&
+	    outside_iterations(w, first) &&
+	    first->ts >= w->fail_ts - DIAG_FAIL_WINDOW &&
+	    first->ts <= w->fail_ts + 1 && f->novelty >= 0.5) {
+		f->temporal = 0.8;
+		span_str(fabs(w->fail_ts - first->ts), gap, sizeof gap);
+		reason_add(rv, rn, "logged %s %s the failing iteration's first "
+		    "new event", gap, first->ts <= w->fail_ts ? "before" :
+		    "after");
 	}
 	if (w->reached_training && first->stage > STAGE_NONE &&
 	    first->stage < STAGE_TRAINING && f->temporal == 0 &&
@@ -1036,6 +1083,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	w.job = job;
 	w.opts = opts;
 	w.fail_iter = -1;
+	w.fail_ts = NAN;
 	r->job = job;
 	r->failure_iter = r->last_healthy_iter = -1;
 	if (job->counts == NULL)

@@ -503,7 +503,7 @@ void
 stage_tracker_init(struct stage_tracker *t)
 {
 	memset(t, 0, sizeof *t);
-	t->cur = STAGE_LAUNCH;
+	t->cur = STAGE_NONE;	/* until a rule or an iteration line says */
 	t->iteration = -1;
 }
 

@@ -74,7 +74,8 @@ enum stage stage_rule(const char *msg, size_t len);
 
 /*
  * Per-stream state: the stage so far and the last iteration seen.  Stack
- * allocated; stage_tracker_init() before the first line.
+ * allocated; stage_tracker_init() before the first line.  A stream starts
+ * in STAGE_NONE: a kernel log with no stage lines stays there.
  */
 struct stage_tracker {
 	enum stage cur;
