@@ -871,3 +871,37 @@ diagdb_store(struct cache *c, const struct diag_job *job,
 	}
 	return cache_commit(c, cause);
 }
+
+int
+diagdb_line_template(struct cache *c, const char *job, const char *path,
+    uint64_t line, uint32_t *id, char **cause)
+{
+	sqlite3_stmt *st;
+	const unsigned char *p, *end;
+	uint64_t v, at;
+	int rc, found = 0;
+
+	if (sqlite3_prepare_v2(cache_db(c), "SELECT ft.template_id, ft.lines "
+	    "FROM file_templates ft JOIN files f ON f.id = ft.file_id JOIN jobs "
+	    "j ON j.id = f.job_id WHERE j.name = ?1 AND f.path = ?2 AND "
+	    "ft.first_line <= ?3 AND ft.last_line >= ?3", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return cache_fail(c, "cannot read templates", cause);
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)line);
+	while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		p = sqlite3_column_blob(st, 1);
+		end = p + sqlite3_column_bytes(st, 1);
+		at = 0;
+		while (p != NULL && p < end && logdb_varint_get(&p, end, &v) == 0 &&
+		    (at += v) <= line)
+			if (at == line) {
+				*id = (uint32_t)sqlite3_column_int64(st, 0);
+				found = 1;
+				break;
+			}
+	}
+	sqlite3_finalize(st);
+	return found ? 1 : 0;
+}

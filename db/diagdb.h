@@ -15,6 +15,7 @@
 #define TS_DIAGDB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct cache;
 struct diag_job;
@@ -46,5 +47,12 @@ int diagdb_mark(struct cache *c, const char *name, const char *verdict,
  */
 int diagdb_store(struct cache *c, const struct diag_job *job,
     const struct diag_result *r, char **cause);
+
+/*
+ * The template of line `line` (1-based) of file `path` of job `job`.
+ * Returns 1 and sets *id, 0 when the line has none (or no such file).
+ */
+int diagdb_line_template(struct cache *c, const char *job, const char *path,
+    uint64_t line, uint32_t *id, char **cause);
 
 #endif

@@ -268,6 +268,7 @@ struct work {
 	double *node_attr;	/* nnodes x ntmpls contribution, or NULL */
 	double first_timeout;	/* NAN none */
 	double fail_ts;		/* first event new in a final iteration, NAN */
+	double *typical;	/* median count per template, on demand */
 	long fail_iter;
 	size_t flagged;
 	int reached_training;
@@ -856,8 +857,8 @@ peer_ends(const struct diag_job *job, size_t self, double *iter_med,
 
 /* How the node's log ends: missing, early, silent; 0 when normal. */
 static double
-node_end(struct work *w, size_t n, const int *silent, size_t nerr_tails,
-    struct diag_node_result *nr)
+node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
+    size_t ntrain, struct diag_node_result *nr)
 {
 	const struct diag_node *nd = &w->job->nodes[n];
 	double im, tm;
@@ -879,16 +880,13 @@ node_end(struct work *w, size_t n, const int *silent, size_t nerr_tails,
 		    "its peers'", gap);
 		return 0.8;
 	}
-	if (silent[n] && nerr_tails * 2 >= w->job->nnodes - 1) {
-		if (nd->last_iter >= 0)
-			reason_add(&nr->reasons, &nr->nreasons, "log stops "
-			    "silently after iteration %ld while %zu of %zu "
-			    "peers report errors after it", nd->last_iter,
-			    nerr_tails, w->job->nnodes - 1);
-		else
-			reason_add(&nr->reasons, &nr->nreasons, "log stops "
-			    "silently while %zu of %zu peers report errors",
-			    nerr_tails, w->job->nnodes - 1);
+	if (silent[n] > 0) {
+		const struct diag_stream *s = &w->job->streams[silent[n] - 1];
+
+		reason_add(&nr->reasons, &nr->nreasons, "'%s' stops silently "
+		    "after iteration %ld while %zu of the other %zu ranks' logs "
+		    "report errors after it", s->path, s->last_iter, nerr_tails,
+		    ntrain - 1);
 		return 0.8;
 	}
 	return 0;
@@ -946,8 +944,15 @@ node_spatial_reason(const struct work *w, size_t n,
 
 	reason_add(&nr->reasons, &nr->nreasons, "deviates from its peers "
 	    "(spatial anomaly %.2f)", w->node_spatial[n]);
+	if (w->typical == NULL) {
+		((struct work *)w)->typical = xcalloc(job->ntmpls + 1,
+		    sizeof *w->typical);
+		for (t = 0; t < job->ntmpls; t++)
+			w->typical[t] = typical_count(job, t);
+	}
 	for (t = 0; t < job->ntmpls; t++) {
-		if (a[t] <= 0)
+		if (a[t] <= 0 || (double)job->counts[n * job->ntmpls + t] ==
+		    w->typical[t])
 			continue;
 		if (top[0] == (size_t)-1 || a[t] > a[top[0]]) {
 			top[1] = top[0];
@@ -958,24 +963,36 @@ node_spatial_reason(const struct work *w, size_t n,
 	for (k = 0; k < 2 && top[k] != (size_t)-1; k++)
 		reason_add(&nr->reasons, &nr->nreasons, "%u x '%.60s' here, "
 		    "%.0f on a typical node", job->counts[n * job->ntmpls +
-		    top[k]], job->tmpls[top[k]].text,
-		    typical_count(job, top[k]));
+		    top[k]], job->tmpls[top[k]].text, w->typical[top[k]]);
 }
 
-/* Nodes whose every stream ends without an error; how many do not. */
+/*
+ * Streams that train (log iterations) and end without an error while most
+ * of the others report errors after their last iteration: a frozen rank
+ * leaves no line, its peers time out.  silent[n] is 1 + the index of such
+ * a stream of node n, 0 when none.  Returns how many streams report
+ * errors; *ntrain is how many train.
+ */
 static size_t
-silent_nodes(const struct work *w, int *silent)
+silent_streams(const struct work *w, size_t *silent, size_t *ntrain)
 {
 	const struct diag_job *job = w->job;
-	size_t i, n, nerr = 0;
+	size_t i, nerr = 0;
+	int *err = xcalloc(job->nstreams + 1, sizeof *err);
 
-	for (n = 0; n < job->nnodes; n++)
-		silent[n] = job->nodes[n].nranks > 0;
-	for (i = 0; i < job->nstreams; i++)
-		if (tail_has_error(w, &job->streams[i]))
-			silent[job->streams[i].node] = 0;
-	for (n = 0; n < job->nnodes; n++)
-		nerr += job->nodes[n].nranks > 0 && !silent[n];
+	*ntrain = 0;
+	for (i = 0; i < job->nstreams; i++) {
+		if (job->streams[i].niters == 0)
+			continue;
+		(*ntrain)++;
+		err[i] = tail_has_error(w, &job->streams[i]);
+		nerr += err[i];
+	}
+	for (i = 0; i < job->nstreams && nerr > 0; i++)
+		if (job->streams[i].niters > 0 && !err[i] &&
+		    nerr * 2 >= *ntrain - 1 && silent[job->streams[i].node] == 0)
+			silent[job->streams[i].node] = i + 1;
+	free(err);
 	return nerr;
 }
 
@@ -1008,13 +1025,13 @@ score_nodes(struct work *w, struct diag_result *r)
 	struct diag_job *job = w->job;
 	size_t nn = job->nnodes, n, nerr, first, *best;
 	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
-	int *silent = xcalloc(nn + 1, sizeof *silent);
+	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
 	char gap[32];
 
 	best = xcalloc(nn + 1, sizeof *best);
 	node_events(w, r, ev, best);
 	top = r->nevents > 0 && r->events[0].score > 0 ? r->events[0].score : 1;
-	nerr = silent_nodes(w, silent);
+	nerr = silent_streams(w, silent, &ntrain);
 	first = onset_node(job, &lead);
 	r->nodes = xcalloc(nn + 1, sizeof *r->nodes);
 	r->nnodes = nn;
@@ -1027,7 +1044,7 @@ score_nodes(struct work *w, struct diag_result *r)
 		if (ev[n] > 0)
 			reason_add(&nr->reasons, &nr->nreasons, "has '%.80s' "
 			    "(event score %.2f)", job->tmpls[best[n]].text, ev[n]);
-		end = node_end(w, n, silent, nerr, nr);
+		end = node_end(w, n, silent, nerr, ntrain, nr);
 		on = n == first ? 1 : 0;
 		if (on) {
 			span_str(lead, gap, sizeof gap);
@@ -1112,6 +1129,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	free(w.ids_index);
 	free(w.node_spatial);
 	free(w.node_attr);
+	free(w.typical);
 	return r;
 }
 
