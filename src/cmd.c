@@ -28,6 +28,10 @@ const struct cmd cmd_table[] = {
 	{ "demo", "", 0, 0,
 	  "simulate a failed job and healthy runs, then diagnose it",
 	  cmd_demo, "" },
+	{ "diagnose", "[--baseline JOB]... [--top N] [--format text|tsv|json] "
+	  "JOB", 1, 1,
+	  "rank the suspect events and nodes of a failed job, with reasons",
+	  cmd_diagnose, "baseline= top= format=" },
 	{ "flows", "[--format text|tsv|json] [--idle-timeout S] [--gap S] "
 	  "CAPTURE|JOBDIR...", 1, -1,
 	  "find training jobs, parallel groups, iterations and slow parts in captures",
@@ -39,6 +43,9 @@ const struct cmd cmd_table[] = {
 	  "PATH...", 1, -1,
 	  "index the logs of one or more jobs into the cache",
 	  cmd_index, "job= map= hostfile= threads=" },
+	{ "mark", "JOB good|bad|none", 2, 2,
+	  "mark a job good or bad for the healthy pool of diagnose",
+	  cmd_mark, "" },
 	{ "parse", "[--format text|tsv] FILE...", 1, -1,
 	  "print the template of every line of log files",
 	  cmd_parse, "format=" },

@@ -23,6 +23,11 @@ cmd_fn cmd_templates;
 cmd_fn cmd_parse;
 /* flowcmd.c */
 cmd_fn cmd_flows;
+
+/* diagcmd.c */
+cmd_fn cmd_diagnose;
+cmd_fn cmd_mark;
+
 /* sim-cmd.c */
 cmd_fn cmd_demo;
 cmd_fn cmd_simulate;

@@ -1,0 +1,907 @@
+/*
+ * diagdb.c -- loading a job's diagnosis model from the cache.
+ *
+ * Everything comes from one pass over the job's file_templates rows (with
+ * their line-number blobs): counts per node, the first occurrence of each
+ * template, and per file an array "line -> template" from which the file
+ * is replayed in line order through the stage tracker.  The tracker sees
+ * one stage rule per template (computed once from a raw sample line), so
+ * the replay costs a few operations per line.  Iteration lines are
+ * numbered from the raw first and last occurrence of their template in
+ * the file (consecutive when the counts agree, interpolated otherwise).
+ * Only lines from the start of training on enter the iteration sequences.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "cache.h"
+#include "diag.h"
+#include "diagdb.h"
+#include "lineparse.h"
+#include "logdb.h"
+#include "reader.h"
+#include "stage.h"
+#include "util.h"
+
+/* One log file of the job. */
+struct lfile {
+	int64_t id;
+	char *path;
+	size_t node;
+	uint64_t lines;
+	double last_ts;
+};
+
+/* One file_templates row. */
+struct lrow {
+	size_t file;
+	size_t tmpl;
+	uint64_t count, first_line, first_off, last_off;
+	double first_ts;
+	unsigned char *blob;
+	size_t bloblen;
+	long iter_first, iter_last;	/* iteration templates only */
+};
+
+/* Per template: what the replay needs. */
+struct ltmpl {
+	int rule;		/* stage rule index, -1 none */
+	int is_iter;
+	int is_frame;		/* a traceback frame: '  File "...", line N' */
+	uint64_t ctx;		/* occurrences as a frame or right after one */
+	size_t first_row;
+	long occ;		/* occurrences seen in the current file */
+};
+
+struct loader {
+	struct cache *c;
+	struct diag_job *job;
+	int64_t job_id;
+	char *root;
+	struct lfile *files;
+	size_t nfiles, filecap;
+	struct lrow *rows;
+	size_t nrows, rowcap;
+	struct ltmpl *lt;
+	size_t *tmpl_of_id;	/* template id -> index + 1 */
+	size_t idcap;
+	int64_t *node_ids;	/* node index -> nodes.id (0 for pseudo) */
+};
+
+static int
+prep(struct loader *l, const char *q, sqlite3_stmt **st, char **cause)
+{
+	if (sqlite3_prepare_v2(cache_db(l->c), q, -1, st, NULL) != SQLITE_OK)
+		return cache_fail(l->c, "cannot read the job", cause);
+	return 0;
+}
+
+static double
+col_ts(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN :
+	    sqlite3_column_double(st, i);
+}
+
+/* Bind a job name, and the absolute path it names when it is one. */
+static void
+bind_job(sqlite3_stmt *st, int iname, int iroot, const char *name)
+{
+	char *abs = realpath(name, NULL);
+
+	sqlite3_bind_text(st, iname, name, -1, SQLITE_TRANSIENT);
+	if (abs != NULL)
+		sqlite3_bind_text(st, iroot, abs, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, iroot);
+	free(abs);
+}
+
+static int
+load_job(struct loader *l, const char *name, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(l, "SELECT id, root, name FROM jobs WHERE name = ?1 OR root "
+	    "= ?2 ORDER BY name = ?1 DESC LIMIT 1", &st, cause) != 0)
+		return -1;
+	bind_job(st, 1, 2, name);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		l->job_id = sqlite3_column_int64(st, 0);
+		l->root = xstrdup((const char *)sqlite3_column_text(st, 1));
+		free(l->job->name);
+		l->job->name = xstrdup((const char *)sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return ts_fail(cause, "no job '%s' (index it first)", name);
+	return cache_fail(l->c, "cannot read the job", cause);
+}
+
+static int
+load_nodes(struct loader *l, char **cause)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	if (prep(l, "SELECT id, name FROM nodes WHERE job_id = ?1 ORDER BY "
+	    "name", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, l->job_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t n = diag_add_node(l->job,
+		    (const char *)sqlite3_column_text(st, 1));
+
+		l->node_ids = xgrow(l->node_ids, &cap, n + 1, sizeof *l->node_ids);
+		l->node_ids[n] = sqlite3_column_int64(st, 0);
+		l->job->nodes[n].missing = 1;	/* until a file shows up */
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : cache_fail(l->c, "cannot read nodes",
+	    cause);
+}
+
+static size_t
+node_index(const struct loader *l, int64_t id)
+{
+	size_t n;
+
+	for (n = 0; n < l->job->nnodes; n++)
+		if (l->node_ids[n] == id)
+			return n;
+	return (size_t)-1;
+}
+
+/* Log files; files of no node are their own node when the job has none. */
+static int
+load_files(struct loader *l, char **cause)
+{
+	sqlite3_stmt *st;
+	size_t have_nodes = l->job->nnodes, node;
+	int rc;
+
+	if (prep(l, "SELECT id, path, node_id, lines, last_ts FROM files "
+	    "WHERE job_id = ?1 AND kind = 'log' ORDER BY path", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, l->job_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 1);
+		struct lfile *f;
+
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			node = node_index(l, sqlite3_column_int64(st, 2));
+		else if (have_nodes == 0)
+			node = diag_add_node(l->job, path);
+		else
+			continue;
+		if (node == (size_t)-1)
+			continue;
+		l->job->nodes[node].missing = 0;
+		l->files = xgrow(l->files, &l->filecap, l->nfiles + 1,
+		    sizeof *l->files);
+		f = &l->files[l->nfiles++];
+		f->id = sqlite3_column_int64(st, 0);
+		f->path = xstrdup(path);
+		f->node = node;
+		f->lines = (uint64_t)sqlite3_column_int64(st, 3);
+		f->last_ts = col_ts(st, 4);
+		diag_add_stream(l->job, node, path);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : cache_fail(l->c, "cannot read files",
+	    cause);
+}
+
+static size_t
+file_index(const struct loader *l, int64_t id)
+{
+	size_t lo = 0, hi = l->nfiles, i;
+
+	for (i = lo; i < hi; i++)	/* files are few next to rows */
+		if (l->files[i].id == id)
+			return i;
+	return (size_t)-1;
+}
+
+/* The template index of id, adding the template on first sight. */
+static size_t
+tmpl_for(struct loader *l, uint32_t id, const char *text)
+{
+	size_t t;
+
+	if (id >= l->idcap) {
+		size_t old = l->idcap;
+
+		l->tmpl_of_id = xgrow(l->tmpl_of_id, &l->idcap, (size_t)id + 1,
+		    sizeof *l->tmpl_of_id);
+		memset(l->tmpl_of_id + old, 0, (l->idcap - old) *
+		    sizeof *l->tmpl_of_id);
+	}
+	if (l->tmpl_of_id[id] != 0)
+		return l->tmpl_of_id[id] - 1;
+	t = diag_add_tmpl(l->job, id, text != NULL ? text : "");
+	l->tmpl_of_id[id] = t + 1;
+	return t;
+}
+
+static void
+add_row(struct loader *l, sqlite3_stmt *st, size_t file)
+{
+	struct lrow *r;
+	const void *blob = sqlite3_column_blob(st, 8);
+	int n = sqlite3_column_bytes(st, 8);
+
+	l->rows = xgrow(l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows);
+	r = &l->rows[l->nrows++];
+	memset(r, 0, sizeof *r);
+	r->file = file;
+	r->tmpl = tmpl_for(l, (uint32_t)sqlite3_column_int64(st, 1),
+	    (const char *)sqlite3_column_text(st, 9));
+	r->count = (uint64_t)sqlite3_column_int64(st, 2);
+	r->first_line = (uint64_t)sqlite3_column_int64(st, 3);
+	r->first_off = (uint64_t)sqlite3_column_int64(st, 4);
+	r->first_ts = col_ts(st, 5);
+	r->last_off = (uint64_t)sqlite3_column_int64(st, 7);
+	r->bloblen = n > 0 ? (size_t)n : 0;
+	r->blob = xmalloc(r->bloblen + 1);
+	if (n > 0)
+		memcpy(r->blob, blob, r->bloblen);
+	r->iter_first = r->iter_last = -1;
+}
+
+static int
+load_rows(struct loader *l, char **cause)
+{
+	sqlite3_stmt *st;
+	size_t file;
+	int rc;
+
+	if (prep(l, "SELECT ft.file_id, ft.template_id, ft.count, "
+	    "ft.first_line, ft.first_off, ft.first_ts, ft.last_line, "
+	    "ft.last_off, ft.lines, t.text FROM file_templates ft JOIN files f "
+	    "ON f.id = ft.file_id LEFT JOIN templates t ON t.id = "
+	    "ft.template_id WHERE f.job_id = ?1 AND f.kind = 'log' ORDER BY "
+	    "ft.file_id, ft.template_id", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, l->job_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((file = file_index(l, sqlite3_column_int64(st, 0))) !=
+		    (size_t)-1)
+			add_row(l, st, file);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : cache_fail(l->c, "cannot read "
+	    "templates", cause);
+}
+
+/* Is the row's first occurrence earlier than the other's? */
+static int
+row_before(const struct loader *l, const struct lrow *a, const struct lrow *b)
+{
+	int c;
+
+	if (!isnan(a->first_ts) && !isnan(b->first_ts) &&
+	    a->first_ts != b->first_ts)
+		return a->first_ts < b->first_ts;
+	if (isnan(a->first_ts) != isnan(b->first_ts))
+		return !isnan(a->first_ts);
+	c = strcmp(l->files[a->file].path, l->files[b->file].path);
+	return c != 0 ? c < 0 : a->first_line < b->first_line;
+}
+
+/* Python's way of dying: a traceback or "SomethingError: ..." line. */
+static int
+looks_like_error(const char *m, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (isalnum((unsigned char)m[i]) || m[i] == '_' ||
+	    m[i] == '.'))
+		i++;
+	if (i >= 9 && strncmp(m, "Traceback", 9) == 0)
+		return 1;
+	return i < len && m[i] == ':' && i >= 5 &&
+	    (strncmp(m + i - 5, "Error", 5) == 0 ||
+	    (i >= 9 && strncmp(m + i - 9, "Exception", 9) == 0));
+}
+
+/* A Python traceback frame: blanks, then 'File "'. */
+static int
+is_frame(const char *m, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (m[i] == ' ' || m[i] == '\t'))
+		i++;
+	return len - i > 6 && strncmp(m + i, "File \"", 6) == 0;
+}
+
+/*
+ * The line at `off` of a plain file with pread (a few KB, not the reader's
+ * large buffers); gzip files go through reader_line_at().
+ */
+static int
+read_line_at(const char *path, uint64_t off, struct buf *b)
+{
+	unsigned char magic[2];
+	char chunk[4096], *nl, *cause = NULL;
+	int fd = open(path, O_RDONLY), rc = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	buf_reset(b);
+	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		close(fd);
+		rc = reader_line_at(path, off, b, &cause);
+		free(cause);
+		return rc;
+	}
+	while (b->len < READER_LINE_MAX &&
+	    (n = pread(fd, chunk, sizeof chunk, (off_t)(off + b->len))) > 0) {
+		rc = 0;
+		if ((nl = memchr(chunk, '\n', (size_t)n)) != NULL) {
+			buf_add(b, chunk, (size_t)(nl - chunk));
+			break;
+		}
+		buf_add(b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (b->len > 0 && b->s[b->len - 1] == '\r')
+		b->s[--b->len] = '\0';
+	return rc;
+}
+
+/* Read the raw line at `off` of a file and parse its header. */
+static int
+raw_line(const struct loader *l, const struct lfile *f, uint64_t off,
+    struct buf *b, struct lp_line *lp)
+{
+	char *path = xasprintf("%s/%s", l->root, f->path);
+	int rc = read_line_at(path, off, b);
+
+	free(path);
+	if (rc != 0)
+		return -1;
+	lp_parse(buf_str(b), b->len, lp);
+	return 0;
+}
+
+/* Sample, level, stage rule and iteration-ness of every template. */
+static void
+sample_templates(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	struct buf b = BUF_INIT;
+	struct lp_line lp;
+	struct stage_iter it;
+	size_t t, i;
+
+	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
+	for (t = 0; t < job->ntmpls; t++)
+		l->lt[t].first_row = (size_t)-1;
+	for (i = 0; i < l->nrows; i++) {
+		struct ltmpl *lt = &l->lt[l->rows[i].tmpl];
+
+		if (lt->first_row == (size_t)-1 ||
+		    row_before(l, &l->rows[i], &l->rows[lt->first_row]))
+			lt->first_row = i;
+	}
+	for (t = 0; t < job->ntmpls; t++) {
+		const struct lrow *r = &l->rows[l->lt[t].first_row];
+		struct diag_tmpl *tp = &job->tmpls[t];
+
+		diag_set_first(job, t, l->files[r->file].node,
+		    l->files[r->file].path, (long)r->first_line, r->first_ts,
+		    STAGE_NONE, -1);
+		l->lt[t].rule = stage_rule_index(tp->text, strlen(tp->text));
+		if (raw_line(l, &l->files[r->file], r->first_off, &b, &lp) != 0)
+			continue;
+		tp->sample = xstrndup(lp.msg, lp.msg_len);
+		tp->level = (int)lp.level;
+		if (tp->level < DIAG_LEVEL_WARN &&
+		    looks_like_error(lp.msg, lp.msg_len))
+			tp->level = DIAG_LEVEL_ERROR;
+		l->lt[t].rule = stage_rule_index(lp.msg, lp.msg_len);
+		l->lt[t].is_iter = stage_parse_iter(lp.msg, lp.msg_len, &it);
+		l->lt[t].is_frame = is_frame(lp.msg, lp.msg_len);
+	}
+	buf_release(&b);
+}
+
+/* Iteration numbers of the first and last occurrence in each file. */
+static void
+number_iterations(struct loader *l)
+{
+	struct buf b = BUF_INIT;
+	struct lp_line lp;
+	struct stage_iter it;
+	size_t i;
+
+	for (i = 0; i < l->nrows; i++) {
+		struct lrow *r = &l->rows[i];
+		const struct lfile *f = &l->files[r->file];
+
+		if (!l->lt[r->tmpl].is_iter)
+			continue;
+		if (raw_line(l, f, r->first_off, &b, &lp) == 0 &&
+		    stage_parse_iter(lp.msg, lp.msg_len, &it))
+			r->iter_first = it.iteration;
+		if (raw_line(l, f, r->last_off, &b, &lp) == 0 &&
+		    stage_parse_iter(lp.msg, lp.msg_len, &it))
+			r->iter_last = it.iteration;
+	}
+	buf_release(&b);
+}
+
+/* Counts per node and each node's first error-level line. */
+static void
+count_rows(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	size_t i;
+
+	diag_job_shape(job);
+	for (i = 0; i < l->nrows; i++) {
+		const struct lrow *r = &l->rows[i];
+		struct diag_node *n = &job->nodes[l->files[r->file].node];
+
+		diag_count(job, l->files[r->file].node, r->tmpl,
+		    r->count > UINT32_MAX ? UINT32_MAX : (uint32_t)r->count);
+		if (job->tmpls[r->tmpl].level >= DIAG_LEVEL_ERROR &&
+		    !isnan(r->first_ts) && (isnan(n->first_error_ts) ||
+		    r->first_ts < n->first_error_ts))
+			n->first_error_ts = r->first_ts;
+	}
+}
+
+/* Iteration number of the k-th occurrence (from 0) of an iteration row. */
+static long
+iter_number(const struct lrow *r, long k)
+{
+	if (r->iter_first < 0)
+		return -1;
+	if (r->iter_last < 0 || r->count < 2 ||
+	    r->iter_last - r->iter_first == (long)r->count - 1)
+		return r->iter_first + k;
+	return r->iter_first + lround((double)k * (double)(r->iter_last -
+	    r->iter_first) / (double)(r->count - 1));
+}
+
+/* "line -> template + 1" for file fi from its rows [from, to). */
+static uint32_t *
+line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
+    size_t *row_of)
+{
+	size_t cap = l->files[fi].lines + 2, i;
+	uint32_t *map = xcalloc(cap, sizeof *map);
+	const unsigned char *p, *end;
+	uint64_t v, line;
+
+	for (i = from; i < to; i++) {
+		row_of[l->rows[i].tmpl] = i;
+		p = l->rows[i].blob;
+		end = p + l->rows[i].bloblen;
+		line = 0;
+		while (p < end && logdb_varint_get(&p, end, &v) == 0) {
+			line += v;
+			if (line >= cap) {
+				size_t old = cap;
+
+				map = xgrow(map, &cap, (size_t)line + 1,
+				    sizeof *map);
+				memset(map + old, 0, (cap - old) * sizeof *map);
+			}
+			map[line] = (uint32_t)(l->rows[i].tmpl + 1);
+		}
+	}
+	*nlines = cap;
+	return map;
+}
+
+/* Put one tagged line of template t into stream s. */
+static void
+stream_line(struct diag_job *job, size_t s, size_t t,
+    const struct stage_tag *tag, int *pending)
+{
+	struct diag_stream *st = &job->streams[s];
+	uint32_t id = job->tmpls[t].id;
+
+	if (tag->stage < STAGE_TRAINING && !tag->is_iter && st->niters == 0)
+		return;
+	if (st->niters == 0 || *pending) {
+		diag_stream_iter(job, s, tag->iteration, NAN);
+		*pending = 0;
+	} else if (tag->is_iter && st->iters[st->niters - 1].iteration < 0)
+		st->iters[st->niters - 1].iteration = tag->iteration;
+	diag_stream_event(job, s, id);
+	if (tag->is_iter)
+		*pending = 1;
+}
+
+/* Replay file fi (rows [from, to)) through the stage tracker. */
+static void
+replay_file(struct loader *l, size_t fi, size_t from, size_t to,
+    size_t *row_of)
+{
+	struct diag_job *job = l->job;
+	struct stage_tracker tr;
+	struct stage_tag tag;
+	struct stage_iter it;
+	size_t nlines, line, t, i;
+	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
+	int pending = 0, after_frame = 0;
+
+	for (i = from; i < to; i++)
+		l->lt[l->rows[i].tmpl].occ = 0;
+	stage_tracker_init(&tr);
+	for (line = 1; line < nlines; line++) {
+		const struct lrow *r;
+
+		if (map[line] == 0)
+			continue;
+		t = map[line] - 1;
+		r = &l->rows[row_of[t]];
+		if (l->lt[t].is_frame || after_frame)
+			l->lt[t].ctx++;
+		after_frame = l->lt[t].is_frame;
+		if (l->lt[t].is_iter) {
+			memset(&it, 0, sizeof it);
+			it.iteration = iter_number(r, l->lt[t].occ++);
+			stage_feed_known(&tr, -1, &it, &tag);
+		} else
+			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
+		if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
+			job->tmpls[t].first.stage = tag.stage;
+			job->tmpls[t].first.iteration = tag.iteration;
+		}
+		stream_line(job, fi, t, &tag, &pending);
+	}
+	diag_stream_end(job, fi, tr.iteration, tr.cur, l->files[fi].last_ts);
+	free(map);
+}
+
+/* Templates seen only as traceback frames or the source lines after them. */
+static void
+mark_context(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	size_t t, n;
+	uint64_t total;
+
+	for (t = 0; t < job->ntmpls; t++) {
+		for (n = 0, total = 0; n < job->nnodes; n++)
+			total += job->counts[n * job->ntmpls + t];
+		job->tmpls[t].context = total > 0 && l->lt[t].ctx >= total;
+	}
+}
+
+static void
+replay(struct loader *l)
+{
+	size_t *row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
+	size_t i = 0, j;
+
+	while (i < l->nrows) {
+		for (j = i; j < l->nrows && l->rows[j].file == l->rows[i].file; j++)
+			;
+		replay_file(l, l->rows[i].file, i, j, row_of);
+		i = j;
+	}
+	free(row_of);
+}
+
+/* Add healthy job h to the pool: occurrence and per-node rate. */
+static int
+pool_add(struct loader *l, int64_t h, double *rate, char **cause)
+{
+	sqlite3_stmt *st;
+	double nodes = 1;
+	uint32_t id;
+	int rc;
+
+	if (prep(l, "SELECT count(DISTINCT coalesce(node_id, -id)) FROM files "
+	    "WHERE job_id = ?1 AND kind = 'log'", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, h);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		nodes = (double)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (prep(l, "SELECT ft.template_id, sum(ft.count) FROM file_templates "
+	    "ft JOIN files f ON f.id = ft.file_id WHERE f.job_id = ?1 AND "
+	    "f.kind = 'log' GROUP BY ft.template_id", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, h);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		id = (uint32_t)sqlite3_column_int64(st, 0);
+		if (id >= l->idcap || l->tmpl_of_id[id] == 0)
+			continue;
+		l->job->tmpls[l->tmpl_of_id[id] - 1].healthy_jobs++;
+		rate[l->tmpl_of_id[id] - 1] += (double)sqlite3_column_int64(st,
+		    1) / nodes;
+	}
+	sqlite3_finalize(st);
+	l->job->nhealthy++;
+	return rc == SQLITE_DONE ? 0 : cache_fail(l->c, "cannot read the "
+	    "healthy jobs", cause);
+}
+
+/* Ids of the healthy jobs: marked good, ended cleanly, or named. */
+static int
+pool_ids(struct loader *l, const char *const *base, size_t nbase,
+    int64_t **ids, size_t *n, char **cause)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0, i, k;
+	int rc;
+
+	*n = 0;
+	if (prep(l, "SELECT id FROM jobs WHERE name = ?1 OR root = ?3 OR (?1 "
+	    "IS NULL AND id != ?2 AND (marked = 'good' OR (outcome = 'healthy' "
+	    "AND marked IS NULL)))", &st, cause) != 0)
+		return -1;
+	for (i = 0; i <= nbase; i++) {
+		size_t before = *n;
+
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (i < nbase)
+			bind_job(st, 1, 3, base[i]);
+		sqlite3_bind_int64(st, 2, l->job_id);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+
+			for (k = 0; k < *n && (*ids)[k] != id; k++)
+				;
+			if (k < *n || id == l->job_id)
+				continue;
+			*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
+			(*ids)[(*n)++] = id;
+		}
+		if (i < nbase && *n == before && rc == SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return ts_fail(cause, "no baseline job '%s' (or it is "
+			    "the job itself)", base[i]);
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+load_pool(struct loader *l, const char *const *base, size_t nbase,
+    char **cause)
+{
+	int64_t *ids = NULL;
+	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate);
+	size_t n, i;
+	int rc = -1;
+
+	if (pool_ids(l, base, nbase, &ids, &n, cause) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (pool_add(l, ids[i], rate, cause) != 0)
+			goto out;
+	for (i = 0; i < l->job->ntmpls; i++)
+		if (l->job->tmpls[i].healthy_jobs > 0)
+			l->job->tmpls[i].healthy_rate = rate[i] /
+			    l->job->tmpls[i].healthy_jobs;
+	rc = 0;
+out:
+	free(ids);
+	free(rate);
+	return rc;
+}
+
+static void
+loader_release(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfiles; i++)
+		free(l->files[i].path);
+	for (i = 0; i < l->nrows; i++)
+		free(l->rows[i].blob);
+	free(l->files);
+	free(l->rows);
+	free(l->lt);
+	free(l->tmpl_of_id);
+	free(l->node_ids);
+	free(l->root);
+}
+
+/* Streams of files that had no template rows (empty files) end here. */
+static void
+end_empty(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->job->nstreams; i++)
+		if (l->job->streams[i].niters == 0 &&
+		    l->job->streams[i].last_stage == STAGE_NONE)
+			diag_stream_end(l->job, i, -1, STAGE_LAUNCH,
+			    l->files[i].last_ts);
+}
+
+int
+diagdb_load(struct cache *c, const char *name, const char *const *baselines,
+    size_t nbase, struct diag_job **out, char **cause)
+{
+	struct loader l;
+	int rc = -1;
+
+	memset(&l, 0, sizeof l);
+	l.c = c;
+	l.job = diag_job_new(name);
+	if (load_job(&l, name, cause) != 0 || load_nodes(&l, cause) != 0 ||
+	    load_files(&l, cause) != 0 || load_rows(&l, cause) != 0)
+		goto out;
+	sample_templates(&l);
+	number_iterations(&l);
+	count_rows(&l);
+	replay(&l);
+	mark_context(&l);
+	end_empty(&l);
+	if (load_pool(&l, baselines, nbase, cause) != 0)
+		goto out;
+	*out = l.job;
+	l.job = NULL;
+	rc = 0;
+out:
+	diag_job_free(l.job);
+	loader_release(&l);
+	return rc;
+}
+
+int
+diagdb_mark(struct cache *c, const char *name, const char *verdict,
+    char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(cache_db(c), "UPDATE jobs SET marked = ?2 "
+	    "WHERE name = ?1", -1, &st, NULL) != SQLITE_OK)
+		return cache_fail(c, "cannot mark the job", cause);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	if (verdict != NULL)
+		sqlite3_bind_text(st, 2, verdict, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 2);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return cache_fail(c, "cannot mark the job", cause);
+	if (sqlite3_changes(cache_db(c)) == 0)
+		return ts_fail(cause, "no job '%s'", name);
+	return 0;
+}
+
+/* Did the job end cleanly?  No failure found, no error, no missing node. */
+static int
+ended_cleanly(const struct diag_job *job, const struct diag_result *r)
+{
+	size_t i;
+
+	if (r->failure_iter >= 0 || job->nnodes == 0)
+		return 0;
+	for (i = 0; i < job->nnodes; i++)
+		if (job->nodes[i].missing)
+			return 0;
+	for (i = 0; i < job->ntmpls; i++)
+		if (job->tmpls[i].level >= DIAG_LEVEL_ERROR)
+			return 0;
+	return 1;
+}
+
+static int
+store_tags(struct cache *c, const struct diag_job *job, char **cause)
+{
+	sqlite3_stmt *st;
+	size_t t;
+	int rc = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(cache_db(c), "UPDATE node_templates SET stage = "
+	    "?1, iteration_first = ?2 WHERE job_id = (SELECT id FROM jobs WHERE "
+	    "name = ?3) AND template_id = ?4 AND first_file = (SELECT f.id FROM "
+	    "files f JOIN jobs j ON j.id = f.job_id WHERE j.name = ?3 AND "
+	    "f.path = ?5) AND first_line = ?6", -1, &st, NULL) != SQLITE_OK)
+		return cache_fail(c, "cannot store stages", cause);
+	for (t = 0; t < job->ntmpls && rc == SQLITE_DONE; t++) {
+		const struct diag_first *f = &job->tmpls[t].first;
+
+		if (f->path == NULL)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, stage_name(f->stage), -1, SQLITE_STATIC);
+		if (f->iteration >= 0)
+			sqlite3_bind_int64(st, 2, f->iteration);
+		else
+			sqlite3_bind_null(st, 2);
+		sqlite3_bind_text(st, 3, job->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, job->tmpls[t].id);
+		sqlite3_bind_text(st, 5, f->path, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, f->line);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : cache_fail(c, "cannot store stages",
+	    cause);
+}
+
+int
+diagdb_store(struct cache *c, const struct diag_job *job,
+    const struct diag_result *r, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (cache_begin(c, cause) != 0)
+		return -1;
+	if (sqlite3_prepare_v2(cache_db(c), "UPDATE jobs SET outcome = ?2 "
+	    "WHERE name = ?1", -1, &st, NULL) != SQLITE_OK) {
+		cache_rollback(c);
+		return cache_fail(c, "cannot store the outcome", cause);
+	}
+	sqlite3_bind_text(st, 1, job->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, ended_cleanly(job, r) ? "healthy" : "failed",
+	    -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cache_fail(c, "cannot store the outcome", cause);
+		cache_rollback(c);
+		return -1;
+	}
+	if (store_tags(c, job, cause) != 0) {
+		cache_rollback(c);
+		return -1;
+	}
+	return cache_commit(c, cause);
+}
+
+int
+diagdb_line_template(struct cache *c, const char *job, const char *path,
+    uint64_t line, uint32_t *id, char **cause)
+{
+	sqlite3_stmt *st;
+	const unsigned char *p, *end;
+	uint64_t v, at;
+	int rc, found = 0;
+
+	if (sqlite3_prepare_v2(cache_db(c), "SELECT ft.template_id, ft.lines "
+	    "FROM file_templates ft JOIN files f ON f.id = ft.file_id JOIN jobs "
+	    "j ON j.id = f.job_id WHERE j.name = ?1 AND f.path = ?2 AND "
+	    "ft.first_line <= ?3 AND ft.last_line >= ?3", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return cache_fail(c, "cannot read templates", cause);
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)line);
+	while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		p = sqlite3_column_blob(st, 1);
+		end = p + sqlite3_column_bytes(st, 1);
+		at = 0;
+		while (p != NULL && p < end && logdb_varint_get(&p, end, &v) == 0 &&
+		    (at += v) <= line)
+			if (at == line) {
+				*id = (uint32_t)sqlite3_column_int64(st, 0);
+				found = 1;
+				break;
+			}
+	}
+	sqlite3_finalize(st);
+	return found ? 1 : 0;
+}

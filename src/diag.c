@@ -1,0 +1,1407 @@
+/*
+ * diag.c -- the failure-diagnosis scorer.
+ *
+ * Every template gets five sub-scores in [0, 1] and every node four; the
+ * weighted sums rank them, and each sub-score that counts adds a sentence
+ * to the reasons.  For templates:
+ *
+ *   novelty    1 - (healthy jobs it occurs in / healthy jobs); 1 when
+ *              its per-node rate is ten times the healthy rate; 0.5
+ *              when there is no healthy history (the step is skipped);
+ *   spatial    how localised it is: (nodes - nodes with it) / (nodes - 1),
+ *              or a count far above its peers' on some node (robust z);
+ *   temporal   it is new in an anomalous iteration or in the final,
+ *              truncated iteration of a stream; events of the stages
+ *              before training, in a job that reached training, are
+ *              demoted;
+ *   library    the weight of its fault category (causes above
+ *              consequences such as timeouts);
+ *   onset      it began before the first timeout of the job;
+ *
+ * plus a little for error and warning levels.  Nodes are ranked by their
+ * spatial anomaly (isolation forest, or robust z-scores when there are
+ * fewer than eight nodes), the best localised event they carry, a log that
+ * ends early, silently (no error while the peers report errors) or is
+ * missing, and the earliest error onset.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag.h"
+#include "dtw.h"
+#include "faults.h"
+#include "iforest.h"
+#include "json.h"
+#include "stats.h"
+#include "util.h"
+
+#define DIAG_TREES 100
+#define DIAG_WINDOW 10
+#define DIAG_BAND 16
+#define DIAG_FEW_NODES 8
+#define DIAG_FAIL_WINDOW 60	/* seconds before the failure that count */
+
+/* ------------------------------------------------------------ the model */
+
+struct diag_job *
+diag_job_new(const char *name)
+{
+	struct diag_job *job = xcalloc(1, sizeof *job);
+
+	job->name = xstrdup(name);
+	return job;
+}
+
+void
+diag_job_free(struct diag_job *job)
+{
+	size_t i;
+
+	if (job == NULL)
+		return;
+	for (i = 0; i < job->nnodes; i++)
+		free(job->nodes[i].name);
+	for (i = 0; i < job->ntmpls; i++) {
+		free(job->tmpls[i].text);
+		free(job->tmpls[i].sample);
+		free(job->tmpls[i].category);
+		free(job->tmpls[i].first.path);
+	}
+	for (i = 0; i < job->nstreams; i++) {
+		free(job->streams[i].events);
+		free(job->streams[i].iters);
+		free(job->streams[i].path);
+	}
+	free(job->nodes);
+	free(job->tmpls);
+	free(job->streams);
+	free(job->counts);
+	free(job->name);
+	free(job);
+}
+
+size_t
+diag_add_node(struct diag_job *job, const char *name)
+{
+	struct diag_node *n;
+
+	job->nodes = xgrow(job->nodes, &job->nodecap, job->nnodes + 1,
+	    sizeof *job->nodes);
+	n = &job->nodes[job->nnodes];
+	memset(n, 0, sizeof *n);
+	n->name = xstrdup(name);
+	n->first_error_ts = NAN;
+	n->last_ts = NAN;
+	n->last_iter = -1;
+	return job->nnodes++;
+}
+
+size_t
+diag_add_tmpl(struct diag_job *job, uint32_t id, const char *text)
+{
+	struct diag_tmpl *t;
+
+	job->tmpls = xgrow(job->tmpls, &job->tmplcap, job->ntmpls + 1,
+	    sizeof *job->tmpls);
+	t = &job->tmpls[job->ntmpls];
+	memset(t, 0, sizeof *t);
+	t->id = id;
+	t->text = xstrdup(text);
+	t->first.ts = NAN;
+	t->first.iteration = -1;
+	return job->ntmpls++;
+}
+
+size_t
+diag_add_stream(struct diag_job *job, size_t node, const char *path)
+{
+	struct diag_stream *s;
+
+	job->streams = xgrow(job->streams, &job->streamcap, job->nstreams + 1,
+	    sizeof *job->streams);
+	s = &job->streams[job->nstreams];
+	memset(s, 0, sizeof *s);
+	s->node = node;
+	s->path = xstrdup(path);
+	s->last_iter = -1;
+	s->last_ts = NAN;
+	return job->nstreams++;
+}
+
+void
+diag_set_first(struct diag_job *job, size_t tmpl, size_t node,
+    const char *path, long line, double ts, enum stage stage, long iteration)
+{
+	struct diag_first *f = &job->tmpls[tmpl].first;
+
+	free(f->path);
+	f->node = node;
+	f->path = xstrdup(path);
+	f->line = line;
+	f->ts = ts;
+	f->stage = stage;
+	f->iteration = iteration;
+}
+
+void
+diag_job_shape(struct diag_job *job)
+{
+	free(job->counts);
+	job->counts = xcalloc(job->nnodes * job->ntmpls + 1,
+	    sizeof *job->counts);
+}
+
+void
+diag_count(struct diag_job *job, size_t node, size_t tmpl, uint32_t n)
+{
+	job->counts[node * job->ntmpls + tmpl] += n;
+}
+
+struct diag_iter *
+diag_stream_iter(struct diag_job *job, size_t stream, long iteration,
+    double ts)
+{
+	struct diag_stream *s = &job->streams[stream];
+	struct diag_iter *it;
+
+	s->iters = xgrow(s->iters, &s->cap, s->niters + 1, sizeof *s->iters);
+	it = &s->iters[s->niters++];
+	memset(it, 0, sizeof *it);
+	it->iteration = iteration;
+	it->ts = ts;
+	it->off = s->nevents;
+	return it;
+}
+
+void
+diag_stream_event(struct diag_job *job, size_t stream, uint32_t id)
+{
+	struct diag_stream *s = &job->streams[stream];
+	struct diag_iter *it;
+
+	if (s->niters == 0)
+		diag_stream_iter(job, stream, -1, NAN);
+	it = &s->iters[s->niters - 1];
+	s->events = xgrow(s->events, &s->evcap, s->nevents + 1,
+	    sizeof *s->events);
+	s->events[s->nevents++] = id;
+	it->n++;
+}
+
+void
+diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
+    enum stage last_stage, double last_ts)
+{
+	struct diag_stream *s = &job->streams[stream];
+
+	s->last_iter = last_iter;
+	s->last_stage = last_stage;
+	s->last_ts = last_ts;
+	if (s->niters > 0 && s->iters[s->niters - 1].iteration > last_iter)
+		s->iters[s->niters - 1].truncated = 1;
+}
+
+/* ------------------------------------------------------------ reasons */
+
+static void reason_add(char ***v, size_t *n, const char *fmt, ...)
+    TS_PRINTF(3, 4);
+
+static void
+reason_add(char ***v, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	va_start(ap, fmt);
+	(*v)[(*n)++] = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void
+clock_str(double ts, char *out, size_t len)
+{
+	time_t t = (time_t)floor(ts);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, len, "%H:%M:%S", &tm);
+}
+
+static void
+span_str(double sec, char *out, size_t len)
+{
+	if (sec >= 120)
+		snprintf(out, len, "%.0f min", sec / 60);
+	else if (sec >= 1)
+		snprintf(out, len, "%.1f s", sec);
+	else
+		snprintf(out, len, "%.0f ms", sec * 1000);
+}
+
+/* ------------------------------------------------------------ working set */
+
+/* Per-template facts gathered before scoring. */
+struct tfacts {
+	uint64_t total;
+	size_t nn;		/* nodes it occurs on */
+	double novelty, spatial, temporal, library, onset, level;
+	double maxz;		/* largest robust z of its count over nodes */
+	size_t zn;		/* the node with that z */
+	long new_in_iter;	/* first anomalous iteration it is new in */
+	int in_tail;		/* in a truncated final iteration */
+	const struct fault_rule *rule;
+	const char *category;
+};
+
+struct work {
+	struct diag_job *job;
+	const struct diag_opts *opts;
+	struct tfacts *tf;
+	uint32_t *ids_sorted;	/* template ids, sorted, for lookup */
+	size_t *ids_index;
+	double *node_spatial;	/* [0, 1] */
+	double *node_attr;	/* nnodes x ntmpls contribution, or NULL */
+	double first_timeout;	/* NAN none */
+	double fail_ts;		/* first event new in a final iteration, NAN */
+	double *typical;	/* median count per template, on demand */
+	long fail_iter;
+	size_t flagged;
+	int reached_training;
+};
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+index_ids(struct work *w)
+{
+	size_t i, n = w->job->ntmpls;
+	uint64_t *pairs = xcalloc(n + 1, sizeof *pairs);
+
+	for (i = 0; i < n; i++)
+		pairs[i] = ((uint64_t)w->job->tmpls[i].id << 32) | i;
+	qsort(pairs, n, sizeof *pairs, cmp_u64);
+	w->ids_sorted = xcalloc(n + 1, sizeof *w->ids_sorted);
+	w->ids_index = xcalloc(n + 1, sizeof *w->ids_index);
+	for (i = 0; i < n; i++) {
+		w->ids_sorted[i] = (uint32_t)(pairs[i] >> 32);
+		w->ids_index[i] = (size_t)(pairs[i] & 0xffffffffu);
+	}
+	free(pairs);
+}
+
+/* Index of the template with id `id`, or (size_t)-1. */
+static size_t
+tmpl_index(const struct work *w, uint32_t id)
+{
+	size_t lo = 0, hi = w->job->ntmpls;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (w->ids_sorted[mid] == id)
+			return w->ids_index[mid];
+		if (w->ids_sorted[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (size_t)-1;
+}
+
+/*
+ * A node's end: the lowest last iteration among its streams that log
+ * iterations (a launcher or kernel log has none), the latest end of any
+ * of them, and the earliest stage reached.
+ */
+static void
+node_ends(struct work *w)
+{
+	struct diag_job *job = w->job;
+	size_t i;
+
+	for (i = 0; i < job->nstreams; i++) {
+		struct diag_stream *s = &job->streams[i];
+		struct diag_node *n = &job->nodes[s->node];
+		int iters = s->last_iter >= 0;
+
+		if (iters && (n->last_iter < 0 || s->last_iter < n->last_iter))
+			n->last_iter = s->last_iter;
+		if (!isnan(s->last_ts) && (isnan(n->last_ts) ||
+		    s->last_ts > n->last_ts))
+			n->last_ts = s->last_ts;
+		if (iters && (n->last_stage == STAGE_NONE ||
+		    s->last_stage < n->last_stage))
+			n->last_stage = s->last_stage;
+		n->nranks++;
+		if (iters || s->last_stage >= STAGE_TRAINING)
+			w->reached_training = 1;
+	}
+	for (i = 0; i < job->nstreams; i++) {
+		struct diag_node *n = &job->nodes[job->streams[i].node];
+
+		if (n->last_stage == STAGE_NONE)
+			n->last_stage = job->streams[i].last_stage;
+	}
+}
+
+/* Fault library labels, totals, levels, and the first timeout. */
+static void
+label(struct work *w)
+{
+	struct diag_job *job = w->job;
+	size_t t, n;
+
+	w->first_timeout = NAN;
+	for (t = 0; t < job->ntmpls; t++) {
+		struct diag_tmpl *tp = &job->tmpls[t];
+		struct tfacts *f = &w->tf[t];
+		const char *msg = tp->sample != NULL ? tp->sample : tp->text;
+
+		f->category = tp->category;
+		if (w->opts->faults != NULL &&
+		    (f->rule = faults_match(w->opts->faults, msg,
+		    strlen(msg))) != NULL && f->category == NULL)
+			f->category = f->rule->category;
+		f->library = faults_category_weight(f->category);
+		f->level = tp->level >= DIAG_LEVEL_ERROR ? 1 :
+		    tp->level == DIAG_LEVEL_WARN ? 0.5 : 0;
+		f->new_in_iter = -1;
+		for (n = 0; n < job->nnodes; n++) {
+			uint32_t c = job->counts[n * job->ntmpls + t];
+
+			f->total += c;
+			f->nn += c > 0;
+		}
+		if (f->category != NULL && strcmp(f->category, "timeout") == 0 &&
+		    !isnan(tp->first.ts) && (isnan(w->first_timeout) ||
+		    tp->first.ts < w->first_timeout))
+			w->first_timeout = tp->first.ts;
+	}
+}
+
+/* Per-node rate of template t in this job. */
+static double
+job_rate(const struct work *w, size_t t)
+{
+	size_t nn = w->job->nnodes ? w->job->nnodes : 1;
+
+	return (double)w->tf[t].total / (double)nn;
+}
+
+/* Does template t occur far more often than in the healthy runs? */
+static int
+explodes(const struct work *w, size_t t)
+{
+	const struct diag_tmpl *tp = &w->job->tmpls[t];
+
+	return tp->healthy_jobs > 0 &&
+	    job_rate(w, t) > 10 * tp->healthy_rate + 1;
+}
+
+/* Cross-job: novelty against the healthy pool (0.5 without one). */
+static void
+crossjob_prepare(struct work *w, size_t t)
+{
+	const struct diag_job *job = w->job;
+	const struct diag_tmpl *tp = &job->tmpls[t];
+	struct tfacts *f = &w->tf[t];
+	double frac;
+
+	if (job->nhealthy <= 0) {
+		f->novelty = 0.5;
+		return;
+	}
+	frac = (double)tp->healthy_jobs / (double)job->nhealthy;
+	f->novelty = 1 - (frac > 1 ? 1 : frac);
+	if (explodes(w, t))
+		f->novelty = 1;
+}
+
+static void
+crossjob(struct work *w, size_t t, char ***rv, size_t *rn)
+{
+	const struct diag_tmpl *tp = &w->job->tmpls[t];
+	double rate = job_rate(w, t);
+
+	if (w->job->nhealthy <= 0)
+		return;
+	reason_add(rv, rn, "seen in %d of %d healthy runs", tp->healthy_jobs,
+	    w->job->nhealthy);
+	if (explodes(w, t))
+		reason_add(rv, rn, "%.0fx its rate in healthy runs (%.1f per "
+		    "node, healthy %.1f)", tp->healthy_rate > 0 ?
+		    rate / tp->healthy_rate : rate, rate, tp->healthy_rate);
+}
+
+/* Robust z of every node's log1p count of template t; the largest in *zn. */
+static double
+count_z(const struct diag_job *job, size_t t, double *col, size_t *zn)
+{
+	size_t n;
+	double z, z0, z1, best = 0;
+
+	for (n = 0; n < job->nnodes; n++)
+		col[n] = log1p((double)job->counts[n * job->ntmpls + t]);
+	*zn = 0;
+	z0 = stats_robust_z(0, col, job->nnodes, 0.25);	/* linear in x */
+	z1 = stats_robust_z(1, col, job->nnodes, 0.25);
+	for (n = 0; n < job->nnodes; n++) {
+		z = z0 + col[n] * (z1 - z0);
+		if (z > best) {
+			best = z;
+			*zn = n;
+		}
+	}
+	return best;
+}
+
+/* Columns the spatial step looks at: varying and not common when healthy. */
+static size_t
+spatial_features(struct work *w, size_t *feat)
+{
+	struct diag_job *job = w->job;
+	size_t t, n, d = 0;
+
+	for (t = 0; t < job->ntmpls; t++) {
+		uint32_t c0 = job->counts[t];
+		int varies = 0;
+
+		if (w->tf[t].novelty < 0.3)
+			continue;
+		for (n = 1; n < job->nnodes && !varies; n++)
+			varies = job->counts[n * job->ntmpls + t] != c0;
+		if (varies)
+			feat[d++] = t;
+	}
+	return d;
+}
+
+/* Robust z-scores per feature for few nodes: deviation and attribution. */
+static void
+spatial_robust(struct work *w, const double *x, size_t d, const size_t *feat,
+    double *dev)
+{
+	size_t nn = w->job->nnodes, n, j;
+	double *col = xcalloc(nn, sizeof *col), z, z0, z1;
+
+	for (j = 0; j < d; j++) {
+		for (n = 0; n < nn; n++)
+			col[n] = x[n * d + j];
+		z0 = stats_robust_z(0, col, nn, 0.25);	/* linear in x */
+		z1 = stats_robust_z(1, col, nn, 0.25);
+		for (n = 0; n < nn; n++) {
+			z = fabs(z0 + col[n] * (z1 - z0));
+			z = z > 10 ? 10 : z;
+			dev[n] += z;
+			w->node_attr[n * w->job->ntmpls + feat[j]] = z;
+		}
+	}
+	free(col);
+}
+
+static void
+spatial_forest(struct work *w, const double *x, size_t d, const size_t *feat,
+    double *dev)
+{
+	size_t nn = w->job->nnodes, n, j;
+	double *attr = xcalloc(nn * d + 1, sizeof *attr);
+
+	iforest_score(x, nn, d, DIAG_TREES, w->opts->seed, dev, attr);
+	for (n = 0; n < nn; n++)
+		for (j = 0; j < d; j++)
+			w->node_attr[n * w->job->ntmpls + feat[j]] =
+			    attr[n * d + j];
+	free(attr);
+}
+
+/* Spatial anomaly of every node, scaled to [0, 1] (the median node is 0). */
+static void
+spatial(struct work *w)
+{
+	struct diag_job *job = w->job;
+	size_t nn = job->nnodes, d, n, j, *feat;
+	double *x, *dev, med, mx = 0;
+
+	w->node_spatial = xcalloc(nn + 1, sizeof *w->node_spatial);
+	w->node_attr = xcalloc(nn * job->ntmpls + 1, sizeof *w->node_attr);
+	if (nn < 2)
+		return;
+	feat = xcalloc(job->ntmpls + 1, sizeof *feat);
+	if ((d = spatial_features(w, feat)) > 0) {
+		x = xcalloc(nn * d, sizeof *x);
+		dev = xcalloc(nn, sizeof *dev);
+		for (n = 0; n < nn; n++)
+			for (j = 0; j < d; j++)
+				x[n * d + j] = log1p((double)
+				    job->counts[n * job->ntmpls + feat[j]]);
+		if (nn < DIAG_FEW_NODES)
+			spatial_robust(w, x, d, feat, dev);
+		else
+			spatial_forest(w, x, d, feat, dev);
+		med = stats_median(dev, nn);
+		for (n = 0; n < nn; n++)
+			mx = dev[n] - med > mx ? dev[n] - med : mx;
+		for (n = 0; n < nn && mx > 0; n++)
+			w->node_spatial[n] = dev[n] > med ? (dev[n] - med) / mx : 0;
+		free(x);
+		free(dev);
+	}
+	free(feat);
+}
+
+/* The spatial sub-score of template t, with its reasons. */
+static void
+tmpl_spatial(struct work *w, size_t t, double *col, char ***rv, size_t *rn)
+{
+	struct diag_job *job = w->job;
+	struct tfacts *f = &w->tf[t];
+	double presence = 0, zpart;
+	size_t n, shown = 0;
+	struct buf b = BUF_INIT;
+
+	if (job->nnodes < 2 || f->nn == 0)
+		return;
+	presence = (double)(job->nnodes - f->nn) / (double)(job->nnodes - 1);
+	f->maxz = count_z(job, t, col, &f->zn);
+	zpart = f->maxz / 6 > 1 ? 1 : f->maxz / 6;
+	f->spatial = presence > zpart ? presence : zpart;
+	if (f->nn == 1) {
+		for (n = 0; n < job->nnodes; n++)
+			if (job->counts[n * job->ntmpls + t] > 0)
+				reason_add(rv, rn, "only on %s", job->nodes[n].name);
+	} else if (f->nn <= 3 && f->nn < job->nnodes) {
+		for (n = 0; n < job->nnodes; n++)
+			if (job->counts[n * job->ntmpls + t] > 0)
+				buf_addf(&b, "%s%s", shown++ ? ", " : "",
+				    job->nodes[n].name);
+		reason_add(rv, rn, "on %zu of %zu nodes: %s", f->nn,
+		    job->nnodes, buf_str(&b));
+	} else if (zpart >= 0.5 && zpart > presence)
+		reason_add(rv, rn, "%u times on %s, far above its peers (robust "
+		    "z %.1f)", job->counts[f->zn * job->ntmpls + t],
+		    job->nodes[f->zn].name, f->maxz);
+	buf_release(&b);
+}
+
+/* Is template id `id` in any of iterations [from, to) of stream s? */
+static int
+seen_before(const struct diag_stream *s, size_t from, size_t to, uint32_t id)
+{
+	size_t k, e;
+
+	for (k = from; k < to; k++)
+		for (e = 0; e < s->iters[k].n; e++)
+			if (s->events[s->iters[k].off + e] == id)
+				return 1;
+	return 0;
+}
+
+/* Mark the events of iteration i that its window never saw. */
+static void
+mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
+{
+	size_t from = i > DIAG_WINDOW ? i - DIAG_WINDOW : 0, e, t;
+	const struct diag_iter *it = &s->iters[i];
+
+	for (e = 0; e < it->n; e++) {
+		if (i > 0 && seen_before(s, from, i, s->events[it->off + e]))
+			continue;
+		if ((t = tmpl_index(w, s->events[it->off + e])) == (size_t)-1)
+			continue;
+		if (tail) {
+			double ts = w->job->tmpls[t].first.ts;
+
+			w->tf[t].in_tail = 1;
+			if (!isnan(ts) && (isnan(w->fail_ts) || ts < w->fail_ts))
+				w->fail_ts = ts;
+		}
+		else if (w->tf[t].new_in_iter < 0 ||
+		    it->iteration < w->tf[t].new_in_iter)
+			w->tf[t].new_in_iter = it->iteration;
+	}
+}
+
+/*
+ * Does iteration i hold an event the stream never logged before?  A
+ * dissimilar iteration made of events seen long ago (a checkpoint every
+ * 500 iterations) is periodic, not anomalous.
+ */
+static int
+novel(const struct diag_stream *s, size_t i)
+{
+	size_t e;
+
+	for (e = 0; e < s->iters[i].n; e++)
+		if (!seen_before(s, 0, i, s->events[s->iters[i].off + e]))
+			return 1;
+	return 0;
+}
+
+/* Does the stream's truncated tail hold an error or a labelled event? */
+static int
+tail_has_error(const struct work *w, const struct diag_stream *s)
+{
+	const struct diag_iter *it;
+	size_t e, t;
+
+	if (s->niters == 0 || !s->iters[s->niters - 1].truncated)
+		return 0;
+	it = &s->iters[s->niters - 1];
+	for (e = 0; e < it->n; e++) {
+		if ((t = tmpl_index(w, s->events[it->off + e])) == (size_t)-1)
+			continue;
+		if (w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
+		    w->tf[t].category != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+/* DTW over each stream's iterations; the final truncated one always. */
+static void
+temporal_stream(struct work *w, struct diag_stream *s)
+{
+	size_t n = s->niters, i, last;
+	const uint32_t **seqs;
+	size_t *lens;
+	double *score, *best;
+	int *flags;
+
+	if (n == 0)
+		return;
+	seqs = xcalloc(n, sizeof *seqs);
+	lens = xcalloc(n, sizeof *lens);
+	score = xcalloc(n, sizeof *score);
+	best = xcalloc(n, sizeof *best);
+	flags = xcalloc(n, sizeof *flags);
+	for (i = 0; i < n; i++) {
+		seqs[i] = s->events + s->iters[i].off;
+		lens[i] = s->iters[i].n;
+	}
+	dtw_iter_scores(seqs, lens, n, DIAG_WINDOW, DIAG_BAND, score, best);
+	dtw_flag(score, best, n, flags);
+	last = s->iters[n - 1].truncated ? n - 1 : n;
+	for (i = 1; i < last; i++)
+		if (flags[i] && s->iters[i].iteration >= 0 && novel(s, i)) {
+			w->flagged++;
+			mark_new(w, s, i, 0);
+		}
+	if (last < n && s->last_stage != STAGE_SHUTDOWN && (best[last] < 0.9 ||
+	    n == 1)) {
+		w->flagged++;
+		mark_new(w, s, last, 1);
+		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter)
+			w->fail_iter = s->iters[last].iteration;
+	}
+	free(seqs);
+	free(lens);
+	free(score);
+	free(best);
+	free(flags);
+}
+
+/*
+ * Was the template first seen in a file without iteration lines (a kernel
+ * or launcher log), which the iteration comparison cannot place?
+ */
+static int
+outside_iterations(const struct work *w, const struct diag_first *first)
+{
+	size_t i;
+
+	if (first->path == NULL)
+		return 0;
+	for (i = 0; i < w->job->nstreams; i++)
+		if (w->job->streams[i].node == first->node &&
+		    strcmp(w->job->streams[i].path, first->path) == 0)
+			return w->job->streams[i].last_iter < 0;
+	return 0;
+}
+
+/* The temporal sub-score of template t, with its reasons. */
+static void
+tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
+{
+	struct tfacts *f = &w->tf[t];
+	const struct diag_first *first = &w->job->tmpls[t].first;
+	char when[32], gap[32];
+
+	if (f->in_tail) {
+		f->temporal = 1;
+		reason_add(rv, rn, "new in the last, unfinished iteration");
+	} else if (f->new_in_iter >= 0) {
+		f->temporal = 0.8;
+		reason_add(rv, rn, "new in anomalous iteration %ld",
+		    f->new_in_iter);
+	} else if (!isnan(w->fail_ts) && !isnan(first->ts) &&
+	    outside_iterations(w, first) &&
+	    first->ts >= w->fail_ts - DIAG_FAIL_WINDOW &&
+	    first->ts <= w->fail_ts + 1 && f->novelty >= 0.5) {
+		f->temporal = 0.8;
+		span_str(fabs(w->fail_ts - first->ts), gap, sizeof gap);
+		reason_add(rv, rn, "logged %s %s the failing iteration's first "
+		    "new event", gap, first->ts <= w->fail_ts ? "before" :
+		    "after");
+	}
+	if (w->reached_training && first->stage > STAGE_NONE &&
+	    first->stage < STAGE_TRAINING && f->temporal == 0 &&
+	    !explodes(w, t)) {
+		f->temporal = -0.5;
+		reason_add(rv, rn, "logged during %s, before training began",
+		    stage_name(first->stage));
+	}
+	if (!isnan(w->first_timeout) && !isnan(first->ts) &&
+	    first->ts < w->first_timeout && (f->category == NULL ||
+	    strcmp(f->category, "timeout") != 0) && (f->temporal > 0 ||
+	    f->library > 0.5 || f->level > 0.5)) {
+		f->onset = 1;
+		clock_str(first->ts, when, sizeof when);
+		span_str(w->first_timeout - first->ts, gap, sizeof gap);
+		reason_add(rv, rn, "first at %s, %s before the first timeout",
+		    when, gap);
+	}
+}
+
+/* Score template t into ev, gathering its reasons. */
+static void
+score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
+{
+	struct tfacts *f = &w->tf[t];
+	const struct diag_tmpl *tp = &w->job->tmpls[t];
+	size_t n;
+
+	ev->tmpl = t;
+	ev->count = f->total;
+	crossjob(w, t, &ev->reasons, &ev->nreasons);
+	tmpl_spatial(w, t, col, &ev->reasons, &ev->nreasons);
+	tmpl_temporal(w, t, &ev->reasons, &ev->nreasons);
+	if (f->rule != NULL)
+		reason_add(&ev->reasons, &ev->nreasons, "fault library: %s (%s)",
+		    f->rule->name, f->category);
+	else if (f->category != NULL)
+		reason_add(&ev->reasons, &ev->nreasons, "category %s",
+		    f->category);
+	if (tp->level >= DIAG_LEVEL_ERROR)
+		reason_add(&ev->reasons, &ev->nreasons, "logged at error level");
+	ev->score = 0.30 * f->novelty + 0.25 * f->spatial + 0.20 * f->temporal +
+	    0.15 * f->library + 0.05 * f->level + 0.05 * f->onset;
+	if (tp->context) {
+		ev->score *= 0.5;
+		reason_add(&ev->reasons, &ev->nreasons, "a frame or source line "
+		    "of a traceback: see its exception line");
+	}
+	if (ev->score < 0)
+		ev->score = 0;
+	ev->category = f->category;
+	ev->rule = f->rule;
+	ev->nodes = xcalloc(f->nn + 1, sizeof *ev->nodes);
+	for (n = 0; n < w->job->nnodes; n++)
+		if (w->job->counts[n * w->job->ntmpls + t] > 0)
+			ev->nodes[ev->nnodes++] = n;
+}
+
+static int
+cmp_event(const void *a, const void *b)
+{
+	const struct diag_event_result *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->count != y->count)	/* rarer first */
+		return x->count < y->count ? -1 : 1;
+	return x->tmpl < y->tmpl ? -1 : x->tmpl > y->tmpl;
+}
+
+static int
+cmp_node(const void *a, const void *b)
+{
+	const struct diag_node_result *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* Median of the other nodes' last iterations and last timestamps. */
+static void
+peer_ends(const struct diag_job *job, size_t self, double *iter_med,
+    double *ts_med)
+{
+	double *it = xcalloc(job->nnodes + 1, sizeof *it);
+	double *ts = xcalloc(job->nnodes + 1, sizeof *ts);
+	size_t n, ni = 0, nt = 0;
+
+	for (n = 0; n < job->nnodes; n++) {
+		if (job->nodes[n].nranks == 0 || n == self)
+			continue;
+		it[ni++] = (double)job->nodes[n].last_iter;
+		if (!isnan(job->nodes[n].last_ts))
+			ts[nt++] = job->nodes[n].last_ts;
+	}
+	*iter_med = ni ? stats_median(it, ni) : NAN;
+	*ts_med = nt ? stats_median(ts, nt) : NAN;
+	free(it);
+	free(ts);
+}
+
+/* How the node's log ends: missing, early, silent; 0 when normal. */
+static double
+node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
+    size_t ntrain, struct diag_node_result *nr)
+{
+	const struct diag_node *nd = &w->job->nodes[n];
+	double im, tm;
+	char gap[32];
+
+	if (nd->missing || nd->nranks == 0) {
+		reason_add(&nr->reasons, &nr->nreasons, "no log at all");
+		return 1;
+	}
+	peer_ends(w->job, n, &im, &tm);
+	if (!isnan(im) && (double)nd->last_iter < im) {
+		reason_add(&nr->reasons, &nr->nreasons, "log stops at iteration "
+		    "%ld, its peers reach %.0f", nd->last_iter, im);
+		return 0.9;
+	}
+	if (!isnan(tm) && !isnan(nd->last_ts) && tm - nd->last_ts > 30) {
+		span_str(tm - nd->last_ts, gap, sizeof gap);
+		reason_add(&nr->reasons, &nr->nreasons, "log ends %s before "
+		    "its peers'", gap);
+		return 0.8;
+	}
+	if (silent[n] > 0) {
+		const struct diag_stream *s = &w->job->streams[silent[n] - 1];
+
+		reason_add(&nr->reasons, &nr->nreasons, "'%s' stops silently "
+		    "after iteration %ld while %zu of the other %zu ranks' logs "
+		    "report errors after it", s->path, s->last_iter, nerr_tails,
+		    ntrain - 1);
+		return 0.8;
+	}
+	return 0;
+}
+
+/* The strongest localised event on each node (its template in best[n]). */
+static void
+node_events(const struct work *w, const struct diag_result *r, double *ev,
+    size_t *best)
+{
+	const struct diag_job *job = w->job;
+	size_t i, k, lim = job->nnodes / 4 > 1 ? job->nnodes / 4 : 1;
+
+	for (i = 0; i < r->nevents; i++) {
+		const struct diag_event_result *e = &r->events[i];
+		const struct tfacts *f = &w->tf[e->tmpl];
+
+		if (job->nnodes < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
+			continue;
+		for (k = 0; k < e->nnodes; k++) {
+			size_t n = e->nodes[k];
+
+			if (e->nnodes > lim && !(f->zn == n && f->maxz >= 3))
+				continue;
+			if (e->score > ev[n]) {
+				ev[n] = e->score;
+				best[n] = e->tmpl;
+			}
+		}
+	}
+}
+
+/* The median count of template t over the nodes. */
+static double
+typical_count(const struct diag_job *job, size_t t)
+{
+	double *col = xcalloc(job->nnodes + 1, sizeof *col), m;
+	size_t n;
+
+	for (n = 0; n < job->nnodes; n++)
+		col[n] = (double)job->counts[n * job->ntmpls + t];
+	m = stats_median(col, job->nnodes);
+	free(col);
+	return m;
+}
+
+/* Why the node deviates: its two most attributed templates. */
+static void
+node_spatial_reason(const struct work *w, size_t n,
+    struct diag_node_result *nr)
+{
+	const struct diag_job *job = w->job;
+	const double *a = w->node_attr + n * job->ntmpls;
+	size_t t, top[2] = { (size_t)-1, (size_t)-1 }, k;
+
+	reason_add(&nr->reasons, &nr->nreasons, "deviates from its peers "
+	    "(spatial anomaly %.2f)", w->node_spatial[n]);
+	if (w->typical == NULL) {
+		((struct work *)w)->typical = xcalloc(job->ntmpls + 1,
+		    sizeof *w->typical);
+		for (t = 0; t < job->ntmpls; t++)
+			w->typical[t] = typical_count(job, t);
+	}
+	for (t = 0; t < job->ntmpls; t++) {
+		if (a[t] <= 0 || (double)job->counts[n * job->ntmpls + t] ==
+		    w->typical[t])
+			continue;
+		if (top[0] == (size_t)-1 || a[t] > a[top[0]]) {
+			top[1] = top[0];
+			top[0] = t;
+		} else if (top[1] == (size_t)-1 || a[t] > a[top[1]])
+			top[1] = t;
+	}
+	for (k = 0; k < 2 && top[k] != (size_t)-1; k++)
+		reason_add(&nr->reasons, &nr->nreasons, "%u x '%.60s' here, "
+		    "%.0f on a typical node", job->counts[n * job->ntmpls +
+		    top[k]], job->tmpls[top[k]].text, w->typical[top[k]]);
+}
+
+/*
+ * Streams that train (log iterations) and end without an error while most
+ * of the others report errors after their last iteration: a frozen rank
+ * leaves no line, its peers time out.  silent[n] is 1 + the index of such
+ * a stream of node n, 0 when none.  Returns how many streams report
+ * errors; *ntrain is how many train.
+ */
+static size_t
+silent_streams(const struct work *w, size_t *silent, size_t *ntrain)
+{
+	const struct diag_job *job = w->job;
+	size_t i, nerr = 0;
+	int *err = xcalloc(job->nstreams + 1, sizeof *err);
+
+	*ntrain = 0;
+	for (i = 0; i < job->nstreams; i++) {
+		if (job->streams[i].niters == 0)
+			continue;
+		(*ntrain)++;
+		err[i] = tail_has_error(w, &job->streams[i]);
+		nerr += err[i];
+	}
+	for (i = 0; i < job->nstreams && nerr > 0; i++)
+		if (job->streams[i].niters > 0 && !err[i] &&
+		    nerr * 2 >= *ntrain - 1 && silent[job->streams[i].node] == 0)
+			silent[job->streams[i].node] = i + 1;
+	free(err);
+	return nerr;
+}
+
+/* The node whose first error leads the others' by half a second or more. */
+static size_t
+onset_node(const struct diag_job *job, double *lead)
+{
+	size_t n, first = (size_t)-1;
+	double a = NAN, b = NAN, ts;
+
+	for (n = 0; n < job->nnodes; n++) {
+		if (isnan(ts = job->nodes[n].first_error_ts))
+			continue;
+		if (isnan(a) || ts < a) {
+			b = a;
+			a = ts;
+			first = n;
+		} else if (isnan(b) || ts < b)
+			b = ts;
+	}
+	if (first == (size_t)-1 || isnan(b) || b - a < 0.5)
+		return (size_t)-1;
+	*lead = b - a;
+	return first;
+}
+
+static void
+score_nodes(struct work *w, struct diag_result *r)
+{
+	struct diag_job *job = w->job;
+	size_t nn = job->nnodes, n, nerr, first, *best;
+	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
+	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
+	char gap[32];
+
+	best = xcalloc(nn + 1, sizeof *best);
+	node_events(w, r, ev, best);
+	top = r->nevents > 0 && r->events[0].score > 0 ? r->events[0].score : 1;
+	nerr = silent_streams(w, silent, &ntrain);
+	first = onset_node(job, &lead);
+	r->nodes = xcalloc(nn + 1, sizeof *r->nodes);
+	r->nnodes = nn;
+	for (n = 0; n < nn; n++) {
+		struct diag_node_result *nr = &r->nodes[n];
+
+		nr->node = n;
+		if (w->node_spatial[n] >= 0.3)
+			node_spatial_reason(w, n, nr);
+		if (ev[n] > 0)
+			reason_add(&nr->reasons, &nr->nreasons, "has '%.80s' "
+			    "(event score %.2f)", job->tmpls[best[n]].text, ev[n]);
+		end = node_end(w, n, silent, nerr, ntrain, nr);
+		on = n == first ? 1 : 0;
+		if (on) {
+			span_str(lead, gap, sizeof gap);
+			reason_add(&nr->reasons, &nr->nreasons, "first error of "
+			    "the job, %s before any other node's", gap);
+		}
+		nr->score = 0.35 * w->node_spatial[n] + 0.30 * ev[n] / top +
+		    0.25 * end + 0.10 * on;
+	}
+	qsort(r->nodes, nn, sizeof *r->nodes, cmp_node);
+	free(ev);
+	free(best);
+	free(silent);
+}
+
+/* Failure stage, failure iteration, last healthy iteration. */
+static void
+when(struct work *w, struct diag_result *r)
+{
+	struct diag_job *job = w->job;
+	const struct diag_event_result *top = r->nevents ? &r->events[0] : NULL;
+	long fail = w->fail_iter, minlast = -1;
+	size_t n, i;
+
+	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++)
+		if (w->tf[r->events[i].tmpl].new_in_iter >= 0)
+			fail = w->tf[r->events[i].tmpl].new_in_iter;
+	for (n = 0; n < job->nnodes; n++)
+		if (job->nodes[n].nranks > 0 && (minlast < 0 ||
+		    job->nodes[n].last_iter < minlast))
+			minlast = job->nodes[n].last_iter;
+	r->failure_iter = fail;
+	r->last_healthy_iter = -1;
+	if (fail >= 0)
+		r->last_healthy_iter = fail - 1 < minlast ? fail - 1 : minlast;
+	if (top != NULL && top->score > 0)
+		r->stage = job->tmpls[top->tmpl].first.stage;
+	else if (r->nnodes > 0)
+		r->stage = job->nodes[r->nodes[0].node].last_stage;
+	if (r->stage == STAGE_NONE && r->nnodes > 0)
+		r->stage = job->nodes[r->nodes[0].node].last_stage;
+}
+
+struct diag_result *
+diag_run(struct diag_job *job, const struct diag_opts *opts)
+{
+	struct diag_result *r = xcalloc(1, sizeof *r);
+	struct work w;
+	size_t t, i;
+	double *col;
+
+	memset(&w, 0, sizeof w);
+	w.job = job;
+	w.opts = opts;
+	w.fail_iter = -1;
+	w.fail_ts = NAN;
+	r->job = job;
+	r->failure_iter = r->last_healthy_iter = -1;
+	if (job->counts == NULL)
+		diag_job_shape(job);
+	w.tf = xcalloc(job->ntmpls + 1, sizeof *w.tf);
+	col = xcalloc(job->nnodes + 1, sizeof *col);
+	index_ids(&w);
+	node_ends(&w);
+	label(&w);
+	for (i = 0; i < job->nstreams; i++)
+		temporal_stream(&w, &job->streams[i]);
+	r->anomalous_iters = w.flagged;
+	r->events = xcalloc(job->ntmpls + 1, sizeof *r->events);
+	r->nevents = job->ntmpls;
+	for (t = 0; t < job->ntmpls; t++)
+		crossjob_prepare(&w, t);
+	spatial(&w);
+	for (t = 0; t < job->ntmpls; t++)
+		score_tmpl(&w, t, col, &r->events[t]);
+	qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
+	score_nodes(&w, r);
+	when(&w, r);
+	free(col);
+	free(w.tf);
+	free(w.ids_sorted);
+	free(w.ids_index);
+	free(w.node_spatial);
+	free(w.node_attr);
+	free(w.typical);
+	return r;
+}
+
+void
+diag_result_free(struct diag_result *r)
+{
+	size_t i, k;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nevents; i++) {
+		for (k = 0; k < r->events[i].nreasons; k++)
+			free(r->events[i].reasons[k]);
+		free(r->events[i].reasons);
+		free(r->events[i].nodes);
+	}
+	for (i = 0; i < r->nnodes; i++) {
+		for (k = 0; k < r->nodes[i].nreasons; k++)
+			free(r->nodes[i].reasons[k]);
+		free(r->nodes[i].reasons);
+	}
+	free(r->events);
+	free(r->nodes);
+	free(r);
+}
+
+/* ------------------------------------------------------------ printers */
+
+int
+diag_format_parse(const char *s, enum diag_format *out)
+{
+	if (strcmp(s, "text") == 0)
+		*out = DIAG_TEXT;
+	else if (strcmp(s, "tsv") == 0)
+		*out = DIAG_TSV;
+	else if (strcmp(s, "json") == 0)
+		*out = DIAG_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+static size_t
+limit(size_t n, size_t top)
+{
+	return top > 0 && top < n ? top : n;
+}
+
+static void
+json_reasons(struct json *j, char **v, size_t n)
+{
+	size_t i;
+
+	json_key(j, "reasons");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++)
+		json_str(j, v[i]);
+	json_arr_end(j);
+}
+
+static void
+json_iter(struct json *j, const char *key, long v)
+{
+	json_key(j, key);
+	if (v < 0)
+		json_null(j);
+	else
+		json_int(j, v);
+}
+
+static void
+json_event(struct json *j, const struct diag_result *r, size_t i)
+{
+	const struct diag_event_result *e = &r->events[i];
+	const struct diag_tmpl *tp = &r->job->tmpls[e->tmpl];
+	size_t k;
+
+	json_obj_begin(j);
+	json_key(j, "rank"); json_int(j, (int64_t)i + 1);
+	json_key(j, "score"); json_numf(j, e->score, 3);
+	json_key(j, "template_id"); json_int(j, tp->id);
+	json_key(j, "template"); json_str(j, tp->text);
+	json_key(j, "category"); json_str(j, e->category);
+	json_key(j, "count"); json_int(j, (int64_t)e->count);
+	json_key(j, "nodes");
+	json_arr_begin(j);
+	for (k = 0; k < e->nnodes; k++)
+		json_str(j, r->job->nodes[e->nodes[k]].name);
+	json_arr_end(j);
+	json_key(j, "first");
+	json_obj_begin(j);
+	json_key(j, "path"); json_str(j, tp->first.path);
+	json_key(j, "line"); json_int(j, tp->first.line);
+	json_key(j, "ts");
+	if (isnan(tp->first.ts))
+		json_null(j);
+	else
+		json_numf(j, tp->first.ts, 3);
+	json_obj_end(j);
+	json_key(j, "stage"); json_str(j, stage_name(tp->first.stage));
+	json_iter(j, "iteration", tp->first.iteration);
+	json_reasons(j, e->reasons, e->nreasons);
+	if (e->rule != NULL) {
+		json_key(j, "explain"); json_str(j, e->rule->explain);
+		json_key(j, "action"); json_str(j, e->rule->action);
+	}
+	json_obj_end(j);
+}
+
+static void
+print_json(FILE *out, const struct diag_result *r, size_t top)
+{
+	struct json j;
+	size_t i;
+
+	json_init(&j, out, 1);
+	json_obj_begin(&j);
+	json_key(&j, "job"); json_str(&j, r->job->name);
+	json_key(&j, "stage"); json_str(&j, stage_name(r->stage));
+	json_iter(&j, "failure_iteration", r->failure_iter);
+	json_iter(&j, "last_healthy_iteration", r->last_healthy_iter);
+	json_key(&j, "healthy_runs"); json_int(&j, r->job->nhealthy);
+	json_key(&j, "anomalous_iterations");
+	json_int(&j, (int64_t)r->anomalous_iters);
+	json_key(&j, "nodes");
+	json_arr_begin(&j);
+	for (i = 0; i < limit(r->nnodes, top); i++) {
+		json_obj_begin(&j);
+		json_key(&j, "node");
+		json_str(&j, r->job->nodes[r->nodes[i].node].name);
+		json_key(&j, "score"); json_numf(&j, r->nodes[i].score, 3);
+		json_reasons(&j, r->nodes[i].reasons, r->nodes[i].nreasons);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "events");
+	json_arr_begin(&j);
+	for (i = 0; i < limit(r->nevents, top); i++)
+		json_event(&j, r, i);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+/* Reasons joined by "; ". */
+static void
+join_reasons(struct buf *b, char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_addf(b, "%s%s", i ? "; " : "", v[i]);
+}
+
+/* Replace tabs and newlines so a TSV field stays one field. */
+static void
+tsv_field(FILE *out, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
+static void
+print_tsv(FILE *out, const struct diag_result *r, size_t top)
+{
+	struct buf b = BUF_INIT;
+	size_t i, k;
+
+	fprintf(out, "kind\trank\tscore\tname\tcategory\tcount\tnodes\tfirst\t"
+	    "stage\titeration\treasons\n");
+	for (i = 0; i < limit(r->nnodes, top); i++) {
+		buf_reset(&b);
+		join_reasons(&b, r->nodes[i].reasons, r->nodes[i].nreasons);
+		fprintf(out, "node\t%zu\t%.3f\t", i + 1, r->nodes[i].score);
+		tsv_field(out, r->job->nodes[r->nodes[i].node].name);
+		fputs("\t\t\t\t\t\t\t", out);
+		tsv_field(out, buf_str(&b));
+		fputc('\n', out);
+	}
+	for (i = 0; i < limit(r->nevents, top); i++) {
+		const struct diag_event_result *e = &r->events[i];
+		const struct diag_tmpl *tp = &r->job->tmpls[e->tmpl];
+
+		fprintf(out, "event\t%zu\t%.3f\t", i + 1, e->score);
+		tsv_field(out, tp->text);
+		fputc('\t', out);
+		tsv_field(out, e->category);
+		fprintf(out, "\t%llu\t", (unsigned long long)e->count);
+		for (k = 0; k < e->nnodes; k++) {
+			fputs(k ? "," : "", out);
+			tsv_field(out, r->job->nodes[e->nodes[k]].name);
+		}
+		fputc('\t', out);
+		tsv_field(out, tp->first.path);
+		fprintf(out, ":%ld\t%s\t", tp->first.line,
+		    stage_name(tp->first.stage));
+		if (tp->first.iteration >= 0)
+			fprintf(out, "%ld", tp->first.iteration);
+		buf_reset(&b);
+		join_reasons(&b, e->reasons, e->nreasons);
+		fputc('\t', out);
+		tsv_field(out, buf_str(&b));
+		fputc('\n', out);
+	}
+	buf_release(&b);
+}
+
+static void
+text_event(FILE *out, const struct diag_result *r, size_t i)
+{
+	const struct diag_event_result *e = &r->events[i];
+	const struct diag_tmpl *tp = &r->job->tmpls[e->tmpl];
+	size_t k;
+	char when[32] = "";
+
+	fprintf(out, "%3zu. %.2f  %s%s%s%s\n", i + 1, e->score,
+	    e->category ? "[" : "", e->category ? e->category : "",
+	    e->category ? "] " : "", tp->text);
+	if (!isnan(tp->first.ts))
+		clock_str(tp->first.ts, when, sizeof when);
+	fprintf(out, "       %llu time%s on ", (unsigned long long)e->count,
+	    e->count == 1 ? "" : "s");
+	for (k = 0; k < e->nnodes && k < 5; k++)
+		fprintf(out, "%s%s", k ? ", " : "", r->job->nodes[e->nodes[k]].name);
+	if (e->nnodes > 5)
+		fprintf(out, " and %zu more nodes", e->nnodes - 5);
+	fprintf(out, "; first %s:%ld%s%s (%s", tp->first.path, tp->first.line,
+	    when[0] ? " at " : "", when, stage_name(tp->first.stage));
+	if (tp->first.iteration >= 0)
+		fprintf(out, ", iteration %ld", tp->first.iteration);
+	fputs(")\n", out);
+	for (k = 0; k < e->nreasons; k++)
+		fprintf(out, "       - %s\n", e->reasons[k]);
+	if (e->rule != NULL)
+		fprintf(out, "       means: %s\n       do: %s\n", e->rule->explain,
+		    e->rule->action);
+}
+
+static void
+print_text(FILE *out, const struct diag_result *r, size_t top)
+{
+	size_t i, k;
+
+	fprintf(out, "job %s: stage %s", r->job->name, stage_name(r->stage));
+	if (r->failure_iter >= 0)
+		fprintf(out, ", failed in iteration %ld", r->failure_iter);
+	if (r->last_healthy_iter >= 0)
+		fprintf(out, ", last healthy iteration %ld", r->last_healthy_iter);
+	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",
+	    r->job->nhealthy, r->job->nhealthy == 1 ? "" : "s",
+	    r->anomalous_iters, r->anomalous_iters == 1 ? "" : "s");
+	fputs("\nsuspect nodes:\n", out);
+	for (i = 0; i < limit(r->nnodes, top); i++) {
+		fprintf(out, "%3zu. %.2f  %s\n", i + 1, r->nodes[i].score,
+		    r->job->nodes[r->nodes[i].node].name);
+		for (k = 0; k < r->nodes[i].nreasons; k++)
+			fprintf(out, "       - %s\n", r->nodes[i].reasons[k]);
+	}
+	fputs("\nsuspect events:\n", out);
+	for (i = 0; i < limit(r->nevents, top); i++)
+		text_event(out, r, i);
+}
+
+int
+diag_print(FILE *out, const struct diag_result *r, enum diag_format fmt,
+    size_t top)
+{
+	if (fmt == DIAG_JSON)
+		print_json(out, r, top);
+	else if (fmt == DIAG_TSV)
+		print_tsv(out, r, top);
+	else
+		print_text(out, r, top);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,189 @@
+/*
+ * diag.h -- failure diagnosis of one job from its log events.
+ *
+ * The input is an in-memory model of a job (struct diag_job) that a loader
+ * fills: nodes, templates (events) with their first occurrence, counts per
+ * (node, template), per-stream iteration sequences, and what the healthy
+ * jobs of the cache say about each template.  diag_run() combines five
+ * signals into one score per template and one per node, keeping the
+ * reasons as sentences:
+ *
+ *   cross-job   templates common in healthy runs are demoted, unless their
+ *               rate explodes;
+ *   spatial     nodes that deviate from their peers (isolation forest on
+ *               log-scaled counts, robust z-scores below 8 nodes), the
+ *               events that make them deviate, and nodes whose logs stop
+ *               early, stop silently or are missing;
+ *   temporal    anomalous iterations (DTW against the previous ten), the
+ *               final truncated iteration, failure stage and iteration,
+ *               onset order (the cause comes first, timeouts follow);
+ *   library     the fault category of the event (a prior);
+ *   level       error and warning levels, weakly.
+ *
+ * The result is a view model printed as text, TSV or JSON.
+ */
+#ifndef TS_DIAG_H
+#define TS_DIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stage.h"
+
+struct faults;
+struct fault_rule;
+
+/* Log levels, as in lineparse.h's enum lp_level. */
+enum {
+	DIAG_LEVEL_NONE = 0, DIAG_LEVEL_DEBUG, DIAG_LEVEL_INFO,
+	DIAG_LEVEL_WARN, DIAG_LEVEL_ERROR, DIAG_LEVEL_FATAL
+};
+
+struct diag_node {
+	char *name;
+	int nranks;
+	int missing;		/* expected but no log at all */
+	double first_error_ts;	/* first error-level line, NAN if none */
+	/* filled by diag_run() from the node's streams: */
+	long last_iter;		/* last iteration completed by all its ranks */
+	double last_ts;		/* earliest end among its ranks, NAN unknown */
+	enum stage last_stage;
+};
+
+/*
+ * One iteration of a stream: the template ids logged in it, in order, are
+ * stream->events[off .. off + n).
+ */
+struct diag_iter {
+	long iteration;
+	size_t off, n;
+	double ts;		/* time of its first line, NAN unknown */
+	int truncated;		/* the stream ended inside it */
+};
+
+/* One log file (usually one rank) and its iterations. */
+struct diag_stream {
+	size_t node;
+	char *path;
+	struct diag_iter *iters;
+	size_t niters, cap;
+	uint32_t *events;	/* every iteration's events, back to back */
+	size_t nevents, evcap;
+	long last_iter;		/* last completed iteration, -1 none */
+	double last_ts;
+	enum stage last_stage;
+};
+
+/* Where a template was first seen in the job. */
+struct diag_first {
+	size_t node;
+	char *path;		/* relative to the job directory */
+	long line;		/* 1-based */
+	double ts;		/* NAN when the line had no time */
+	enum stage stage;
+	long iteration;		/* -1 none */
+};
+
+struct diag_tmpl {
+	uint32_t id;
+	char *text;
+	char *sample;		/* a raw message for the fault library, or NULL */
+	int level;		/* DIAG_LEVEL_* (the highest seen) */
+	char *category;		/* NULL: diag_run() asks the fault library */
+	int context;		/* only ever a traceback frame or source line */
+	struct diag_first first;
+	int healthy_jobs;	/* healthy jobs it occurs in */
+	double healthy_rate;	/* mean count per node in those jobs */
+};
+
+struct diag_job {
+	char *name;
+	struct diag_node *nodes;
+	size_t nnodes, nodecap;
+	struct diag_tmpl *tmpls;
+	size_t ntmpls, tmplcap;
+	uint32_t *counts;	/* nnodes x ntmpls, after diag_job_shape() */
+	struct diag_stream *streams;
+	size_t nstreams, streamcap;
+	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
+};
+
+/* An empty job; free with diag_job_free() (NULL is fine). */
+struct diag_job *diag_job_new(const char *name);
+void diag_job_free(struct diag_job *job);
+/* Add a node / template / stream and return its index (strings copied). */
+size_t diag_add_node(struct diag_job *job, const char *name);
+size_t diag_add_tmpl(struct diag_job *job, uint32_t id, const char *text);
+size_t diag_add_stream(struct diag_job *job, size_t node, const char *path);
+/* Set a template's first occurrence (path copied). */
+void diag_set_first(struct diag_job *job, size_t tmpl, size_t node,
+    const char *path, long line, double ts, enum stage stage, long iteration);
+/* Allocate the zeroed count matrix once every node and template is in. */
+void diag_job_shape(struct diag_job *job);
+/* Add n to the count of template `tmpl` (an index) on node `node`. */
+void diag_count(struct diag_job *job, size_t node, size_t tmpl, uint32_t n);
+/* Start a new iteration in a stream; returns it (borrowed). */
+struct diag_iter *diag_stream_iter(struct diag_job *job, size_t stream,
+    long iteration, double ts);
+/* Append template id `id` to the stream's current iteration. */
+void diag_stream_event(struct diag_job *job, size_t stream, uint32_t id);
+/* Record where the stream ended: its last completed iteration, stage, time. */
+void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
+    enum stage last_stage, double last_ts);
+
+struct diag_opts {
+	uint64_t seed;		/* isolation forest seed */
+	const struct faults *faults;	/* borrowed; NULL: no library */
+};
+
+struct diag_node_result {
+	size_t node;
+	double score;
+	char **reasons;
+	size_t nreasons;
+};
+
+struct diag_event_result {
+	size_t tmpl;
+	double score;
+	uint64_t count;
+	const char *category;		/* borrowed, may be NULL */
+	const struct fault_rule *rule;	/* borrowed, may be NULL */
+	size_t *nodes;			/* indices of nodes it occurs on */
+	size_t nnodes;
+	char **reasons;
+	size_t nreasons;
+};
+
+struct diag_result {
+	const struct diag_job *job;	/* borrowed */
+	enum stage stage;
+	long failure_iter;		/* -1: none (null) */
+	long last_healthy_iter;		/* -1: none (null) */
+	struct diag_node_result *nodes;	/* most suspect first */
+	size_t nnodes;
+	struct diag_event_result *events;	/* highest score first */
+	size_t nevents;
+	size_t anomalous_iters;		/* flagged iterations over all streams */
+};
+
+/*
+ * Diagnose `job` (updated in place: node end state filled from streams).
+ * Never fails; an empty job gives an empty result.  Free the result with
+ * diag_result_free() before the job.
+ */
+struct diag_result *diag_run(struct diag_job *job, const struct diag_opts *o);
+void diag_result_free(struct diag_result *r);
+
+enum diag_format { DIAG_TEXT, DIAG_TSV, DIAG_JSON };
+/* "text", "tsv", "json" to a format; 0, or -1 when unknown. */
+int diag_format_parse(const char *s, enum diag_format *out);
+/*
+ * Print the top `top` events and nodes (0: all).  Returns 0, or -1 when
+ * writing failed.
+ */
+int diag_print(FILE *out, const struct diag_result *r, enum diag_format fmt,
+    size_t top);
+
+#endif

@@ -1,0 +1,116 @@
+#!/bin/sh
+# diagnose.sh -- `diagnose` and `mark` on small jobs and on the real samples.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+# A two-node job: node02 hits an illegal memory access, node01 times out.
+make_job() {
+	mkdir -p "$1/node01" "$1/node02"
+	for n in 01 02; do
+		f="$1/node$n/rank-0.log"
+		: >"$f"
+		echo "[2024-05-01 12:00:00,000] INFO using world size: 2" >>"$f"
+		echo "[2024-05-01 12:00:01,000] INFO > initializing torch distributed" >>"$f"
+		echo "[2024-05-01 12:00:02,000] INFO training ..." >>"$f"
+		for i in 1 2 3 4 5 6; do
+			echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i | lm loss: 7.0E+00 |" >>"$f"
+		done
+	done
+	echo "[2024-05-01 12:00:17,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>"$1/node02/rank-0.log"
+	echo "[2024-05-01 12:10:17,000] ERROR Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>"$1/node01/rank-0.log"
+}
+
+# Scores and times change with tuning; the shape must not.
+normalise() {
+	sed -e 's/"score": [0-9.]*/"score": N/' -e 's/"ts": [0-9.]*/"ts": T/' \
+	    -e 's/(spatial anomaly [0-9.]*)/(spatial anomaly N)/' \
+	    -e 's/(event score [0-9.]*)/(event score N)/'
+}
+
+test_expect_success 'diagnose ranks the faulty node and the root-cause event' '
+	make_job small && trainscope index small >/dev/null &&
+	trainscope diagnose small >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep "node02" &&
+	sed -n "/^suspect events/{n;p;}" out | grep "illegal memory access" &&
+	grep "before the first timeout" out
+'
+test_expect_success 'diagnose --format json matches the golden shape' '
+	trainscope diagnose --format json small >out.json &&
+	normalise <out.json >got.json &&
+	test_cmp "$TS_SRCDIR/t/golden/diagnose-small.json" got.json
+'
+test_expect_success 'diagnose --format tsv: a header and one row per node and event' '
+	trainscope diagnose --format tsv --top 2 small >out.tsv &&
+	head -1 out.tsv | grep "^kind	rank	score	name" &&
+	test "$(grep -c "^node	" out.tsv)" = 2 &&
+	test "$(grep -c "^event	" out.tsv)" = 2
+'
+test_expect_success 'a single combined log of ten lines works' '
+	mkdir one &&
+	head -10 small/node02/rank-0.log >one/train.log &&
+	trainscope index one >/dev/null &&
+	trainscope diagnose --format json one >one.json &&
+	grep "\"job\": \"one\"" one.json && grep "\"path\": \"train.log\"" one.json
+'
+test_expect_success 'unknown job, bad format, bad verdict' '
+	test_must_fail 1 trainscope diagnose nosuch 2>err &&
+	grep "no job .nosuch." err &&
+	test_must_fail 2 trainscope diagnose --format xml small 2>err &&
+	grep "unknown format .xml." err &&
+	test_must_fail 2 trainscope mark small maybe 2>err &&
+	grep "want good, bad or none" err &&
+	test_must_fail 1 trainscope mark nosuch good 2>err
+'
+test_expect_success 'a bad rule in the user fault file is reported, diagnose still runs' '
+	mkdir -p "$HOME/.config/trainscope" &&
+	printf "[oops]\npattern = (\ncategory = x\nexplain = y\n" \
+	    >"$HOME/.config/trainscope/faults" &&
+	trainscope diagnose small >out 2>err &&
+	grep "faults:2: rule .oops.: bad pattern at offset 1" err &&
+	grep "illegal memory access" out &&
+	rm "$HOME/.config/trainscope/faults"
+'
+
+G="$TS_SHARED/data/realjobs/g_same_job"
+if [ -d "$G/run2_failed/logs" ]; then
+	test_expect_success 'real sample: index the healthy and the failed run' '
+		trainscope index "$G/run1_normal" "$G/run2_failed" >out &&
+		grep "indexed 2 jobs" out
+	'
+	test_expect_success 'real sample: the faulty node of log_truth ranks first' '
+		trainscope diagnose --baseline run1_normal --format json \
+		    run2_failed >real.json &&
+		want=$(sed -n "s/.*\"faulty_node\": *\"\([^\"]*\)\".*/\1/p" \
+		    "$G/run2_failed/truth.json" | head -1) &&
+		test -n "$want" &&
+		got=$(grep -m1 "\"node\": " real.json | sed "s/.*\"node\": \"\([^\"]*\)\".*/\1/") &&
+		echo "want $want got $got" && test "$got" = "$want"
+	'
+	test_expect_success 'real sample: failure iteration and stage of log_truth' '
+		it=$(tr -d "\n " <"$G/run2_failed/truth.json" |
+		    sed -n "s/.*\"log_truth\":{[^}]*\"failure_iteration\":\([0-9]*\).*/\1/p") &&
+		test -n "$it" &&
+		grep "\"failure_iteration\": $it," real.json &&
+		grep "\"last_healthy_iteration\": $((it - 1))," real.json &&
+		grep "\"stage\": \"training\"," real.json
+	'
+	test_expect_success 'real sample: root-cause lines of log_truth are in the top 3' '
+		tr -d "\n" <"$G/run2_failed/truth.json" |
+		    sed -n "s/.*\"root_cause\": *\[\([^]]*\)\].*/\1/p" |
+		    tr "," "\n" | tr -d "\" " | grep . >want || true
+		trainscope diagnose --baseline run1_normal --format tsv --top 3 \
+		    run2_failed | awk -F"\t" "\$1 == \"event\" { print \$8 }" >top3 &&
+		test "$(wc -l <top3)" = 3 &&
+		while read -r pl; do grep -F -x "$pl" top3 || exit 1; done <want
+	'
+	test_expect_success 'real sample: a job marked good joins the healthy pool' '
+		trainscope mark run1_normal good >out &&
+		grep "marked good" out &&
+		trainscope diagnose --format json run2_failed >pool.json &&
+		grep "\"healthy_runs\": 1," pool.json &&
+		grep "seen in 0 of 1 healthy runs" pool.json &&
+		trainscope mark run1_normal none >/dev/null
+	'
+else
+	test_skip 'real samples' 'no $TS_SHARED/data/realjobs'
+fi
+test_done

@@ -1,0 +1,264 @@
+/* diag-t.c -- the scorer on hand-built job models. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "faults.h"
+#include "util.h"
+#include "tap.h"
+
+enum { T_ITER, T_SAVE, T_XID, T_TIMEOUT, T_WARN, T_INIT, NT };
+
+static const char *texts[NT] = {
+	"iteration <*>/ <*> | lm loss: <*> |",
+	"saving checkpoint at iteration <*>",
+	"NVRM: Xid (PCI:<*>): 79, pid=<*>, GPU has fallen off the bus.",
+	"Watchdog caught collective operation timeout: WorkNCCL(SeqNum=<*>) "
+	    "ran for <*> milliseconds before timing out.",
+	"some harmless warning <*>",
+	"building GPT model ...",
+};
+
+/*
+ * A job of `nn` nodes, 20 iterations.  Node `bad` logs an Xid at
+ * iteration 15 and stops; every other node logs a watchdog timeout 10
+ * minutes later.  A harmless warning appears everywhere.
+ */
+static struct diag_job *
+build(size_t nn, size_t bad, int nhealthy)
+{
+	struct diag_job *job = diag_job_new("j");
+	size_t n, t, s;
+	long it;
+	char name[32], path[64];
+	double t0 = 1700000000;
+
+	for (n = 0; n < nn; n++) {
+		snprintf(name, sizeof name, "node-%02zu", n);
+		diag_add_node(job, name);
+	}
+	for (t = 0; t < NT; t++)
+		diag_add_tmpl(job, (uint32_t)(t + 100), texts[t]);
+	job->tmpls[T_XID].level = DIAG_LEVEL_ERROR;
+	job->tmpls[T_TIMEOUT].level = DIAG_LEVEL_ERROR;
+	job->tmpls[T_WARN].level = DIAG_LEVEL_WARN;
+	diag_job_shape(job);
+	job->nhealthy = nhealthy;
+	if (nhealthy > 0) {
+		job->tmpls[T_ITER].healthy_jobs = nhealthy;
+		job->tmpls[T_ITER].healthy_rate = 20;
+		job->tmpls[T_SAVE].healthy_jobs = nhealthy;
+		job->tmpls[T_SAVE].healthy_rate = 2;
+		job->tmpls[T_WARN].healthy_jobs = nhealthy;
+		job->tmpls[T_WARN].healthy_rate = 1;
+		job->tmpls[T_INIT].healthy_jobs = nhealthy;
+		job->tmpls[T_INIT].healthy_rate = 1;
+	}
+	for (n = 0; n < nn; n++) {
+		snprintf(path, sizeof path, "node-%02zu/rank-0.log", n);
+		s = diag_add_stream(job, n, path);
+		diag_stream_event(job, s, 100 + T_INIT);
+		diag_count(job, n, T_INIT, 1);
+		diag_count(job, n, T_WARN, 1);
+		for (it = 1; it <= (n == bad ? 14 : 15); it++) {
+			diag_stream_iter(job, s, it, t0 + it);
+			if (it == 11) {
+				diag_stream_event(job, s, 100 + T_SAVE);
+				diag_count(job, n, T_SAVE, 1);
+			}
+			diag_stream_event(job, s, 100 + T_ITER);
+			diag_count(job, n, T_ITER, 1);
+		}
+		diag_stream_iter(job, s, it, t0 + it);
+		if (n == bad) {
+			diag_stream_event(job, s, 100 + T_XID);
+			diag_count(job, n, T_XID, 1);
+			diag_stream_end(job, s, 14, STAGE_TRAINING, t0 + 15);
+			job->nodes[n].first_error_ts = t0 + 15;
+		} else {
+			diag_stream_event(job, s, 100 + T_TIMEOUT);
+			diag_count(job, n, T_TIMEOUT, 1);
+			diag_stream_end(job, s, 15, STAGE_TRAINING, t0 + 615);
+			job->nodes[n].first_error_ts = t0 + 615;
+		}
+	}
+	diag_set_first(job, T_INIT, 0, "node-00/rank-0.log", 1, t0, STAGE_INIT,
+	    -1);
+	diag_set_first(job, T_WARN, 0, "node-00/rank-0.log", 2, t0, STAGE_INIT,
+	    -1);
+	diag_set_first(job, T_ITER, 0, "node-00/rank-0.log", 3, t0 + 1,
+	    STAGE_TRAINING, 1);
+	diag_set_first(job, T_SAVE, 0, "node-00/rank-0.log", 13, t0 + 11,
+	    STAGE_CKPT_SAVE, 11);
+	diag_set_first(job, T_XID, bad, "node-bad/rank-0.log", 18, t0 + 15,
+	    STAGE_TRAINING, 15);
+	diag_set_first(job, T_TIMEOUT, bad == 0, "node-01/rank-0.log", 19,
+	    t0 + 615, STAGE_TRAINING, 16);
+	return job;
+}
+
+static int
+has_reason(char **v, size_t n, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strstr(v[i], needle) != NULL)
+			return 1;
+	return 0;
+}
+
+static void
+test_cascade(size_t nn, size_t bad, int nhealthy, const char *what)
+{
+	struct faults *f = faults_new();
+	struct diag_opts o = { 1, f };
+	struct diag_job *job;
+	struct diag_result *r;
+	char label[160];
+
+	faults_load_text(f, faults_builtin_rules, strlen(faults_builtin_rules),
+	    "builtin");
+	job = build(nn, bad, nhealthy);
+	r = diag_run(job, &o);
+	snprintf(label, sizeof label, "%s: faulty node first", what);
+	ok(r->nnodes == nn && r->nodes[0].node == bad, label);
+	snprintf(label, sizeof label, "%s: root-cause event first", what);
+	ok(r->nevents > 0 && r->events[0].tmpl == T_XID, label);
+	if (r->nevents > 0 && r->events[0].tmpl != T_XID)
+		printf("# top event: %s\n", job->tmpls[r->events[0].tmpl].text);
+	snprintf(label, sizeof label, "%s: reasons say why", what);
+	ok(r->nevents > 0 && has_reason(r->events[0].reasons,
+	    r->events[0].nreasons, "before the first timeout") &&
+	    has_reason(r->events[0].reasons, r->events[0].nreasons, "only on"),
+	    label);
+	snprintf(label, sizeof label, "%s: category from the library", what);
+	ok(r->nevents > 0 && r->events[0].category != NULL &&
+	    strcmp(r->events[0].category, "xid") == 0, label);
+	snprintf(label, sizeof label, "%s: failure iteration 15, last healthy "
+	    "14, stage training", what);
+	ok(r->failure_iter == 15 && r->last_healthy_iter == 14 &&
+	    r->stage == STAGE_TRAINING, label);
+	if (nhealthy > 0) {
+		size_t i, warn = 0, xid = 0;
+
+		for (i = 0; i < r->nevents; i++) {
+			if (r->events[i].tmpl == T_WARN)
+				warn = i;
+			if (r->events[i].tmpl == T_XID)
+				xid = i;
+		}
+		ok(warn > xid && has_reason(r->events[warn].reasons,
+		    r->events[warn].nreasons, "seen in 3 of 3 healthy runs"),
+		    "healthy-pool template demoted, not deleted");
+	}
+	diag_result_free(r);
+	diag_job_free(job);
+	faults_free(f);
+}
+
+static void
+test_explode(void)
+{
+	struct diag_opts o = { 1, NULL };
+	struct diag_job *job = build(16, 3, 3);
+	struct diag_result *r;
+	size_t i, warn = 0;
+
+	/* a normal warning whose rate explodes on every node */
+	for (i = 0; i < 16; i++)
+		diag_count(job, i, T_WARN, 200);
+	r = diag_run(job, &o);
+	for (i = 0; i < r->nevents; i++)
+		if (r->events[i].tmpl == T_WARN)
+			warn = i;
+	ok(has_reason(r->events[warn].reasons, r->events[warn].nreasons,
+	    "its rate in healthy runs"), "exploding normal template is kept "
+	    "suspicious");
+	ok(r->events[warn].score > 0.3, "with a real score");
+	diag_result_free(r);
+	diag_job_free(job);
+}
+
+static void
+test_print(void)
+{
+	struct diag_opts o = { 1, NULL };
+	struct diag_job *job = build(4, 2, 0);
+	struct diag_result *r = diag_run(job, &o);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	enum diag_format fmt;
+
+	ok(diag_format_parse("json", &fmt) == 0 && fmt == DIAG_JSON, "json");
+	ok(diag_format_parse("xml", &fmt) == -1, "unknown format");
+	diag_print(out, r, DIAG_JSON, 3);
+	fflush(out);
+	ok(strncmp(buf, "{\n  \"job\": \"j\",\n  \"stage\": \"training\",\n"
+	    "  \"failure_iteration\": 15,\n  \"last_healthy_iteration\": 14,",
+	    strlen("{\n  \"job\": \"j\",\n  \"stage\": \"training\",\n  \"failure_"
+	    "iteration\": 15,\n  \"last_healthy_iteration\": 14,")) == 0,
+	    "json header fields");
+	ok(strstr(buf, "\"rank\": 1,") && strstr(buf, "\"template_id\": 102") &&
+	    strstr(buf, "\"path\": \"node-bad/rank-0.log\"") &&
+	    strstr(buf, "\"line\": 18") && !strstr(buf, "\"rank\": 4,"),
+	    "json events: rank, template id, first path and line, --top");
+	fclose(out);
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	diag_print(out, r, DIAG_TSV, 0);
+	fflush(out);
+	ok(strncmp(buf, "kind\trank\tscore", 15) == 0 &&
+	    strstr(buf, "\nnode\t1\t") && strstr(buf, "\nevent\t6\t"),
+	    "tsv has every node and event row");
+	fclose(out);
+	free(buf);
+	diag_result_free(r);
+	diag_job_free(job);
+}
+
+static void
+test_tiny(void)
+{
+	struct diag_opts o = { 1, NULL };
+	struct diag_job *job = diag_job_new("tiny");
+	struct diag_result *r;
+	size_t s;
+
+	diag_add_node(job, "localhost");
+	diag_add_tmpl(job, 1, "hello <*>");
+	diag_job_shape(job);
+	s = diag_add_stream(job, 0, "job.log");
+	diag_stream_event(job, s, 1);
+	diag_count(job, 0, 0, 1);
+	diag_stream_end(job, s, -1, STAGE_LAUNCH, NAN);
+	r = diag_run(job, &o);
+	ok(r->nnodes == 1 && r->nevents == 1 && r->failure_iter == -1,
+	    "a one-node, one-line job works");
+	diag_result_free(r);
+	diag_job_free(job);
+	job = diag_job_new("empty");
+	r = diag_run(job, &o);
+	ok(r->nnodes == 0 && r->nevents == 0, "an empty job works");
+	diag_result_free(r);
+	diag_job_free(job);
+}
+
+int
+main(void)
+{
+	test_cascade(4, 2, 0, "4 nodes, no history");
+	test_cascade(4, 2, 3, "4 nodes, 3 healthy runs");
+	test_cascade(64, 17, 0, "64 nodes (forest), no history");
+	test_cascade(64, 17, 3, "64 nodes (forest), 3 healthy runs");
+	test_explode();
+	test_print();
+	test_tiny();
+	return done_testing();
+}

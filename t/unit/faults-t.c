@@ -1,0 +1,152 @@
+/* faults-t.c -- the shipped library, user overrides, errors with FILE:LINE. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "faults.h"
+#include "util.h"
+#include "tap.h"
+
+static const char *
+cat_of(const struct faults *f, const char *msg)
+{
+	const struct fault_rule *r = faults_match(f, msg, strlen(msg));
+
+	return r != NULL ? r->category : "(none)";
+}
+
+static void
+test_builtin(void)
+{
+	struct faults *f = faults_new();
+	size_t nerr;
+
+	nerr = faults_load_text(f, faults_builtin_rules,
+	    strlen(faults_builtin_rules), "builtin");
+	is_int(nerr, 0, "every shipped rule compiles");
+	ok(faults_count(f) >= 30, "the shipped library has rules");
+	is_str(cat_of(f, "NET/IB : Got completion from peer 10.0.0.2<5131> "
+	    "with error 12, opcode 0, len 0, vendor err 129"), "network",
+	    "NCCL IB completion error");
+	is_str(cat_of(f, "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has "
+	    "fallen off the bus."), "xid", "Xid 79");
+	is_str(cat_of(f, "NVRM: Xid (PCI:0000:3b:00): 48, pid=1, An "
+	    "uncorrectable double bit error"), "ecc", "Xid 48");
+	is_str(cat_of(f, "torch.cuda.OutOfMemoryError: CUDA out of memory. "
+	    "Tried to allocate 2.00 GiB"), "oom", "GPU OOM");
+	is_str(cat_of(f, "Out of memory: Killed process 4242 (python)"), "oom",
+	    "host OOM");
+	is_str(cat_of(f, "RuntimeError: CUDA error: an illegal memory access "
+	    "was encountered"), "cuda", "illegal memory access");
+	is_str(cat_of(f, "[Rank 3] Watchdog caught collective operation "
+	    "timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE) ran for 600000 "
+	    "milliseconds before timing out."), "timeout", "watchdog timeout");
+	is_str(cat_of(f, "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc"
+	    ":81] Timed out waiting 20000ms for recv operation to complete"),
+	    "timeout", "gloo timeout");
+	is_str(cat_of(f, "OSError: [Errno 28] No space left on device: "
+	    "'/ckpt/iter_10'"), "checkpoint", "no space");
+	is_str(cat_of(f, "WARNING: loss is nan at iteration 12"), "nan", "NaN");
+	is_str(cat_of(f, "ModuleNotFoundError: No module named 'apex'"),
+	    "config", "missing module");
+	is_str(cat_of(f, "ERROR: Unexpected bus error encountered in worker. "
+	    "DataLoader worker (pid 123) is killed by signal: Bus error."),
+	    "dataloader", "data loader worker killed");
+	is_str(cat_of(f, "torch.distributed.elastic.multiprocessing.errors."
+	    "ChildFailedError:"), "process", "ChildFailedError");
+	is_str(cat_of(f, "iteration 5/ 30 | lm loss: 7.0 |"), "(none)",
+	    "an iteration line matches nothing");
+	ok(faults_category_weight("xid") > faults_category_weight("timeout"),
+	    "causes weigh more than consequences");
+	faults_free(f);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void
+test_user(void)
+{
+	char dir[] = "/tmp/faults-t.XXXXXX", *path, *cause = NULL;
+	struct faults *f;
+	const struct fault_rule *r;
+	size_t n;
+
+	ok(mkdtemp(dir) != NULL, "scratch dir");
+	path = xasprintf("%s/trainscope/faults", dir);
+	{
+		char *sub = xasprintf("%s/trainscope", dir);
+		mkdir(sub, 0777);
+		free(sub);
+	}
+	write_file(path,
+	    "# mine\n"
+	    "[nccl-warn]\n"
+	    "pattern = NCCL WARN special\n"
+	    "category = mine\n"
+	    "explain = replaced\n"
+	    "\n"
+	    "[broken]\n"
+	    "pattern = (unclosed\n"
+	    "category = x\n"
+	    "explain = y\n"
+	    "[site-disk]\n"
+	    "pattern = (?i)lustre.*evicted\n"
+	    "category = checkpoint\n"
+	    "explain = the storage client was evicted\n"
+	    "[incomplete]\n"
+	    "pattern = foo\n");
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	f = faults_default();
+	n = faults_nerrors(f);
+	is_int(n, 2, "two bad rules reported");
+	{
+		char *want = xasprintf("%s:8: rule 'broken': bad pattern at "
+		    "offset 9: ", path);
+		ok(n > 0 && strncmp(faults_error(f, 0), want, strlen(want)) == 0,
+		    "pattern error names FILE:LINE and the offset");
+		if (n > 0)
+			printf("# %s\n", faults_error(f, 0));
+		free(want);
+	}
+	ok(n > 1 && strstr(faults_error(f, 1), ":15: rule 'incomplete': no "
+	    "category") != NULL, "missing key named with FILE:LINE");
+	r = faults_find(f, "nccl-warn");
+	ok(r != NULL && strcmp(r->category, "mine") == 0,
+	    "same name overrides the shipped rule");
+	is_str(cat_of(f, "LustreError: client was EVICTED by server"),
+	    "checkpoint", "user rule extends the library");
+	ok(faults_find(f, "broken") == NULL, "bad rule not loaded");
+	ok(faults_find(f, "xid-79-fell-off-bus") != NULL,
+	    "shipped rules still there");
+	faults_free(f);
+
+	f = faults_new();
+	ok(faults_load_file(f, "/nonexistent/faults", 0, &cause) == -1 &&
+	    strstr(cause, "cannot open '/nonexistent/faults'") != NULL,
+	    "unreadable file fails with a cause");
+	ok(faults_load_file(f, "/nonexistent/faults", 1, &cause) == 0,
+	    "missing optional file is fine");
+	free(cause);
+	faults_free(f);
+	unlink(path);
+	free(path);
+}
+
+int
+main(void)
+{
+	test_builtin();
+	test_user();
+	return done_testing();
+}

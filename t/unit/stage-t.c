@@ -1,0 +1,121 @@
+/* stage-t.c -- iteration lines of the common frameworks, stage tracking. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "stage.h"
+#include "tap.h"
+
+static int
+iter(const char *msg, struct stage_iter *it)
+{
+	return stage_parse_iter(msg, strlen(msg), it);
+}
+
+static void
+test_megatron(void)
+{
+	struct stage_iter it;
+
+	ok(iter(" iteration       12/      30 | consumed samples:          384 |"
+	    " elapsed time per iteration (ms): 124.9 | learning rate: "
+	    "1.000000E-03 | global batch size:    32 | lm loss: 6.969785E+00 |"
+	    " loss scale: 1.0 | grad norm: 0.105 |", &it), "megatron line");
+	is_int(it.iteration, 12, "megatron iteration");
+	ok(it.has_duration && fabs(it.duration_ms - 124.9) < 1e-9,
+	    "megatron duration");
+	ok(it.has_loss && fabs(it.loss - 6.969785) < 1e-9, "megatron loss");
+	is_str(stage_fw_name(it.fw), "megatron", "framework");
+	ok(!iter("saving checkpoint at iteration      10 to /scratch/ckpt",
+	    &it), "checkpoint line is not an iteration");
+}
+
+static void
+test_others(void)
+{
+	struct stage_iter it;
+
+	ok(iter("[Rank 0] step=120, skipped=0, lr=[0.0001], mom=[(0.9, 0.95)]",
+	    &it) && it.iteration == 120 && it.fw == FW_DEEPSPEED,
+	    "deepspeed step=");
+	ok(iter("steps: 100 loss: 2.3456 iter time (s): 0.512 samples/sec: 62.5",
+	    &it) && it.iteration == 100 && it.has_loss &&
+	    fabs(it.duration_ms - 512) < 1e-6, "deepspeed steps: loss: iter time");
+	ok(iter("{'loss': 2.1, 'learning_rate': 4.5e-05, 'epoch': 0.5}", &it) &&
+	    it.iteration == -1 && it.has_loss && fabs(it.loss - 2.1) < 1e-9,
+	    "hf trainer loss dict (unnumbered)");
+	ok(iter(" 12%|\xe2\x96\x88         | 12/100 [00:10<01:13,  1.20it/s]",
+	    &it) && it.iteration == 12 && it.has_duration &&
+	    fabs(it.duration_ms - 1000 / 1.2) < 1e-6, "hf progress bar");
+	ok(iter("Epoch 1:  42%|\xe2\x96\x88\xe2\x96\x8f   | 21/50 [00:05<00:07,"
+	    "  3.90it/s, loss=2.31, v_num=0]", &it) && it.iteration == 71 &&
+	    it.fw == FW_LIGHTNING && fabs(it.loss - 2.31) < 1e-9,
+	    "lightning epoch bar: global step from epoch and total");
+	ok(iter("\033[31mstep:  10  \033[32mloss:  9.2345  \033[33mmemory: "
+	    "30.12GiB(38.05%)  \033[34mtps: 1,234", &it) &&
+	    it.iteration == 10 && fabs(it.loss - 9.2345) < 1e-9 &&
+	    it.fw == FW_TORCHTITAN, "torchtitan with colours");
+	ok(iter("Epoch 0: : 12it [00:30,  2.50s/it, reduced_train_loss=3.21, "
+	    "global_step=11.0, consumed_samples=96.0]", &it) &&
+	    it.iteration == 11 && it.fw == FW_NEMO &&
+	    fabs(it.duration_ms - 2500) < 1e-6 && fabs(it.loss - 3.21) < 1e-9,
+	    "nemo: global_step, s/it, reduced_train_loss");
+	ok(!iter("loading checkpoint from /x/iter_0000010", &it),
+	    "plain line is not an iteration");
+	ok(!iter("iter", &it) && !iter("", &it), "short lines");
+}
+
+static void
+feed(struct stage_tracker *t, const char *msg, struct stage_tag *tag)
+{
+	stage_feed(t, msg, strlen(msg), tag);
+}
+
+static void
+test_tracker(void)
+{
+	struct stage_tracker t;
+	struct stage_tag tag;
+
+	stage_tracker_init(&t);
+	feed(&t, "using world size: 4, data-parallel size: 2", &tag);
+	is_str(stage_name(tag.stage), "launch", "banner is launch");
+	feed(&t, "> initializing torch distributed with backend gloo", &tag);
+	is_str(stage_name(tag.stage), "init", "init");
+	feed(&t, "building GPT model ...", &tag);
+	is_str(stage_name(tag.stage), "init", "model build stays init");
+	feed(&t, "loading checkpoint from /ckpt at iteration 0", &tag);
+	is_str(stage_name(tag.stage), "checkpoint-load", "checkpoint load");
+	feed(&t, "training ...", &tag);
+	is_str(stage_name(tag.stage), "training", "training begins");
+	is_int(tag.iteration, -1, "no iteration yet");
+	feed(&t, " iteration        1/      30 | lm loss: 7.0E+00 |", &tag);
+	ok(tag.is_iter && tag.iteration == 1, "iteration 1");
+	feed(&t, "saving checkpoint at iteration       1 to /ckpt", &tag);
+	is_str(stage_name(tag.stage), "checkpoint-save", "save begins");
+	feed(&t, "  successfully saved checkpoint at iteration 1 to /ckpt", &tag);
+	is_str(stage_name(tag.stage), "checkpoint-save", "save end line");
+	feed(&t, "some line", &tag);
+	is_str(stage_name(tag.stage), "training", "back to training");
+	is_int(tag.iteration, 2, "in iteration 2");
+	feed(&t, "RuntimeError: world size 4 not divisible", &tag);
+	is_str(stage_name(tag.stage), "training", "no return to launch");
+	feed(&t, "validation loss at iteration 2 | lm loss value: 6.1", &tag);
+	is_str(stage_name(tag.stage), "evaluation", "evaluation");
+	feed(&t, "training finished", &tag);
+	is_str(stage_name(tag.stage), "shutdown", "shutdown");
+	is_int(stage_from_name("checkpoint-save"), STAGE_CKPT_SAVE, "from name");
+	is_int(stage_from_name("nope"), -1, "unknown name");
+	is_int(stage_rule("successfully saved checkpoint", 29),
+	    STAGE_CKPT_SAVE, "stage_rule");
+}
+
+int
+main(void)
+{
+	test_megatron();
+	test_others();
+	test_tracker();
+	return done_testing();
+}
