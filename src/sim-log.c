@@ -1246,6 +1246,28 @@ cuda_error(struct simlog *l, int r, const char *msg)
 	    "assertions.");
 }
 
+/* The rank at the other end of the dead link sees its sends fail too. */
+static void
+ib_peer(struct simlog *l, int r, int from, double t)
+{
+	struct sim_job *j = l->j;
+	int n = sim_rank_node(j, r), g = r % j->o.gpn;
+
+	if (l->fate[r] != F_ALIVE)
+		return;
+	rlog(l, r, "%s:%d:%d [%d] NCCL WARN NET/IB : Got completion from peer "
+	    "%s<%d> with status=12 opcode=0 len=0 vendor err 129 (Recv) "
+	    "localGid ::ffff:%s remoteGid ::ffff:%s", j->node_name[n], j->pid[r],
+	    j->pid[r] + 90, g, j->node_ip[from], 40000 + (int)rng_below(&l->rng,
+	    20000), j->node_ip[n], j->node_ip[from]);
+	TRACEBACK(l, r, nccl_frames);
+	rlog(l, r, "torch.distributed.DistBackendError: NCCL error in: "
+	    "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote "
+	    "process exited or there was a network error, NCCL version 2.19.3");
+	l->fate[r] = F_EXITED;
+	l->fate_ts[r] = t;
+}
+
 static void
 fault_ib(struct simlog *l, struct sim_fault *f, double t)
 {
@@ -1253,7 +1275,7 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	int n = f->node, r = f->rank, g = r % j->o.gpn, peer;
 	char *w;
 
-	peer = (n + 1) % j->o.nodes;
+	peer = sim_peer_node(j, n);
 	klog(l, n, t - 0.3, "mlx5_core 0000:0c:00.0: mlx5_port_module_event:1137:"
 	    "(pid 0): Port module event[error]: module 0, Cable error, Bad or "
 	    "shorted cable/connector");
@@ -1276,6 +1298,8 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	rlog(l, r, "Last error:");
 	rlog(l, r, "NET/IB : Got completion from peer %s<%d> with status=12 "
 	    "opcode=0 len=0 vendor err 129 (Send)", j->node_ip[peer], 40211);
+	if (peer != n)
+		ib_peer(l, peer * j->o.gpn + g, n, t + rng_range(&l->rng, 0.3, 2));
 }
 
 static void

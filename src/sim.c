@@ -262,9 +262,8 @@ sim_find_fault(struct sim_job *j, int kind)
 	return NULL;
 }
 
-/* The node holding the next data-parallel rank of `node`'s first rank. */
-static int
-ring_peer(struct sim_job *j, int node)
+int
+sim_peer_node(const struct sim_job *j, int node)
 {
 	int r = node * j->o.gpn, d = sim_rank_dp(j, r), s = sim_rank_stage(j, r);
 	int next, peer;
@@ -313,7 +312,7 @@ resolve_faults(struct sim_job *j)
 			f->iter = 0;
 		if (sim_kind_crashes(f->kind) && crash_iter < 0)
 			crash_iter = f->iter;
-		f->peer = f->kind == SIM_SLOW_LINK ? ring_peer(j, f->node) : -1;
+		f->peer = f->kind == SIM_SLOW_LINK ? sim_peer_node(j, f->node) : -1;
 		f->factor = f->kind == SIM_STRAGGLER ?
 		    rng_range(&j->rng, 1.3, 1.7) : rng_range(&j->rng, 5, 9);
 	}
