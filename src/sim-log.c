@@ -593,7 +593,7 @@ megatron_args(struct simlog *l, int r, double t)
 	mlog(l, r, t, "------------------------ arguments ------------------------");
 	for (i = 0; i < TS_NELEM(a); i++) {
 		snprintf(v, sizeof v, a[i].fmt, a[i].val);
-		k = strlen(a[i].k) < 31 ? 31 - strlen(a[i].k) : 3;
+		k = strlen(a[i].k) < 30 ? 32 - strlen(a[i].k) : 3;
 		memset(dots, '.', k);
 		dots[k] = '\0';
 		mlog(l, r, t, "  %s %s %s", a[i].k, dots, v);
@@ -1611,6 +1611,29 @@ launchers(struct simlog *l, int late)
 	}
 }
 
+/* A job that ran to the end says so. */
+static void
+training_done(struct simlog *l)
+{
+	struct sim_job *j = l->j;
+	double t = j->end_ts + 0.001;
+	int r;
+
+	for (r = 0; r < j->world; r++) {
+		if (j->o.format == SIM_MEGATRON) {
+			datetime_mark(l, r, t, "after training is done");
+			mlog(l, r, t, "exiting program after %ld iterations", j->nit);
+		} else if (j->o.format == SIM_HF && r == 0) {
+			rlog(l, r, "Training completed. Do not forget to share your "
+			    "model on huggingface.co/models =)");
+			rlog(l, r, "{'train_runtime': %.4f, 'train_samples_per_second': "
+			    "%.3f, 'train_steps_per_second': %.3f, 'train_loss': %.4f, "
+			    "'epoch': 1.0}", t - j->train_start, j->nit * j->gbs /
+			    (t - j->train_start), j->nit / (t - j->train_start), 3.1);
+		}
+	}
+}
+
 int
 simlog_finish(struct simlog *l, char **cause)
 {
@@ -1618,6 +1641,8 @@ simlog_finish(struct simlog *l, char **cause)
 	size_t i;
 	int rc = 0;
 
+	if (!j->crashed)
+		training_done(l);
 	if (j->crashed) {
 		if (j->crash_iter > 0)
 			fault_roots(l);

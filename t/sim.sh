@@ -168,6 +168,29 @@ test_expect_success '--clock-skew-ms moves each node clock by what truth says' '
 	b=$(iter_clock noskew/logs/node-003/rank-4.log 5) &&
 	awk -v a=$a -v b=$b -v s=$skew "BEGIN { d = (a - b) * 1000 - s; exit !(d < 2 && d > -2 && (s > 50 || s < -50)) }"
 '
+# The shape of a Megatron line: prefix, names, numbers and paths blanked.
+shape() {
+	sed -e 's/^\[[^]]*\] \[INFO\] \[rank [0-9]*\] //' \
+	    -e 's,/[^ ]*ckpt[^ ]*,PATH,g' -e 's/node-\{0,1\}[0-9][0-9]*/NODE/g' \
+	    -e 's/[0-9][0-9.E+-]*/N/g' "$@" |
+	grep -E '^( iteration|saving|  successfully|> rank|using world|\[after|\[before|exiting|done with|training \.|building GPT|  [a-z_]+ \.+ N$)' |
+	sort -u
+}
+real=$TS_SHARED/data/realjobs/a_normal_dp2_pp2/logs/node01/rank-0.log
+if [ -f "$real" ]; then
+	test_expect_success 'Megatron lines have the shape of a recorded job' '
+		shape "$real" >real.shape &&
+		test $(wc -l <real.shape) -gt 10 &&
+		trainscope simulate --nodes 4 --gpus-per-node 1 --tp 1 --pp 2 --iters 30 --healthy rj >/dev/null &&
+		shape rj/logs/node-001/rank-0.log >sim.shape &&
+		comm -23 real.shape sim.shape >missing &&
+		sed -n "/\.\.\.\./!p" missing >missing.lines &&
+		test_line_count = 0 missing.lines &&
+		test $(wc -l <missing) -lt 12
+	'
+else
+	test_skip 'Megatron lines have the shape of a recorded job' 'no shared data'
+fi
 test_expect_success 'inconsistent options are usage errors' '
 	test_must_fail 2 trainscope simulate --nodes 2 --gpus-per-node 4 --dp 3 x 2>err &&
 	grep "dp 3 x pp" err &&
