@@ -429,6 +429,7 @@ static void
 iter_metrics(struct sim_job *j, struct sim_iter *it)
 {
 	double warm = j->o.iters / 10.0 + 1, x = (double)it->n;
+	struct sim_fault *f;
 
 	it->lr = 3e-4 * (x < warm ? x / warm :
 	    0.1 + 0.9 * 0.5 * (1 + cos(M_PI * (x - warm) /
@@ -438,6 +439,12 @@ iter_metrics(struct sim_job *j, struct sim_iter *it)
 	it->gnorm = fabs(0.8 + 0.6 * exp(-x / 50) + 0.08 * rng_normal(&j->rng));
 	if (rng_below(&j->rng, 200) == 0)
 		it->gnorm *= rng_range(&j->rng, 3, 8);	/* a benign spike */
+	f = sim_find_fault(j, SIM_NAN_LOSS);
+	if (f != NULL && it->n >= f->iter - 2 && it->n < f->iter) {
+		/* Numerics going bad before the NaN shows up. */
+		it->gnorm *= rng_range(&j->rng, 8, 30);
+		it->loss += rng_range(&j->rng, 0.3, 1.5);
+	}
 }
 
 /* Where inside iteration `it` the crash fault `f` strikes. */
