@@ -244,6 +244,14 @@ if command -v tcpdump >/dev/null 2>&1; then
 		test $(($(cat n) % 24)) -eq 0 &&
 		tcpdump -tt -nn -r j-ok/flows.pcap "src host 10.42.0.3 and dst host 10.42.0.1 and udp dst port 4791" 2>/dev/null | grep -q UDP
 	'
+	test_expect_success '--capture-iters captures only the last iterations' '
+		trainscope simulate $SMALL --healthy --capture-iters 5 last5 >/dev/null &&
+		first=$(tcpdump -tt -nn -c 1 -r last5/flows.pcap "udp port 4791" 2>/dev/null | cut -d" " -f1) &&
+		start20=$(grep "\"start_ts\"" last5/truth.json | sed -n 20p | sed "s/.*: //; s/,//") &&
+		start19=$(grep "\"start_ts\"" last5/truth.json | sed -n 19p | sed "s/.*: //; s/,//") &&
+		awk -v f=$first -v a=$start20 -v b=$start19 "BEGIN { exit !(f >= a && f > b) }" &&
+		grep -q "\"from_iteration\": 20" last5/truth.json
+	'
 	test_expect_success 'a slow link is marked congested (ECN CE) and answered by CNPs' '
 		tcpdump -nn -v -r j-slow/flows.pcap "src host 10.42.0.1 and dst host 10.42.0.2" 2>/dev/null | grep -c "CE," >ce &&
 		tcpdump -nn -v -r j-ok/flows.pcap "src host 10.42.0.1 and dst host 10.42.0.2" 2>/dev/null | grep -c "CE," >ce0 ;
