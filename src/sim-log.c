@@ -539,6 +539,9 @@ nccl_init(struct simlog *l, int r, double t)
 		    h, pid, tid, g, j->node_ip[n]);
 	rlog(l, r, "%s:%d:%d [%d] NCCL INFO Using network %s", h, pid, tid, g,
 	    j->o.transport == SIM_ROCE ? "IB" : "Socket");
+	if (j->o.transport == SIM_ROCE && g == 0 && rng_below(&l->rng, 3) == 0)
+		rlog(l, r, "%s:%d:%d [%d] NCCL WARN NET/IB : mlx5_0:1 Got async "
+		    "event : GID table change", h, pid, pid + 2, g);	/* benign */
 	rlog(l, r, "%s:%d:%d [%d] NCCL INFO comm 0x%lx rank %d nranks %d cudaDev "
 	    "%d nvmlDev %d busId %s000 commId 0x%llx - Init START", h, pid, tid,
 	    g, comm, r, j->world, g, g, bus, (unsigned long long)commid);
