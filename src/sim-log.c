@@ -539,6 +539,9 @@ nccl_init(struct simlog *l, int r, double t)
 		    h, pid, tid, g, j->node_ip[n]);
 	rlog(l, r, "%s:%d:%d [%d] NCCL INFO Using network %s", h, pid, tid, g,
 	    j->o.transport == SIM_ROCE ? "IB" : "Socket");
+	if (j->o.transport == SIM_ROCE && g == 0 && rng_below(&l->rng, 3) == 0)
+		rlog(l, r, "%s:%d:%d [%d] NCCL WARN NET/IB : mlx5_0:1 Got async "
+		    "event : GID table change", h, pid, pid + 2, g);	/* benign */
 	rlog(l, r, "%s:%d:%d [%d] NCCL INFO comm 0x%lx rank %d nranks %d cudaDev "
 	    "%d nvmlDev %d busId %s000 commId 0x%llx - Init START", h, pid, tid,
 	    g, comm, r, j->world, g, g, bus, (unsigned long long)commid);
@@ -593,7 +596,7 @@ megatron_args(struct simlog *l, int r, double t)
 	mlog(l, r, t, "------------------------ arguments ------------------------");
 	for (i = 0; i < TS_NELEM(a); i++) {
 		snprintf(v, sizeof v, a[i].fmt, a[i].val);
-		k = strlen(a[i].k) < 31 ? 31 - strlen(a[i].k) : 3;
+		k = strlen(a[i].k) < 30 ? 32 - strlen(a[i].k) : 3;
 		memset(dots, '.', k);
 		dots[k] = '\0';
 		mlog(l, r, t, "  %s %s %s", a[i].k, dots, v);
@@ -1246,6 +1249,28 @@ cuda_error(struct simlog *l, int r, const char *msg)
 	    "assertions.");
 }
 
+/* The rank at the other end of the dead link sees its sends fail too. */
+static void
+ib_peer(struct simlog *l, int r, int from, double t)
+{
+	struct sim_job *j = l->j;
+	int n = sim_rank_node(j, r), g = r % j->o.gpn;
+
+	if (l->fate[r] != F_ALIVE)
+		return;
+	rlog(l, r, "%s:%d:%d [%d] NCCL WARN NET/IB : Got completion from peer "
+	    "%s<%d> with status=12 opcode=0 len=0 vendor err 129 (Recv) "
+	    "localGid ::ffff:%s remoteGid ::ffff:%s", j->node_name[n], j->pid[r],
+	    j->pid[r] + 90, g, j->node_ip[from], 40000 + (int)rng_below(&l->rng,
+	    20000), j->node_ip[n], j->node_ip[from]);
+	TRACEBACK(l, r, nccl_frames);
+	rlog(l, r, "torch.distributed.DistBackendError: NCCL error in: "
+	    "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote "
+	    "process exited or there was a network error, NCCL version 2.19.3");
+	l->fate[r] = F_EXITED;
+	l->fate_ts[r] = t;
+}
+
 static void
 fault_ib(struct simlog *l, struct sim_fault *f, double t)
 {
@@ -1253,7 +1278,7 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	int n = f->node, r = f->rank, g = r % j->o.gpn, peer;
 	char *w;
 
-	peer = (n + 1) % j->o.nodes;
+	peer = sim_peer_node(j, n);
 	klog(l, n, t - 0.3, "mlx5_core 0000:0c:00.0: mlx5_port_module_event:1137:"
 	    "(pid 0): Port module event[error]: module 0, Cable error, Bad or "
 	    "shorted cable/connector");
@@ -1276,6 +1301,8 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	rlog(l, r, "Last error:");
 	rlog(l, r, "NET/IB : Got completion from peer %s<%d> with status=12 "
 	    "opcode=0 len=0 vendor err 129 (Send)", j->node_ip[peer], 40211);
+	if (peer != n)
+		ib_peer(l, peer * j->o.gpn + g, n, t + rng_range(&l->rng, 0.3, 2));
 }
 
 static void
@@ -1587,6 +1614,29 @@ launchers(struct simlog *l, int late)
 	}
 }
 
+/* A job that ran to the end says so. */
+static void
+training_done(struct simlog *l)
+{
+	struct sim_job *j = l->j;
+	double t = j->end_ts + 0.001;
+	int r;
+
+	for (r = 0; r < j->world; r++) {
+		if (j->o.format == SIM_MEGATRON) {
+			datetime_mark(l, r, t, "after training is done");
+			mlog(l, r, t, "exiting program after %ld iterations", j->nit);
+		} else if (j->o.format == SIM_HF && r == 0) {
+			rlog(l, r, "Training completed. Do not forget to share your "
+			    "model on huggingface.co/models =)");
+			rlog(l, r, "{'train_runtime': %.4f, 'train_samples_per_second': "
+			    "%.3f, 'train_steps_per_second': %.3f, 'train_loss': %.4f, "
+			    "'epoch': 1.0}", t - j->train_start, j->nit * j->gbs /
+			    (t - j->train_start), j->nit / (t - j->train_start), 3.1);
+		}
+	}
+}
+
 int
 simlog_finish(struct simlog *l, char **cause)
 {
@@ -1594,6 +1644,8 @@ simlog_finish(struct simlog *l, char **cause)
 	size_t i;
 	int rc = 0;
 
+	if (!j->crashed)
+		training_done(l);
 	if (j->crashed) {
 		if (j->crash_iter > 0)
 			fault_roots(l);

@@ -262,9 +262,8 @@ sim_find_fault(struct sim_job *j, int kind)
 	return NULL;
 }
 
-/* The node holding the next data-parallel rank of `node`'s first rank. */
-static int
-ring_peer(struct sim_job *j, int node)
+int
+sim_peer_node(const struct sim_job *j, int node)
 {
 	int r = node * j->o.gpn, d = sim_rank_dp(j, r), s = sim_rank_stage(j, r);
 	int next, peer;
@@ -313,7 +312,7 @@ resolve_faults(struct sim_job *j)
 			f->iter = 0;
 		if (sim_kind_crashes(f->kind) && crash_iter < 0)
 			crash_iter = f->iter;
-		f->peer = f->kind == SIM_SLOW_LINK ? ring_peer(j, f->node) : -1;
+		f->peer = f->kind == SIM_SLOW_LINK ? sim_peer_node(j, f->node) : -1;
 		f->factor = f->kind == SIM_STRAGGLER ?
 		    rng_range(&j->rng, 1.3, 1.7) : rng_range(&j->rng, 5, 9);
 	}
@@ -430,6 +429,7 @@ static void
 iter_metrics(struct sim_job *j, struct sim_iter *it)
 {
 	double warm = j->o.iters / 10.0 + 1, x = (double)it->n;
+	struct sim_fault *f;
 
 	it->lr = 3e-4 * (x < warm ? x / warm :
 	    0.1 + 0.9 * 0.5 * (1 + cos(M_PI * (x - warm) /
@@ -439,6 +439,12 @@ iter_metrics(struct sim_job *j, struct sim_iter *it)
 	it->gnorm = fabs(0.8 + 0.6 * exp(-x / 50) + 0.08 * rng_normal(&j->rng));
 	if (rng_below(&j->rng, 200) == 0)
 		it->gnorm *= rng_range(&j->rng, 3, 8);	/* a benign spike */
+	f = sim_find_fault(j, SIM_NAN_LOSS);
+	if (f != NULL && it->n >= f->iter - 2 && it->n < f->iter) {
+		/* Numerics going bad before the NaN shows up. */
+		it->gnorm *= rng_range(&j->rng, 8, 30);
+		it->loss += rng_range(&j->rng, 0.3, 1.5);
+	}
 }
 
 /* Where inside iteration `it` the crash fault `f` strikes. */

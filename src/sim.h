@@ -140,6 +140,11 @@ int sim_run(const struct sim_opts *o, const char *outdir, FILE *out,
 int sim_rank_node(const struct sim_job *j, int rank);
 int sim_rank_stage(const struct sim_job *j, int rank);
 int sim_rank_dp(const struct sim_job *j, int rank);
+/*
+ * The node `node` sends to in its data-parallel ring (the next node when
+ * the ring stays inside it): the other end of its busiest link.
+ */
+int sim_peer_node(const struct sim_job *j, int node);
 /* Record a root-cause line (strings copied). */
 void sim_add_cause(struct sim_job *j, const char *path, long line,
     const char *what);

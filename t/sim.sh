@@ -168,6 +168,29 @@ test_expect_success '--clock-skew-ms moves each node clock by what truth says' '
 	b=$(iter_clock noskew/logs/node-003/rank-4.log 5) &&
 	awk -v a=$a -v b=$b -v s=$skew "BEGIN { d = (a - b) * 1000 - s; exit !(d < 2 && d > -2 && (s > 50 || s < -50)) }"
 '
+# The shape of a Megatron line: prefix, names, numbers and paths blanked.
+shape() {
+	sed -e 's/^\[[^]]*\] \[INFO\] \[rank [0-9]*\] //' \
+	    -e 's,/[^ ]*ckpt[^ ]*,PATH,g' -e 's/node-\{0,1\}[0-9][0-9]*/NODE/g' \
+	    -e 's/[0-9][0-9.E+-]*/N/g' "$@" |
+	grep -E '^( iteration|saving|  successfully|> rank|using world|\[after|\[before|exiting|done with|training \.|building GPT|  [a-z_]+ \.+ N$)' |
+	sort -u
+}
+real=$TS_SHARED/data/realjobs/a_normal_dp2_pp2/logs/node01/rank-0.log
+if [ -f "$real" ]; then
+	test_expect_success 'Megatron lines have the shape of a recorded job' '
+		shape "$real" >real.shape &&
+		test $(wc -l <real.shape) -gt 10 &&
+		trainscope simulate --nodes 4 --gpus-per-node 1 --tp 1 --pp 2 --iters 30 --healthy rj >/dev/null &&
+		shape rj/logs/node-001/rank-0.log >sim.shape &&
+		comm -23 real.shape sim.shape >missing &&
+		sed -n "/\.\.\.\./!p" missing >missing.lines &&
+		test_line_count = 0 missing.lines &&
+		test $(wc -l <missing) -lt 12
+	'
+else
+	test_skip 'Megatron lines have the shape of a recorded job' 'no shared data'
+fi
 test_expect_success 'inconsistent options are usage errors' '
 	test_must_fail 2 trainscope simulate --nodes 2 --gpus-per-node 4 --dp 3 x 2>err &&
 	grep "dp 3 x pp" err &&
@@ -187,7 +210,9 @@ test_expect_success 'a non-empty output directory is refused' '
 test_expect_success '--size grows the logs to about that size' '
 	trainscope simulate --nodes 2 --gpus-per-node 2 --no-flows --healthy --size 2M sz >/dev/null &&
 	bytes=$(cat sz/logs/*/*.log sz/host/*.log | wc -c) &&
-	test $bytes -gt 1800000 && test $bytes -lt 2600000 && ! test -e sz/flows.pcap
+	test $bytes -gt 1800000 && test $bytes -lt 2600000 && ! test -e sz/flows.pcap &&
+	trainscope simulate --nodes 2 --gpus-per-node 2 --size 1M --fault ecc@2 szf >/dev/null &&
+	test "$(faulty szf)" = node-002 && check_causes szf && test $(ncauses szf) -eq 2
 '
 
 if command -v tcpdump >/dev/null 2>&1; then
@@ -220,6 +245,14 @@ if command -v tcpdump >/dev/null 2>&1; then
 		test $(cat n) -gt 0 &&
 		test $(($(cat n) % 24)) -eq 0 &&
 		tcpdump -tt -nn -r j-ok/flows.pcap "src host 10.42.0.3 and dst host 10.42.0.1 and udp dst port 4791" 2>/dev/null | grep -q UDP
+	'
+	test_expect_success '--capture-iters captures only the last iterations' '
+		trainscope simulate $SMALL --healthy --capture-iters 5 last5 >/dev/null &&
+		first=$(tcpdump -tt -nn -c 1 -r last5/flows.pcap "udp port 4791" 2>/dev/null | cut -d" " -f1) &&
+		start20=$(grep "\"start_ts\"" last5/truth.json | sed -n 20p | sed "s/.*: //; s/,//") &&
+		start19=$(grep "\"start_ts\"" last5/truth.json | sed -n 19p | sed "s/.*: //; s/,//") &&
+		awk -v f=$first -v a=$start20 -v b=$start19 "BEGIN { exit !(f >= a && f > b) }" &&
+		grep -q "\"from_iteration\": 20" last5/truth.json
 	'
 	test_expect_success 'a slow link is marked congested (ECN CE) and answered by CNPs' '
 		tcpdump -nn -v -r j-slow/flows.pcap "src host 10.42.0.1 and dst host 10.42.0.2" 2>/dev/null | grep -c "CE," >ce &&
