@@ -290,7 +290,7 @@ index_ids(struct work *w)
 
 	for (i = 0; i < n; i++)
 		pairs[i] = ((uint64_t)w->job->tmpls[i].id << 32) | i;
-	qsort(pairs, n, sizeof *pairs, cmp_u64);
+	ts_qsort(pairs, n, sizeof *pairs, cmp_u64);
 	w->ids_sorted = xcalloc(n + 1, sizeof *w->ids_sorted);
 	w->ids_index = xcalloc(n + 1, sizeof *w->ids_index);
 	for (i = 0; i < n; i++) {
@@ -1054,7 +1054,7 @@ score_nodes(struct work *w, struct diag_result *r)
 		nr->score = 0.35 * w->node_spatial[n] + 0.30 * ev[n] / top +
 		    0.25 * end + 0.10 * on;
 	}
-	qsort(r->nodes, nn, sizeof *r->nodes, cmp_node);
+	ts_qsort(r->nodes, nn, sizeof *r->nodes, cmp_node);
 	free(ev);
 	free(best);
 	free(silent);
@@ -1120,7 +1120,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	spatial(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);
-	qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
+	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);
 	when(&w, r);
 	free(col);

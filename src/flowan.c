@@ -361,7 +361,7 @@ flowan_gap_threshold(const double *gaps, size_t n)
 	v = xcalloc(n, sizeof *v);
 	for (i = 0; i < n; i++)
 		v[i] = log(gaps[i] > GAP_FLOOR ? gaps[i] : GAP_FLOOR);
-	qsort(v, n, sizeof *v, stats_cmp_double);
+	ts_qsort(v, n, sizeof *v, stats_cmp_double);
 	for (k = n - 3; k > 0; k--) {
 		if (v[k] - v[k - 1] >= best + 1e-9) {
 			best = v[k] - v[k - 1];
@@ -386,7 +386,7 @@ distinct_sizes(uint64_t *sz, size_t n)
 
 	if (n == 0)
 		return 0;
-	qsort(sz, n, sizeof *sz, flowan_cmp_u64);
+	ts_qsort(sz, n, sizeof *sz, flowan_cmp_u64);
 	base = (double)sz[0];
 	for (i = 1; i <= n; i++) {
 		if (i < n && (double)sz[i] <= base * (1 + SIZE_TOL)) {
@@ -462,7 +462,7 @@ modal_share(const struct flow_set *s, const struct plist *p)
 
 	for (i = 0; i < p->n; i++)
 		sz[i] = msg_size(&s->msgs[p->m[i]]);
-	qsort(sz, p->n, sizeof *sz, flowan_cmp_u64);
+	ts_qsort(sz, p->n, sizeof *sz, flowan_cmp_u64);
 	for (i = 0; i < p->n; i++) {
 		while ((double)sz[i] > (double)sz[j] * (1 + SIZE_TOL))
 			j++;
@@ -621,7 +621,7 @@ server_key(const struct flowan *fa, const int *cl, int c)
 			keys[n++] = xstrdup(flow_addr_str(&fa->set->hosts[i],
 			    buf, sizeof buf));
 	}
-	qsort(keys, n, sizeof *keys, flowan_cmp_str);
+	ts_qsort(keys, n, sizeof *keys, flowan_cmp_str);
 	for (i = 0; i < n; i++) {
 		if (i == 0 || strcmp(keys[i], keys[i - 1]) != 0) {
 			buf_adds(&b, keys[i]);

@@ -382,7 +382,7 @@ flow_asm_finish(struct flow_asm *a)
 {
 	sweep(a, 0, 1);
 	if (a->set->nmsgs > 1)
-		qsort(a->set->msgs, a->set->nmsgs, sizeof *a->set->msgs,
+		ts_qsort(a->set->msgs, a->set->nmsgs, sizeof *a->set->msgs,
 		    msg_cmp);
 	free(a->hbucket);
 	free(a->fbucket);

@@ -93,7 +93,7 @@ flow_find_captures(const char *dir, char ***paths, size_t *n, char **cause)
 			f.paths[k++] = f.paths[i];
 	}
 	if (k > 1)
-		qsort(f.paths, k, sizeof *f.paths, cmp_str);
+		ts_qsort(f.paths, k, sizeof *f.paths, cmp_str);
 	free(f.packets);
 	*paths = f.paths;
 	*n = k;

@@ -96,7 +96,7 @@ group_msgs(const struct flowan_job *job, const struct flowan_group *g,
 			m[(*n)++] = p->msgs[k];
 		}
 	}
-	qsort(m, *n, sizeof *m, cmp_size);
+	ts_qsort(m, *n, sizeof *m, cmp_size);
 	return m;
 }
 
@@ -148,7 +148,7 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 	struct cluster *cl = NULL;
 	size_t cap = 0, n = 0, i, k;
 
-	qsort(b, nb, sizeof *b, cmp_burst_end);
+	ts_qsort(b, nb, sizeof *b, cmp_burst_end);
 	for (i = 0; i < nb; i++) {
 		struct cluster *c = n ? &cl[n - 1] : NULL;
 
@@ -319,7 +319,7 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 				    sz >= p->sig_min);
 			}
 		}
-		qsort(m, n, sizeof *m, cmp_size);
+		ts_qsort(m, n, sizeof *m, cmp_size);
 		for (i = 0, k = 0; i < n; i++) {
 			const struct flow_msg *x = &s->msgs[m[i] >> 1];
 			int sig = (int)(m[i] & 1);
@@ -399,7 +399,7 @@ baseline(const struct flowan_job *job, double *mad)
 
 	for (i = 0; i < n; i++)
 		d[i] = job->iters[i].end - job->iters[i].start;
-	qsort(d, n, sizeof *d, stats_cmp_double);
+	ts_qsort(d, n, sizeof *d, stats_cmp_double);
 	h = n > 1 ? (n + 1) / 2 : n;
 	med = stats_median(d, h);
 	*mad = stats_mad(d, h);

@@ -927,7 +927,7 @@ scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
 	}
 	collect(paths, n, o, jobs, njobs);
 	for (i = 0; i < *njobs; i++) {
-		qsort((*jobs)[i].files, (*jobs)[i].nfiles,
+		ts_qsort((*jobs)[i].files, (*jobs)[i].nfiles,
 		    sizeof *(*jobs)[i].files, cmp_file);
 		attribute(&(*jobs)[i], &a, o);
 		if (o->job_name != NULL) {

@@ -505,7 +505,7 @@ flush_events(struct simnet *n, double cut, char **cause)
 	uint32_t wire;
 	size_t i;
 
-	qsort(n->ev, n->nev, sizeof *n->ev, cmp_ev);
+	ts_qsort(n->ev, n->nev, sizeof *n->ev, cmp_ev);
 	for (i = 0; i < n->nev; i++) {
 		if (cut > 0 && n->ev[i].ts > cut)
 			break;

@@ -58,7 +58,7 @@ stats_quantile(const double *v, size_t n, double q)
 		return NAN;
 	c = xmalloc(n * sizeof *c);
 	memcpy(c, v, n * sizeof *c);
-	qsort(c, n, sizeof *c, stats_cmp_double);
+	ts_qsort(c, n, sizeof *c, stats_cmp_double);
 	if (q < 0)
 		q = 0;
 	if (q > 1)

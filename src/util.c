@@ -292,6 +292,14 @@ ts_parse_double(const char *s, double *out)
 	return 0;
 }
 
+void
+ts_qsort(void *base, size_t nmemb, size_t size,
+    int (*cmp)(const void *, const void *))
+{
+	if (nmemb > 1)
+		qsort(base, nmemb, size, cmp);
+}
+
 double
 ts_now(void)
 {

@@ -84,6 +84,13 @@ int ts_endswith(const char *s, const char *suffix);
 int ts_parse_long(const char *s, long *out);
 int ts_parse_double(const char *s, double *out);
 
+/*
+ * ts_qsort() that accepts an empty or NULL array (qsort's pointer must not be
+ * NULL even when nmemb is 0).
+ */
+void ts_qsort(void *base, size_t nmemb, size_t size,
+    int (*cmp)(const void *, const void *));
+
 /* Monotonic clock in seconds, for progress and benchmarks. */
 double ts_now(void);
 
