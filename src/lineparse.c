@@ -504,7 +504,8 @@ lp_ts_any(struct lp_scan *sc, size_t *i)
 		return lp_ts_ymd(sc, i);
 	if (nd == 2 || nd == 6)
 		return lp_ts_short(sc, i);
-	if (nd == 10 || nd == 13)
+	/* after the level, a bare number is message ("INFO 1365301360 x") */
+	if ((nd == 10 || nd == 13) && sc->out->level == LP_LEVEL_NONE)
 		return lp_ts_number(sc, i, 0);
 	return -1;
 }
@@ -810,7 +811,7 @@ lp_weak(const struct lp_scan *sc, size_t i, int *idish, int record)
 			sep = 1;
 		else if (c == '.' || c == '_')
 			dot = 1;
-		else if (!(c >= 'A' && c <= 'Z') && c != '@')
+		else if (!(c >= 'A' && c <= 'Z') && c != '@' && c != '#')
 			return 0;
 	}
 	if (e - i == 1 && s[i] == '-')
@@ -950,7 +951,7 @@ lp_context(const struct lp_scan *sc, size_t i)
 	size_t j;
 	int digit = 0;
 
-	if (s[i] != '[')
+	if (i >= sc->end || s[i] != '[')
 		return 0;
 	for (j = i + 1; j < sc->end && j - i < 300; j++) {
 		if (s[j] == ']')
@@ -1027,7 +1028,7 @@ lp_thread_class(const struct lp_scan *sc, size_t i)
 	const char *s = sc->s;
 	size_t j, e;
 
-	if (s[i] != '[')
+	if (i >= sc->end || s[i] != '[')
 		return 0;
 	for (j = i + 1; j < sc->end && j - i < 300 && s[j] != ']'; j++)
 		if (s[j] == '[')
@@ -1104,7 +1105,7 @@ lp_tail(struct lp_scan *sc, size_t i)
 			break;
 		i = e;
 	}
-	if ((e = lp_component(sc, i)) == 0)
+	if (i >= sc->end || (e = lp_component(sc, i)) == 0)
 		return i;
 	/* a request context after the component: "nova.api [req-1 - -] msg" */
 	j = lp_skipspace(sc, e);

@@ -368,7 +368,8 @@ mask_segment(const char *s, size_t n, const struct seg *sg, int value,
 }
 
 /*
- * Mask the token at s[a..): segments between delimiters, number lists.
+ * Mask the token at s[a..): segments between delimiters (and runs of
+ * three or more dots, as in "depth......4"), number lists.
  * Returns the end of the token (a number list may run past a blank).
  */
 static size_t
@@ -382,7 +383,8 @@ mask_token(const char *s, size_t a, size_t len, struct mw *w)
 		c = CLS(s[i]);
 		if (c & C_SPACE)
 			break;
-		if (!(c & C_DELIM)) {
+		if (!(c & C_DELIM) && !(s[i] == '.' && i + 2 < len &&
+		    s[i + 1] == '.' && s[i + 2] == '.')) {
 			sg.bits |= c;
 			sg.dots += s[i] == '.';
 			continue;
@@ -397,6 +399,10 @@ mask_token(const char *s, size_t a, size_t len, struct mw *w)
 			mw_wild(w);
 			*w->o++ = s[e - 1];
 			i = e - 1;
+		} else if (s[i] == '.') {
+			while (i < len && s[i] == '.')	/* leader dots */
+				*w->o++ = s[i++];
+			i--;
 		} else
 			*w->o++ = s[i];
 		seg = i + 1;

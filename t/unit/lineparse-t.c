@@ -97,6 +97,11 @@ test_timestamps(void)
 	    "proxy.example.hk:5070 open", 302 * 86400.0 + 60546, LP_TS_NOYEAR);
 	check("Jul  1 09:29:02 host-10 sandboxd[129] ([31211]): deny x",
 	    "deny x", 181 * 86400.0 + 34142, LP_TS_NOYEAR);
+	check("- 1120967799 2005.07.09 R17-M0 2005-07-09-20.56.39.594043 R17-M0 "
+	    "RAS KERNEL INFO 1365301360 double-hummer exceptions",
+	    "1365301360 double-hummer exceptions", 1120967799, LP_TS_EPOCH);
+	check("- 1131566462 2005.11.09 #8# Nov 9 12:01:02 #8#/#8# crond[23474]: "
+	    "(root) CMD", "(root) CMD", 1131566462, LP_TS_EPOCH);
 	check("no header at all 2024-05-01", "no header at all 2024-05-01", 0,
 	    LP_TS_NONE);
 }

@@ -44,6 +44,9 @@ test_mask(void)
 	mask_is("open get.example.com:80 via proxy.cse.example.hk:5070",
 	    "open <*> via <*>");
 	mask_is("  spaced\t\tout  ", "spaced out");
+	mask_is("icache prefetch depth......4", "icache prefetch depth......<*>");
+	mask_is("sent 1910 bytes (1.86 KB) ok", "sent <*> ok");
+	mask_is("from 1.2.3.4 () at Sun Jul 10 03:55:15 2005", "from <*> at <*>");
 	mask_is("", "");
 }
 
