@@ -50,6 +50,7 @@ test_timestamps(void)
 	    LP_TS_EPOCH);
 	check("[ 1234.567890] mlx5_core 0000:3b:00.0: link down",
 	    "mlx5_core 0000:3b:00.0: link down", 1234.56789, LP_TS_UPTIME);
+	check("[ 99.5] NVRM: Xid 79", "NVRM: Xid 79", 99.5, LP_TS_UPTIME);
 	check("[2026-11-21 06:56:06.071] [INFO] [rank 1] > building model",
 	    "> building model", 1795244166.071, LP_TS_EPOCH);
 	is_int(lp.rank, 1, "[rank 1] after the level");
@@ -117,6 +118,9 @@ test_ranks_levels(void)
 	check("[rank12]: RuntimeError: NCCL error", "RuntimeError: NCCL error",
 	    0, LP_TS_NONE);
 	is_int(lp.rank, 12, "[rank12]: prefix");
+	check("[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught timeout",
+	    "Watchdog caught timeout", 0, LP_TS_NONE);
+	ok(lp.level == LP_LEVEL_ERROR && lp.rank == 3, "c10 [E file:line]");
 	check("[Rank 0] iteration 5", "iteration 5", 0, LP_TS_NONE);
 	is_int(lp.rank, 0, "[Rank 0] prefix");
 	check("ERROR: disk full", "disk full", 0, LP_TS_NONE);
