@@ -964,6 +964,8 @@ tmpl_restore(struct tmpl_miner *m, uint32_t id, const char *text,
 	len = strlen(text);
 	n = tok_split(m, text, len < TMPL_MAXLEN ? len : TMPL_MAXLEN, 1);
 	tmpl_install(m, id, m->line, n);
+	if (n == 1 && m->line[0] == TOK_WILD && m->catchall == 0)
+		m->catchall = id;	/* a restored catch-all stays the one */
 	return 0;
 }
 
