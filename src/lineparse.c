@@ -504,7 +504,8 @@ lp_ts_any(struct lp_scan *sc, size_t *i)
 		return lp_ts_ymd(sc, i);
 	if (nd == 2 || nd == 6)
 		return lp_ts_short(sc, i);
-	if (nd == 10 || nd == 13)
+	/* after the level, a bare number is message ("INFO 1365301360 x") */
+	if ((nd == 10 || nd == 13) && sc->out->level == LP_LEVEL_NONE)
 		return lp_ts_number(sc, i, 0);
 	return -1;
 }
@@ -681,6 +682,40 @@ lp_level_word(const char *s, size_t n, int bracketed)
 	return LP_LEVEL_NONE;
 }
 
+/* A level letter from a single-letter code: I W E F D V A. */
+static enum lp_level
+lp_level_letter(int c)
+{
+	return c == 'V' || c == 'D' ? LP_LEVEL_DEBUG : c == 'I' ?
+	    LP_LEVEL_INFO : c == 'W' ? LP_LEVEL_WARN : c == 'E' ?
+	    LP_LEVEL_ERROR : c == 'F' || c == 'A' ? LP_LEVEL_FATAL :
+	    LP_LEVEL_NONE;
+}
+
+/*
+ * PyTorch's c10 prefix "[E ProcessGroupNCCL.cpp:475]": a level letter and
+ * the source place.  Consumes it and returns the level, or LP_LEVEL_NONE.
+ */
+static enum lp_level
+lp_level_c10(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, k;
+	enum lp_level lv;
+
+	if (j + 6 > sc->end || s[j] != '[' || s[j + 2] != ' ' ||
+	    (lv = lp_level_letter((unsigned char)s[j + 1])) == LP_LEVEL_NONE)
+		return LP_LEVEL_NONE;
+	for (k = j + 3; k < sc->end && k - j < 120 && s[k] != ']'; k++)
+		if (lp_space((unsigned char)s[k]) || s[k] == '[')
+			return LP_LEVEL_NONE;
+	if (k >= sc->end || s[k] != ']' || !lp_digit((unsigned char)s[k - 1]) ||
+	    memchr(s + j + 3, ':', k - j - 3) == NULL)
+		return LP_LEVEL_NONE;
+	sc->pos = k + 1;
+	return lv;
+}
+
 /*
  * A level: "ERROR", "Warning", "[info]", "<ERROR>", "ERROR:"; or a single
  * letter (V D I W E F) once a timestamp was seen (Android's logcat).
@@ -691,10 +726,14 @@ lp_anchor_level(struct lp_scan *sc)
 	const char *s = sc->s;
 	size_t j = sc->pos, w;
 	enum lp_level lv;
-	int br = 0, c;
+	int br = 0;
 
 	if (sc->out->level != LP_LEVEL_NONE)
 		return -1;
+	if ((lv = lp_level_c10(sc)) != LP_LEVEL_NONE) {
+		sc->out->level = lv;
+		return 0;
+	}
 	if (s[j] == '[' || s[j] == '<') {
 		br = s[j] == '[' ? ']' : '>';
 		j++;
@@ -709,13 +748,8 @@ lp_anchor_level(struct lp_scan *sc)
 		return -1;
 	lv = lp_level_word(s + j, w - j, br);
 	if (lv == LP_LEVEL_NONE && !br && w - j == 1 && sc->have_ts &&
-	    w < sc->end && lp_space((unsigned char)s[w])) {
-		c = (unsigned char)s[j];
-		lv = c == 'V' || c == 'D' ? LP_LEVEL_DEBUG : c == 'I' ?
-		    LP_LEVEL_INFO : c == 'W' ? LP_LEVEL_WARN : c == 'E' ?
-		    LP_LEVEL_ERROR : c == 'F' || c == 'A' ? LP_LEVEL_FATAL :
-		    LP_LEVEL_NONE;
-	}
+	    w < sc->end && lp_space((unsigned char)s[w]))
+		lv = lp_level_letter((unsigned char)s[j]);
 	if (lv == LP_LEVEL_NONE)
 		return -1;
 	j = w + (br != 0);
@@ -810,7 +844,7 @@ lp_weak(const struct lp_scan *sc, size_t i, int *idish, int record)
 			sep = 1;
 		else if (c == '.' || c == '_')
 			dot = 1;
-		else if (!(c >= 'A' && c <= 'Z') && c != '@')
+		else if (!(c >= 'A' && c <= 'Z') && c != '@' && c != '#')
 			return 0;
 	}
 	if (e - i == 1 && s[i] == '-')
@@ -950,7 +984,7 @@ lp_context(const struct lp_scan *sc, size_t i)
 	size_t j;
 	int digit = 0;
 
-	if (s[i] != '[')
+	if (i >= sc->end || s[i] != '[')
 		return 0;
 	for (j = i + 1; j < sc->end && j - i < 300; j++) {
 		if (s[j] == ']')
@@ -1027,7 +1061,7 @@ lp_thread_class(const struct lp_scan *sc, size_t i)
 	const char *s = sc->s;
 	size_t j, e;
 
-	if (s[i] != '[')
+	if (i >= sc->end || s[i] != '[')
 		return 0;
 	for (j = i + 1; j < sc->end && j - i < 300 && s[j] != ']'; j++)
 		if (s[j] == '[')
@@ -1104,7 +1138,9 @@ lp_tail(struct lp_scan *sc, size_t i)
 			break;
 		i = e;
 	}
-	if ((e = lp_component(sc, i)) == 0)
+	/* the kernel ring buffer has no tag field: "NVRM:" is message */
+	if (i >= sc->end || sc->out->ts_kind == LP_TS_UPTIME ||
+	    (e = lp_component(sc, i)) == 0)
 		return i;
 	/* a request context after the component: "nova.api [req-1 - -] msg" */
 	j = lp_skipspace(sc, e);

@@ -20,13 +20,15 @@
  * variables rarely are plain words, and events often differ by one word.  Tokens are interned, so comparing is comparing integers,
  * and an exact-string cache answers repeated masked strings at once.
  *
- * Memory is bounded: a leaf holds at most TMPL_LEAF_MAX templates (a
- * message that fits none of a full leaf generalises the most similar one),
- * the miner holds at most TMPL_TOTAL_MAX templates (past that, a message
- * of a new leaf gets the catch-all template "<*>"), a message counts at
- * most TMPL_MAXTOK tokens (the rest is one last token), and the exact
- * cache keeps TMPL_CACHE_MAX strings of up to TMPL_CACHE_LEN bytes and is
- * emptied when full.
+ * Memory is bounded: the miner reads at most TMPL_MAXLEN bytes of a masked
+ * message and TMPL_MAXTOK tokens (the rest is one last token); a leaf
+ * holds at most TMPL_LEAF_MAX templates (a message that fits none of a
+ * full leaf generalises the most similar one); the miner holds at most
+ * TMPL_TOTAL_MAX templates (past that, a message of a new leaf gets the
+ * catch-all template "<*>"); the exact cache keeps TMPL_CACHE_MAX strings
+ * of up to TMPL_CACHE_LEN bytes and is emptied when full.  That is at
+ * most about 50000 x 1.5 KiB for templates and 32 MiB for the cache,
+ * whatever the input; typical logs need a few MiB.
  */
 #include "config.h"
 
@@ -39,7 +41,8 @@
 
 #define TMPL_SIM	0.6
 #define TMPL_LEAF_MAX	200
-#define TMPL_TOTAL_MAX	100000
+#define TMPL_TOTAL_MAX	50000
+#define TMPL_MAXLEN	1024
 #define TMPL_MAXTOK	128
 #define TMPL_CACHE_MAX	(1 << 16)
 #define TMPL_CACHE_LEN	480
@@ -368,7 +371,8 @@ mask_segment(const char *s, size_t n, const struct seg *sg, int value,
 }
 
 /*
- * Mask the token at s[a..): segments between delimiters, number lists.
+ * Mask the token at s[a..): segments between delimiters (and runs of
+ * three or more dots, as in "depth......4"), number lists.
  * Returns the end of the token (a number list may run past a blank).
  */
 static size_t
@@ -382,7 +386,8 @@ mask_token(const char *s, size_t a, size_t len, struct mw *w)
 		c = CLS(s[i]);
 		if (c & C_SPACE)
 			break;
-		if (!(c & C_DELIM)) {
+		if (!(c & C_DELIM) && !(s[i] == '.' && i + 2 < len &&
+		    s[i + 1] == '.' && s[i + 2] == '.')) {
 			sg.bits |= c;
 			sg.dots += s[i] == '.';
 			continue;
@@ -397,6 +402,10 @@ mask_token(const char *s, size_t a, size_t len, struct mw *w)
 			mw_wild(w);
 			*w->o++ = s[e - 1];
 			i = e - 1;
+		} else if (s[i] == '.') {
+			while (i < len && s[i] == '.')	/* leader dots */
+				*w->o++ = s[i++];
+			i--;
 		} else
 			*w->o++ = s[i];
 		seg = i + 1;
@@ -916,15 +925,22 @@ uint32_t
 tmpl_match(struct tmpl_miner *m, const char *masked, size_t len,
     int *changed)
 {
-	struct cachekey k = { m, masked, len };
-	uint64_t h = tmpl_hash(masked, len, 7);
-	struct slot *sl = table_find(&m->cachetab, h, cache_eq, &k);
+	struct cachekey k;
+	uint64_t h;
+	struct slot *sl;
 	uint32_t id, n;
 	int dummy;
 
 	if (changed == NULL)
 		changed = &dummy;
 	*changed = 0;
+	if (len > TMPL_MAXLEN)
+		len = TMPL_MAXLEN;
+	k.m = m;
+	k.s = masked;
+	k.n = len;
+	h = tmpl_hash(masked, len, 7);
+	sl = table_find(&m->cachetab, h, cache_eq, &k);
 	if (sl->val != 0)
 		return m->cache[sl->val - 1].id;
 	n = tok_split(m, masked, len, 0);
@@ -939,13 +955,17 @@ tmpl_restore(struct tmpl_miner *m, uint32_t id, const char *text,
     char **cause)
 {
 	uint32_t n;
+	size_t len;
 
 	if (id == 0)
 		return ts_fail(cause, "template id 0 is not valid");
 	if (id < m->capt && m->t[id].text != NULL)
 		return ts_fail(cause, "duplicate template id %u", id);
-	n = tok_split(m, text, strlen(text), 1);
+	len = strlen(text);
+	n = tok_split(m, text, len < TMPL_MAXLEN ? len : TMPL_MAXLEN, 1);
 	tmpl_install(m, id, m->line, n);
+	if (n == 1 && m->line[0] == TOK_WILD && m->catchall == 0)
+		m->catchall = id;	/* a restored catch-all stays the one */
 	return 0;
 }
 
