@@ -881,6 +881,8 @@ flowan_free(struct flowan *fa)
 		free(job->iters);
 		free(job->hstat);
 		free(job->gcomm);
+		free(job->hcomp);
+		free(job->hcomm);
 		for (j = 0; j < job->nfindings; j++) {
 			struct flowan_finding *f = &job->findings[j];
 

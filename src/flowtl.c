@@ -19,9 +19,10 @@
  *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
  * in one of its own sends (time since its previous message of any size).
- * DP peers run the same stage, so a host whose compute exceeds its peers'
- * median by >= 50 % and by >= 20 % of the iteration baseline, in >= 3
- * consecutive iterations, is a straggler; its peers wait for it.  Iterations are slow
+ * DP peers run the same stage, so a host whose sustained compute (the least
+ * of three consecutive iterations) exceeds its peers' median by >= 50 %
+ * and by >= 20 % of the iteration baseline, in >= 3 consecutive
+ * iterations, is a straggler; its peers wait for it.  Iterations are slow
  * against the fastest half of the job's own history (median/MAD; robust z
  * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
  * their peers by ratio, since with <= 10 points plain 3-sigma cannot fire
@@ -286,53 +287,84 @@ order_pipelines(const struct flowan *fa, struct flowan_job *job)
 	}
 }
 
+/* Whether host h has a pipeline pair: then its compute is read there. */
+static int
+has_pp(const struct flowan_job *job, uint32_t h)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++)
+		if (job->pairs[i].type == FLOWAN_PP &&
+		    (job->pairs[i].a == h || job->pairs[i].b == h))
+			return 1;
+	return 0;
+}
+
+/*
+ * Host h's messages (indices shifted left by 2), by start; bit 0 marks
+ * significant ones, bit 1 those whose idle time before counts as compute:
+ * its pipeline sends when it has pipeline pairs (idle before a collective
+ * is mostly waiting for the group), else its collective sends.
+ */
+static size_t *
+host_msgs(const struct flowan *fa, const struct flowan_job *job, uint32_t h,
+    size_t *np)
+{
+	const struct flow_set *s = fa->set;
+	int pp = has_pp(job, h);
+	size_t *m = NULL, cap = 0, i, k, n = 0;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+		int counts = !pp || p->type == FLOWAN_PP;
+
+		if (p->all == NULL || (p->a != h && p->b != h))
+			continue;
+		for (k = 0; k < p->nall; k++) {
+			const struct flow_msg *x = &s->msgs[p->all[k]];
+			uint64_t sz = x->payload ? x->payload : x->bytes;
+			int sig = p->msgs != NULL && sz >= p->sig_min;
+
+			m = xgrow(m, &cap, n + 1, sizeof *m);
+			m[n++] = p->all[k] << 2 | (size_t)(sig | (sig &&
+			    counts && x->src == h) << 1);
+		}
+	}
+	qsort(m, n, sizeof *m, cmp_size);
+	*np = n;
+	return m;
+}
+
 /*
  * comp[h * niters + k] and comm[...]: per host and iteration, the idle
- * time that ends in one of its significant sends (since its previous
- * message of any size: a receiver's small ready notice ends the idle time
- * of a sender that was only waiting), and the time in significant messages.
+ * time that ends in one of its significant sends (see host_msgs(); since
+ * its previous message of any size: a receiver's small ready notice ends
+ * the idle time of a sender that was only waiting), and the time in
+ * significant messages.
  */
 static void
 host_times(const struct flowan *fa, const struct flowan_job *job,
     double *comp, double *comm)
 {
 	const struct flow_set *s = fa->set;
-	size_t hi, i, k, n;
+	size_t hi, i, k, n, *m;
 
 	for (hi = 0; hi < job->nhosts; hi++) {
-		uint32_t h = job->hosts[hi];
 		double last = -INFINITY;
-		size_t *m = NULL, cap = 0;
 
-		for (i = n = 0; i < job->npairs; i++) {
-			const struct flowan_pair *p = &job->pairs[i];
-
-			if (p->all == NULL || (p->a != h && p->b != h))
-				continue;
-			for (k = 0; k < p->nall; k++) {
-				const struct flow_msg *x = &s->msgs[p->all[k]];
-				uint64_t sz = x->payload ? x->payload : x->bytes;
-
-				m = xgrow(m, &cap, n + 1, sizeof *m);
-				/* low bit: significant */
-				m[n++] = p->all[k] << 1 | (p->msgs != NULL &&
-				    sz >= p->sig_min);
-			}
-		}
-		qsort(m, n, sizeof *m, cmp_size);
+		m = host_msgs(fa, job, job->hosts[hi], &n);
 		for (i = 0, k = 0; i < n; i++) {
-			const struct flow_msg *x = &s->msgs[m[i] >> 1];
-			int sig = (int)(m[i] & 1);
+			const struct flow_msg *x = &s->msgs[m[i] >> 2];
 
 			while (k < job->niters && x->start >= job->iters[k].end)
 				k++;
 			if (k == job->niters)
 				break;
-			if (sig && x->start >= job->iters[k].start) {
+			if ((m[i] & 1) && x->start >= job->iters[k].start) {
 				size_t at = hi * job->niters + k;
 
 				comm[at] += x->end - x->start;
-				if (x->src == h && last > -INFINITY &&
+				if ((m[i] & 2) && last > -INFINITY &&
 				    x->start > last)
 					comp[at] += x->start - last;
 			}
@@ -440,6 +472,22 @@ slow_iterations(const struct flowan *fa, struct flowan_job *job)
 	add_reason(f, xasprintf("the slowest takes %.2fx the baseline", worst));
 }
 
+/*
+ * A host's sustained compute at iteration k: the least of iterations
+ * k..k+2, so that a peer that waits now and then does not look slow.
+ */
+static double
+level(const double *v, size_t n, size_t k)
+{
+	double m = v[k];
+	size_t i;
+
+	for (i = k + 1; i < n && i < k + 3; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
 /* Straggler: a host whose compute exceeds its DP peers' in many steps. */
 static void
 stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
@@ -459,7 +507,7 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 				hj++;
 			peer = xcalloc(grp->n, sizeof *peer);
 			for (k = 0; k < ni; k++) {
-				double own = comp[hj * ni + k], pm;
+				double own = level(comp + hj * ni, ni, k), pm;
 
 				for (i = np = 0; i < grp->n; i++) {
 					size_t hi = 0;
@@ -468,7 +516,7 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 						continue;
 					while (job->hosts[hi] != grp->hosts[i])
 						hi++;
-					peer[np++] = comp[hi * ni + k];
+					peer[np++] = level(comp + hi * ni, ni, k);
 				}
 				pm = stats_median(peer, np);
 				if (!(own > 1.5 * pm && own - pm > 0.2 * base))
@@ -690,6 +738,6 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	slow_links(fa, job);
 	congestion(fa, job);
 	stall(fa, job);
-	free(comp);
-	free(comm);
+	job->hcomp = comp;
+	job->hcomm = comm;
 }
