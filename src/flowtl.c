@@ -17,6 +17,10 @@
  * carries gradients back to it.  Votes over all boundaries orient each PP
  * edge, and a pipeline is its hosts in topological order.
  *
+ * Links: per iteration, a DP pair's bytes over the span of its messages
+ * is the rate its share of the collective moved at; a pair below half its
+ * peers' median rate for >= 3 iterations in a row is a slow link.
+ *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
  * in one of its own sends (time since its previous message of any size).
  * DP peers run the same stage, so a host whose sustained compute (the least
@@ -172,7 +176,7 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			c->ngroups++;
 	}
 	for (i = k = 0; i < n; i++) {
-		if (cl[i].ngroups * 2 >= job->ndp)
+		if (cl[i].ngroups * 2 > job->ndp)
 			cl[k++] = cl[i];
 		else {
 			free(cl[i].seen);
@@ -597,33 +601,103 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 	free(ex);
 }
 
-/* Slow link: a pair's throughput far below its same-type peers'. */
-static void
-slow_links(const struct flowan *fa, struct flowan_job *job)
+/*
+ * rate[i * niters + k]: pair i's bytes in iteration k over the span of its
+ * messages there (NAN without >= 64 KiB): how fast a collective's share
+ * of that link went.
+ */
+static double *
+pair_rates(const struct flowan *fa, const struct flowan_job *job)
 {
-	size_t i, j, n;
-	double *v = xcalloc(job->npairs + 1, sizeof *v);
+	const struct flow_set *s = fa->set;
+	size_t ni = job->niters, i, k, j;
+	double *rate = xcalloc(job->npairs * ni + 1, sizeof *rate);
 
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
-		double med;
 
-		if (p->type == FLOWAN_OTHER || !isfinite(p->thr))
-			continue;
-		for (j = n = 0; j < job->npairs; j++)
-			if (j != i && job->pairs[j].type == p->type &&
-			    isfinite(job->pairs[j].thr))
-				v[n++] = job->pairs[j].thr;
-		if (n == 0 || !(p->thr < 0.5 * (med = stats_median(v, n))))
-			continue;
-		add_reason(add_finding(job, FLOWAN_SLOW_LINK,
-		    xasprintf("%s-%s", flowan_host_name(fa, p->a),
-		    flowan_host_name(fa, p->b)), med / p->thr),
-		    xasprintf("throughput %.1f MB/s vs %.1f MB/s median of %zu "
-		    "other %s pairs", p->thr / 1e6, med / 1e6, n,
-		    flowan_type_name(p->type)));
+		for (k = 0, j = 0; k < ni; k++) {
+			double t0 = INFINITY, t1 = -INFINITY, bytes = 0;
+
+			while (p->msgs != NULL && j < p->nsig &&
+			    s->msgs[p->msgs[j]].start < job->iters[k].end) {
+				const struct flow_msg *m = &s->msgs[p->msgs[j++]];
+
+				if (m->start < job->iters[k].start)
+					continue;
+				bytes += (double)(m->payload ? m->payload :
+				    m->bytes);
+				t0 = m->start < t0 ? m->start : t0;
+				t1 = m->end > t1 ? m->end : t1;
+			}
+			rate[i * ni + k] = bytes >= 65536 && t1 > t0 ?
+			    bytes / (t1 - t0) : NAN;
+		}
 	}
+	return rate;
+}
+
+/* The median rate of the DP pairs other than i in iteration k, or NAN. */
+static double
+peer_rate(const struct flowan_job *job, const double *rate, size_t i,
+    size_t k, double *v)
+{
+	size_t j, n = 0, ni = job->niters;
+
+	for (j = 0; j < job->npairs; j++)
+		if (j != i && job->pairs[j].type == FLOWAN_DP &&
+		    isfinite(rate[j * ni + k]))
+			v[n++] = rate[j * ni + k];
+	return n ? stats_median(v, n) : NAN;
+}
+
+/*
+ * Slow link: a DP pair whose collective traffic moves at < half the rate
+ * of the other DP pairs' in the same iterations, >= 3 in a row.
+ */
+static void
+slow_links(const struct flowan *fa, struct flowan_job *job)
+{
+	size_t ni = job->niters, i, k, nex;
+	double *rate = pair_rates(fa, job);
+	double *v = xcalloc(job->npairs + 1, sizeof *v);
+	double *ex = xcalloc(ni + 1, sizeof *ex), *own = xcalloc(ni + 1, sizeof *own);
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+		struct flowan_finding *f = NULL;
+
+		for (k = nex = 0; k < ni && p->type == FLOWAN_DP; k++) {
+			double r = rate[i * ni + k];
+			double pm = peer_rate(job, rate, i, k, v);
+
+			if (!(r < 0.5 * pm))
+				continue;
+			if (f == NULL)
+				f = add_finding(job, FLOWAN_SLOW_LINK,
+				    xasprintf("%s-%s", flowan_host_name(fa, p->a),
+				    flowan_host_name(fa, p->b)), 0);
+			add_iter(f, job->iters[k].index);
+			own[nex] = r;
+			ex[nex++] = pm / r;
+		}
+		if (f != NULL && longest_run(f) < 3) {
+			job->nfindings--;
+			free(f->subject);
+			free(f->iters);
+		} else if (f != NULL) {
+			f->magnitude = stats_median(ex, nex);
+			add_reason(f, xasprintf("its collective traffic moves at "
+			    "%.1f MB/s, %.1fx slower than the other DP pairs' "
+			    "(median over %zu iterations, steadily from "
+			    "iteration %d)", stats_median(own, nex) / 1e6,
+			    f->magnitude, f->niters, f->from));
+		}
+	}
+	free(rate);
 	free(v);
+	free(ex);
+	free(own);
 }
 
 static void
