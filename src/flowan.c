@@ -795,6 +795,14 @@ build_job(struct flowan *fa, struct flowan_job *job, const int *cl, int c,
 		job->pairs = xreallocarray(job->pairs, job->npairs + 1,
 		    sizeof *job->pairs);
 		job->pairs[job->npairs] = fp[i];
+		if (host_cmp_addr(fa->set, pl[i].a, pl[i].b) > 0) {
+			/* name pairs lower address first */
+			struct flowan_pair *q = &job->pairs[job->npairs];
+
+			q->a = pl[i].a = fp[i].b;
+			q->b = pl[i].b = fp[i].a;
+			q->sig_ab = q->sig_bytes - q->sig_ab;
+		}
 		if (pl[i].keep) {
 			type_pair(fa->set, &pl[i], prm, &job->pairs[job->npairs]);
 			job->pairs[job->npairs].msgs = pl[i].m;
