@@ -381,7 +381,9 @@ void
 flow_asm_finish(struct flow_asm *a)
 {
 	sweep(a, 0, 1);
-	qsort(a->set->msgs, a->set->nmsgs, sizeof *a->set->msgs, msg_cmp);
+	if (a->set->nmsgs > 1)
+		qsort(a->set->msgs, a->set->nmsgs, sizeof *a->set->msgs,
+		    msg_cmp);
 	free(a->hbucket);
 	free(a->fbucket);
 	free(a->pool);

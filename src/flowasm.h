@@ -84,6 +84,25 @@ void flow_params_default(struct flow_params *p);
 int flow_set_load(struct flow_set *set, const char *const *paths, size_t n,
     const struct flow_params *p, void (*warn)(void *arg, const char *msg),
     void *warn_arg, char **cause);
+/*
+ * The format of the capture or flow file at path, judged from its content
+ * ("pcap", "pcapng", "nfdump-csv", "zeek-conn", "flow-csv", "flow-tsv";
+ * static), or NULL when it is not one flow_set_load() reads.
+ */
+const char *flow_probe(const char *path);
+
+/*
+ * The captures under directory dir (searched 4 levels deep, hidden
+ * entries skipped), sorted by path, in *paths (allocated array of
+ * allocated strings; free with flow_paths_free()).  When packet captures
+ * (pcap/pcapng) are found, flow-record files are left out: they are
+ * usually made from the same packets.  Returns 0 (with *n possibly 0), or
+ * -1 with *cause when dir cannot be read.
+ */
+int flow_find_captures(const char *dir, char ***paths, size_t *n,
+    char **cause);
+void flow_paths_free(char **paths, size_t n);
+
 /* Free everything a flow_set holds and zero it; NULL-safe. */
 void flow_set_free(struct flow_set *set);
 

@@ -197,6 +197,8 @@ name_in(const char *name, const char *list)
 	size_t n = strlen(name);
 	const char *p = list;
 
+	if (n == 0)
+		return 0;
 	while ((p = strstr(p, name)) != NULL) {
 		if ((p == list || p[-1] == ' ') && (p[n] == ' ' ||
 		    p[n] == '\0'))

@@ -18,6 +18,7 @@
 
 #include <zlib.h>
 
+#include "flowasm.h"
 #include "flowread.h"
 #include "util.h"
 
@@ -150,4 +151,49 @@ flow_read_file(const char *path, struct flow_sink *s,
 		return gzipped ? read_gz_pcap(path, s, info, cause) :
 		    pcapread_file(path, s, info, cause);
 	return flowcsv_file(path, s, info, cause);
+}
+
+/* A text file: feed lines until a header is recognised (or not). */
+static const char *
+probe_text(const char *path)
+{
+	struct flow_sink s = { NULL, NULL, NULL, NULL, 0 };
+	struct flow_readinfo info;
+	struct flowcsv *c = flowcsv_new(path);
+	const char *fmt = NULL;
+	char line[4096], *cause = NULL;
+	gzFile gz;
+	int i;
+
+	memset(&info, 0, sizeof info);
+	if ((gz = gzopen(path, "rb")) == NULL) {
+		flowcsv_free(c);
+		return NULL;
+	}
+	for (i = 0; i < 32 && gzgets(gz, line, sizeof line) != NULL; i++) {
+		line[strcspn(line, "\n")] = '\0';
+		if (flowcsv_line(c, line, (uint64_t)i + 1, &s, &info,
+		    &cause) != 0 || (fmt = flowcsv_format(c)) != NULL)
+			break;
+	}
+	free(cause);
+	gzclose(gz);
+	flowcsv_free(c);
+	return fmt;
+}
+
+const char *
+flow_probe(const char *path)
+{
+	uint8_t m[8];
+	size_t n = 0;
+	int gzipped = 0;
+
+	if (peek(path, m, sizeof m, &n, &gzipped, NULL) != 0 || n < 4)
+		return NULL;
+	if (is_pcap_magic(m, n))
+		return m[0] == 0x0a ? "pcapng" : "pcap";
+	if (memchr(m, '\0', n) != NULL)
+		return NULL;	/* binary, and not a capture */
+	return probe_text(path);
 }

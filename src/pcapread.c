@@ -248,6 +248,8 @@ pcapread_decode(int dlt, const uint8_t *p, uint32_t caplen, uint32_t wirelen,
 		rc = ipv6(p, caplen, r, &l4, &fragment);
 	if (rc != PCAP_DEC_OK)
 		return rc;
+	if (l4 > caplen && !fragment)	/* extension headers past the snap */
+		return PCAP_DEC_CUT;
 	if (fragment) {		/* no transport header: count the bytes */
 		r->payload = r->bytes > l4 ? r->bytes - l4 : 0;
 		return PCAP_DEC_OK;

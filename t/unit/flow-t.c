@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -467,6 +468,60 @@ test_pcapng_gzip(void)
 	free(path);
 }
 
+static void
+put_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Captures of a directory are found by content, packets first. */
+static void
+test_find(void)
+{
+	struct pkt p[1];
+	char **paths, *cause = NULL, *d, *f;
+	size_t n;
+
+	memset(p, 0, sizeof p);
+	p[0].f = tcp4_frame(10, 0x18);
+	d = xasprintf("%s/job", tmpdir);
+	mkdir(d, 0777);
+	f = xasprintf("%s/job/sub", tmpdir);
+	mkdir(f, 0777);
+	free(f);
+	put_file((f = xasprintf("%s/rank-0.log", d)), "2026-01-01 INFO hi\n");
+	free(f);
+	put_file((f = xasprintf("%s/sub/r.csv", d)),
+	    "start,src,dst,bytes\n1,10.0.0.1,10.0.0.2,5\n");
+	is_str(flow_probe(f), "flow-csv", "probe: flow csv");
+	free(f);
+	put_file((f = xasprintf("%s/.hidden.csv", d)),
+	    "start,src,dst,bytes\n");
+	free(f);
+	f = xasprintf("%s/rank-0.log", d);
+	ok(flow_probe(f) == NULL, "probe: a log is not a capture");
+	free(f);
+	ok(flow_find_captures(d, &paths, &n, &cause) == 0 && n == 1 &&
+	    ts_endswith(paths[0], "/job/sub/r.csv"),
+	    "flow records found when there are no packet captures");
+	flow_paths_free(paths, n);
+	free(write_pcap("job/sub/capture.bin", 1, p, 1, 0));
+	ok(flow_find_captures(d, &paths, &n, &cause) == 0 && n == 1 &&
+	    ts_endswith(paths[0], "/job/sub/capture.bin"),
+	    "a packet capture wins over flow records, whatever its name");
+	if (n == 1)
+		is_str(flow_probe(paths[0]), "pcap", "probe: pcap");
+	flow_paths_free(paths, n);
+	ok(flow_find_captures("/nonexistent", &paths, &n, &cause) == -1 &&
+	    strstr(cause, "cannot open '/nonexistent'") != NULL,
+	    "a missing directory is an error");
+	free(cause);
+	free(d);
+}
+
 /* ------------------------------------------------------------ assembly */
 
 static struct flow_rec
@@ -735,6 +790,7 @@ main(void)
 	test_ipv6();
 	test_damage();
 	test_pcapng_gzip();
+	test_find();
 	test_asm();
 	test_asm_bounded();
 	test_real();
