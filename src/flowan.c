@@ -621,7 +621,8 @@ server_key(const struct flowan *fa, const int *cl, int c)
 			keys[n++] = xstrdup(flow_addr_str(&fa->set->hosts[i],
 			    buf, sizeof buf));
 	}
-	qsort(keys, n, sizeof *keys, flowan_cmp_str);
+	if (n > 1)
+		qsort(keys, n, sizeof *keys, flowan_cmp_str);
 	for (i = 0; i < n; i++) {
 		if (i == 0 || strcmp(keys[i], keys[i - 1]) != 0) {
 			buf_adds(&b, keys[i]);

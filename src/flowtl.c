@@ -101,7 +101,8 @@ group_msgs(const struct flowan_job *job, const struct flowan_group *g,
 			m[(*n)++] = p->msgs[k];
 		}
 	}
-	qsort(m, *n, sizeof *m, cmp_size);
+	if (*n > 1)
+		qsort(m, *n, sizeof *m, cmp_size);
 	return m;
 }
 
@@ -153,7 +154,8 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 	struct cluster *cl = NULL;
 	size_t cap = 0, n = 0, i, k;
 
-	qsort(b, nb, sizeof *b, cmp_burst_end);
+	if (nb > 1)
+		qsort(b, nb, sizeof *b, cmp_burst_end);
 	for (i = 0; i < nb; i++) {
 		struct cluster *c = n ? &cl[n - 1] : NULL;
 
@@ -197,8 +199,9 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 	job->iters = xcalloc(job->niters + 1, sizeof *job->iters);
 	job->gcomm = xcalloc(job->niters * job->ndp + 1, sizeof *job->gcomm);
 	for (i = 1; i < n; i++) {
-		memcpy(job->gcomm + (i - 1) * job->ndp, cl[i].gdur,
-		    job->ndp * sizeof *job->gcomm);
+		if (job->ndp > 0)
+			memcpy(job->gcomm + (i - 1) * job->ndp, cl[i].gdur,
+			    job->ndp * sizeof *job->gcomm);
 		job->iters[i - 1].index = (int)i;
 		job->iters[i - 1].start = cl[i - 1].first_end;
 		job->iters[i - 1].end = cl[i].last_end;
@@ -334,7 +337,8 @@ host_msgs(const struct flowan *fa, const struct flowan_job *job, uint32_t h,
 			    counts && x->src == h) << 1);
 		}
 	}
-	qsort(m, n, sizeof *m, cmp_size);
+	if (n > 1)
+		qsort(m, n, sizeof *m, cmp_size);
 	*np = n;
 	return m;
 }
