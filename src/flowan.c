@@ -621,7 +621,8 @@ server_key(const struct flowan *fa, const int *cl, int c)
 			keys[n++] = xstrdup(flow_addr_str(&fa->set->hosts[i],
 			    buf, sizeof buf));
 	}
-	ts_qsort(keys, n, sizeof *keys, flowan_cmp_str);
+	if (n > 1)
+		ts_qsort(keys, n, sizeof *keys, flowan_cmp_str);
 	for (i = 0; i < n; i++) {
 		if (i == 0 || strcmp(keys[i], keys[i - 1]) != 0) {
 			buf_adds(&b, keys[i]);
@@ -795,6 +796,14 @@ build_job(struct flowan *fa, struct flowan_job *job, const int *cl, int c,
 		job->pairs = xreallocarray(job->pairs, job->npairs + 1,
 		    sizeof *job->pairs);
 		job->pairs[job->npairs] = fp[i];
+		if (host_cmp_addr(fa->set, pl[i].a, pl[i].b) > 0) {
+			/* name pairs lower address first */
+			struct flowan_pair *q = &job->pairs[job->npairs];
+
+			q->a = pl[i].a = fp[i].b;
+			q->b = pl[i].b = fp[i].a;
+			q->sig_ab = q->sig_bytes - q->sig_ab;
+		}
 		if (pl[i].keep) {
 			type_pair(fa->set, &pl[i], prm, &job->pairs[job->npairs]);
 			job->pairs[job->npairs].msgs = pl[i].m;
@@ -881,6 +890,8 @@ flowan_free(struct flowan *fa)
 		free(job->iters);
 		free(job->hstat);
 		free(job->gcomm);
+		free(job->hcomp);
+		free(job->hcomm);
 		for (j = 0; j < job->nfindings; j++) {
 			struct flowan_finding *f = &job->findings[j];
 

@@ -106,6 +106,8 @@ struct flowan_job {
 	double period;		/* median iteration duration */
 	struct flowan_host *hstat;	/* one per job host, same order */
 	double *gcomm;		/* [iter * ndp + g]: group g's step-end burst, s */
+	double *hcomp;		/* [host * niters + iter]: compute seconds */
+	double *hcomm;		/* [host * niters + iter]: communication seconds */
 };
 
 struct flowan {

@@ -3,31 +3,23 @@
  * command line (a directory is scanned for them), load them into one
  * flow_set, analyse it and print the view model.
  *
- * In a directory, files are recognised by content, not by name: pcap and
- * pcapng magic numbers (also gzipped), Zeek logs (#separator) and CSV
- * files whose header names both a source and a destination column.  When a
- * directory holds packet captures its flow-record files are ignored: they
- * usually describe the same traffic, and counting it twice would double
- * every message.
+ * In a directory, flow_find_captures() finds the inputs by content; when
+ * it holds packet captures its flow-record files are left out (they
+ * usually describe the same traffic).  Node names come from the same
+ * directory's logs when they print them (flownames.c).
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "cmd.h"
 #include "commands.h"
 #include "flowan.h"
+#include "flowasm.h"
 #include "util.h"
-
-#define SCAN_DEPTH 4
-#define SNIFF_LEN 512
-
-enum { KIND_NONE, KIND_CAPTURE, KIND_RECORDS };
 
 struct found {
 	char **v;
@@ -51,97 +43,6 @@ found_free(struct found *f)
 	free(f->v);
 }
 
-static int
-is_pcap_magic(const unsigned char *b, size_t n)
-{
-	static const unsigned char m[][4] = {
-		{ 0xd4, 0xc3, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0xc3, 0xd4 },
-		{ 0x4d, 0x3c, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0x3c, 0x4d },
-		{ 0x0a, 0x0d, 0x0d, 0x0a }
-	};
-	size_t i;
-
-	for (i = 0; n >= 4 && i < TS_NELEM(m); i++)
-		if (memcmp(b, m[i], 4) == 0)
-			return 1;
-	return 0;
-}
-
-/* A flow-record text: Zeek header, or a CSV header with src and dst. */
-static int
-is_record_text(const char *b)
-{
-	char line[SNIFF_LEN + 1], *nl;
-	size_t i;
-
-	if (ts_startswith(b, "#separator"))
-		return 1;
-	memcpy(line, b, sizeof line);
-	line[SNIFF_LEN] = '\0';
-	if ((nl = strchr(line, '\n')) == NULL || strchr(line, ',') == NULL)
-		return 0;
-	*nl = '\0';
-	for (i = 0; line[i] != '\0'; i++)
-		if (line[i] >= 'A' && line[i] <= 'Z')
-			line[i] += 'a' - 'A';
-	return (strstr(line, "src") != NULL || strstr(line, "sa,") != NULL) &&
-	    (strstr(line, "dst") != NULL || strstr(line, "da,") != NULL);
-}
-
-/* What kind of input `path` holds, from its first bytes (inflated). */
-static int
-sniff(const char *path)
-{
-	unsigned char b[SNIFF_LEN + 1];
-	gzFile z;
-	int n;
-
-	if ((z = gzopen(path, "rb")) == NULL)
-		return KIND_NONE;
-	memset(b, 0, sizeof b);
-	n = gzread(z, b, SNIFF_LEN);
-	gzclose(z);
-	if (n <= 0)
-		return KIND_NONE;
-	b[n] = '\0';
-	if (is_pcap_magic(b, (size_t)n))
-		return KIND_CAPTURE;
-	if (memchr(b, '\0', (size_t)n) == NULL && is_record_text((char *)b))
-		return KIND_RECORDS;
-	return KIND_NONE;
-}
-
-static void
-scan_dir(const char *dir, int depth, struct found *cap, struct found *rec)
-{
-	struct dirent **ents;
-	int n, i;
-
-	if (depth > SCAN_DEPTH || (n = scandir(dir, &ents, NULL,
-	    alphasort)) < 0)
-		return;
-	for (i = 0; i < n; i++) {
-		char *p = xasprintf("%s/%s", dir, ents[i]->d_name);
-		struct stat st;
-
-		if (ents[i]->d_name[0] != '.' && stat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				scan_dir(p, depth + 1, cap, rec);
-			else if (S_ISREG(st.st_mode)) {
-				int k = sniff(p);
-
-				if (k == KIND_CAPTURE)
-					found_add(cap, p);
-				else if (k == KIND_RECORDS)
-					found_add(rec, p);
-			}
-		}
-		free(p);
-		free(ents[i]);
-	}
-	free(ents);
-}
-
 /* Expand the arguments into the input files; -1 when one is missing. */
 static int
 collect_inputs(struct cmd_args *args, struct found *out, char **cause)
@@ -149,10 +50,9 @@ collect_inputs(struct cmd_args *args, struct found *out, char **cause)
 	int i;
 
 	for (i = 0; i < args->argc; i++) {
-		struct found cap = { NULL, 0, 0 }, rec = { NULL, 0, 0 };
-		struct found *use;
 		struct stat st;
-		size_t k;
+		char **paths;
+		size_t k, n;
 
 		if (stat(args->argv[i], &st) != 0)
 			return ts_fail(cause, "cannot open '%s': %s",
@@ -161,12 +61,11 @@ collect_inputs(struct cmd_args *args, struct found *out, char **cause)
 			found_add(out, args->argv[i]);
 			continue;
 		}
-		scan_dir(args->argv[i], 0, &cap, &rec);
-		use = cap.n > 0 ? &cap : &rec;
-		for (k = 0; k < use->n; k++)
-			found_add(out, use->v[k]);
-		found_free(&cap);
-		found_free(&rec);
+		if (flow_find_captures(args->argv[i], &paths, &n, cause) != 0)
+			return -1;
+		for (k = 0; k < n; k++)
+			found_add(out, paths[k]);
+		flow_paths_free(paths, n);
 	}
 	if (out->n == 0)
 		return ts_fail(cause, "no capture or flow records found");

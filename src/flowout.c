@@ -240,6 +240,33 @@ json_iters(struct json *j, const struct flowan_job *job)
 	json_arr_end(j);
 }
 
+/* Per host: compute and communication seconds of every iteration. */
+static void
+json_hosts(struct json *j, const struct flowan *fa,
+    const struct flowan_job *job)
+{
+	size_t h, k, ni = job->niters;
+
+	json_key(j, "host_timeline");
+	json_arr_begin(j);
+	for (h = 0; h < job->nhosts; h++) {
+		json_obj_begin(j);
+		json_key(j, "host"); json_str(j, hname(fa, job->hosts[h]));
+		json_key(j, "compute");
+		json_arr_begin(j);
+		for (k = 0; k < ni; k++)
+			json_numf(j, job->hcomp[h * ni + k], 6);
+		json_arr_end(j);
+		json_key(j, "comm");
+		json_arr_begin(j);
+		for (k = 0; k < ni; k++)
+			json_numf(j, job->hcomm[h * ni + k], 6);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void
 json_findings(struct json *j, const struct flowan_job *job)
 {
@@ -302,6 +329,7 @@ json_job(struct json *j, const struct flowan *fa, const struct flowan_job *job)
 	}
 	json_pairs(j, fa, job);
 	json_iters(j, job);
+	json_hosts(j, fa, job);
 	json_findings(j, job);
 	json_obj_end(j);
 }

@@ -17,11 +17,16 @@
  * carries gradients back to it.  Votes over all boundaries orient each PP
  * edge, and a pipeline is its hosts in topological order.
  *
+ * Links: per iteration, a DP pair's bytes over the span of its messages
+ * is the rate its share of the collective moved at; a pair below half its
+ * peers' median rate for >= 3 iterations in a row is a slow link.
+ *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
  * in one of its own sends (time since its previous message of any size).
- * DP peers run the same stage, so a host whose compute exceeds its peers'
- * median by >= 50 % and by >= 20 % of the iteration baseline, in >= 3
- * consecutive iterations, is a straggler; its peers wait for it.  Iterations are slow
+ * DP peers run the same stage, so a host whose sustained compute (the least
+ * of three consecutive iterations) exceeds its peers' median by >= 50 %
+ * and by >= 20 % of the iteration baseline, in >= 3 consecutive
+ * iterations, is a straggler; its peers wait for it.  Iterations are slow
  * against the fastest half of the job's own history (median/MAD; robust z
  * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
  * their peers by ratio, since with <= 10 points plain 3-sigma cannot fire
@@ -96,7 +101,8 @@ group_msgs(const struct flowan_job *job, const struct flowan_group *g,
 			m[(*n)++] = p->msgs[k];
 		}
 	}
-	ts_qsort(m, *n, sizeof *m, cmp_size);
+	if (*n > 1)
+		ts_qsort(m, *n, sizeof *m, cmp_size);
 	return m;
 }
 
@@ -148,7 +154,8 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 	struct cluster *cl = NULL;
 	size_t cap = 0, n = 0, i, k;
 
-	ts_qsort(b, nb, sizeof *b, cmp_burst_end);
+	if (nb > 1)
+		ts_qsort(b, nb, sizeof *b, cmp_burst_end);
 	for (i = 0; i < nb; i++) {
 		struct cluster *c = n ? &cl[n - 1] : NULL;
 
@@ -171,7 +178,7 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			c->ngroups++;
 	}
 	for (i = k = 0; i < n; i++) {
-		if (cl[i].ngroups * 2 >= job->ndp)
+		if (cl[i].ngroups * 2 > job->ndp)
 			cl[k++] = cl[i];
 		else {
 			free(cl[i].seen);
@@ -192,8 +199,9 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 	job->iters = xcalloc(job->niters + 1, sizeof *job->iters);
 	job->gcomm = xcalloc(job->niters * job->ndp + 1, sizeof *job->gcomm);
 	for (i = 1; i < n; i++) {
-		memcpy(job->gcomm + (i - 1) * job->ndp, cl[i].gdur,
-		    job->ndp * sizeof *job->gcomm);
+		if (job->ndp > 0)
+			memcpy(job->gcomm + (i - 1) * job->ndp, cl[i].gdur,
+			    job->ndp * sizeof *job->gcomm);
 		job->iters[i - 1].index = (int)i;
 		job->iters[i - 1].start = cl[i - 1].first_end;
 		job->iters[i - 1].end = cl[i].last_end;
@@ -286,53 +294,85 @@ order_pipelines(const struct flowan *fa, struct flowan_job *job)
 	}
 }
 
+/* Whether host h has a pipeline pair: then its compute is read there. */
+static int
+has_pp(const struct flowan_job *job, uint32_t h)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++)
+		if (job->pairs[i].type == FLOWAN_PP &&
+		    (job->pairs[i].a == h || job->pairs[i].b == h))
+			return 1;
+	return 0;
+}
+
+/*
+ * Host h's messages (indices shifted left by 2), by start; bit 0 marks
+ * significant ones, bit 1 those whose idle time before counts as compute:
+ * its pipeline sends when it has pipeline pairs (idle before a collective
+ * is mostly waiting for the group), else its collective sends.
+ */
+static size_t *
+host_msgs(const struct flowan *fa, const struct flowan_job *job, uint32_t h,
+    size_t *np)
+{
+	const struct flow_set *s = fa->set;
+	int pp = has_pp(job, h);
+	size_t *m = NULL, cap = 0, i, k, n = 0;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+		int counts = !pp || p->type == FLOWAN_PP;
+
+		if (p->all == NULL || (p->a != h && p->b != h))
+			continue;
+		for (k = 0; k < p->nall; k++) {
+			const struct flow_msg *x = &s->msgs[p->all[k]];
+			uint64_t sz = x->payload ? x->payload : x->bytes;
+			int sig = p->msgs != NULL && sz >= p->sig_min;
+
+			m = xgrow(m, &cap, n + 1, sizeof *m);
+			m[n++] = p->all[k] << 2 | (size_t)(sig | (sig &&
+			    counts && x->src == h) << 1);
+		}
+	}
+	if (n > 1)
+		ts_qsort(m, n, sizeof *m, cmp_size);
+	*np = n;
+	return m;
+}
+
 /*
  * comp[h * niters + k] and comm[...]: per host and iteration, the idle
- * time that ends in one of its significant sends (since its previous
- * message of any size: a receiver's small ready notice ends the idle time
- * of a sender that was only waiting), and the time in significant messages.
+ * time that ends in one of its significant sends (see host_msgs(); since
+ * its previous message of any size: a receiver's small ready notice ends
+ * the idle time of a sender that was only waiting), and the time in
+ * significant messages.
  */
 static void
 host_times(const struct flowan *fa, const struct flowan_job *job,
     double *comp, double *comm)
 {
 	const struct flow_set *s = fa->set;
-	size_t hi, i, k, n;
+	size_t hi, i, k, n, *m;
 
 	for (hi = 0; hi < job->nhosts; hi++) {
-		uint32_t h = job->hosts[hi];
 		double last = -INFINITY;
-		size_t *m = NULL, cap = 0;
 
-		for (i = n = 0; i < job->npairs; i++) {
-			const struct flowan_pair *p = &job->pairs[i];
-
-			if (p->all == NULL || (p->a != h && p->b != h))
-				continue;
-			for (k = 0; k < p->nall; k++) {
-				const struct flow_msg *x = &s->msgs[p->all[k]];
-				uint64_t sz = x->payload ? x->payload : x->bytes;
-
-				m = xgrow(m, &cap, n + 1, sizeof *m);
-				/* low bit: significant */
-				m[n++] = p->all[k] << 1 | (p->msgs != NULL &&
-				    sz >= p->sig_min);
-			}
-		}
-		ts_qsort(m, n, sizeof *m, cmp_size);
+		m = host_msgs(fa, job, job->hosts[hi], &n);
 		for (i = 0, k = 0; i < n; i++) {
-			const struct flow_msg *x = &s->msgs[m[i] >> 1];
-			int sig = (int)(m[i] & 1);
+			const struct flow_msg *x = &s->msgs[m[i] >> 2];
 
 			while (k < job->niters && x->start >= job->iters[k].end)
 				k++;
 			if (k == job->niters)
 				break;
-			if (sig && x->start >= job->iters[k].start) {
+			if ((m[i] & 1) && x->start >= job->iters[k].start) {
 				size_t at = hi * job->niters + k;
 
 				comm[at] += x->end - x->start;
-				if (x->src == h && last > -INFINITY &&
+				if ((m[i] & 2) && last > -INFINITY &&
 				    x->start > last)
 					comp[at] += x->start - last;
 			}
@@ -440,6 +480,22 @@ slow_iterations(const struct flowan *fa, struct flowan_job *job)
 	add_reason(f, xasprintf("the slowest takes %.2fx the baseline", worst));
 }
 
+/*
+ * A host's sustained compute at iteration k: the least of iterations
+ * k..k+2, so that a peer that waits now and then does not look slow.
+ */
+static double
+level(const double *v, size_t n, size_t k)
+{
+	double m = v[k];
+	size_t i;
+
+	for (i = k + 1; i < n && i < k + 3; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
 /* Straggler: a host whose compute exceeds its DP peers' in many steps. */
 static void
 stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
@@ -459,7 +515,7 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 				hj++;
 			peer = xcalloc(grp->n, sizeof *peer);
 			for (k = 0; k < ni; k++) {
-				double own = comp[hj * ni + k], pm;
+				double own = level(comp + hj * ni, ni, k), pm;
 
 				for (i = np = 0; i < grp->n; i++) {
 					size_t hi = 0;
@@ -468,7 +524,7 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 						continue;
 					while (job->hosts[hi] != grp->hosts[i])
 						hi++;
-					peer[np++] = comp[hi * ni + k];
+					peer[np++] = level(comp + hi * ni, ni, k);
 				}
 				pm = stats_median(peer, np);
 				if (!(own > 1.5 * pm && own - pm > 0.2 * base))
@@ -549,33 +605,103 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 	free(ex);
 }
 
-/* Slow link: a pair's throughput far below its same-type peers'. */
-static void
-slow_links(const struct flowan *fa, struct flowan_job *job)
+/*
+ * rate[i * niters + k]: pair i's bytes in iteration k over the span of its
+ * messages there (NAN without >= 64 KiB): how fast a collective's share
+ * of that link went.
+ */
+static double *
+pair_rates(const struct flowan *fa, const struct flowan_job *job)
 {
-	size_t i, j, n;
-	double *v = xcalloc(job->npairs + 1, sizeof *v);
+	const struct flow_set *s = fa->set;
+	size_t ni = job->niters, i, k, j;
+	double *rate = xcalloc(job->npairs * ni + 1, sizeof *rate);
 
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
-		double med;
 
-		if (p->type == FLOWAN_OTHER || !isfinite(p->thr))
-			continue;
-		for (j = n = 0; j < job->npairs; j++)
-			if (j != i && job->pairs[j].type == p->type &&
-			    isfinite(job->pairs[j].thr))
-				v[n++] = job->pairs[j].thr;
-		if (n == 0 || !(p->thr < 0.5 * (med = stats_median(v, n))))
-			continue;
-		add_reason(add_finding(job, FLOWAN_SLOW_LINK,
-		    xasprintf("%s-%s", flowan_host_name(fa, p->a),
-		    flowan_host_name(fa, p->b)), med / p->thr),
-		    xasprintf("throughput %.1f MB/s vs %.1f MB/s median of %zu "
-		    "other %s pairs", p->thr / 1e6, med / 1e6, n,
-		    flowan_type_name(p->type)));
+		for (k = 0, j = 0; k < ni; k++) {
+			double t0 = INFINITY, t1 = -INFINITY, bytes = 0;
+
+			while (p->msgs != NULL && j < p->nsig &&
+			    s->msgs[p->msgs[j]].start < job->iters[k].end) {
+				const struct flow_msg *m = &s->msgs[p->msgs[j++]];
+
+				if (m->start < job->iters[k].start)
+					continue;
+				bytes += (double)(m->payload ? m->payload :
+				    m->bytes);
+				t0 = m->start < t0 ? m->start : t0;
+				t1 = m->end > t1 ? m->end : t1;
+			}
+			rate[i * ni + k] = bytes >= 65536 && t1 > t0 ?
+			    bytes / (t1 - t0) : NAN;
+		}
 	}
+	return rate;
+}
+
+/* The median rate of the DP pairs other than i in iteration k, or NAN. */
+static double
+peer_rate(const struct flowan_job *job, const double *rate, size_t i,
+    size_t k, double *v)
+{
+	size_t j, n = 0, ni = job->niters;
+
+	for (j = 0; j < job->npairs; j++)
+		if (j != i && job->pairs[j].type == FLOWAN_DP &&
+		    isfinite(rate[j * ni + k]))
+			v[n++] = rate[j * ni + k];
+	return n ? stats_median(v, n) : NAN;
+}
+
+/*
+ * Slow link: a DP pair whose collective traffic moves at < half the rate
+ * of the other DP pairs' in the same iterations, >= 3 in a row.
+ */
+static void
+slow_links(const struct flowan *fa, struct flowan_job *job)
+{
+	size_t ni = job->niters, i, k, nex;
+	double *rate = pair_rates(fa, job);
+	double *v = xcalloc(job->npairs + 1, sizeof *v);
+	double *ex = xcalloc(ni + 1, sizeof *ex), *own = xcalloc(ni + 1, sizeof *own);
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+		struct flowan_finding *f = NULL;
+
+		for (k = nex = 0; k < ni && p->type == FLOWAN_DP; k++) {
+			double r = rate[i * ni + k];
+			double pm = peer_rate(job, rate, i, k, v);
+
+			if (!(r < 0.5 * pm))
+				continue;
+			if (f == NULL)
+				f = add_finding(job, FLOWAN_SLOW_LINK,
+				    xasprintf("%s-%s", flowan_host_name(fa, p->a),
+				    flowan_host_name(fa, p->b)), 0);
+			add_iter(f, job->iters[k].index);
+			own[nex] = r;
+			ex[nex++] = pm / r;
+		}
+		if (f != NULL && longest_run(f) < 3) {
+			job->nfindings--;
+			free(f->subject);
+			free(f->iters);
+		} else if (f != NULL) {
+			f->magnitude = stats_median(ex, nex);
+			add_reason(f, xasprintf("its collective traffic moves at "
+			    "%.1f MB/s, %.1fx slower than the other DP pairs' "
+			    "(median over %zu iterations, steadily from "
+			    "iteration %d)", stats_median(own, nex) / 1e6,
+			    f->magnitude, f->niters, f->from));
+		}
+	}
+	free(rate);
 	free(v);
+	free(ex);
+	free(own);
 }
 
 static void
@@ -690,6 +816,6 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	slow_links(fa, job);
 	congestion(fa, job);
 	stall(fa, job);
-	free(comp);
-	free(comm);
+	job->hcomp = comp;
+	job->hcomm = comm;
 }

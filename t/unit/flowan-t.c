@@ -92,7 +92,7 @@ job_a_step(struct gen *g, int k, double t0, double *lo)
 	return end;
 }
 
-/* Job B: a ring 4 -> 5 -> 6 -> 4, one burst of varying pieces per step. */
+/* Job B: a ring 4 -> 5 -> 6 -> 4, equal pieces, one way per pair. */
 static void
 job_b_step(struct gen *g, double t0)
 {
@@ -100,7 +100,7 @@ job_b_step(struct gen *g, double t0)
 
 	for (h = 4; h < 7; h++) {
 		uint32_t next = h == 6 ? 4 : h + 1;
-		uint64_t cut = 100000 + rng_below(&g->r, 400000);
+		uint64_t cut = 300000;	/* one size: only direction tells */
 
 		msg(g, h, next, t0, 0.001, cut, 0);
 		msg(g, h, next, t0 + 0.0015, 0.001, 600000 - cut, 0);
@@ -247,8 +247,14 @@ test_timeline(const struct gen *g, const struct flowan *fa)
 static void
 test_gaps(void)
 {
-	double bi[40], uni[40], out[40];
+	double bi[40], uni[40], out[40], pause[60], t;
 	size_t i, hits = 0, quiet = 0;
+
+	for (i = 0; i < 60; i++)	/* 4 gaps a step, 3 checkpoint pauses */
+		pause[i] = i % 4 == 3 ? (i == 23 || i == 43 || i == 59 ?
+		    3.0 : 0.25) : 0.002 * (double)(1 + i % 3);
+	t = flowan_gap_threshold(pause, 60);
+	ok(t > 0.006 && t < 0.25, "checkpoint pauses do not hide the steps");
 
 	for (i = 0; i < 40; i++) {
 		bi[i] = i % 8 == 7 ? 0.1 + 0.001 * (double)i : 0.002;
