@@ -36,6 +36,7 @@ struct reader {
 	z_stream z;
 	unsigned char *in;
 	uint64_t in_total;	/* compressed bytes read */
+	uint64_t in_limit;	/* read no more compressed bytes than this */
 
 	char *buf;
 	size_t pos, end;
@@ -170,9 +171,14 @@ fill_plain(struct reader *r, char **cause)
 static ssize_t
 refill_in(struct reader *r)
 {
+	size_t want = GZ_IN_BUF;
 	ssize_t got;
 
-	got = read_some(r->fd, r->in, GZ_IN_BUF);
+	if (r->in_limit > 0 && r->in_limit - r->in_total < want)
+		want = (size_t)(r->in_limit - r->in_total);
+	if (want == 0)
+		return 0;
+	got = read_some(r->fd, r->in, want);
 	if (got > 0) {
 		r->z.next_in = r->in;
 		r->z.avail_in = (uInt)got;
@@ -337,6 +343,15 @@ reader_next(struct reader *r, struct reader_line *l, char **cause)
 		if (fill(r, cause) != 0)
 			return -1;
 	}
+}
+
+void
+reader_limit(struct reader *r, uint64_t bytes)
+{
+	if (r->gz)
+		r->in_limit = bytes;
+	else if (r->base + bytes < r->size)
+		r->size = r->base + bytes;
 }
 
 int

@@ -54,6 +54,13 @@ void reader_close(struct reader *r);
  */
 int reader_next(struct reader *r, struct reader_line *l, char **cause);
 
+/*
+ * Read at most about `bytes` more bytes of the file (compressed bytes for
+ * gzip), for a quick look at its head: a plain file then ends there (its
+ * last line may be cut), a gzip stream ends with a truncation error.
+ */
+void reader_limit(struct reader *r, uint64_t bytes);
+
 /* Whether the file is gzip-compressed. */
 int reader_is_gzip(const struct reader *r);
 /* Size of the file on disk when it was opened (compressed size for gzip). */

@@ -409,6 +409,7 @@ scan_sniff(struct scan_file *f, char **cause)
 
 	if (reader_open(f->path, 0, 0, &r, cause) != 0)
 		return -1;
+	reader_limit(r, SNIFF_BYTES);
 	while (head.len < SNIFF_BYTES && reader_next(r, &l, &ignored) == 1) {
 		buf_add(&head, l.s, l.len > 512 ? 512 : l.len);
 		buf_addc(&head, '\n');
@@ -603,8 +604,9 @@ skipped_ext(const char *name)
 		n -= 3;
 	for (dot = name + n; dot > name && dot[-1] != '.'; dot--)
 		;
-	if (dot == name || (size_t)(name + n - dot) >= sizeof ext)
-		return 0;
+	if (dot == name || (size_t)(name + n - dot) >= sizeof ext ||
+	    strstr(name, "journal") != NULL)
+		return 0;	/* journalctl -o json exports are host logs */
 	memcpy(ext, dot, (size_t)(name + n - dot));
 	ext[name + n - dot] = '\0';
 	for (i = 0; i < TS_NELEM(skip_ext); i++)
