@@ -36,12 +36,12 @@
 #include "tmpl.h"
 #include "util.h"
 
-#define SEG_LINES	65536
-#define SEG_BYTES	(8 * 1024 * 1024)
-#define MAX_PENDING	3
+#define SEG_LINES	32768
+#define SEG_BYTES	(4 * 1024 * 1024)
+#define MAX_PENDING	2
 #define CP_EVERY	4096
 #define FLUSH_BYTES	(32 * 1024 * 1024)
-#define CACHE_BYTES	(64 * 1024 * 1024)
+#define CACHE_BYTES	(16 * 1024 * 1024)
 #define COMMIT_SECS	2.0
 #define NO_ENTRY	UINT32_MAX
 #define MAX_THREADS	16
@@ -147,6 +147,14 @@ smap_release(struct smap *m)
 	free(m->ents);
 	free(m->tab);
 	memset(m, 0, sizeof *m);
+}
+
+/* Memory held by a map. */
+static size_t
+smap_bytes(const struct smap *m)
+{
+	return m->strs.cap + m->ecap * sizeof *m->ents +
+	    m->tabsz * sizeof *m->tab;
 }
 
 static void
@@ -386,7 +394,7 @@ read_file(struct pipe *p, int worker, size_t idx)
 		wf.consumed = 0;
 	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
 		add_line(s, &wf, &l);
-		if (s->nlines >= SEG_LINES || s->map.strs.len >= SEG_BYTES) {
+		if (s->nlines >= SEG_LINES || smap_bytes(&s->map) >= SEG_BYTES) {
 			account(s, &wf);
 			if (!push(p, s))
 				goto out;
@@ -565,7 +573,7 @@ template_of(struct writer *w, const char *m, size_t len, uint64_t h)
 	uint32_t e;
 	int created, changed = 0;
 
-	if (w->cache.strs.len > CACHE_BYTES) {
+	if (smap_bytes(&w->cache) > CACHE_BYTES) {
 		smap_release(&w->cache);
 		smap_init(&w->cache);
 	}
@@ -613,8 +621,7 @@ flush_accs(struct writer *w, char **cause)
 		if (logdb_ft_add(w->db, w->file_id, w->touched[i], a->count,
 		    &a->first, &a->last, &a->lines, cause) != 0)
 			return -1;
-		if (a->lines.cap > 65536)
-			buf_release(&a->lines);
+		buf_release(&a->lines);
 	}
 	w->ntouched = 0;
 	w->accbytes = 0;

@@ -119,9 +119,47 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		    '"'job2'"' ORDER BY r.rank" >out &&
 		printf "0|node-01\n1|node-02\n" >want && test_cmp want out
 	'
+	q() { sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "$1"; }
+	test_expect_success 'combined file: ranks from the line prefixes' '
+		mkdir -p comb/node05 && for r in 0 1 2 3; do
+		    echo "[default$r]:[2024-05-01 10:00:0$r,000] INFO rank up"; done \
+		    >comb/node05/train.log &&
+		trainscope index comb >/dev/null &&
+		q "SELECT group_concat(r.rank || n.name, \",\") FROM ranks r JOIN
+		    nodes n ON n.id = r.node_id JOIN jobs j ON j.id = r.job_id
+		    WHERE j.name = '"'comb'"'" >out &&
+		test "$(cat out)" = "0node05,1node05,2node05,3node05"
+	'
+	test_expect_success 'host logs are recognised and attached to their node' '
+		mkdir -p hl/node07 hl/other && good=hl/node07/rank-0.log &&
+		echo "[2024-05-01 10:00:00,000] INFO start" >$good &&
+		echo "[   12.345678] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus" \
+		    >hl/node07/dmesg.log &&
+		echo "Nov 21 07:00:01 node08 kernel: mlx5_core: link down" >hl/other/messages &&
+		trainscope index hl >/dev/null &&
+		q "SELECT f.path || \" \" || f.kind || \" \" || coalesce(n.name, \"-\")
+		    FROM files f LEFT JOIN nodes n ON n.id = f.node_id JOIN jobs j ON
+		    j.id = f.job_id WHERE j.name = '"'hl'"' ORDER BY f.path" >out &&
+		printf "%s\n" "node07/dmesg.log host node07" "node07/rank-0.log log node07" \
+		    "other/messages host node08" >want && test_cmp want out
+	'
+	test_expect_success '--hostfile gives the node of ranked files' '
+		mkdir -p hf/attempt_0/0 hf/attempt_0/1 &&
+		echo "[2024-05-01 10:00:00,000] INFO a" >hf/attempt_0/0/stderr.log &&
+		echo "[2024-05-01 10:00:00,000] INFO b" >hf/attempt_0/1/stderr.log &&
+		printf "gpu-a slots=1\ngpu-b slots=1\n" >hosts &&
+		trainscope index --hostfile hosts hf >/dev/null &&
+		q "SELECT f.rank || n.name FROM files f JOIN nodes n ON n.id =
+		    f.node_id JOIN jobs j ON j.id = f.job_id WHERE j.name = '"'hf'"'
+		    ORDER BY f.rank" >out &&
+		printf "0gpu-a\n1gpu-b\n" >want && test_cmp want out
+	'
 else
 	test_skip 'stored offsets point at the raw lines' 'no sqlite3 shell'
 	test_skip 'nodes and ranks come from the paths' 'no sqlite3 shell'
+	test_skip 'combined file: ranks from the line prefixes' 'no sqlite3 shell'
+	test_skip 'host logs are recognised and attached to their node' 'no sqlite3 shell'
+	test_skip '--hostfile gives the node of ranked files' 'no sqlite3 shell'
 fi
 
 REAL="$TS_SHARED/data/realjobs"
