@@ -450,7 +450,8 @@ ft_get(struct logdb *db, int64_t file, uint32_t tmpl, int64_t *rowid,
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return cache_fail(db->cache, "cannot read file templates", cause);
+		return cache_fail(db->cache, "cannot read file templates",
+		    cause);
 	return 0;
 }
 
@@ -565,7 +566,8 @@ logdb_job_summarise(struct logdb *db, int64_t job, char **cause)
 	int rc = 0;
 
 	while (rc == 0 && *tail != '\0') {
-		if (sqlite3_prepare_v2(db->db, tail, -1, &s, &tail) != SQLITE_OK)
+		if (sqlite3_prepare_v2(db->db, tail, -1, &s, &tail) !=
+		    SQLITE_OK)
 			return cache_fail(db->cache, "cannot summarise", cause);
 		if (s == NULL)
 			break;
@@ -675,7 +677,8 @@ logdb_ft_lines(struct logdb *db, int64_t file, uint32_t tmpl,
 	}
 	sqlite3_reset(s);
 	if (rc == -1)
-		return ts_fail(cause, "cache '%s': damaged line list of file %lld",
+		return ts_fail(cause, "cache '%s': damaged line list of "
+		    "file %lld",
 		    cache_path(db->cache), (long long)file);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return cache_fail(db->cache, "cannot read lines", cause);

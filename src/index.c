@@ -80,7 +80,7 @@ struct seg {
 	size_t ncps, cpcap;
 	int *ranks;		/* rank prefixes seen */
 	size_t nranks, rcap;
-	uint64_t bytes;		/* file bytes consumed for this segment */
+	uint64_t bytes;		/* file bytes consumed for it */
 	char *warn;		/* warnings, '\n'-separated, or NULL */
 
 	/* Set on the last segment. */
@@ -394,7 +394,8 @@ read_file(struct pipe *p, int worker, size_t idx)
 		wf.consumed = 0;
 	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
 		add_line(s, &wf, &l);
-		if (s->nlines >= SEG_LINES || smap_bytes(&s->map) >= SEG_BYTES) {
+		if (s->nlines >= SEG_LINES ||
+		    smap_bytes(&s->map) >= SEG_BYTES) {
 			account(s, &wf);
 			if (!push(p, s))
 				goto out;
@@ -593,7 +594,8 @@ acc_of(struct writer *w, uint32_t t)
 	size_t old = w->nacc;
 
 	if (t >= w->nacc) {
-		w->accs = xgrow(w->accs, &w->nacc, (size_t)t + 1, sizeof *w->accs);
+		w->accs = xgrow(w->accs, &w->nacc, (size_t)t + 1,
+		    sizeof *w->accs);
 		memset(w->accs + old, 0, (w->nacc - old) * sizeof *w->accs);
 	}
 	a = &w->accs[t];
@@ -754,11 +756,12 @@ end_file(struct writer *w, struct work *wk, struct seg *s, char **cause)
 	f.last_ts = s->last_ts;
 	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
 		return -1;
-	if (f.rank >= 0 && logdb_rank(w->db, w->job, f.rank, f.node, cause) != 0)
+	if (f.rank >= 0 &&
+	    logdb_rank(w->db, w->job, f.rank, f.node, cause) != 0)
 		return -1;
 	for (i = 0; i < s->nranks; i++)
-		if (logdb_rank(w->db, w->job, s->ranks[i], f.rank < 0 ? f.node : 0,
-		    cause) != 0)
+		if (logdb_rank(w->db, w->job, s->ranks[i],
+		    f.rank < 0 ? f.node : 0, cause) != 0)
 			return -1;
 	w->st->lines += s->lines - wk->start_line;
 	return 0;
@@ -952,7 +955,8 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	for (i = 0; i < n; i++) {
 		wk[i].p = &p;
 		wk[i].id = i;
-		if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0)
+		if (pthread_create(&wk[i].thread, NULL, worker_main,
+		    &wk[i]) != 0)
 			ts_fatal("cannot create a thread");
 	}
 	for (f = 0; f < nwork && rc == 0; f++)

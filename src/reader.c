@@ -47,7 +47,7 @@ struct reader {
 	int eof;
 	int failed;
 
-	int in_long;		/* inside a line longer than READER_LINE_MAX */
+	int in_long;		/* inside an overlong line */
 	char *lng;		/* its prefix */
 	uint64_t lng_len, lng_off;
 };
@@ -107,7 +107,8 @@ reader_open(const char *path, uint64_t off, uint64_t line,
 		return -1;
 	}
 	if (!r->gz && off != 0 && lseek(fd, (off_t)off, SEEK_SET) == -1) {
-		ts_fail(cause, "cannot seek in '%s': %s", path, strerror(errno));
+		ts_fail(cause, "cannot seek in '%s': %s", path,
+		    strerror(errno));
 		reader_close(r);
 		return -1;
 	}
@@ -158,7 +159,8 @@ fill_plain(struct reader *r, char **cause)
 	if (want > r->size - r->consumed)
 		want = (size_t)(r->size - r->consumed);
 	if ((got = read_some(r->fd, r->buf + r->end, want)) == -1)
-		return ts_fail(cause, "'%s': line %llu: read error: %s", r->path,
+		return ts_fail(cause, "'%s': line %llu: read error: %s",
+		    r->path,
 		    (unsigned long long)r->lineno + 1, strerror(errno));
 	if (got == 0)
 		r->eof = 1;	/* the file shrank while we read it */
@@ -223,7 +225,8 @@ fill_gzip(struct reader *r, char **cause)
 			if ((got = refill_in(r)) < 0)
 				return gz_fail(r, strerror(errno), cause);
 			if (got == 0)
-				return gz_fail(r, "truncated gzip stream", cause);
+				return gz_fail(r, "truncated gzip stream",
+				    cause);
 		}
 		r->z.next_out = (unsigned char *)r->buf + r->end;
 		r->z.avail_out = (uInt)(READ_BUF - r->end);

@@ -27,9 +27,9 @@
 struct reader;
 
 struct reader_line {
-	const char *s;		/* the line, no newline, no CR (borrowed) */
+	const char *s;		/* the line, no newline or CR (borrowed) */
 	size_t len;		/* bytes in s (at most READER_LINE_MAX) */
-	uint64_t full_len;	/* bytes of the line in the file, CR included */
+	uint64_t full_len;	/* bytes of the line in the file, with CR */
 	uint64_t lineno;	/* 1-based line number */
 	uint64_t off;		/* offset of the line start */
 	int newline;		/* the line ended with a newline */

@@ -162,7 +162,7 @@ host_word(const char *stem, size_t n, size_t *b, size_t *e)
 			*e = j + w;
 			while (*e < n && (isalnum((unsigned char)stem[*e]) ||
 			    stem[*e] == '.'))
-				(*e)++;	/* kern.log, syslog.1, messages-2024 */
+				(*e)++;	/* kern.log, syslog.1 */
 			return 1;
 		}
 	}
@@ -288,7 +288,8 @@ nccl_rank(const char *line, size_t n)
 		p += 5;
 		for (q = p; q < end && isdigit((unsigned char)*q); q++)
 			;
-		if (q > p && end - q > 8 && strncasecmp(q, " nranks ", 8) == 0 &&
+		if (q > p && end - q > 8 &&
+		    strncasecmp(q, " nranks ", 8) == 0 &&
 		    (r = number(p, (size_t)(q - p))) >= 0)
 			return r;
 	}
@@ -894,6 +895,23 @@ collect(char *const *paths, size_t n, const struct scan_opts *o,
 	free(loose);
 }
 
+/* The same file named twice (sorted, so neighbours) is read once. */
+static void
+dedupe(struct scan_job *j)
+{
+	size_t i, keep = 0;
+
+	for (i = 0; i < j->nfiles; i++) {
+		if (keep > 0 &&
+		    strcmp(j->files[keep - 1].rel, j->files[i].rel) == 0) {
+			free_file(&j->files[i]);
+			continue;
+		}
+		j->files[keep++] = j->files[i];
+	}
+	j->nfiles = keep;
+}
+
 static int
 check_names(struct scan_job *jobs, size_t n, char **cause)
 {
@@ -931,6 +949,7 @@ scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
 	for (i = 0; i < *njobs; i++) {
 		qsort((*jobs)[i].files, (*jobs)[i].nfiles,
 		    sizeof *(*jobs)[i].files, cmp_file);
+		dedupe(&(*jobs)[i]);
 		attribute(&(*jobs)[i], &a, o);
 		if (o->job_name != NULL) {
 			free((*jobs)[i].name);

@@ -51,7 +51,7 @@ struct scan_job {
 };
 
 struct scan_opts {
-	const char *job_name;	/* only with one job; NULL: the root's name */
+	const char *job_name;	/* one job only; NULL: the root's name */
 	const char *map_path;	/* NULL: none */
 	const char *hostfile;	/* NULL: none */
 	/* Warnings about single files (one line, no newline); may be NULL. */

@@ -80,6 +80,11 @@ test_expect_success 'loose files form one job; --job names it' '
 	    job2/node-02/rank-1.log.gz >out &&
 	test "$(count_of "iteration <*>" loose)" = 100
 '
+test_expect_success 'a file named twice is read once' '
+	trainscope index --job twice job2/node-01/rank-0.log \
+	    job2/node-01/rank-0.log >out &&
+	grep "1 files (1 read" out
+'
 test_expect_success 'same ids and texts whatever the thread count' '
 	mkjob d && cp -r d d2 && i=0 &&
 	while [ $i -lt 20 ]; do cp d/node-01/rank-0.log d/node-01/r$i.log; \
