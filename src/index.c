@@ -36,12 +36,12 @@
 #include "tmpl.h"
 #include "util.h"
 
-#define SEG_LINES	32768
-#define SEG_BYTES	(4 * 1024 * 1024)
+#define SEG_LINES	16384
+#define SEG_BYTES	(2 * 1024 * 1024)
 #define MAX_PENDING	2
 #define CP_EVERY	4096
 #define FLUSH_BYTES	(32 * 1024 * 1024)
-#define CACHE_BYTES	(16 * 1024 * 1024)
+#define CACHE_BYTES	(8 * 1024 * 1024)
 #define COMMIT_SECS	2.0
 #define NO_ENTRY	UINT32_MAX
 #define MAX_THREADS	16
@@ -49,10 +49,15 @@
 /* One distinct masked string of a segment or of the writer's cache. */
 struct entry {
 	uint64_t hash;
-	size_t str, len;	/* in smap.strs */
+	uint32_t str, len;	/* in smap.strs (at most SEG_BYTES and
+				   CACHE_BYTES plus one string) */
+	uint32_t tmpl;		/* writer's cache: the template */
+};
+
+/* How often a segment's string occurs, where first and last. */
+struct occs {
 	uint64_t count;
 	struct logdb_occ first, last;
-	uint32_t tmpl;		/* writer's cache: the template */
 };
 
 /* Distinct strings, in order of first insertion. */
@@ -73,6 +78,8 @@ struct seg {
 	int failed;		/* the file could not be opened */
 
 	struct smap map;
+	struct occs *occs;	/* parallel to map.ents */
+	size_t ocap;
 	uint32_t *ids;		/* entry of each line, NO_ENTRY: empty */
 	size_t nlines, lcap;
 	uint64_t first_line;
@@ -194,8 +201,8 @@ smap_get(struct smap *m, const char *str, size_t len, uint64_t h,
 	e = &m->ents[m->nents];
 	memset(e, 0, sizeof *e);
 	e->hash = h;
-	e->str = m->strs.len;
-	e->len = len;
+	e->str = (uint32_t)m->strs.len;
+	e->len = (uint32_t)len;
 	buf_add(&m->strs, str, len);
 	buf_addc(&m->strs, '\0');
 	m->tab[j] = (uint32_t)++m->nents;
@@ -220,6 +227,7 @@ static void
 seg_free(struct seg *s)
 {
 	smap_release(&s->map);
+	free(s->occs);
 	free(s->ids);
 	free(s->cps);
 	free(s->ranks);
@@ -293,7 +301,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 {
 	struct lp_line lp;
 	struct logdb_occ at;
-	struct entry *e;
+	struct occs *o;
 	uint32_t id = NO_ENTRY;
 	char *msg;
 	int created;
@@ -322,10 +330,15 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 		tmpl_mask(lp.msg, lp.msg_len, &wf->masked);
 		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len,
 		    hash_bytes(buf_str(&wf->masked), wf->masked.len), &created);
-		e = &s->map.ents[id];
-		if (e->count++ == 0)
-			e->first = at;
-		e->last = at;
+		if (created) {
+			s->occs = xgrow(s->occs, &s->ocap, s->map.nents,
+			    sizeof *s->occs);
+			memset(&s->occs[id], 0, sizeof *s->occs);
+		}
+		o = &s->occs[id];
+		if (o->count++ == 0)
+			o->first = at;
+		o->last = at;
 	}
 	if (s->nlines == s->lcap)
 		s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
@@ -395,7 +408,8 @@ read_file(struct pipe *p, int worker, size_t idx)
 	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
 		add_line(s, &wf, &l);
 		if (s->nlines >= SEG_LINES ||
-		    smap_bytes(&s->map) >= SEG_BYTES) {
+		    smap_bytes(&s->map) + s->ocap * sizeof *s->occs >=
+		    SEG_BYTES) {
 			account(s, &wf);
 			if (!push(p, s))
 				goto out;
@@ -652,6 +666,7 @@ static void
 map_entries(struct writer *w, struct seg *s)
 {
 	struct entry *e;
+	struct occs *o;
 	struct acc *a;
 	size_t i;
 
@@ -661,11 +676,12 @@ map_entries(struct writer *w, struct seg *s)
 		w->emap[i] = template_of(w, s->map.strs.s + e->str, e->len,
 		    e->hash);
 		a = acc_of(w, w->emap[i]);
-		if (a->count == 0 || e->first.line < a->first.line)
-			a->first = e->first;
-		if (a->count == 0 || e->last.line > a->last.line)
-			a->last = e->last;
-		a->count += e->count;
+		o = &s->occs[i];
+		if (a->count == 0 || o->first.line < a->first.line)
+			a->first = o->first;
+		if (a->count == 0 || o->last.line > a->last.line)
+			a->last = o->last;
+		a->count += o->count;
 	}
 }
 
