@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "lineparse.h"
@@ -40,12 +41,18 @@ struct lp_scan {
 	int syslog;		/* the timestamp had no year (host may follow) */
 };
 
-static const char *lp_months[] = {
-	"jan", "feb", "mar", "apr", "may", "jun",
-	"jul", "aug", "sep", "oct", "nov", "dec"
+/* Month and day names as three lower-case letters packed in an int. */
+#define LP_K3(a, b, c) ((uint32_t)(a) << 16 | (uint32_t)(b) << 8 | (c))
+static const uint32_t lp_months[] = {
+	LP_K3('j', 'a', 'n'), LP_K3('f', 'e', 'b'), LP_K3('m', 'a', 'r'),
+	LP_K3('a', 'p', 'r'), LP_K3('m', 'a', 'y'), LP_K3('j', 'u', 'n'),
+	LP_K3('j', 'u', 'l'), LP_K3('a', 'u', 'g'), LP_K3('s', 'e', 'p'),
+	LP_K3('o', 'c', 't'), LP_K3('n', 'o', 'v'), LP_K3('d', 'e', 'c')
 };
-static const char *lp_days[] = {
-	"mon", "tue", "wed", "thu", "fri", "sat", "sun"
+static const uint32_t lp_days[] = {
+	LP_K3('m', 'o', 'n'), LP_K3('t', 'u', 'e'), LP_K3('w', 'e', 'd'),
+	LP_K3('t', 'h', 'u'), LP_K3('f', 'r', 'i'), LP_K3('s', 'a', 't'),
+	LP_K3('s', 'u', 'n')
 };
 
 static int
@@ -119,6 +126,23 @@ lp_valid_date(long y, long m, long d)
 	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
 }
 
+/* Index of the 3-letter name at s in keys[0..n), or -1. */
+static int
+lp_key3(const char *s, const uint32_t *keys, int n)
+{
+	uint32_t k;
+	int i;
+
+	if (!lp_alpha((unsigned char)s[0]))
+		return -1;
+	k = LP_K3(lp_lower((unsigned char)s[0]), lp_lower((unsigned char)s[1]),
+	    lp_lower((unsigned char)s[2]));
+	for (i = 0; i < n; i++)
+		if (keys[i] == k)
+			return i;
+	return -1;
+}
+
 /* A month name (3 letters, any case, full name allowed) at s[*i]: 1..12. */
 static int
 lp_month(const char *s, size_t *i, size_t end)
@@ -126,16 +150,7 @@ lp_month(const char *s, size_t *i, size_t end)
 	size_t k;
 	int m;
 
-	if (*i + 3 > end)
-		return 0;
-	for (m = 0; m < 12; m++) {
-		for (k = 0; k < 3; k++)
-			if (lp_lower((unsigned char)s[*i + k]) != lp_months[m][k])
-				break;
-		if (k == 3)
-			break;
-	}
-	if (m == 12)
+	if (*i + 3 > end || (m = lp_key3(s + *i, lp_months, 12)) < 0)
 		return 0;
 	k = *i + 3;
 	while (k < end && lp_alpha((unsigned char)s[k]))
@@ -368,18 +383,13 @@ lp_ts_monthname(struct lp_scan *sc, size_t *i)
 	size_t j = *i, k;
 	long d, y = -1;
 	double secs = 0;
-	int m, di;
+	int m;
 
-	for (di = 0; di < 7 && j + 4 <= sc->end; di++) {
-		if (lp_lower((unsigned char)s[j]) == lp_days[di][0] &&
-		    lp_lower((unsigned char)s[j + 1]) == lp_days[di][1] &&
-		    lp_lower((unsigned char)s[j + 2]) == lp_days[di][2] &&
-		    (s[j + 3] == ' ' || s[j + 3] == ',')) {
-			j += 4;
-			while (j < sc->end && s[j] == ' ')
-				j++;
-			break;
-		}
+	if (j + 4 <= sc->end && (s[j + 3] == ' ' || s[j + 3] == ',') &&
+	    lp_key3(s + j, lp_days, 7) >= 0) {
+		j += 4;
+		while (j < sc->end && s[j] == ' ')
+			j++;
 	}
 	if ((m = lp_month(s, &j, sc->end)) == 0 || j >= sc->end || s[j] != ' ')
 		return -1;
@@ -494,7 +504,8 @@ lp_ts_any(struct lp_scan *sc, size_t *i)
 		return lp_ts_ymd(sc, i);
 	if (nd == 2 || nd == 6)
 		return lp_ts_short(sc, i);
-	if (nd == 10 || nd == 13)
+	/* after the level, a bare number is message ("INFO 1365301360 x") */
+	if ((nd == 10 || nd == 13) && sc->out->level == LP_LEVEL_NONE)
 		return lp_ts_number(sc, i, 0);
 	return -1;
 }
@@ -661,15 +672,48 @@ lp_level_word(const char *s, size_t n, int bracketed)
 	if (!bracketed && !upper && !(cap && s[0] < 'a'))
 		return LP_LEVEL_NONE;
 	for (i = 0; i < TS_NELEM(lp_levels); i++) {
-		if (strlen(lp_levels[i].word) != n)
-			continue;
+		/* a shorter word stops the loop at its NUL */
 		for (k = 0; k < n; k++)
 			if (lp_lower((unsigned char)s[k]) != lp_levels[i].word[k])
 				break;
-		if (k == n)
+		if (k == n && lp_levels[i].word[n] == '\0')
 			return lp_levels[i].level;
 	}
 	return LP_LEVEL_NONE;
+}
+
+/* A level letter from a single-letter code: I W E F D V A. */
+static enum lp_level
+lp_level_letter(int c)
+{
+	return c == 'V' || c == 'D' ? LP_LEVEL_DEBUG : c == 'I' ?
+	    LP_LEVEL_INFO : c == 'W' ? LP_LEVEL_WARN : c == 'E' ?
+	    LP_LEVEL_ERROR : c == 'F' || c == 'A' ? LP_LEVEL_FATAL :
+	    LP_LEVEL_NONE;
+}
+
+/*
+ * PyTorch's c10 prefix "[E ProcessGroupNCCL.cpp:475]": a level letter and
+ * the source place.  Consumes it and returns the level, or LP_LEVEL_NONE.
+ */
+static enum lp_level
+lp_level_c10(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, k;
+	enum lp_level lv;
+
+	if (j + 6 > sc->end || s[j] != '[' || s[j + 2] != ' ' ||
+	    (lv = lp_level_letter((unsigned char)s[j + 1])) == LP_LEVEL_NONE)
+		return LP_LEVEL_NONE;
+	for (k = j + 3; k < sc->end && k - j < 120 && s[k] != ']'; k++)
+		if (lp_space((unsigned char)s[k]) || s[k] == '[')
+			return LP_LEVEL_NONE;
+	if (k >= sc->end || s[k] != ']' || !lp_digit((unsigned char)s[k - 1]) ||
+	    memchr(s + j + 3, ':', k - j - 3) == NULL)
+		return LP_LEVEL_NONE;
+	sc->pos = k + 1;
+	return lv;
 }
 
 /*
@@ -682,10 +726,14 @@ lp_anchor_level(struct lp_scan *sc)
 	const char *s = sc->s;
 	size_t j = sc->pos, w;
 	enum lp_level lv;
-	int br = 0, c;
+	int br = 0;
 
 	if (sc->out->level != LP_LEVEL_NONE)
 		return -1;
+	if ((lv = lp_level_c10(sc)) != LP_LEVEL_NONE) {
+		sc->out->level = lv;
+		return 0;
+	}
 	if (s[j] == '[' || s[j] == '<') {
 		br = s[j] == '[' ? ']' : '>';
 		j++;
@@ -700,13 +748,8 @@ lp_anchor_level(struct lp_scan *sc)
 		return -1;
 	lv = lp_level_word(s + j, w - j, br);
 	if (lv == LP_LEVEL_NONE && !br && w - j == 1 && sc->have_ts &&
-	    w < sc->end && lp_space((unsigned char)s[w])) {
-		c = (unsigned char)s[j];
-		lv = c == 'V' || c == 'D' ? LP_LEVEL_DEBUG : c == 'I' ?
-		    LP_LEVEL_INFO : c == 'W' ? LP_LEVEL_WARN : c == 'E' ?
-		    LP_LEVEL_ERROR : c == 'F' || c == 'A' ? LP_LEVEL_FATAL :
-		    LP_LEVEL_NONE;
-	}
+	    w < sc->end && lp_space((unsigned char)s[w]))
+		lv = lp_level_letter((unsigned char)s[j]);
 	if (lv == LP_LEVEL_NONE)
 		return -1;
 	j = w + (br != 0);
@@ -801,7 +844,7 @@ lp_weak(const struct lp_scan *sc, size_t i, int *idish, int record)
 			sep = 1;
 		else if (c == '.' || c == '_')
 			dot = 1;
-		else if (!(c >= 'A' && c <= 'Z') && c != '@')
+		else if (!(c >= 'A' && c <= 'Z') && c != '@' && c != '#')
 			return 0;
 	}
 	if (e - i == 1 && s[i] == '-')
@@ -941,7 +984,7 @@ lp_context(const struct lp_scan *sc, size_t i)
 	size_t j;
 	int digit = 0;
 
-	if (s[i] != '[')
+	if (i >= sc->end || s[i] != '[')
 		return 0;
 	for (j = i + 1; j < sc->end && j - i < 300; j++) {
 		if (s[j] == ']')
@@ -1018,7 +1061,7 @@ lp_thread_class(const struct lp_scan *sc, size_t i)
 	const char *s = sc->s;
 	size_t j, e;
 
-	if (s[i] != '[')
+	if (i >= sc->end || s[i] != '[')
 		return 0;
 	for (j = i + 1; j < sc->end && j - i < 300 && s[j] != ']'; j++)
 		if (s[j] == '[')
@@ -1095,7 +1138,9 @@ lp_tail(struct lp_scan *sc, size_t i)
 			break;
 		i = e;
 	}
-	if ((e = lp_component(sc, i)) == 0)
+	/* the kernel ring buffer has no tag field: "NVRM:" is message */
+	if (i >= sc->end || sc->out->ts_kind == LP_TS_UPTIME ||
+	    (e = lp_component(sc, i)) == 0)
 		return i;
 	/* a request context after the component: "nova.api [req-1 - -] msg" */
 	j = lp_skipspace(sc, e);

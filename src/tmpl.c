@@ -20,13 +20,15 @@
  * variables rarely are plain words, and events often differ by one word.  Tokens are interned, so comparing is comparing integers,
  * and an exact-string cache answers repeated masked strings at once.
  *
- * Memory is bounded: a leaf holds at most TMPL_LEAF_MAX templates (a
- * message that fits none of a full leaf generalises the most similar one),
- * the miner holds at most TMPL_TOTAL_MAX templates (past that, a message
- * of a new leaf gets the catch-all template "<*>"), a message counts at
- * most TMPL_MAXTOK tokens (the rest is one last token), and the exact
- * cache keeps TMPL_CACHE_MAX strings of up to TMPL_CACHE_LEN bytes and is
- * emptied when full.
+ * Memory is bounded: the miner reads at most TMPL_MAXLEN bytes of a masked
+ * message and TMPL_MAXTOK tokens (the rest is one last token); a leaf
+ * holds at most TMPL_LEAF_MAX templates (a message that fits none of a
+ * full leaf generalises the most similar one); the miner holds at most
+ * TMPL_TOTAL_MAX templates (past that, a message of a new leaf gets the
+ * catch-all template "<*>"); the exact cache keeps TMPL_CACHE_MAX strings
+ * of up to TMPL_CACHE_LEN bytes and is emptied when full.  That is at
+ * most about 50000 x 1.5 KiB for templates and 32 MiB for the cache,
+ * whatever the input; typical logs need a few MiB.
  */
 #include "config.h"
 
@@ -39,7 +41,8 @@
 
 #define TMPL_SIM	0.6
 #define TMPL_LEAF_MAX	200
-#define TMPL_TOTAL_MAX	100000
+#define TMPL_TOTAL_MAX	50000
+#define TMPL_MAXLEN	1024
 #define TMPL_MAXTOK	128
 #define TMPL_CACHE_MAX	(1 << 16)
 #define TMPL_CACHE_LEN	480
@@ -171,21 +174,57 @@ enum {
 	C_DELIM = 2,	/* separates segments inside a token */
 	C_DIGIT = 4,
 	C_ALPHA = 8,
-	C_LOWER = 16
+	C_LOWER = 16,
+	C_OPEN = 32,	/* may open a quoted or bracketed token */
+	C_CLOSE = 64,	/* may close one, or end a sentence */
+	C_PATH = 128	/* '/', '\\', ':' -- paths, URLs, host:port */
 };
 
+#define D_ C_DELIM
 static const unsigned char cls[256] = {
 	['0' ... '9'] = C_DIGIT,
 	['a' ... 'z'] = C_ALPHA | C_LOWER,
 	['A' ... 'Z'] = C_ALPHA,
-	['='] = C_DELIM, [':'] = C_DELIM, [','] = C_DELIM, [';'] = C_DELIM,
-	['@'] = C_DELIM, ['#'] = C_DELIM, ['('] = C_DELIM, [')'] = C_DELIM,
-	['['] = C_DELIM, [']'] = C_DELIM, ['{'] = C_DELIM, ['}'] = C_DELIM,
-	['<'] = C_DELIM, ['>'] = C_DELIM, ['|'] = C_DELIM, ['\''] = C_DELIM,
-	['"'] = C_DELIM, ['/'] = C_DELIM, ['\\'] = C_DELIM, ['`'] = C_DELIM,
+	['='] = D_, [':'] = D_ | C_CLOSE | C_PATH, [','] = D_ | C_CLOSE,
+	[';'] = D_ | C_CLOSE, ['@'] = D_, ['#'] = D_, ['('] = D_ | C_OPEN,
+	[')'] = D_ | C_CLOSE, ['['] = D_ | C_OPEN, [']'] = D_ | C_CLOSE,
+	['{'] = D_ | C_OPEN, ['}'] = D_ | C_CLOSE, ['<'] = D_ | C_OPEN,
+	['>'] = D_ | C_CLOSE, ['|'] = D_, ['\''] = D_ | C_OPEN | C_CLOSE,
+	['"'] = D_ | C_OPEN | C_CLOSE, ['/'] = D_ | C_PATH,
+	['\\'] = D_ | C_PATH, ['`'] = D_, ['.'] = C_CLOSE, ['!'] = C_CLOSE,
+	['?'] = C_CLOSE,
 	[' '] = C_SPACE, ['\t'] = C_SPACE, ['\n'] = C_SPACE, ['\r'] = C_SPACE,
 	['\v'] = C_SPACE, ['\f'] = C_SPACE, [0] = C_SPACE
 };
+#undef D_
+
+#define CLS(c) (cls[(unsigned char)(c)])
+
+/*
+ * The writer: masked text goes to o (room was made for the worst case),
+ * and the flags say what the current token produced so far.
+ */
+struct mw {
+	char *o;
+	int alnum;	/* a letter or digit outside <*> */
+	int wild;	/* a <*> */
+};
+
+static void
+mw_wild(struct mw *w)
+{
+	memcpy(w->o, "<*>", 3);
+	w->o += 3;
+	w->wild = 1;
+}
+
+static void
+mw_copy(struct mw *w, const char *s, size_t n, int alnum)
+{
+	memcpy(w->o, s, n);
+	w->o += n;
+	w->alnum |= alnum;
+}
 
 /*
  * A bracketed list of numbers at s[i] ("[8, 1024]", "(0.5, 2)"): the
@@ -202,7 +241,7 @@ mask_numlist(const char *s, size_t i, size_t len)
 		c = (unsigned char)s[j];
 		if (c == close)
 			return digit && sep ? j + 1 : 0;
-		if (cls[c] & C_DIGIT)
+		if (CLS(c) & C_DIGIT)
 			digit = 1;
 		else if (c == ',' || c == ' ')
 			sep = 1;
@@ -226,7 +265,7 @@ mask_hostname(const char *s, size_t n)
 				return 0;
 			dots++;
 			last = i + 1;
-		} else if (!(cls[(unsigned char)s[i]] & C_LOWER) && s[i] != '-')
+		} else if (!(CLS(s[i]) & C_LOWER) && s[i] != '-')
 			return 0;
 	}
 	if (dots < 2 || n - last < 2 || n - last > 3)
@@ -247,14 +286,14 @@ mask_hostport(const char *s, size_t n)
 			if (colon != 0 || i == 0)
 				return 0;
 			colon = i;
-		} else if (colon == 0 && !(cls[(unsigned char)s[i]] &
-		    (C_LOWER | C_DIGIT)) && s[i] != '.' && s[i] != '-')
+		} else if (colon == 0 && !(CLS(s[i]) & (C_LOWER | C_DIGIT)) &&
+		    s[i] != '.' && s[i] != '-')
 			return 0;
-		else if (colon != 0 && !(cls[(unsigned char)s[i]] & C_DIGIT))
+		else if (colon != 0 && !(CLS(s[i]) & C_DIGIT))
 			return 0;
 	}
 	return colon != 0 && n - colon - 1 >= 2 && n - colon - 1 <= 5 &&
-	    (cls[(unsigned char)s[0]] & C_LOWER);
+	    (CLS(s[0]) & C_LOWER);
 }
 
 /* Is the token s[0..n) a URL, a path or a host:port (masked whole)? */
@@ -263,16 +302,14 @@ mask_whole(const char *s, size_t n)
 {
 	size_t i;
 
-	if (mask_hostport(s, n))
-		return 1;
-	if (n >= 2 && s[0] == '/' && s[1] != '/' && !(cls[(unsigned char)s[1]]
-	    & C_SPACE))
+	if (n >= 2 && s[0] == '/' && s[1] != '/')
 		return 1;
 	if ((n > 2 && s[0] == '.' && s[1] == '/') || (n > 3 &&
 	    memcmp(s, "../", 3) == 0) || (n > 2 && s[0] == '~' && s[1] == '/'))
 		return 1;
-	if (n > 3 && (cls[(unsigned char)s[0]] & C_ALPHA) && s[1] == ':' &&
-	    s[2] == '\\')
+	if (n > 3 && (CLS(s[0]) & C_ALPHA) && s[1] == ':' && s[2] == '\\')
+		return 1;
+	if (mask_hostport(s, n))
 		return 1;
 	for (i = 0; i + 2 < n && i < 16; i++)
 		if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/')
@@ -285,20 +322,19 @@ mask_whole(const char *s, size_t n)
  * "file.py",): emit the punctuation around it and <*>; 0 when not one.
  */
 static int
-mask_quoted_whole(const char *s, size_t a, size_t e, struct buf *out)
+mask_quoted_whole(const char *s, size_t a, size_t e, struct mw *w)
 {
 	size_t p = a, q = e;
 
-	while (p < q && strchr("\"'([{<", s[p]) != NULL && s[p] != '\0')
+	while (p < q && (CLS(s[p]) & C_OPEN))
 		p++;
-	while (q > p && strchr("\"')]}>,;:.", s[q - 1]) != NULL &&
-	    s[q - 1] != '\0')
+	while (q > p && (CLS(s[q - 1]) & C_CLOSE))
 		q--;
 	if (q <= p || !mask_whole(s + p, q - p))
 		return 0;
-	buf_add(out, s + a, p - a);
-	buf_add(out, "<*>", 3);
-	buf_add(out, s + q, e - q);
+	mw_copy(w, s + a, p - a, 0);
+	mw_wild(w);
+	mw_copy(w, s + q, e - q, 0);
 	return 1;
 }
 
@@ -312,83 +348,72 @@ mask_bool(const char *s, size_t n)
 	    (memcmp(s, "false", 5) == 0 || memcmp(s, "False", 5) == 0));
 }
 
+/* What a segment holds: the OR of its classes, and its dots. */
+struct seg {
+	unsigned bits;
+	unsigned dots;
+};
+
 /*
  * Emit one segment s[0..n): <*> when it holds a digit, is a host name or
  * a boolean, or is the value of a key=value (`value`).
  */
 static void
-mask_segment(const char *s, size_t n, int digit, int value,
-    struct buf *out)
+mask_segment(const char *s, size_t n, const struct seg *sg, int value,
+    struct mw *w)
 {
-	if (digit || value || mask_hostname(s, n) || mask_bool(s, n))
-		buf_add(out, "<*>", 3);
+	if ((sg->bits & C_DIGIT) || value ||
+	    (sg->dots >= 2 && mask_hostname(s, n)) ||
+	    ((n == 4 || n == 5) && mask_bool(s, n)))
+		mw_wild(w);
 	else
-		buf_add(out, s, n);
+		mw_copy(w, s, n, (sg->bits & C_ALPHA) != 0);
 }
 
 /*
- * Mask the token at s[a..): segments between delimiters, number lists.
+ * Mask the token at s[a..): segments between delimiters (and runs of
+ * three or more dots, as in "depth......4"), number lists.
  * Returns the end of the token (a number list may run past a blank).
  */
 static size_t
-mask_token(const char *s, size_t a, size_t len, struct buf *out)
+mask_token(const char *s, size_t a, size_t len, struct mw *w)
 {
-	size_t i = a, seg = a, e;
-	int digit = 0, c;
+	size_t i, seg = a, e;
+	struct seg sg = { 0, 0 };
+	unsigned c;
 
 	for (i = a; i < len; i++) {
-		c = cls[(unsigned char)s[i]];
+		c = CLS(s[i]);
 		if (c & C_SPACE)
 			break;
-		if (c & C_DIGIT)
-			digit = 1;
-		if (!(c & C_DELIM))
+		if (!(c & C_DELIM) && !(s[i] == '.' && i + 2 < len &&
+		    s[i + 1] == '.' && s[i + 2] == '.')) {
+			sg.bits |= c;
+			sg.dots += s[i] == '.';
 			continue;
+		}
 		if (i > seg)
-			mask_segment(s + seg, i - seg, digit,
-			    seg > a && s[seg - 1] == '=', out);
-		digit = 0;
+			mask_segment(s + seg, i - seg, &sg,
+			    seg > a && s[seg - 1] == '=', w);
+		sg.bits = sg.dots = 0;
 		if ((s[i] == '[' || s[i] == '(') &&
 		    (e = mask_numlist(s, i, len)) != 0) {
-			buf_addc(out, s[i]);
-			buf_add(out, "<*>", 3);
-			buf_addc(out, s[e - 1]);
+			*w->o++ = s[i];
+			mw_wild(w);
+			*w->o++ = s[e - 1];
 			i = e - 1;
+		} else if (s[i] == '.') {
+			while (i < len && s[i] == '.')	/* leader dots */
+				*w->o++ = s[i++];
+			i--;
 		} else
-			buf_addc(out, s[i]);
+			*w->o++ = s[i];
 		seg = i + 1;
 	}
 	if (i > seg)
-		mask_segment(s + seg, i - seg, digit,
-		    seg > a && s[seg - 1] == '=', out);
+		mask_segment(s + seg, i - seg, &sg,
+		    seg > a && s[seg - 1] == '=', w);
 	return i;
-}
-
-/*
- * Does out[from..] hold <*> and no other letter or digit?  An empty pair
- * of brackets or quotes ("()", "''") is an empty value: pure as well.
- */
-static int
-mask_pure(const struct buf *out, size_t from)
-{
-	size_t i;
-	int wild = 0;
-
-	if (out->len - from == 2 && (memcmp(out->s + from, "()", 2) == 0 ||
-	    memcmp(out->s + from, "[]", 2) == 0 ||
-	    memcmp(out->s + from, "''", 2) == 0 ||
-	    memcmp(out->s + from, "\"\"", 2) == 0))
-		return 1;
-
-	for (i = from; i < out->len; i++) {
-		if (out->s[i] == '<' && i + 2 < out->len &&
-		    out->s[i + 1] == '*' && out->s[i + 2] == '>') {
-			wild = 1;
-			i += 2;
-		} else if (cls[(unsigned char)out->s[i]] & (C_DIGIT | C_ALPHA))
-			return 0;
-	}
-	return wild;
 }
 
 static const char *units[] = {
@@ -405,7 +430,7 @@ mask_unit(const char *s, size_t n)
 	size_t lo = 0, hi = TS_NELEM(units), mid;
 	int c;
 
-	while (n > 0 && strchr(")]},;:.", s[n - 1]) != NULL && s[n - 1] != 0)
+	while (n > 0 && (CLS(s[n - 1]) & C_CLOSE))
 		n--;
 	if (n == 0 || n > 7)
 		return 0;
@@ -425,63 +450,90 @@ mask_unit(const char *s, size_t n)
 }
 
 /*
- * Mask the token msg[i..e): a date with a month name, a URL or path, or
- * segment by segment.  Returns where the masked text ends (past e for a
- * date or number list that runs over blanks).
+ * Mask the token msg[i..e) whose classes are `bits`: a date with a month
+ * name, a URL or path, a plain word, or segment by segment.  Returns
+ * where the masked text ends (past e for a date or a number list that
+ * runs over blanks).
  */
 static size_t
-mask_any(const char *msg, size_t i, size_t e, size_t len, struct buf *out)
+mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
+    struct mw *w)
 {
 	size_t t;
 
-	if ((cls[(unsigned char)msg[i]] & C_ALPHA) && e - i >= 3 &&
-	    e - i <= 9 && (cls[(unsigned char)msg[i + 1]] & C_LOWER) &&
+	if ((CLS(msg[i]) & C_ALPHA) && e - i >= 3 && e - i <= 9 &&
+	    (CLS(msg[i + 1]) & C_LOWER) &&
 	    (t = lp_time_len(msg + i, len - i)) != 0) {
-		buf_add(out, "<*>", 3);
+		mw_wild(w);
 		return i + t;
 	}
-	if (mask_quoted_whole(msg, i, e, out))
+	if ((bits & C_PATH) && mask_quoted_whole(msg, i, e, w))
 		return e;
-	return mask_token(msg, i, len, out);
+	if (!(bits & (C_DIGIT | C_DELIM)) && e - i > 5) {
+		/* a word: only host names and booleans are masked */
+		struct seg sg = { bits, 0 };
+		size_t k;
+
+		for (k = i; k < e; k++)
+			sg.dots += msg[k] == '.';
+		mask_segment(msg + i, e - i, &sg, 0, w);
+		return e;
+	}
+	return mask_token(msg, i, len, w);
+}
+
+/* Is the token just written (from `start`) an empty value: "()", "''"? */
+static int
+mask_empty(const char *start, const char *end)
+{
+	return end - start == 2 && ((start[0] == '(' && start[1] == ')') ||
+	    (start[0] == '[' && start[1] == ']') ||
+	    (start[0] == '\'' && start[1] == '\'') ||
+	    (start[0] == '"' && start[1] == '"'));
 }
 
 void
 tmpl_mask(const char *msg, size_t len, struct buf *out)
 {
-	size_t i = 0, e, start;
+	struct mw w;
+	size_t i = 0, e;
+	char *start, *base;
+	unsigned bits;
 	int prev_wild = 0;
 
 	buf_reset(out);
-	buf_grow(out, len + 8);
+	buf_grow(out, 3 * len + 8);	/* "1" -> "<*>" is the worst case */
+	base = w.o = out->s;
 	for (;;) {
-		while (i < len && (cls[(unsigned char)msg[i]] & C_SPACE))
+		while (i < len && (CLS(msg[i]) & C_SPACE))
 			i++;
 		if (i >= len)
 			break;
-		start = out->len;
-		if (start > 0)
-			buf_addc(out, ' ');
-		e = i;
-		while (e < len && !(cls[(unsigned char)msg[e]] & C_SPACE))
-			e++;
-		if (prev_wild && mask_unit(msg + i, e - i)) {
-			out->len = start;	/* "12 ms", "(1.8 KB)" */
-			i = e;
+		start = w.o;
+		for (e = i, bits = 0; e < len && !(CLS(msg[e]) & C_SPACE); e++)
+			bits |= CLS(msg[e]);
+		if (prev_wild && e - i <= 8 && !(bits & C_DIGIT) &&
+		    mask_unit(msg + i, e - i)) {
+			i = e;		/* "12 ms", "(1.8 KB)" */
 			continue;
 		}
-		e = mask_any(msg, i, e, len, out);
-		i = e;
-		if (!mask_pure(out, start + (start > 0)))
-			prev_wild = 0;
-		else if (prev_wild)
-			out->len = start;	/* a run of <*> is one <*> */
-		else {
-			out->len = start + (start > 0);
-			buf_add(out, "<*>", 3);
+		if (start != base)
+			*w.o++ = ' ';
+		w.alnum = w.wild = 0;
+		i = mask_any(msg, i, e, len, bits, &w);
+		if ((w.wild && !w.alnum) || mask_empty(start + (start != base),
+		    w.o)) {
+			w.o = start;	/* a run of <*> is one <*> */
+			if (!prev_wild) {
+				if (start != base)
+					*w.o++ = ' ';
+				mw_wild(&w);
+			}
 			prev_wild = 1;
-		}
+		} else
+			prev_wild = 0;
 	}
-	buf_grow(out, 0);
+	out->len = (size_t)(w.o - base);
 	out->s[out->len] = '\0';
 }
 
@@ -511,18 +563,16 @@ tok_isword(const char *s, size_t n)
 {
 	size_t i;
 
-	while (n > 0 && strchr(".,:;!?\"')]}", s[n - 1]) != NULL &&
-	    s[n - 1] != 0)
+	while (n > 0 && (CLS(s[n - 1]) & C_CLOSE))
 		n--;
-	while (n > 0 && strchr("\"'([{", s[0]) != NULL && s[0] != 0) {
+	while (n > 0 && (CLS(s[0]) & C_OPEN)) {
 		s++;
 		n--;
 	}
-	if (n == 0 || !(cls[(unsigned char)s[0]] & C_ALPHA))
+	if (n == 0 || !(CLS(s[0]) & C_ALPHA))
 		return 0;
 	for (i = 1; i < n; i++)
-		if (!(cls[(unsigned char)s[i]] & C_ALPHA) && s[i] != '_' &&
-		    s[i] != '-')
+		if (!(CLS(s[i]) & C_ALPHA) && s[i] != '_' && s[i] != '-')
 			return 0;
 	return 1;
 }
@@ -875,15 +925,22 @@ uint32_t
 tmpl_match(struct tmpl_miner *m, const char *masked, size_t len,
     int *changed)
 {
-	struct cachekey k = { m, masked, len };
-	uint64_t h = tmpl_hash(masked, len, 7);
-	struct slot *sl = table_find(&m->cachetab, h, cache_eq, &k);
+	struct cachekey k;
+	uint64_t h;
+	struct slot *sl;
 	uint32_t id, n;
 	int dummy;
 
 	if (changed == NULL)
 		changed = &dummy;
 	*changed = 0;
+	if (len > TMPL_MAXLEN)
+		len = TMPL_MAXLEN;
+	k.m = m;
+	k.s = masked;
+	k.n = len;
+	h = tmpl_hash(masked, len, 7);
+	sl = table_find(&m->cachetab, h, cache_eq, &k);
 	if (sl->val != 0)
 		return m->cache[sl->val - 1].id;
 	n = tok_split(m, masked, len, 0);
@@ -898,13 +955,17 @@ tmpl_restore(struct tmpl_miner *m, uint32_t id, const char *text,
     char **cause)
 {
 	uint32_t n;
+	size_t len;
 
 	if (id == 0)
 		return ts_fail(cause, "template id 0 is not valid");
 	if (id < m->capt && m->t[id].text != NULL)
 		return ts_fail(cause, "duplicate template id %u", id);
-	n = tok_split(m, text, strlen(text), 1);
+	len = strlen(text);
+	n = tok_split(m, text, len < TMPL_MAXLEN ? len : TMPL_MAXLEN, 1);
 	tmpl_install(m, id, m->line, n);
+	if (n == 1 && m->line[0] == TOK_WILD && m->catchall == 0)
+		m->catchall = id;	/* a restored catch-all stays the one */
 	return 0;
 }
 

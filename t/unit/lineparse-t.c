@@ -50,6 +50,7 @@ test_timestamps(void)
 	    LP_TS_EPOCH);
 	check("[ 1234.567890] mlx5_core 0000:3b:00.0: link down",
 	    "mlx5_core 0000:3b:00.0: link down", 1234.56789, LP_TS_UPTIME);
+	check("[ 99.5] NVRM: Xid 79", "NVRM: Xid 79", 99.5, LP_TS_UPTIME);
 	check("[2026-11-21 06:56:06.071] [INFO] [rank 1] > building model",
 	    "> building model", 1795244166.071, LP_TS_EPOCH);
 	is_int(lp.rank, 1, "[rank 1] after the level");
@@ -97,6 +98,11 @@ test_timestamps(void)
 	    "proxy.example.hk:5070 open", 302 * 86400.0 + 60546, LP_TS_NOYEAR);
 	check("Jul  1 09:29:02 host-10 sandboxd[129] ([31211]): deny x",
 	    "deny x", 181 * 86400.0 + 34142, LP_TS_NOYEAR);
+	check("- 1120967799 2005.07.09 R17-M0 2005-07-09-20.56.39.594043 R17-M0 "
+	    "RAS KERNEL INFO 1365301360 double-hummer exceptions",
+	    "1365301360 double-hummer exceptions", 1120967799, LP_TS_EPOCH);
+	check("- 1131566462 2005.11.09 #8# Nov 9 12:01:02 #8#/#8# crond[23474]: "
+	    "(root) CMD", "(root) CMD", 1131566462, LP_TS_EPOCH);
 	check("no header at all 2024-05-01", "no header at all 2024-05-01", 0,
 	    LP_TS_NONE);
 }
@@ -112,6 +118,9 @@ test_ranks_levels(void)
 	check("[rank12]: RuntimeError: NCCL error", "RuntimeError: NCCL error",
 	    0, LP_TS_NONE);
 	is_int(lp.rank, 12, "[rank12]: prefix");
+	check("[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught timeout",
+	    "Watchdog caught timeout", 0, LP_TS_NONE);
+	ok(lp.level == LP_LEVEL_ERROR && lp.rank == 3, "c10 [E file:line]");
 	check("[Rank 0] iteration 5", "iteration 5", 0, LP_TS_NONE);
 	is_int(lp.rank, 0, "[Rank 0] prefix");
 	check("ERROR: disk full", "disk full", 0, LP_TS_NONE);

@@ -44,6 +44,9 @@ test_mask(void)
 	mask_is("open get.example.com:80 via proxy.cse.example.hk:5070",
 	    "open <*> via <*>");
 	mask_is("  spaced\t\tout  ", "spaced out");
+	mask_is("icache prefetch depth......4", "icache prefetch depth......<*>");
+	mask_is("sent 1910 bytes (1.86 KB) ok", "sent <*> ok");
+	mask_is("from 1.2.3.4 () at Sun Jul 10 03:55:15 2005", "from <*> at <*>");
 	mask_is("", "");
 }
 
@@ -122,10 +125,42 @@ test_match(void)
 	tmpl_free(NULL);
 }
 
+/* Past the template cap, new kinds of message share the catch-all. */
+static void
+test_bounds(void)
+{
+	struct tmpl_miner *m = tmpl_new();
+	char msg[64], big[5000];
+	uint32_t id, max = 0;
+	int i, k, x;
+
+	for (i = 0; i < 60000; i++) {
+		for (k = 0, x = i; k < 5; k++, x /= 26)
+			msg[k] = (char)('a' + x % 26);
+		memcpy(msg + 5, " happened", 10);
+		id = match(m, msg, NULL);
+		if (id > max)
+			max = id;
+	}
+	ok(max == tmpl_max_id(m) && max <= 50001, "template count is capped");
+	is_str(tmpl_text(m, max), "<*>", "the catch-all template");
+	tmpl_free(m);
+	m = tmpl_new();
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	for (i = 0; i < (int)sizeof big - 1; i += 7)
+		big[i] = ' ';
+	id = match(m, big, NULL);
+	ok(id == 1 && strlen(tmpl_text(m, id)) <= 1024,
+	    "a huge message gives a bounded template");
+	tmpl_free(m);
+}
+
 int
 main(void)
 {
 	test_mask();
 	test_match();
+	test_bounds();
 	return done_testing();
 }
