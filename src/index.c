@@ -13,9 +13,11 @@
  *
  * Because the writer takes files in order and the strings of a segment in
  * order of first occurrence, template ids and texts do not depend on
- * thread timing.  Memory is bounded: a worker waits when MAX_PENDING of
- * its segments are not stored yet, a segment is at most SEG_LINES lines
- * and SEG_BYTES of masked text, the writer flushes a file's line lists
+ * thread timing.  Memory is bounded: a segment holds at most SEG_LINES
+ * lines and SEG_BYTES of strings; workers wait while the segments not
+ * stored yet hold PENDING_BYTES (see push(); ordinary logs make small
+ * segments, so workers run far ahead and keep all cores busy); the
+ * writer flushes a file's line lists
  * when they pass FLUSH_BYTES, and the string -> id cache is emptied when
  * it passes CACHE_BYTES.
  */
@@ -38,7 +40,7 @@
 
 #define SEG_LINES	16384
 #define SEG_BYTES	(2 * 1024 * 1024)
-#define MAX_PENDING	2
+#define PENDING_BYTES	(32 * 1024 * 1024)
 #define CP_EVERY	4096
 #define FLUSH_BYTES	(32 * 1024 * 1024)
 #define CACHE_BYTES	(8 * 1024 * 1024)
@@ -88,6 +90,7 @@ struct seg {
 	int *ranks;		/* rank prefixes seen */
 	size_t nranks, rcap;
 	uint64_t bytes;		/* file bytes consumed for it */
+	size_t mem;		/* memory it holds, roughly */
 	char *warn;		/* warnings, '\n'-separated, or NULL */
 
 	/* Set on the last segment. */
@@ -110,7 +113,8 @@ struct pipe {
 	struct seg *head, *tail;
 	struct work *work;
 	size_t nwork, next;
-	int pending[MAX_THREADS];
+	size_t pending;		/* bytes held by segments in the list */
+	size_t cur;		/* the file the writer stores */
 	int stop;
 };
 
@@ -259,19 +263,45 @@ seg_rank(struct seg *s, int rank)
 	s->ranks[s->nranks++] = rank;
 }
 
-/* Hand a segment to the writer; 0 when the run was stopped. */
+static size_t
+seg_mem(const struct seg *s)
+{
+	return sizeof *s + smap_bytes(&s->map) + s->ocap * sizeof *s->occs +
+	    s->lcap * sizeof *s->ids + s->cpcap * sizeof *s->cps;
+}
+
+/* Is a segment of `file` waiting in the list?  (Under the lock.) */
+static int
+holds_file(const struct pipe *p, size_t file)
+{
+	const struct seg *s;
+
+	for (s = p->head; s != NULL; s = s->next)
+		if (s->file == file)
+			return 1;
+	return 0;
+}
+
+/*
+ * Hand a segment to the writer; 0 when the run was stopped.  Waits while
+ * the list holds PENDING_BYTES, except that a segment of the file the
+ * writer is storing goes in when none of that file is waiting: the writer
+ * never waits for a worker that waits for it.
+ */
 static int
 push(struct pipe *p, struct seg *s)
 {
+	s->mem = seg_mem(s);
 	pthread_mutex_lock(&p->mu);
-	while (p->pending[s->worker] >= MAX_PENDING && !p->stop)
+	while (!p->stop && p->pending + s->mem > PENDING_BYTES &&
+	    (s->file != p->cur || holds_file(p, p->cur)))
 		pthread_cond_wait(&p->room, &p->mu);
 	if (p->stop) {
 		pthread_mutex_unlock(&p->mu);
 		seg_free(s);
 		return 0;
 	}
-	p->pending[s->worker]++;
+	p->pending += s->mem;
 	if (p->tail != NULL)
 		p->tail->next = s;
 	else
@@ -464,7 +494,7 @@ pull(struct pipe *p, size_t file)
 		p->head = s->next;
 	if (p->tail == s)
 		p->tail = prev;
-	p->pending[s->worker]--;
+	p->pending -= s->mem;
 	pthread_cond_broadcast(&p->room);
 	pthread_mutex_unlock(&p->mu);
 	s->next = NULL;
@@ -817,6 +847,10 @@ store_file(struct writer *w, size_t idx, char **cause)
 	struct seg *s;
 	int first = 1, rc = 0, done = 0;
 
+	pthread_mutex_lock(&w->p->mu);
+	w->p->cur = idx;
+	pthread_cond_broadcast(&w->p->room);
+	pthread_mutex_unlock(&w->p->mu);
 	while (!done) {
 		s = pull(w->p, idx);
 		done = s->last;
