@@ -29,9 +29,9 @@ const struct cmd cmd_table[] = {
 	  "show help for a command or topic",
 	  cmd_help, "" },
 	{ "index", "[--job NAME] [--map FILE] [--hostfile FILE] [--threads N] "
-	  "PATH...", 1, -1,
+	  "[--chunk BYTES] PATH...", 1, -1,
 	  "index the logs of one or more jobs into the cache",
-	  cmd_index, "job= map= hostfile= threads=" },
+	  cmd_index, "job= map= hostfile= threads= chunk=" },
 	{ "parse", "[--format text|tsv] FILE...", 1, -1,
 	  "print the template of every line of log files",
 	  cmd_parse, "format=" },

@@ -23,6 +23,8 @@ struct index_opts {
 	const char *map_path;	/* --map FILE */
 	const char *hostfile;	/* --hostfile FILE */
 	int threads;		/* worker threads; 0: one per core */
+	uint64_t chunk;		/* split plain files into ranges of this
+				   many bytes; 0: the default (32 MiB) */
 	FILE *err;		/* warnings, progress (borrowed) or NULL */
 	int progress;		/* draw progress on err */
 };

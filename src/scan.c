@@ -411,6 +411,7 @@ scan_sniff(struct scan_file *f, char **cause)
 	if (reader_open(f->path, 0, 0, &r, cause) != 0)
 		return -1;
 	reader_limit(r, SNIFF_BYTES);
+	f->gz = reader_is_gzip(r);
 	while (head.len < SNIFF_BYTES && reader_next(r, &l, &ignored) == 1) {
 		buf_add(&head, l.s, l.len > 512 ? 512 : l.len);
 		buf_addc(&head, '\n');

@@ -38,6 +38,7 @@ struct scan_file {
 	char *node;		/* NULL when unknown */
 	int rank;		/* -1 when unknown */
 	int kind;		/* enum scan_kind */
+	int gz;			/* gzip-compressed (set by scan_sniff()) */
 	uint64_t size;
 	double mtime;
 	uint64_t inode;
