@@ -26,7 +26,7 @@ enum {
 	S_JOB_GET, S_JOB_ADD, S_JOB_TOUCH, S_NODE_GET, S_NODE_ADD, S_RANK,
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
 	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET, S_CP_ADD,
-	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES,
+	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES, S_JOB_ROOT,
 	S_COUNT
 };
 
@@ -74,6 +74,7 @@ static const char *const sql[S_COUNT] = {
 	    "t.id), t.text FROM node_templates n JOIN templates t ON t.id = "
 	    "n.template_id WHERE n.job_id = ?1 GROUP BY t.id ORDER BY c DESC, "
 	    "t.id",
+	[S_JOB_ROOT] = "SELECT root FROM jobs WHERE name = ?1",
 	[S_FT_LINES] = "SELECT lines FROM file_templates WHERE file_id = ?1 "
 	    "AND template_id = ?2",
 };
@@ -220,6 +221,24 @@ get_id(struct logdb *db, int which, int64_t a, const char *b, int64_t *id,
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return cache_fail(db->cache, "cannot look up", cause);
+	return 0;
+}
+
+int
+logdb_job_root(struct logdb *db, const char *name, char **root, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*root = NULL;
+	if ((s = stmt(db, S_JOB_ROOT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*root = xstrdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read jobs", cause);
 	return 0;
 }
 

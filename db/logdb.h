@@ -34,6 +34,12 @@ int logdb_varint_get(const unsigned char **p, const unsigned char *end,
 int logdb_open(struct cache *c, struct logdb **out, char **cause);
 void logdb_free(struct logdb *db);
 
+/*
+ * The root of job `name`: *root allocated (free it), NULL when there is
+ * no such job.  Returns 0, or -1 with *cause.
+ */
+int logdb_job_root(struct logdb *db, const char *name, char **root,
+    char **cause);
 /* Find or create job `name` rooted at `root`; sets its indexed time. */
 int logdb_job(struct logdb *db, const char *name, const char *root,
     int64_t *job, char **cause);

@@ -1180,6 +1180,22 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	return rc;
 }
 
+/* A job keeps its root: another directory of the same name is refused. */
+static int
+same_root(struct writer *w, const struct scan_job *j, char **cause)
+{
+	char *root;
+	int rc = 0;
+
+	if (logdb_job_root(w->db, j->name, &root, cause) != 0)
+		return -1;
+	if (root != NULL && strcmp(root, j->root) != 0)
+		rc = ts_fail(cause, "job '%s' is indexed from '%s'; name this one "
+		    "with --job", j->name, root);
+	free(root);
+	return rc;
+}
+
 static int
 index_job(struct writer *w, struct scan_job *j, char **cause)
 {
@@ -1191,7 +1207,8 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	if (cache_begin(w->c, cause) != 0)
 		return -1;
 	w->last_commit = ts_now();
-	if (logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
+	if (same_root(w, j, cause) != 0 ||
+	    logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
 	    logdb_files(w->db, w->job, &old, &nold, cause) != 0 ||
 	    plan(w, j, old, nold, &work, &nwork, cause) != 0)
 		goto out;

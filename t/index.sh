@@ -75,6 +75,12 @@ test_expect_success 'several jobs at once; --job only with one' '
 	test_must_fail 1 trainscope index --job z a/x b/y 2>err &&
 	grep "job names one job" err
 '
+test_expect_success 'another directory with a job'"'"'s name is refused' '
+	mkdir -p other && cp -r job1 other/ &&
+	test_must_fail 1 trainscope index other/job1 2>err &&
+	grep "job .job1. is indexed from .*/job1.; name this one with --job" err &&
+	trainscope index --job job1b other/job1 >out && grep "2 files (2 read" out
+'
 test_expect_success 'loose files form one job; --job names it' '
 	trainscope index --job loose job2/node-01/rank-0.log \
 	    job2/node-02/rank-1.log.gz >out &&
