@@ -26,7 +26,7 @@ enum {
 	S_JOB_GET, S_JOB_ADD, S_JOB_TOUCH, S_NODE_GET, S_NODE_ADD, S_RANK,
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
 	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET, S_CP_ADD,
-	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES, S_JOB_ROOT,
+	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES, S_JOB_ROOT, S_CP_BEFORE,
 	S_COUNT
 };
 
@@ -74,6 +74,8 @@ static const char *const sql[S_COUNT] = {
 	    "t.id), t.text FROM node_templates n JOIN templates t ON t.id = "
 	    "n.template_id WHERE n.job_id = ?1 GROUP BY t.id ORDER BY c DESC, "
 	    "t.id",
+	[S_CP_BEFORE] = "SELECT line, off, ts FROM checkpoints WHERE file_id = "
+	    "?1 AND line <= ?2 ORDER BY line DESC LIMIT 1",
 	[S_JOB_ROOT] = "SELECT root FROM jobs WHERE name = ?1",
 	[S_FT_LINES] = "SELECT lines FROM file_templates WHERE file_id = ?1 "
 	    "AND template_id = ?2",
@@ -549,6 +551,28 @@ logdb_checkpoint(struct logdb *db, int64_t file, const struct logdb_occ *at,
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->off);
 	bind_ts(s, 4, at->ts);
 	return run(db, s, "cannot store checkpoint", cause);
+}
+
+int
+logdb_checkpoint_before(struct logdb *db, int64_t file, uint64_t line,
+    struct logdb_occ *at, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, S_CP_BEFORE, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)line);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		at->line = (uint64_t)sqlite3_column_int64(s, 0);
+		at->off = (uint64_t)sqlite3_column_int64(s, 1);
+		at->ts = column_ts(s, 2);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read checkpoints", cause);
+	return rc == SQLITE_ROW;
 }
 
 /*

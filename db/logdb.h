@@ -109,6 +109,14 @@ int logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl,
 int logdb_checkpoint(struct logdb *db, int64_t file,
     const struct logdb_occ *at, char **cause);
 
+/*
+ * The last checkpoint of `file` at or before line `line` (where to start
+ * reading to reach that line: seek to at->off, lines count from at->line).
+ * Returns 1 and fills *at, 0 when there is none, -1 with *cause.
+ */
+int logdb_checkpoint_before(struct logdb *db, int64_t file, uint64_t line,
+    struct logdb_occ *at, char **cause);
+
 /* Rebuild node_templates of a job from its file_templates. */
 int logdb_job_summarise(struct logdb *db, int64_t job, char **cause);
 
