@@ -260,6 +260,20 @@ scan_path_info(const char *rel, char **node, int *rank, int *kind)
 
 /* --------------------------------------------------------- the content */
 
+/* A host name from a log line: 1-64 visible bytes; allocated or NULL. */
+static char *
+host_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 64)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 127)
+			return NULL;
+	return xstrndup(s, n);
+}
+
 /* "host:pid:tid [d] NCCL INFO": the host. */
 static char *
 nccl_host(const char *line, size_t n)
@@ -270,11 +284,9 @@ nccl_host(const char *line, size_t n)
 	if (colon == NULL || memmem(line, n, " NCCL ", 6) == NULL)
 		return NULL;
 	hl = (size_t)(colon - line);
-	if (hl == 0 || hl > 64 || !isdigit((unsigned char)colon[1]))
+	if (hl + 1 >= n || !isdigit((unsigned char)colon[1]))
 		return NULL;
-	if (memchr(line, ' ', hl) != NULL)
-		return NULL;
-	return xstrndup(line, hl);
+	return host_name(line, hl);
 }
 
 /* NCCL "rank N nranks M" (any case of nRanks). */
@@ -308,9 +320,9 @@ syslog_host(const char *line, size_t n)
 	p = line + 16;
 	for (q = p; q < end && *q != ' '; q++)
 		;
-	if (q == p || q == end)
+	if (q == end)
 		return NULL;
-	return xstrndup(p, (size_t)(q - p));
+	return host_name(p, (size_t)(q - p));
 }
 
 static int
@@ -338,7 +350,7 @@ sniff_line(struct scan_file *f, const char *s, size_t n, int first)
 		f->kind = SCAN_HOST;
 	if (n > 10 && memcmp(s, "_HOSTNAME=", 10) == 0) {
 		f->kind = SCAN_HOST;
-		h = xstrndup(s + 10, n - 10);
+		h = host_name(s + 10, n - 10);
 	} else if (first && (h = syslog_host(s, n)) != NULL)
 		f->kind = SCAN_HOST;
 	else if ((h = nccl_host(s, n)) != NULL && f->rank < 0 &&
