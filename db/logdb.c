@@ -352,7 +352,8 @@ logdb_files(struct logdb *db, int64_t job, struct logdb_file **files,
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
 		return cache_fail(db->cache, "cannot read files", cause);
-	qsort(*files, *n, sizeof **files, cmp_path);
+	if (*n > 0)
+		qsort(*files, *n, sizeof **files, cmp_path);
 	return 0;
 }
 

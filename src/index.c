@@ -1091,7 +1091,8 @@ plan(struct writer *w, struct scan_job *j, struct logdb_file *old,
 	*work = xcalloc(j->nfiles + 1, sizeof **work);
 	*nwork = 0;
 	for (i = 0; i < j->nfiles; i++) {
-		o = bsearch(j->files[i].rel, old, nold, sizeof *old, cmp_old);
+		o = nold == 0 ? NULL : bsearch(j->files[i].rel, old, nold,
+		    sizeof *old, cmp_old);
 		if (o != NULL && unchanged(o, &j->files[i])) {
 			w->st->skipped++;
 			if (reattribute(w, o, &j->files[i], cause) != 0)

@@ -960,8 +960,9 @@ scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
 	}
 	collect(paths, n, o, jobs, njobs);
 	for (i = 0; i < *njobs; i++) {
-		qsort((*jobs)[i].files, (*jobs)[i].nfiles,
-		    sizeof *(*jobs)[i].files, cmp_file);
+		if ((*jobs)[i].nfiles > 0)
+			qsort((*jobs)[i].files, (*jobs)[i].nfiles,
+			    sizeof *(*jobs)[i].files, cmp_file);
 		dedupe(&(*jobs)[i]);
 		attribute(&(*jobs)[i], &a, o);
 		if (o->job_name != NULL) {
