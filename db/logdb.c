@@ -26,7 +26,7 @@ enum {
 	S_JOB_GET, S_JOB_ADD, S_JOB_TOUCH, S_NODE_GET, S_NODE_ADD, S_RANK,
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
 	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET, S_CP_ADD,
-	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES,
+	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES, S_JOB_ROOT, S_CP_BEFORE,
 	S_COUNT
 };
 
@@ -74,6 +74,9 @@ static const char *const sql[S_COUNT] = {
 	    "t.id), t.text FROM node_templates n JOIN templates t ON t.id = "
 	    "n.template_id WHERE n.job_id = ?1 GROUP BY t.id ORDER BY c DESC, "
 	    "t.id",
+	[S_CP_BEFORE] = "SELECT line, off, ts FROM checkpoints WHERE file_id = "
+	    "?1 AND line <= ?2 ORDER BY line DESC LIMIT 1",
+	[S_JOB_ROOT] = "SELECT root FROM jobs WHERE name = ?1",
 	[S_FT_LINES] = "SELECT lines FROM file_templates WHERE file_id = ?1 "
 	    "AND template_id = ?2",
 };
@@ -220,6 +223,24 @@ get_id(struct logdb *db, int which, int64_t a, const char *b, int64_t *id,
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return cache_fail(db->cache, "cannot look up", cause);
+	return 0;
+}
+
+int
+logdb_job_root(struct logdb *db, const char *name, char **root, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*root = NULL;
+	if ((s = stmt(db, S_JOB_ROOT, cause)) == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*root = xstrdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read jobs", cause);
 	return 0;
 }
 
@@ -450,7 +471,8 @@ ft_get(struct logdb *db, int64_t file, uint32_t tmpl, int64_t *rowid,
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return cache_fail(db->cache, "cannot read file templates", cause);
+		return cache_fail(db->cache, "cannot read file templates",
+		    cause);
 	return 0;
 }
 
@@ -531,6 +553,28 @@ logdb_checkpoint(struct logdb *db, int64_t file, const struct logdb_occ *at,
 	return run(db, s, "cannot store checkpoint", cause);
 }
 
+int
+logdb_checkpoint_before(struct logdb *db, int64_t file, uint64_t line,
+    struct logdb_occ *at, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, S_CP_BEFORE, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, file);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)line);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		at->line = (uint64_t)sqlite3_column_int64(s, 0);
+		at->off = (uint64_t)sqlite3_column_int64(s, 1);
+		at->ts = column_ts(s, 2);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read checkpoints", cause);
+	return rc == SQLITE_ROW;
+}
+
 /*
  * First occurrence: the earliest timestamp, ties and untimed lines by
  * file path order and line (SQLite takes the bare columns from the row
@@ -565,7 +609,8 @@ logdb_job_summarise(struct logdb *db, int64_t job, char **cause)
 	int rc = 0;
 
 	while (rc == 0 && *tail != '\0') {
-		if (sqlite3_prepare_v2(db->db, tail, -1, &s, &tail) != SQLITE_OK)
+		if (sqlite3_prepare_v2(db->db, tail, -1, &s, &tail) !=
+		    SQLITE_OK)
 			return cache_fail(db->cache, "cannot summarise", cause);
 		if (s == NULL)
 			break;
@@ -675,7 +720,8 @@ logdb_ft_lines(struct logdb *db, int64_t file, uint32_t tmpl,
 	}
 	sqlite3_reset(s);
 	if (rc == -1)
-		return ts_fail(cause, "cache '%s': damaged line list of file %lld",
+		return ts_fail(cause, "cache '%s': damaged line list of "
+		    "file %lld",
 		    cache_path(db->cache), (long long)file);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return cache_fail(db->cache, "cannot read lines", cause);

@@ -34,6 +34,12 @@ int logdb_varint_get(const unsigned char **p, const unsigned char *end,
 int logdb_open(struct cache *c, struct logdb **out, char **cause);
 void logdb_free(struct logdb *db);
 
+/*
+ * The root of job `name`: *root allocated (free it), NULL when there is
+ * no such job.  Returns 0, or -1 with *cause.
+ */
+int logdb_job_root(struct logdb *db, const char *name, char **root,
+    char **cause);
 /* Find or create job `name` rooted at `root`; sets its indexed time. */
 int logdb_job(struct logdb *db, const char *name, const char *root,
     int64_t *job, char **cause);
@@ -102,6 +108,14 @@ int logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl,
 /* Record a checkpoint of a file. */
 int logdb_checkpoint(struct logdb *db, int64_t file,
     const struct logdb_occ *at, char **cause);
+
+/*
+ * The last checkpoint of `file` at or before line `line` (where to start
+ * reading to reach that line: seek to at->off, lines count from at->line).
+ * Returns 1 and fills *at, 0 when there is none, -1 with *cause.
+ */
+int logdb_checkpoint_before(struct logdb *db, int64_t file, uint64_t line,
+    struct logdb_occ *at, char **cause);
 
 /* Rebuild node_templates of a job from its file_templates. */
 int logdb_job_summarise(struct logdb *db, int64_t job, char **cause);

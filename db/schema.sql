@@ -85,8 +85,9 @@ CREATE TABLE file_templates (
 );
 CREATE INDEX file_templates_tmpl ON file_templates(template_id);
 
--- Every 4096th line of a file: where it starts and its time, to seek and
--- to map line numbers to times.
+-- About every 4096th line of a file (and the first line of each range a
+-- worker read): where it starts and its time, to seek and to map line
+-- numbers to times.
 CREATE TABLE checkpoints (
 	file_id	INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
 	line	INTEGER NOT NULL,

@@ -40,9 +40,9 @@ const struct cmd cmd_table[] = {
 	  "show help for a command or topic",
 	  cmd_help, "" },
 	{ "index", "[--job NAME] [--map FILE] [--hostfile FILE] [--threads N] "
-	  "PATH...", 1, -1,
+	  "[--chunk BYTES] PATH...", 1, -1,
 	  "index the logs of one or more jobs into the cache",
-	  cmd_index, "job= map= hostfile= threads=" },
+	  cmd_index, "job= map= hostfile= threads= chunk=" },
 	{ "mark", "JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
 	  cmd_mark, "" },

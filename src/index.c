@@ -2,8 +2,8 @@
  * index.c -- the indexing pipeline: workers parse, one thread stores.
  *
  *   worker threads (one per core)        the calling thread (writer)
- *   take the next file in order          waits for the segments of file 0,
- *   read lines (reader.h)                then file 1, ... in order;
+ *   take the next unit in order          waits for the segments of unit 0,
+ *   read lines (reader.h)                then unit 1, ... in order;
  *   lp_parse(), tmpl_mask()              maps each distinct masked string
  *   group lines by masked string         to a template id (a cache of
  *   in a per-segment hash table          masked string -> id, else
@@ -11,11 +11,20 @@
  *   SEG_LINES lines or SEG_BYTES         thread-safe), appends line numbers
  *   of masked text                       per template and stores rows.
  *
- * Because the writer takes files in order and the strings of a segment in
+ * A unit is a whole file, or for a large plain file a CHUNK_BYTES range
+ * of it: the lines that start in [from, to).  A worker numbers the lines
+ * of a later range from 1 and leaves its timestamps unknown until its
+ * first timestamp; the writer, which has stored the ranges before, adds
+ * the line base and fills in the inherited time.  So one big file keeps
+ * every core busy too.
+ *
+ * Because the writer takes units in order and the strings of a segment in
  * order of first occurrence, template ids and texts do not depend on
- * thread timing.  Memory is bounded: a worker waits when MAX_PENDING of
- * its segments are not stored yet, a segment is at most SEG_LINES lines
- * and SEG_BYTES of masked text, the writer flushes a file's line lists
+ * thread timing.  Memory is bounded: a segment holds at most SEG_LINES
+ * lines and SEG_BYTES of strings; workers wait while the segments not
+ * stored yet hold PENDING_BYTES (see push(); ordinary logs make small
+ * segments, so workers run far ahead and keep all cores busy); the
+ * writer flushes a file's line lists
  * when they pass FLUSH_BYTES, and the string -> id cache is emptied when
  * it passes CACHE_BYTES.
  */
@@ -36,23 +45,29 @@
 #include "tmpl.h"
 #include "util.h"
 
-#define SEG_LINES	65536
-#define SEG_BYTES	(8 * 1024 * 1024)
-#define MAX_PENDING	3
+#define SEG_LINES	16384
+#define SEG_BYTES	(2 * 1024 * 1024)
+#define PENDING_BYTES	(32 * 1024 * 1024)
 #define CP_EVERY	4096
 #define FLUSH_BYTES	(32 * 1024 * 1024)
-#define CACHE_BYTES	(64 * 1024 * 1024)
+#define CACHE_BYTES	(8 * 1024 * 1024)
 #define COMMIT_SECS	2.0
 #define NO_ENTRY	UINT32_MAX
 #define MAX_THREADS	16
+#define CHUNK_BYTES	(32 * 1024 * 1024)
 
 /* One distinct masked string of a segment or of the writer's cache. */
 struct entry {
 	uint64_t hash;
-	size_t str, len;	/* in smap.strs */
+	uint32_t str, len;	/* in smap.strs (at most SEG_BYTES and
+				   CACHE_BYTES plus one string) */
+	uint32_t tmpl;		/* writer's cache: the template */
+};
+
+/* How often a segment's string occurs, where first and last. */
+struct occs {
 	uint64_t count;
 	struct logdb_occ first, last;
-	uint32_t tmpl;		/* writer's cache: the template */
 };
 
 /* Distinct strings, in order of first insertion. */
@@ -67,20 +82,25 @@ struct smap {
 /* What a worker hands to the writer. */
 struct seg {
 	struct seg *next;
-	size_t file;		/* index into the work list */
+	size_t unit;		/* index into the unit list */
 	int worker;
-	int last;		/* the file's last segment */
+	int last;		/* the unit's last segment */
 	int failed;		/* the file could not be opened */
+	uint64_t nul_line;	/* first line with a NUL byte, or 0 */
+	double ts_end;		/* the last timestamp seen, NaN: none */
 
 	struct smap map;
+	struct occs *occs;	/* parallel to map.ents */
+	size_t ocap;
 	uint32_t *ids;		/* entry of each line, NO_ENTRY: empty */
 	size_t nlines, lcap;
-	uint64_t first_line;
+	uint64_t first_line;	/* in the unit's numbering */
 	struct logdb_occ *cps;
 	size_t ncps, cpcap;
 	int *ranks;		/* rank prefixes seen */
 	size_t nranks, rcap;
-	uint64_t bytes;		/* file bytes consumed for this segment */
+	uint64_t bytes;		/* file bytes consumed for it */
+	size_t mem;		/* memory it holds, roughly */
 	char *warn;		/* warnings, '\n'-separated, or NULL */
 
 	/* Set on the last segment. */
@@ -97,13 +117,22 @@ struct work {
 	int append;
 };
 
+/* What one worker reads at a time: a file or a range of one. */
+struct unit {
+	size_t work;		/* index into the work list */
+	uint64_t from, to;	/* lines starting in [from, to) */
+	int first, last;	/* the file's first and last unit */
+};
+
 struct pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t ready, room;
 	struct seg *head, *tail;
 	struct work *work;
-	size_t nwork, next;
-	int pending[MAX_THREADS];
+	struct unit *units;
+	size_t nunits, next;
+	size_t pending;		/* bytes held by segments in the list */
+	size_t cur;		/* the unit the writer stores */
 	int stop;
 };
 
@@ -149,6 +178,14 @@ smap_release(struct smap *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* Memory held by a map. */
+static size_t
+smap_bytes(const struct smap *m)
+{
+	return m->strs.cap + m->ecap * sizeof *m->ents +
+	    m->tabsz * sizeof *m->tab;
+}
+
 static void
 smap_grow(struct smap *m)
 {
@@ -186,8 +223,8 @@ smap_get(struct smap *m, const char *str, size_t len, uint64_t h,
 	e = &m->ents[m->nents];
 	memset(e, 0, sizeof *e);
 	e->hash = h;
-	e->str = m->strs.len;
-	e->len = len;
+	e->str = (uint32_t)m->strs.len;
+	e->len = (uint32_t)len;
 	buf_add(&m->strs, str, len);
 	buf_addc(&m->strs, '\0');
 	m->tab[j] = (uint32_t)++m->nents;
@@ -197,11 +234,12 @@ smap_get(struct smap *m, const char *str, size_t len, uint64_t h,
 }
 
 static struct seg *
-seg_new(size_t file, int worker, uint64_t first_line)
+seg_new(size_t unit, int worker, uint64_t first_line)
 {
 	struct seg *s = xcalloc(1, sizeof *s);
 
-	s->file = file;
+	s->unit = unit;
+	s->ts_end = NAN;
 	s->worker = worker;
 	s->first_line = first_line;
 	smap_init(&s->map);
@@ -212,6 +250,7 @@ static void
 seg_free(struct seg *s)
 {
 	smap_release(&s->map);
+	free(s->occs);
 	free(s->ids);
 	free(s->cps);
 	free(s->ranks);
@@ -243,19 +282,45 @@ seg_rank(struct seg *s, int rank)
 	s->ranks[s->nranks++] = rank;
 }
 
-/* Hand a segment to the writer; 0 when the run was stopped. */
+static size_t
+seg_mem(const struct seg *s)
+{
+	return sizeof *s + smap_bytes(&s->map) + s->ocap * sizeof *s->occs +
+	    s->lcap * sizeof *s->ids + s->cpcap * sizeof *s->cps;
+}
+
+/* Is a segment of `unit` waiting in the list?  (Under the lock.) */
+static int
+holds_unit(const struct pipe *p, size_t unit)
+{
+	const struct seg *s;
+
+	for (s = p->head; s != NULL; s = s->next)
+		if (s->unit == unit)
+			return 1;
+	return 0;
+}
+
+/*
+ * Hand a segment to the writer; 0 when the run was stopped.  Waits while
+ * the list holds PENDING_BYTES, except that a segment of the unit the
+ * writer is storing goes in when none of that unit is waiting: the writer
+ * never waits for a worker that waits for it.
+ */
 static int
 push(struct pipe *p, struct seg *s)
 {
+	s->mem = seg_mem(s);
 	pthread_mutex_lock(&p->mu);
-	while (p->pending[s->worker] >= MAX_PENDING && !p->stop)
+	while (!p->stop && p->pending + s->mem > PENDING_BYTES &&
+	    (s->unit != p->cur || holds_unit(p, p->cur)))
 		pthread_cond_wait(&p->room, &p->mu);
 	if (p->stop) {
 		pthread_mutex_unlock(&p->mu);
 		seg_free(s);
 		return 0;
 	}
-	p->pending[s->worker]++;
+	p->pending += s->mem;
 	if (p->tail != NULL)
 		p->tail->next = s;
 	else
@@ -274,8 +339,10 @@ struct wfile {
 	double ts;		/* last timestamp seen, inherited */
 	int ts_kind;
 	double first_ts;
-	uint64_t consumed;
-	int nul_warned;
+	uint64_t consumed;	/* gzip: compressed bytes accounted */
+	uint64_t accounted;	/* plain: offset accounted up to */
+	uint64_t shift;		/* subtract from reader line numbers */
+	uint64_t nul_line;
 	uint64_t end_off;
 	int partial;
 };
@@ -285,9 +352,9 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 {
 	struct lp_line lp;
 	struct logdb_occ at;
-	struct entry *e;
+	struct occs *o;
 	uint32_t id = NO_ENTRY;
-	char *msg;
+	uint64_t lineno;
 	int created;
 
 	lp_parse(l->s, l->len, &lp);
@@ -300,29 +367,30 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	}
 	if (lp.rank >= 0)
 		seg_rank(s, lp.rank);
-	if (!wf->nul_warned && memchr(l->s, '\0', l->len) != NULL) {
-		msg = xasprintf("'%s': line %llu: NUL bytes in the line",
-		    wf->path, (unsigned long long)l->lineno);
-		seg_warn(s, msg);
-		free(msg);
-		wf->nul_warned = 1;
-	}
-	at.line = l->lineno;
+	lineno = l->lineno - wf->shift;
+	if (wf->nul_line == 0 && memchr(l->s, '\0', l->len) != NULL)
+		wf->nul_line = s->nul_line = lineno;
+	at.line = lineno;
 	at.off = l->off;
 	at.ts = wf->ts;
 	if (lp.msg_len > 0) {
 		tmpl_mask(lp.msg, lp.msg_len, &wf->masked);
 		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len,
 		    hash_bytes(buf_str(&wf->masked), wf->masked.len), &created);
-		e = &s->map.ents[id];
-		if (e->count++ == 0)
-			e->first = at;
-		e->last = at;
+		if (created) {
+			s->occs = xgrow(s->occs, &s->ocap, s->map.nents,
+			    sizeof *s->occs);
+			memset(&s->occs[id], 0, sizeof *s->occs);
+		}
+		o = &s->occs[id];
+		if (o->count++ == 0)
+			o->first = at;
+		o->last = at;
 	}
 	if (s->nlines == s->lcap)
 		s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
 	s->ids[s->nlines++] = id;
-	if ((l->lineno - 1) % CP_EVERY == 0) {
+	if ((lineno - 1) % CP_EVERY == 0) {
 		s->cps = xgrow(s->cps, &s->cpcap, s->ncps + 1, sizeof *s->cps);
 		s->cps[s->ncps++] = at;
 	}
@@ -333,15 +401,21 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 static void
 account(struct seg *s, struct wfile *wf)
 {
-	uint64_t now = reader_consumed(wf->r);
+	uint64_t now;
 
-	s->bytes = now - wf->consumed;
-	wf->consumed = now;
+	if (reader_is_gzip(wf->r)) {
+		now = reader_consumed(wf->r);
+		s->bytes = now - wf->consumed;
+		wf->consumed = now;
+	} else {
+		s->bytes = wf->end_off - wf->accounted;
+		wf->accounted = wf->end_off;
+	}
+	s->ts_end = wf->ts;
 }
 
 static void
-finish_file(struct pipe *p, struct seg *s, struct wfile *wf,
-    const struct work *w)
+finish_unit(struct pipe *p, struct seg *s, struct wfile *wf)
 {
 	s->last = 1;
 	account(s, wf);
@@ -352,16 +426,43 @@ finish_file(struct pipe *p, struct seg *s, struct wfile *wf,
 	s->partial = wf->partial;
 	s->ts_kind = wf->ts_kind;
 	s->first_ts = wf->ts_kind != LP_TS_NONE ? wf->first_ts : NAN;
-	s->last_ts = wf->ts_kind != LP_TS_NONE ? wf->ts : NAN;
-	if (w->append && w->old != NULL && !isnan(w->old->first_ts))
-		s->first_ts = w->old->first_ts;
 	push(p, s);
 }
 
-static void
-read_file(struct pipe *p, int worker, size_t idx)
+/* Open a unit's file where its lines start. */
+static int
+open_unit(const struct unit *u, const struct work *w, struct wfile *wf,
+    char **cause)
 {
-	const struct work *w = &p->work[idx];
+	struct reader_line l;
+
+	if (u->first) {
+		wf->end_off = wf->accounted = w->start_off;
+		return reader_open(w->sf->path, w->start_off, w->start_line,
+		    &wf->r, cause);
+	}
+	/* From the byte before: skip the rest of the line it ends. */
+	if (reader_open(w->sf->path, u->from - 1, 0, &wf->r, cause) != 0)
+		return -1;
+	wf->shift = 1;
+	switch (reader_next(wf->r, &l, cause)) {
+	case -1:
+		return -1;
+	case 0:
+		wf->end_off = wf->accounted = u->from;
+		break;
+	default:
+		wf->end_off = wf->accounted = l.off + l.full_len + l.newline;
+		break;
+	}
+	return 0;
+}
+
+static void
+read_unit(struct pipe *p, int worker, size_t idx)
+{
+	const struct unit *u = &p->units[idx];
+	const struct work *w = &p->work[u->work];
 	struct wfile wf;
 	struct reader_line l;
 	struct seg *s;
@@ -371,31 +472,29 @@ read_file(struct pipe *p, int worker, size_t idx)
 	memset(&wf, 0, sizeof wf);
 	wf.path = w->sf->path;
 	wf.ts = NAN;
-	wf.end_off = w->start_off;
-	s = seg_new(idx, worker, w->start_line + 1);
-	if (reader_open(w->sf->path, w->start_off, w->start_line, &wf.r,
-	    &cause) != 0) {
+	s = seg_new(idx, worker, u->first ? w->start_line + 1 : 1);
+	if (open_unit(u, w, &wf, &cause) != 0) {
 		s->last = s->failed = 1;
 		seg_warn(s, cause);
-		free(cause);
 		push(p, s);
-		return;
+		goto out;
 	}
-	wf.consumed = w->start_off;
-	if (reader_is_gzip(wf.r))
-		wf.consumed = 0;
 	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
+		if (l.off >= u->to)
+			break;
 		add_line(s, &wf, &l);
-		if (s->nlines >= SEG_LINES || s->map.strs.len >= SEG_BYTES) {
+		if (s->nlines >= SEG_LINES ||
+		    smap_bytes(&s->map) + s->ocap * sizeof *s->occs >=
+		    SEG_BYTES) {
 			account(s, &wf);
 			if (!push(p, s))
 				goto out;
-			s = seg_new(idx, worker, l.lineno + 1);
+			s = seg_new(idx, worker, l.lineno - wf.shift + 1);
 		}
 	}
 	if (rc < 0)
 		seg_warn(s, cause);
-	finish_file(p, s, &wf, w);
+	finish_unit(p, s, &wf);
 out:
 	free(cause);
 	buf_release(&wf.masked);
@@ -411,25 +510,25 @@ worker_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
-		idx = p->next < p->nwork && !p->stop ? p->next++ : SIZE_MAX;
+		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&p->mu);
 		if (idx == SIZE_MAX)
 			break;
-		read_file(p, wk->id, idx);
+		read_unit(p, wk->id, idx);
 	}
 	return NULL;
 }
 
-/* Wait for the next segment of file `file`. */
+/* Wait for the next segment of unit `unit`. */
 static struct seg *
-pull(struct pipe *p, size_t file)
+pull(struct pipe *p, size_t unit)
 {
 	struct seg *s, *prev;
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		for (prev = NULL, s = p->head; s != NULL; prev = s, s = s->next)
-			if (s->file == file)
+			if (s->unit == unit)
 				break;
 		if (s != NULL)
 			break;
@@ -441,7 +540,7 @@ pull(struct pipe *p, size_t file)
 		p->head = s->next;
 	if (p->tail == s)
 		p->tail = prev;
-	p->pending[s->worker]--;
+	p->pending -= s->mem;
 	pthread_cond_broadcast(&p->room);
 	pthread_mutex_unlock(&p->mu);
 	s->next = NULL;
@@ -482,8 +581,16 @@ struct writer {
 	size_t emcap;
 
 	int64_t job;
-	int64_t file_id;
 	double last_commit;
+
+	/* The file being stored. */
+	int64_t file_id;
+	uint64_t base;		/* line number before the current unit */
+	double ts;		/* last timestamp so far, NaN: none */
+	double first_ts;
+	int ts_kind;
+	int skip;		/* its first unit failed: drop the rest */
+	int broken;		/* a later unit failed: read it again next time */
 
 	uint64_t total, done;
 	size_t nfiles, files_done;
@@ -565,7 +672,7 @@ template_of(struct writer *w, const char *m, size_t len, uint64_t h)
 	uint32_t e;
 	int created, changed = 0;
 
-	if (w->cache.strs.len > CACHE_BYTES) {
+	if (smap_bytes(&w->cache) > CACHE_BYTES) {
 		smap_release(&w->cache);
 		smap_init(&w->cache);
 	}
@@ -585,7 +692,8 @@ acc_of(struct writer *w, uint32_t t)
 	size_t old = w->nacc;
 
 	if (t >= w->nacc) {
-		w->accs = xgrow(w->accs, &w->nacc, (size_t)t + 1, sizeof *w->accs);
+		w->accs = xgrow(w->accs, &w->nacc, (size_t)t + 1,
+		    sizeof *w->accs);
 		memset(w->accs + old, 0, (w->nacc - old) * sizeof *w->accs);
 	}
 	a = &w->accs[t];
@@ -613,8 +721,7 @@ flush_accs(struct writer *w, char **cause)
 		if (logdb_ft_add(w->db, w->file_id, w->touched[i], a->count,
 		    &a->first, &a->last, &a->lines, cause) != 0)
 			return -1;
-		if (a->lines.cap > 65536)
-			buf_release(&a->lines);
+		buf_release(&a->lines);
 	}
 	w->ntouched = 0;
 	w->accbytes = 0;
@@ -638,11 +745,21 @@ put_varint(struct buf *b, uint64_t v)
 	b->s[b->len] = '\0';
 }
 
+/* From a unit's line numbers and times to the file's. */
+static void
+rebase(struct writer *w, struct logdb_occ *o)
+{
+	o->line += w->base;
+	if (isnan(o->ts))
+		o->ts = w->ts;
+}
+
 /* Template ids for the segment's strings, and their first/last. */
 static void
 map_entries(struct writer *w, struct seg *s)
 {
 	struct entry *e;
+	struct occs *o;
 	struct acc *a;
 	size_t i;
 
@@ -652,11 +769,14 @@ map_entries(struct writer *w, struct seg *s)
 		w->emap[i] = template_of(w, s->map.strs.s + e->str, e->len,
 		    e->hash);
 		a = acc_of(w, w->emap[i]);
-		if (a->count == 0 || e->first.line < a->first.line)
-			a->first = e->first;
-		if (a->count == 0 || e->last.line > a->last.line)
-			a->last = e->last;
-		a->count += e->count;
+		o = &s->occs[i];
+		rebase(w, &o->first);
+		rebase(w, &o->last);
+		if (a->count == 0 || o->first.line < a->first.line)
+			a->first = o->first;
+		if (a->count == 0 || o->last.line > a->last.line)
+			a->last = o->last;
+		a->count += o->count;
 	}
 }
 
@@ -671,15 +791,17 @@ apply_lines(struct writer *w, struct seg *s, char **cause)
 		if (s->ids[i] == NO_ENTRY)
 			continue;
 		a = &w->accs[w->emap[s->ids[i]]];
-		line = s->first_line + i;
+		line = w->base + s->first_line + i;
 		before = a->lines.len;
 		put_varint(&a->lines, line - a->prev);
 		a->prev = line;
 		w->accbytes += a->lines.len - before;
 	}
-	for (i = 0; i < s->ncps; i++)
+	for (i = 0; i < s->ncps; i++) {
+		rebase(w, &s->cps[i]);
 		if (logdb_checkpoint(w->db, w->file_id, &s->cps[i], cause) != 0)
 			return -1;
+	}
 	if (w->accbytes > FLUSH_BYTES)
 		return flush_accs(w, cause);
 	return 0;
@@ -702,8 +824,16 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 {
 	struct logdb_file f;
 
+	w->base = 0;
+	w->ts = w->first_ts = NAN;
+	w->ts_kind = LP_TS_NONE;
+	w->broken = 0;
 	if (wk->old != NULL && wk->append) {
 		w->file_id = wk->old->id;
+		w->ts = w->first_ts = wk->old->last_ts;
+		if (!isnan(wk->old->first_ts))
+			w->first_ts = wk->old->first_ts;
+		w->ts_kind = wk->old->ts_kind;
 		return 0;
 	}
 	if (wk->old != NULL) {
@@ -724,7 +854,6 @@ static int
 end_file(struct writer *w, struct work *wk, struct seg *s, char **cause)
 {
 	struct logdb_file f;
-	size_t i;
 
 	if (flush_accs(w, cause) != 0)
 		return -1;
@@ -736,24 +865,39 @@ end_file(struct writer *w, struct work *wk, struct seg *s, char **cause)
 	f.rank = wk->sf->rank;
 	f.kind = wk->sf->kind;
 	f.gz = s->gz;
-	f.size = s->size;
+	f.size = w->broken ? 0 : s->size;	/* 0: read it again */
 	f.mtime = wk->sf->mtime;
 	f.inode = wk->sf->inode;
 	f.bytes = s->end_off;
-	f.lines = s->lines;
-	f.partial = s->partial;
-	f.ts_kind = s->ts_kind;
-	f.first_ts = s->first_ts;
-	f.last_ts = s->last_ts;
+	f.lines = w->base;
+	f.partial = s->partial || w->broken;
+	f.ts_kind = w->ts_kind;
+	f.first_ts = w->first_ts;
+	f.last_ts = w->ts;
 	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
 		return -1;
-	if (f.rank >= 0 && logdb_rank(w->db, w->job, f.rank, f.node, cause) != 0)
+	if (f.rank >= 0 &&
+	    logdb_rank(w->db, w->job, f.rank, f.node, cause) != 0)
+		return -1;
+	w->st->lines += f.lines - wk->start_line;
+	return 0;
+}
+
+/* Ranks seen in line prefixes: on the file's node unless it has a rank. */
+static int
+store_ranks(struct writer *w, struct work *wk, struct seg *s, char **cause)
+{
+	int64_t node;
+	size_t i;
+
+	if (s->nranks == 0)
+		return 0;
+	if (node_of(w, wk->sf, &node, cause) != 0)
 		return -1;
 	for (i = 0; i < s->nranks; i++)
-		if (logdb_rank(w->db, w->job, s->ranks[i], f.rank < 0 ? f.node : 0,
-		    cause) != 0)
+		if (logdb_rank(w->db, w->job, s->ranks[i],
+		    wk->sf->rank < 0 ? node : 0, cause) != 0)
 			return -1;
-	w->st->lines += s->lines - wk->start_line;
 	return 0;
 }
 
@@ -783,41 +927,91 @@ maybe_commit(struct writer *w, int force, char **cause)
 	return force ? 0 : cache_begin(w->c, cause);
 }
 
-/* Store one file's segments as they come. */
-static int
-store_file(struct writer *w, size_t idx, char **cause)
+/* After a unit's segment: times, warnings, and the unit's end. */
+static void
+seg_done(struct writer *w, struct work *wk, struct seg *s)
 {
-	struct work *wk = &w->p->work[idx];
+	char *msg;
+
+	if (s->nul_line != 0) {
+		msg = xasprintf("'%s': line %llu: NUL bytes in the line",
+		    wk->sf->path, (unsigned long long)(w->base + s->nul_line));
+		warn(w, msg);
+		free(msg);
+	}
+	if (!isnan(s->ts_end))
+		w->ts = s->ts_end;
+	if (s->last) {
+		if (w->ts_kind == LP_TS_NONE)
+			w->ts_kind = s->ts_kind;
+		if (!isnan(s->first_ts) && (isnan(w->first_ts) ||
+		    s->first_ts < w->first_ts))
+			w->first_ts = s->first_ts;
+	}
+}
+
+/* Store one segment of a unit; 1 when it was the file's last. */
+static int
+store_seg(struct writer *w, struct unit *u, struct seg *s, int first,
+    char **cause)
+{
+	struct work *wk = &w->p->work[u->work];
+
+	if (s->failed && u->first) {
+		w->st->failed++;
+		w->skip = 1;
+	} else if (s->failed)
+		w->broken = 1;	/* keep what was stored, read it all again */
+	if (w->skip)
+		return 0;
+	if (first && u->first && begin_file(w, wk, cause) != 0)
+		return -1;
+	if (!w->broken) {
+		map_entries(w, s);
+		if (apply_lines(w, s, cause) != 0 ||
+		    store_ranks(w, wk, s, cause) != 0)
+			return -1;
+		seg_done(w, wk, s);
+	}
+	if (!s->last)
+		return 0;
+	if (!w->broken)
+		w->base += s->lines;
+	if (!u->last)
+		return 0;
+	w->st->indexed++;
+	return end_file(w, wk, s, cause);
+}
+
+/* Store one unit's segments as they come. */
+static int
+store_unit(struct writer *w, size_t idx, char **cause)
+{
+	struct unit *u = &w->p->units[idx];
 	struct seg *s;
 	int first = 1, rc = 0, done = 0;
 
-	while (!done) {
+	pthread_mutex_lock(&w->p->mu);
+	w->p->cur = idx;
+	pthread_cond_broadcast(&w->p->room);
+	pthread_mutex_unlock(&w->p->mu);
+	if (u->first)
+		w->skip = 0;
+	while (!done && rc == 0) {
 		s = pull(w->p, idx);
 		done = s->last;
 		show_warnings(w, s);
 		w->done += s->bytes;
 		w->st->bytes += s->bytes;
-		if (s->failed) {
-			w->st->failed++;
-			seg_free(s);
-			break;
-		}
-		if (first && (rc = begin_file(w, wk, cause)) != 0)
-			done = 1;
+		rc = store_seg(w, u, s, first, cause);
 		first = 0;
-		if (rc == 0) {
-			map_entries(w, s);
-			rc = apply_lines(w, s, cause);
-		}
-		if (rc == 0 && s->last) {
-			rc = end_file(w, wk, s, cause);
-			w->st->indexed++;
-		}
 		seg_free(s);
 		draw_progress(w, 0);
-		if (rc != 0)
-			return -1;
 	}
+	if (rc != 0)
+		return -1;
+	if (!u->last)
+		return 0;
 	w->files_done++;
 	return maybe_commit(w, 0, cause);
 }
@@ -859,6 +1053,31 @@ reattribute(struct writer *w, struct logdb_file *old,
 	old->rank = sf->rank;
 	old->kind = sf->kind;
 	return logdb_file_put(w->db, w->job, old, cause);
+}
+
+/* Split the files to read into units: ranges of large plain files. */
+static struct unit *
+make_units(struct work *work, size_t nwork, uint64_t chunk, size_t *nunits)
+{
+	struct unit *u = NULL;
+	uint64_t from, size;
+	size_t i, cap = 0;
+
+	*nunits = 0;
+	for (i = 0; i < nwork; i++) {
+		from = work[i].start_off;
+		size = work[i].sf->size;
+		do {
+			u = xgrow(u, &cap, *nunits + 1, sizeof *u);
+			u[*nunits].work = i;
+			u[*nunits].from = from;
+			u[*nunits].first = from == work[i].start_off;
+			from += chunk;
+			u[*nunits].last = work[i].sf->gz || from >= size;
+			u[*nunits].to = u[*nunits].last ? UINT64_MAX : from;
+		} while (!u[(*nunits)++].last);
+	}
+	return u;
 }
 
 static int
@@ -936,26 +1155,45 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	pthread_cond_init(&p.ready, NULL);
 	pthread_cond_init(&p.room, NULL);
 	p.work = work;
-	p.nwork = nwork;
+	p.units = make_units(work, nwork, w->o->chunk > 0 ? w->o->chunk :
+	    CHUNK_BYTES, &p.nunits);
 	w->p = &p;
 	n = w->o->threads > 0 ? w->o->threads : ncpus();
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
-	if ((size_t)n > nwork)
-		n = (int)nwork;
+	if ((size_t)n > p.nunits)
+		n = (int)p.nunits;
 	for (i = 0; i < n; i++) {
 		wk[i].p = &p;
 		wk[i].id = i;
-		if (pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) != 0)
+		if (pthread_create(&wk[i].thread, NULL, worker_main,
+		    &wk[i]) != 0)
 			ts_fatal("cannot create a thread");
 	}
-	for (f = 0; f < nwork && rc == 0; f++)
-		rc = store_file(w, f, cause);
+	for (f = 0; f < p.nunits && rc == 0; f++)
+		rc = store_unit(w, f, cause);
 	pipe_stop(&p, wk, n);
 	pthread_cond_destroy(&p.room);
 	pthread_cond_destroy(&p.ready);
 	pthread_mutex_destroy(&p.mu);
+	free(p.units);
 	w->p = NULL;
+	return rc;
+}
+
+/* A job keeps its root: another directory of the same name is refused. */
+static int
+same_root(struct writer *w, const struct scan_job *j, char **cause)
+{
+	char *root;
+	int rc = 0;
+
+	if (logdb_job_root(w->db, j->name, &root, cause) != 0)
+		return -1;
+	if (root != NULL && strcmp(root, j->root) != 0)
+		rc = ts_fail(cause, "job '%s' is indexed from '%s'; name this one "
+		    "with --job", j->name, root);
+	free(root);
 	return rc;
 }
 
@@ -970,7 +1208,8 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	if (cache_begin(w->c, cause) != 0)
 		return -1;
 	w->last_commit = ts_now();
-	if (logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
+	if (same_root(w, j, cause) != 0 ||
+	    logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
 	    logdb_files(w->db, w->job, &old, &nold, cause) != 0 ||
 	    plan(w, j, old, nold, &work, &nwork, cause) != 0)
 		goto out;

@@ -23,14 +23,16 @@ struct index_opts {
 	const char *map_path;	/* --map FILE */
 	const char *hostfile;	/* --hostfile FILE */
 	int threads;		/* worker threads; 0: one per core */
-	FILE *err;		/* warnings and progress (borrowed), or NULL */
+	uint64_t chunk;		/* split plain files into ranges of this
+				   many bytes; 0: the default (32 MiB) */
+	FILE *err;		/* warnings, progress (borrowed) or NULL */
 	int progress;		/* draw progress on err */
 };
 
 struct index_stats {
 	size_t jobs;
 	size_t files;		/* files found */
-	size_t indexed;		/* files read (in full or appended part) */
+	size_t indexed;		/* files read (whole or appended part) */
 	size_t skipped;		/* unchanged files */
 	size_t failed;		/* files that could not be read */
 	uint64_t lines;		/* lines read in this run */

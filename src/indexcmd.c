@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct index_opts o;
 	struct index_stats st;
 	struct cache *c;
-	long threads;
+	long threads, chunk;
 	double mb;
 
 	memset(&o, 0, sizeof o);
@@ -40,6 +41,9 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (cmd_opt_long(a, "threads", 0, 0, 64, &threads, cause) != 0)
 		return CMD_USAGE;
 	o.threads = (int)threads;
+	if (cmd_opt_long(a, "chunk", 0, 0, LONG_MAX, &chunk, cause) != 0)
+		return CMD_USAGE;
+	o.chunk = (uint64_t)chunk;
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
 	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0)

@@ -36,6 +36,7 @@ struct reader {
 	z_stream z;
 	unsigned char *in;
 	uint64_t in_total;	/* compressed bytes read */
+	uint64_t in_limit;	/* read no more compressed bytes than this */
 
 	char *buf;
 	size_t pos, end;
@@ -46,7 +47,7 @@ struct reader {
 	int eof;
 	int failed;
 
-	int in_long;		/* inside a line longer than READER_LINE_MAX */
+	int in_long;		/* inside an overlong line */
 	char *lng;		/* its prefix */
 	uint64_t lng_len, lng_off;
 };
@@ -106,7 +107,8 @@ reader_open(const char *path, uint64_t off, uint64_t line,
 		return -1;
 	}
 	if (!r->gz && off != 0 && lseek(fd, (off_t)off, SEEK_SET) == -1) {
-		ts_fail(cause, "cannot seek in '%s': %s", path, strerror(errno));
+		ts_fail(cause, "cannot seek in '%s': %s", path,
+		    strerror(errno));
 		reader_close(r);
 		return -1;
 	}
@@ -157,7 +159,8 @@ fill_plain(struct reader *r, char **cause)
 	if (want > r->size - r->consumed)
 		want = (size_t)(r->size - r->consumed);
 	if ((got = read_some(r->fd, r->buf + r->end, want)) == -1)
-		return ts_fail(cause, "'%s': line %llu: read error: %s", r->path,
+		return ts_fail(cause, "'%s': line %llu: read error: %s",
+		    r->path,
 		    (unsigned long long)r->lineno + 1, strerror(errno));
 	if (got == 0)
 		r->eof = 1;	/* the file shrank while we read it */
@@ -170,9 +173,14 @@ fill_plain(struct reader *r, char **cause)
 static ssize_t
 refill_in(struct reader *r)
 {
+	size_t want = GZ_IN_BUF;
 	ssize_t got;
 
-	got = read_some(r->fd, r->in, GZ_IN_BUF);
+	if (r->in_limit > 0 && r->in_limit - r->in_total < want)
+		want = (size_t)(r->in_limit - r->in_total);
+	if (want == 0)
+		return 0;
+	got = read_some(r->fd, r->in, want);
 	if (got > 0) {
 		r->z.next_in = r->in;
 		r->z.avail_in = (uInt)got;
@@ -217,7 +225,8 @@ fill_gzip(struct reader *r, char **cause)
 			if ((got = refill_in(r)) < 0)
 				return gz_fail(r, strerror(errno), cause);
 			if (got == 0)
-				return gz_fail(r, "truncated gzip stream", cause);
+				return gz_fail(r, "truncated gzip stream",
+				    cause);
 		}
 		r->z.next_out = (unsigned char *)r->buf + r->end;
 		r->z.avail_out = (uInt)(READ_BUF - r->end);
@@ -337,6 +346,15 @@ reader_next(struct reader *r, struct reader_line *l, char **cause)
 		if (fill(r, cause) != 0)
 			return -1;
 	}
+}
+
+void
+reader_limit(struct reader *r, uint64_t bytes)
+{
+	if (r->gz)
+		r->in_limit = bytes;
+	else if (r->base + bytes < r->size)
+		r->size = r->base + bytes;
 }
 
 int

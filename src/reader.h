@@ -27,9 +27,9 @@
 struct reader;
 
 struct reader_line {
-	const char *s;		/* the line, no newline, no CR (borrowed) */
+	const char *s;		/* the line, no newline or CR (borrowed) */
 	size_t len;		/* bytes in s (at most READER_LINE_MAX) */
-	uint64_t full_len;	/* bytes of the line in the file, CR included */
+	uint64_t full_len;	/* bytes of the line in the file, with CR */
 	uint64_t lineno;	/* 1-based line number */
 	uint64_t off;		/* offset of the line start */
 	int newline;		/* the line ended with a newline */
@@ -53,6 +53,13 @@ void reader_close(struct reader *r);
  * call returns 0).
  */
 int reader_next(struct reader *r, struct reader_line *l, char **cause);
+
+/*
+ * Read at most about `bytes` more bytes of the file (compressed bytes for
+ * gzip), for a quick look at its head: a plain file then ends there (its
+ * last line may be cut), a gzip stream ends with a truncation error.
+ */
+void reader_limit(struct reader *r, uint64_t bytes);
 
 /* Whether the file is gzip-compressed. */
 int reader_is_gzip(const struct reader *r);

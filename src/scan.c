@@ -162,7 +162,7 @@ host_word(const char *stem, size_t n, size_t *b, size_t *e)
 			*e = j + w;
 			while (*e < n && (isalnum((unsigned char)stem[*e]) ||
 			    stem[*e] == '.'))
-				(*e)++;	/* kern.log, syslog.1, messages-2024 */
+				(*e)++;	/* kern.log, syslog.1 */
 			return 1;
 		}
 	}
@@ -260,6 +260,20 @@ scan_path_info(const char *rel, char **node, int *rank, int *kind)
 
 /* --------------------------------------------------------- the content */
 
+/* A host name from a log line: 1-64 visible bytes; allocated or NULL. */
+static char *
+host_name(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 64)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 127)
+			return NULL;
+	return xstrndup(s, n);
+}
+
 /* "host:pid:tid [d] NCCL INFO": the host. */
 static char *
 nccl_host(const char *line, size_t n)
@@ -270,11 +284,9 @@ nccl_host(const char *line, size_t n)
 	if (colon == NULL || memmem(line, n, " NCCL ", 6) == NULL)
 		return NULL;
 	hl = (size_t)(colon - line);
-	if (hl == 0 || hl > 64 || !isdigit((unsigned char)colon[1]))
+	if (hl + 1 >= n || !isdigit((unsigned char)colon[1]))
 		return NULL;
-	if (memchr(line, ' ', hl) != NULL)
-		return NULL;
-	return xstrndup(line, hl);
+	return host_name(line, hl);
 }
 
 /* NCCL "rank N nranks M" (any case of nRanks). */
@@ -288,7 +300,8 @@ nccl_rank(const char *line, size_t n)
 		p += 5;
 		for (q = p; q < end && isdigit((unsigned char)*q); q++)
 			;
-		if (q > p && end - q > 8 && strncasecmp(q, " nranks ", 8) == 0 &&
+		if (q > p && end - q > 8 &&
+		    strncasecmp(q, " nranks ", 8) == 0 &&
 		    (r = number(p, (size_t)(q - p))) >= 0)
 			return r;
 	}
@@ -307,9 +320,9 @@ syslog_host(const char *line, size_t n)
 	p = line + 16;
 	for (q = p; q < end && *q != ' '; q++)
 		;
-	if (q == p || q == end)
+	if (q == end)
 		return NULL;
-	return xstrndup(p, (size_t)(q - p));
+	return host_name(p, (size_t)(q - p));
 }
 
 static int
@@ -337,7 +350,7 @@ sniff_line(struct scan_file *f, const char *s, size_t n, int first)
 		f->kind = SCAN_HOST;
 	if (n > 10 && memcmp(s, "_HOSTNAME=", 10) == 0) {
 		f->kind = SCAN_HOST;
-		h = xstrndup(s + 10, n - 10);
+		h = host_name(s + 10, n - 10);
 	} else if (first && (h = syslog_host(s, n)) != NULL)
 		f->kind = SCAN_HOST;
 	else if ((h = nccl_host(s, n)) != NULL && f->rank < 0 &&
@@ -409,6 +422,8 @@ scan_sniff(struct scan_file *f, char **cause)
 
 	if (reader_open(f->path, 0, 0, &r, cause) != 0)
 		return -1;
+	reader_limit(r, SNIFF_BYTES);
+	f->gz = reader_is_gzip(r);
 	while (head.len < SNIFF_BYTES && reader_next(r, &l, &ignored) == 1) {
 		buf_add(&head, l.s, l.len > 512 ? 512 : l.len);
 		buf_addc(&head, '\n');
@@ -603,8 +618,9 @@ skipped_ext(const char *name)
 		n -= 3;
 	for (dot = name + n; dot > name && dot[-1] != '.'; dot--)
 		;
-	if (dot == name || (size_t)(name + n - dot) >= sizeof ext)
-		return 0;
+	if (dot == name || (size_t)(name + n - dot) >= sizeof ext ||
+	    strstr(name, "journal") != NULL)
+		return 0;	/* journalctl -o json exports are host logs */
 	memcpy(ext, dot, (size_t)(name + n - dot));
 	ext[name + n - dot] = '\0';
 	for (i = 0; i < TS_NELEM(skip_ext); i++)
@@ -892,6 +908,23 @@ collect(char *const *paths, size_t n, const struct scan_opts *o,
 	free(loose);
 }
 
+/* The same file named twice (sorted, so neighbours) is read once. */
+static void
+dedupe(struct scan_job *j)
+{
+	size_t i, keep = 0;
+
+	for (i = 0; i < j->nfiles; i++) {
+		if (keep > 0 &&
+		    strcmp(j->files[keep - 1].rel, j->files[i].rel) == 0) {
+			free_file(&j->files[i]);
+			continue;
+		}
+		j->files[keep++] = j->files[i];
+	}
+	j->nfiles = keep;
+}
+
 static int
 check_names(struct scan_job *jobs, size_t n, char **cause)
 {
@@ -929,6 +962,7 @@ scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
 	for (i = 0; i < *njobs; i++) {
 		ts_qsort((*jobs)[i].files, (*jobs)[i].nfiles,
 		    sizeof *(*jobs)[i].files, cmp_file);
+		dedupe(&(*jobs)[i]);
 		attribute(&(*jobs)[i], &a, o);
 		if (o->job_name != NULL) {
 			free((*jobs)[i].name);

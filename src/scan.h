@@ -38,6 +38,7 @@ struct scan_file {
 	char *node;		/* NULL when unknown */
 	int rank;		/* -1 when unknown */
 	int kind;		/* enum scan_kind */
+	int gz;			/* gzip-compressed (set by scan_sniff()) */
 	uint64_t size;
 	double mtime;
 	uint64_t inode;
@@ -51,7 +52,7 @@ struct scan_job {
 };
 
 struct scan_opts {
-	const char *job_name;	/* only with one job; NULL: the root's name */
+	const char *job_name;	/* one job only; NULL: the root's name */
 	const char *map_path;	/* NULL: none */
 	const char *hostfile;	/* NULL: none */
 	/* Warnings about single files (one line, no newline); may be NULL. */

@@ -54,10 +54,10 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	test_expect_success 'a file that vanishes before it is read' '
 		mkdir -p V && good_log V/a.log 5 && good_log V/b.log 5 &&
 		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
-		(sqlite3 "$db" "BEGIN IMMEDIATE;" ".shell sleep 2" "COMMIT;" &) &&
+		(sqlite3 "$db" "BEGIN IMMEDIATE;" ".shell sleep 4" "COMMIT;" &) &&
 		sleep 0.5 &&
 		(trainscope index V >out 2>err; echo $? >status) &
-		sleep 1 && rm V/b.log && wait &&
+		sleep 2 && rm V/b.log && wait &&
 		while [ ! -f status ]; do sleep 0.1; done &&
 		test "$(cat status)" = 0 &&
 		grep "warning: cannot open .*V/b.log.: No such file" err &&

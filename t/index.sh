@@ -75,10 +75,21 @@ test_expect_success 'several jobs at once; --job only with one' '
 	test_must_fail 1 trainscope index --job z a/x b/y 2>err &&
 	grep "job names one job" err
 '
+test_expect_success 'another directory with a job'"'"'s name is refused' '
+	mkdir -p other && cp -r job1 other/ &&
+	test_must_fail 1 trainscope index other/job1 2>err &&
+	grep "job .job1. is indexed from .*/job1.; name this one with --job" err &&
+	trainscope index --job job1b other/job1 >out && grep "2 files (2 read" out
+'
 test_expect_success 'loose files form one job; --job names it' '
 	trainscope index --job loose job2/node-01/rank-0.log \
 	    job2/node-02/rank-1.log.gz >out &&
 	test "$(count_of "iteration <*>" loose)" = 100
+'
+test_expect_success 'a file named twice is read once' '
+	trainscope index --job twice job2/node-01/rank-0.log \
+	    job2/node-01/rank-0.log >out &&
+	grep "1 files (1 read" out
 '
 test_expect_success 'same ids and texts whatever the thread count' '
 	mkjob d && cp -r d d2 && i=0 &&
@@ -119,9 +130,83 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		    '"'job2'"' ORDER BY r.rank" >out &&
 		printf "0|node-01\n1|node-02\n" >want && test_cmp want out
 	'
+	q() { sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "$1"; }
+	test_expect_success 'combined file: ranks from the line prefixes' '
+		mkdir -p comb/node05 && for r in 0 1 2 3; do
+		    echo "[default$r]:[2024-05-01 10:00:0$r,000] INFO rank up"; done \
+		    >comb/node05/train.log &&
+		trainscope index comb >/dev/null &&
+		q "SELECT group_concat(r.rank || n.name, \",\") FROM ranks r JOIN
+		    nodes n ON n.id = r.node_id JOIN jobs j ON j.id = r.job_id
+		    WHERE j.name = '"'comb'"'" >out &&
+		test "$(cat out)" = "0node05,1node05,2node05,3node05"
+	'
+	dump() {	# dump DB: what indexing stored, without checkpoints
+		sqlite3 "$1" "SELECT path, lines, bytes, first_ts, last_ts, partial
+		    FROM files ORDER BY path; SELECT f.path, template_id, count,
+		    first_line, first_off, ft.first_ts, last_line, last_off,
+		    ft.last_ts, hex(ft.lines) FROM file_templates ft JOIN files f
+		    ON f.id = ft.file_id ORDER BY 1, 2; SELECT * FROM templates;
+		    SELECT * FROM node_templates; SELECT * FROM ranks"
+	}
+	mkbig() {	# mkbig DIR: two files with untimed lines and a NUL
+		mkdir -p "$1/n1" &&
+		awk "BEGIN { print \"untimed start\"; for (i = 1; i <= 3000; i++) {
+		    printf \"[2024-05-01 10:%02d:%02d,000] INFO step %d loss %.2f\\n\",
+		    int(i / 60) % 60, i % 60, i, 1 / i;
+		    if (i % 7 == 0) print \"  traceback line \" i } }" >"$1/n1/rank-0.log" &&
+		{ cat "$1/n1/rank-0.log"; printf "nul\000here\n"; } >"$1/n1/rank-1.log"
+	}
+	test_expect_success 'ranges of big files store what whole files store' '
+		mkbig big &&
+		trainscope --cache w.db index --threads 1 big >/dev/null &&
+		trainscope --cache r.db index --threads 2 --chunk 1000 big \
+		    >/dev/null 2>err &&
+		grep "rank-1.log.: line 3430: NUL" err &&
+		dump w.db >w && dump r.db >r && test_cmp w r &&
+		test "$(grep -c "step <\*>" w)" -ge 1
+	'
+	test_expect_success 'appending in ranges stores what one run stores' '
+		mkdir -p app/n1 && head -n 1000 big/n1/rank-0.log >app/n1/rank-0.log &&
+		cp big/n1/rank-1.log app/n1/rank-1.log &&
+		trainscope --cache a.db index --chunk 1000 app >/dev/null &&
+		tail -n +1001 big/n1/rank-0.log >>app/n1/rank-0.log &&
+		trainscope --cache a.db index --chunk 1000 app >out &&
+		grep "(1 read, 1 unchanged" out &&
+		dump a.db >a.out && test_cmp w a.out
+	'
+	test_expect_success 'host logs are recognised and attached to their node' '
+		mkdir -p hl/node07 hl/other && good=hl/node07/rank-0.log &&
+		echo "[2024-05-01 10:00:00,000] INFO start" >$good &&
+		echo "[   12.345678] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus" \
+		    >hl/node07/dmesg.log &&
+		echo "Nov 21 07:00:01 node08 kernel: mlx5_core: link down" >hl/other/messages &&
+		trainscope index hl >/dev/null &&
+		q "SELECT f.path || \" \" || f.kind || \" \" || coalesce(n.name, \"-\")
+		    FROM files f LEFT JOIN nodes n ON n.id = f.node_id JOIN jobs j ON
+		    j.id = f.job_id WHERE j.name = '"'hl'"' ORDER BY f.path" >out &&
+		printf "%s\n" "node07/dmesg.log host node07" "node07/rank-0.log log node07" \
+		    "other/messages host node08" >want && test_cmp want out
+	'
+	test_expect_success '--hostfile gives the node of ranked files' '
+		mkdir -p hf/attempt_0/0 hf/attempt_0/1 &&
+		echo "[2024-05-01 10:00:00,000] INFO a" >hf/attempt_0/0/stderr.log &&
+		echo "[2024-05-01 10:00:00,000] INFO b" >hf/attempt_0/1/stderr.log &&
+		printf "gpu-a slots=1\ngpu-b slots=1\n" >hosts &&
+		trainscope index --hostfile hosts hf >/dev/null &&
+		q "SELECT f.rank || n.name FROM files f JOIN nodes n ON n.id =
+		    f.node_id JOIN jobs j ON j.id = f.job_id WHERE j.name = '"'hf'"'
+		    ORDER BY f.rank" >out &&
+		printf "0gpu-a\n1gpu-b\n" >want && test_cmp want out
+	'
 else
 	test_skip 'stored offsets point at the raw lines' 'no sqlite3 shell'
 	test_skip 'nodes and ranks come from the paths' 'no sqlite3 shell'
+	test_skip 'combined file: ranks from the line prefixes' 'no sqlite3 shell'
+	test_skip 'ranges of big files store what whole files store' 'no sqlite3 shell'
+	test_skip 'appending in ranges stores what one run stores' 'no sqlite3 shell'
+	test_skip 'host logs are recognised and attached to their node' 'no sqlite3 shell'
+	test_skip '--hostfile gives the node of ranked files' 'no sqlite3 shell'
 fi
 
 REAL="$TS_SHARED/data/realjobs"

@@ -38,7 +38,7 @@ timed() {
 wall() { awk '{ print $1 }' "$tmp/$1"; }
 cpu() { awk '{ print $2 + $3 }' "$tmp/$1"; }
 rss() { awk '{ print $4 }' "$tmp/$1"; }
-rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.0f", s > 0 ? b / s / 1e6 : 0 }'; }
+rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.0f", (s > 0) ? b / s / 1e6 : 0 }'; }
 
 timed wc wc -l $files
 lnav_ok=0

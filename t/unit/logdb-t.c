@@ -90,6 +90,16 @@ test_lines(void)
 	ok(n == 5 && lines[0] == 3 && lines[1] == 7 && lines[2] == 207 &&
 	    lines[3] == 1000 && lines[4] == 1001, "in order, gaps decoded");
 	free(lines);
+	occ(&a, 1);
+	logdb_checkpoint(db, f.id, &a, &cause);
+	occ(&a, 4097);
+	logdb_checkpoint(db, f.id, &a, &cause);
+	ok(logdb_checkpoint_before(db, f.id, 5000, &z, &cause) == 1 &&
+	    z.line == 4097 && z.off == 40970, "checkpoint before a line");
+	ok(logdb_checkpoint_before(db, f.id, 4096, &z, &cause) == 1 &&
+	    z.line == 1, "the one before that");
+	ok(logdb_checkpoint_before(db, f.id + 1, 10, &z, &cause) == 0,
+	    "none for another file");
 	cache_commit(c, &cause);
 	logdb_free(db);
 	cache_close(c);
