@@ -5,7 +5,7 @@
  *	trainscope COMMAND [ARGS...]		one command, as a subcommand
  *	trainscope -n -c CMD [-c CMD]... [PATH...]	batch mode
  *	trainscope --replay FILE [PATH...]	run a saved session
- *	trainscope [PATH...]			index and diagnose
+ *	trainscope JOBDIR			index, then diagnose
  *
  * This file is the only part of the core that prints to the terminal or
  * chooses an exit status.
@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "help.h"
+#include "scan.h"
 #include "util.h"
 
 struct options {
@@ -140,6 +142,35 @@ index_paths(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * `trainscope JOBDIR`: index the directory, then diagnose it.  (The screen
+ * will open here; until then the diagnosis is printed.)
+ */
+static int
+index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char *words[3], *name, *cause = NULL;
+	struct stat sb;
+	int rc;
+
+	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
+		return rc;
+	if (argc != 1 || stat(argv[0], &sb) != 0 || !S_ISDIR(sb.st_mode) ||
+	    cmd_find("diagnose") == NULL)
+		return CMD_OK;
+	name = scan_job_name(argv[0]);
+	words[0] = (char *)"diagnose";
+	words[1] = name;
+	words[2] = NULL;
+	fputc('\n', ctx->out);
+	rc = cmd_exec_argv(ctx, 2, words, &cause);
+	if (rc != CMD_OK)
+		report(ctx, NULL, cause);
+	free(cause);
+	free(name);
+	return rc;
+}
+
 static int
 run_batch(struct cmd_ctx *ctx, struct options *o, int argc, char **argv)
 {
@@ -199,7 +230,7 @@ main(int argc, char **argv)
 		    "'trainscope help')\n", argv[0]);
 		rc = CMD_USAGE;
 	} else if (argc > 0) {
-		rc = index_paths(&ctx, argc, argv);
+		rc = index_and_diagnose(&ctx, argc, argv);
 	} else {
 		usage_short(stderr);
 		rc = CMD_USAGE;

@@ -773,6 +773,15 @@ base_name(const char *root)
 	return xstrdup(s + 1);
 }
 
+char *
+scan_job_name(const char *dir)
+{
+	char *root = absolute(dir), *name = base_name(root);
+
+	free(root);
+	return name;
+}
+
 static struct scan_job *
 new_job(struct scan_job **jobs, size_t *njobs, size_t *cap, char *root)
 {

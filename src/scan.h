@@ -94,4 +94,10 @@ int scan_read_hostfile(const char *path, char ***nodes, size_t *n,
     char **cause);
 void scan_free_hosts(char **nodes, size_t n);
 
+/*
+ * The job name `index` gives a job directory: the base name of its real
+ * path.  Allocated; the caller frees it.
+ */
+char *scan_job_name(const char *dir);
+
 #endif

@@ -58,4 +58,16 @@ test_expect_success 'a write error on stdout is a failure' '
 		grep "cannot write output" err
 	fi
 '
+test_expect_success 'trainscope JOBDIR indexes the job, then diagnoses it' '
+	mkdir -p job7/node01 job7/node02 &&
+	for n in 01 02; do
+		for i in 1 2 3; do
+			echo "[2024-05-01 12:00:0$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 10.0 |"
+		done >job7/node$n/rank-0.log
+	done &&
+	echo "[2024-05-01 12:00:04,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>job7/node02/rank-0.log &&
+	trainscope job7 >out 2>err &&
+	grep "^indexed 1 job" out && grep "^job job7:" out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep node02
+'
 test_done
