@@ -66,6 +66,7 @@ test_expect_success 'trainscope JOBDIR indexes the job, then diagnoses it' '
 		done >job7/node$n/rank-0.log
 	done &&
 	echo "[2024-05-01 12:00:04,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>job7/node02/rank-0.log &&
+	echo "[2024-05-01 12:10:04,000] ERROR Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>job7/node01/rank-0.log &&
 	trainscope job7 >out 2>err &&
 	grep "^indexed 1 job" out && grep "^job job7:" out &&
 	sed -n "/^suspect nodes/{n;p;}" out | grep node02
