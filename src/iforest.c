@@ -83,7 +83,7 @@ find_varying(struct itree *t, const size_t *idx, size_t m)
 static size_t
 tree_grow(struct itree *t, size_t *idx, size_t m, size_t depth)
 {
-	size_t me = tree_add(t), nv, i, lo = 0;
+	size_t me = tree_add(t), nv, i, lo = 0, left, right;
 	double mn, mx, v, split;
 	int f;
 
@@ -109,10 +109,13 @@ tree_grow(struct itree *t, size_t *idx, size_t m, size_t depth)
 		}
 	if (lo == 0 || lo == m)
 		return me;
+	/* grow first: the recursion may move t->nodes */
+	left = tree_grow(t, idx, lo, depth + 1);
+	right = tree_grow(t, idx + lo, m - lo, depth + 1);
 	t->nodes[me].feature = f;
 	t->nodes[me].split = split;
-	t->nodes[me].left = tree_grow(t, idx, lo, depth + 1);
-	t->nodes[me].right = tree_grow(t, idx + lo, m - lo, depth + 1);
+	t->nodes[me].left = left;
+	t->nodes[me].right = right;
 	return me;
 }
 
