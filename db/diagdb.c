@@ -46,7 +46,7 @@ struct lrow {
 	size_t file;
 	size_t tmpl;
 	uint64_t count, first_line, first_off, last_off;
-	double first_ts;
+	double first_ts, last_ts;
 	unsigned char *blob;
 	size_t bloblen;
 	long iter_first, iter_last;	/* iteration templates only */
@@ -255,6 +255,7 @@ add_row(struct loader *l, sqlite3_stmt *st, size_t file)
 	r->first_off = (uint64_t)sqlite3_column_int64(st, 4);
 	r->first_ts = col_ts(st, 5);
 	r->last_off = (uint64_t)sqlite3_column_int64(st, 7);
+	r->last_ts = col_ts(st, 10);
 	r->bloblen = n > 0 ? (size_t)n : 0;
 	r->blob = xmalloc(r->bloblen + 1);
 	if (n > 0)
@@ -271,7 +272,8 @@ load_rows(struct loader *l, char **cause)
 
 	if (prep(l, "SELECT ft.file_id, ft.template_id, ft.count, "
 	    "ft.first_line, ft.first_off, ft.first_ts, ft.last_line, "
-	    "ft.last_off, ft.lines, t.text FROM file_templates ft JOIN files f "
+	    "ft.last_off, ft.lines, t.text, ft.last_ts FROM file_templates ft "
+	    "JOIN files f "
 	    "ON f.id = ft.file_id LEFT JOIN templates t ON t.id = "
 	    "ft.template_id WHERE f.job_id = ?1 AND f.kind = 'log' ORDER BY "
 	    "ft.file_id, ft.template_id", &st, cause) != 0)
@@ -524,7 +526,7 @@ stream_line(struct diag_job *job, size_t s, size_t t,
 	if (st->niters == 0 || *pending) {
 		diag_stream_iter(job, s, tag->iteration, NAN);
 		*pending = 0;
-	} else if (tag->is_iter && st->iters[st->niters - 1].iteration < 0)
+	} else if (tag->is_iter)	/* an iteration ends with its line */
 		st->iters[st->niters - 1].iteration = tag->iteration;
 	diag_stream_event(job, s, id);
 	if (tag->is_iter)
@@ -570,7 +572,54 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 		stream_line(job, fi, t, &tag, &pending);
 	}
 	diag_stream_end(job, fi, tr.iteration, tr.cur, l->files[fi].last_ts);
+	/* lines after the last iteration line: the unfinished iteration */
+	if (!pending && tr.iteration >= 0 && job->streams[fi].niters > 0)
+		job->streams[fi].iters[job->streams[fi].niters - 1].truncated = 1;
 	free(map);
+}
+
+/*
+ * Lines of files that never say the job is training (ranks that print no
+ * progress, kernel logs) are placed in time: a first occurrence after the
+ * first iteration line of the job is in training, in the iteration the
+ * longest-running iteration template had reached by then (interpolated).
+ */
+static void
+restage(struct loader *l)
+{
+	const struct lrow *best = NULL;
+	double ts0 = NAN, span;
+	size_t i, t;
+
+	for (i = 0; i < l->nrows; i++) {
+		const struct lrow *r = &l->rows[i];
+
+		if (!l->lt[r->tmpl].is_iter || isnan(r->first_ts))
+			continue;
+		if (isnan(ts0) || r->first_ts < ts0)
+			ts0 = r->first_ts;
+		if (best == NULL || r->iter_last > best->iter_last)
+			best = r;
+	}
+	if (best == NULL)
+		return;
+	span = best->last_ts - best->first_ts;
+	for (t = 0; t < l->job->ntmpls; t++) {
+		struct diag_first *f = &l->job->tmpls[t].first;
+		double x;
+
+		if (f->stage >= STAGE_TRAINING || isnan(f->ts) || f->ts <= ts0)
+			continue;
+		f->stage = STAGE_TRAINING;
+		if (best->iter_first < 0 || !(span > 0))
+			continue;
+		x = (f->ts - best->first_ts) / span;
+		x = x < 0 ? 0 : x > 1 ? 1 : x;
+		f->iteration = best->iter_first + (long)ceil(x *
+		    (double)(best->iter_last - best->iter_first));
+		if (f->ts > best->last_ts)
+			f->iteration = best->iter_last + 1;
+	}
 }
 
 /* Templates seen only as traceback frames or the source lines after them. */
@@ -752,6 +801,7 @@ diagdb_load(struct cache *c, const char *name, const char *const *baselines,
 	number_iterations(&l);
 	count_rows(&l);
 	replay(&l);
+	restage(&l);
 	mark_context(&l);
 	end_empty(&l);
 	if (load_pool(&l, baselines, nbase, cause) != 0)

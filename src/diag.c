@@ -269,6 +269,7 @@ struct work {
 	double first_timeout;	/* NAN none */
 	double fail_ts;		/* first event new in a final iteration, NAN */
 	double *typical;	/* median count per template, on demand */
+	enum stage fail_stage;	/* the stage the failing stream ended in */
 	long fail_iter;
 	size_t flagged;
 	int reached_training;
@@ -701,8 +702,10 @@ temporal_stream(struct work *w, struct diag_stream *s)
 	    n == 1)) {
 		w->flagged++;
 		mark_new(w, s, last, 1);
-		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter)
+		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter) {
 			w->fail_iter = s->iters[last].iteration;
+			w->fail_stage = s->last_stage;
+		}
 	}
 	free(seqs);
 	free(lens);
@@ -1073,12 +1076,16 @@ when(struct work *w, struct diag_result *r)
 		if (w->tf[r->events[i].tmpl].new_in_iter >= 0)
 			fail = w->tf[r->events[i].tmpl].new_in_iter;
 	for (n = 0; n < job->nnodes; n++)
-		if (job->nodes[n].nranks > 0 && (minlast < 0 ||
+		if (job->nodes[n].last_iter >= 0 && (minlast < 0 ||
 		    job->nodes[n].last_iter < minlast))
 			minlast = job->nodes[n].last_iter;
 	r->failure_iter = fail;
 	r->last_healthy_iter = -1;
-	if (fail >= 0)
+	/* a failed checkpoint save after iteration N leaves N healthy */
+	if (fail >= 0 && (w->fail_stage == STAGE_CKPT_SAVE ||
+	    w->fail_stage == STAGE_EVAL))
+		r->last_healthy_iter = fail < minlast ? fail : minlast;
+	else if (fail >= 0)
 		r->last_healthy_iter = fail - 1 < minlast ? fail - 1 : minlast;
 	if (top != NULL && top->score > 0)
 		r->stage = job->tmpls[top->tmpl].first.stage;
@@ -1086,6 +1093,9 @@ when(struct work *w, struct diag_result *r)
 		r->stage = job->nodes[r->nodes[0].node].last_stage;
 	if (r->stage == STAGE_NONE && r->nnodes > 0)
 		r->stage = job->nodes[r->nodes[0].node].last_stage;
+	/* it failed after iterations ran: a log that never said so is wrong */
+	if (fail > 0 && r->stage < STAGE_TRAINING)
+		r->stage = STAGE_TRAINING;
 }
 
 struct diag_result *
