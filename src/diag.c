@@ -98,6 +98,12 @@ diag_add_node(struct diag_job *job, const char *name)
 	n->first_error_ts = NAN;
 	n->last_ts = NAN;
 	n->last_iter = -1;
+	if (job->counts != NULL) {	/* node-major: one more zero row */
+		job->counts = xreallocarray(job->counts, (job->nnodes + 1) *
+		    job->ntmpls + 1, sizeof *job->counts);
+		memset(job->counts + job->nnodes * job->ntmpls, 0,
+		    job->ntmpls * sizeof *job->counts);
+	}
 	return job->nnodes++;
 }
 
@@ -382,7 +388,7 @@ label(struct work *w)
 			uint32_t c = job->counts[n * job->ntmpls + t];
 
 			f->total += c;
-			f->nn += c > 0;
+			f->nn += c > 0 && n < job->nreal;
 		}
 		if (f->category != NULL && strcmp(f->category, "timeout") == 0 &&
 		    !isnan(tp->first.ts) && (isnan(w->first_timeout) ||
@@ -452,12 +458,12 @@ count_z(const struct diag_job *job, size_t t, double *col, size_t *zn)
 	size_t n;
 	double z, z0, z1, best = 0;
 
-	for (n = 0; n < job->nnodes; n++)
+	for (n = 0; n < job->nreal; n++)
 		col[n] = log1p((double)job->counts[n * job->ntmpls + t]);
 	*zn = 0;
-	z0 = stats_robust_z(0, col, job->nnodes, 0.25);	/* linear in x */
-	z1 = stats_robust_z(1, col, job->nnodes, 0.25);
-	for (n = 0; n < job->nnodes; n++) {
+	z0 = stats_robust_z(0, col, job->nreal, 0.25);	/* linear in x */
+	z1 = stats_robust_z(1, col, job->nreal, 0.25);
+	for (n = 0; n < job->nreal; n++) {
 		z = z0 + col[n] * (z1 - z0);
 		if (z > best) {
 			best = z;
@@ -480,7 +486,7 @@ spatial_features(struct work *w, size_t *feat)
 
 		if (w->tf[t].novelty < 0.3)
 			continue;
-		for (n = 1; n < job->nnodes && !varies; n++)
+		for (n = 1; n < job->nreal && !varies; n++)
 			varies = job->counts[n * job->ntmpls + t] != c0;
 		if (varies)
 			feat[d++] = t;
@@ -493,7 +499,7 @@ static void
 spatial_robust(struct work *w, const double *x, size_t d, const size_t *feat,
     double *dev)
 {
-	size_t nn = w->job->nnodes, n, j;
+	size_t nn = w->job->nreal, n, j;
 	double *col = xcalloc(nn, sizeof *col), z, z0, z1;
 
 	for (j = 0; j < d; j++) {
@@ -515,7 +521,7 @@ static void
 spatial_forest(struct work *w, const double *x, size_t d, const size_t *feat,
     double *dev)
 {
-	size_t nn = w->job->nnodes, n, j;
+	size_t nn = w->job->nreal, n, j;
 	double *attr = xcalloc(nn * d + 1, sizeof *attr);
 
 	iforest_score(x, nn, d, DIAG_TREES, w->opts->seed, dev, attr);
@@ -531,11 +537,12 @@ static void
 spatial(struct work *w)
 {
 	struct diag_job *job = w->job;
-	size_t nn = job->nnodes, d, n, j, *feat;
+	size_t nn = job->nreal, d, n, j, *feat;
 	double *x, *dev, med, mx = 0;
 
-	w->node_spatial = xcalloc(nn + 1, sizeof *w->node_spatial);
-	w->node_attr = xcalloc(nn * job->ntmpls + 1, sizeof *w->node_attr);
+	w->node_spatial = xcalloc(job->nnodes + 1, sizeof *w->node_spatial);
+	w->node_attr = xcalloc(job->nnodes * job->ntmpls + 1,
+	    sizeof *w->node_attr);
 	if (nn < 2)
 		return;
 	feat = xcalloc(job->ntmpls + 1, sizeof *feat);
@@ -571,23 +578,23 @@ tmpl_spatial(struct work *w, size_t t, double *col, char ***rv, size_t *rn)
 	size_t n, shown = 0;
 	struct buf b = BUF_INIT;
 
-	if (job->nnodes < 2 || f->nn == 0)
+	if (job->nreal < 2 || f->nn == 0)
 		return;
-	presence = (double)(job->nnodes - f->nn) / (double)(job->nnodes - 1);
+	presence = (double)(job->nreal - f->nn) / (double)(job->nreal - 1);
 	f->maxz = count_z(job, t, col, &f->zn);
 	zpart = f->maxz / 6 > 1 ? 1 : f->maxz / 6;
 	f->spatial = presence > zpart ? presence : zpart;
 	if (f->nn == 1) {
-		for (n = 0; n < job->nnodes; n++)
+		for (n = 0; n < job->nreal; n++)
 			if (job->counts[n * job->ntmpls + t] > 0)
 				reason_add(rv, rn, "only on %s", job->nodes[n].name);
-	} else if (f->nn <= 3 && f->nn < job->nnodes) {
-		for (n = 0; n < job->nnodes; n++)
+	} else if (f->nn <= 3 && f->nn < job->nreal) {
+		for (n = 0; n < job->nreal; n++)
 			if (job->counts[n * job->ntmpls + t] > 0)
 				buf_addf(&b, "%s%s", shown++ ? ", " : "",
 				    job->nodes[n].name);
 		reason_add(rv, rn, "on %zu of %zu nodes: %s", f->nn,
-		    job->nnodes, buf_str(&b));
+		    job->nreal, buf_str(&b));
 	} else if (zpart >= 0.5 && zpart > presence)
 		reason_add(rv, rn, "%u times on %s, far above its peers (robust "
 		    "z %.1f)", job->counts[f->zn * job->ntmpls + t],
@@ -716,7 +723,9 @@ temporal_stream(struct work *w, struct diag_stream *s)
 
 /*
  * Was the template first seen in a file without iteration lines (a kernel
- * or launcher log), which the iteration comparison cannot place?
+ * or launcher log), which the iteration comparison cannot place?  Such
+ * lines count near the failure only when they are labelled or logged at
+ * warning level or above: kernel logs are chatty.
  */
 static int
 outside_iterations(const struct work *w, const struct diag_first *first)
@@ -750,7 +759,8 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	} else if (!isnan(w->fail_ts) && !isnan(first->ts) &&
 	    outside_iterations(w, first) &&
 	    first->ts >= w->fail_ts - DIAG_FAIL_WINDOW &&
-	    first->ts <= w->fail_ts + 1 && f->novelty >= 0.5) {
+	    first->ts <= w->fail_ts + 1 && f->novelty >= 0.5 &&
+	    (f->library > 0 || f->level > 0)) {
 		f->temporal = 0.8;
 		span_str(fabs(w->fail_ts - first->ts), gap, sizeof gap);
 		reason_add(rv, rn, "logged %s %s the failing iteration's first "
@@ -841,11 +851,11 @@ static void
 peer_ends(const struct diag_job *job, size_t self, double *iter_med,
     double *ts_med)
 {
-	double *it = xcalloc(job->nnodes + 1, sizeof *it);
-	double *ts = xcalloc(job->nnodes + 1, sizeof *ts);
+	double *it = xcalloc(job->nreal + 1, sizeof *it);
+	double *ts = xcalloc(job->nreal + 1, sizeof *ts);
 	size_t n, ni = 0, nt = 0;
 
-	for (n = 0; n < job->nnodes; n++) {
+	for (n = 0; n < job->nreal; n++) {
 		if (job->nodes[n].nranks == 0 || n == self)
 			continue;
 		it[ni++] = (double)job->nodes[n].last_iter;
@@ -901,17 +911,19 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
     size_t *best)
 {
 	const struct diag_job *job = w->job;
-	size_t i, k, lim = job->nnodes / 4 > 1 ? job->nnodes / 4 : 1;
+	size_t i, k, lim = job->nreal / 4 > 1 ? job->nreal / 4 : 1;
 
 	for (i = 0; i < r->nevents; i++) {
 		const struct diag_event_result *e = &r->events[i];
 		const struct tfacts *f = &w->tf[e->tmpl];
 
-		if (job->nnodes < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
+		if (job->nreal < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
 			size_t n = e->nodes[k];
 
+			if (n >= job->nreal)
+				continue;
 			if (e->nnodes > lim && !(f->zn == n && f->maxz >= 3))
 				continue;
 			if (e->score > ev[n]) {
@@ -926,12 +938,12 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
 static double
 typical_count(const struct diag_job *job, size_t t)
 {
-	double *col = xcalloc(job->nnodes + 1, sizeof *col), m;
+	double *col = xcalloc(job->nreal + 1, sizeof *col), m;
 	size_t n;
 
-	for (n = 0; n < job->nnodes; n++)
+	for (n = 0; n < job->nreal; n++)
 		col[n] = (double)job->counts[n * job->ntmpls + t];
-	m = stats_median(col, job->nnodes);
+	m = stats_median(col, job->nreal);
 	free(col);
 	return m;
 }
@@ -985,7 +997,8 @@ silent_streams(const struct work *w, size_t *silent, size_t *ntrain)
 
 	*ntrain = 0;
 	for (i = 0; i < job->nstreams; i++) {
-		if (job->streams[i].niters == 0)
+		if (job->streams[i].niters == 0 ||
+		    job->streams[i].node >= job->nreal)
 			continue;
 		(*ntrain)++;
 		err[i] = tail_has_error(w, &job->streams[i]);
@@ -993,6 +1006,7 @@ silent_streams(const struct work *w, size_t *silent, size_t *ntrain)
 	}
 	for (i = 0; i < job->nstreams && nerr > 0; i++)
 		if (job->streams[i].niters > 0 && !err[i] &&
+		    job->streams[i].node < job->nreal &&
 		    nerr * 2 >= *ntrain - 1 && silent[job->streams[i].node] == 0)
 			silent[job->streams[i].node] = i + 1;
 	free(err);
@@ -1006,7 +1020,7 @@ onset_node(const struct diag_job *job, double *lead)
 	size_t n, first = (size_t)-1;
 	double a = NAN, b = NAN, ts;
 
-	for (n = 0; n < job->nnodes; n++) {
+	for (n = 0; n < job->nreal; n++) {
 		if (isnan(ts = job->nodes[n].first_error_ts))
 			continue;
 		if (isnan(a) || ts < a) {
@@ -1026,7 +1040,7 @@ static void
 score_nodes(struct work *w, struct diag_result *r)
 {
 	struct diag_job *job = w->job;
-	size_t nn = job->nnodes, n, nerr, first, *best;
+	size_t nn = job->nreal, n, nerr, first, *best;
 	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
 	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
 	char gap[32];
@@ -1098,6 +1112,46 @@ when(struct work *w, struct diag_result *r)
 		r->stage = STAGE_TRAINING;
 }
 
+/*
+ * Move pseudo nodes after the machines (permuting counts, streams and
+ * first occurrences) and set job->nreal; with no machine at all, every
+ * node counts as one.
+ */
+static void
+partition_nodes(struct diag_job *job)
+{
+	size_t n, k = 0, i, *to = xcalloc(job->nnodes + 1, sizeof *to);
+	struct diag_node *nodes = xcalloc(job->nnodes + 1, sizeof *nodes);
+	uint32_t *counts = xcalloc(job->nnodes * job->ntmpls + 1,
+	    sizeof *counts);
+
+	for (n = 0; n < job->nnodes; n++)
+		if (!job->nodes[n].pseudo)
+			to[n] = k++;
+	job->nreal = k;
+	for (n = 0; n < job->nnodes; n++)
+		if (job->nodes[n].pseudo)
+			to[n] = k++;
+	for (n = 0; n < job->nnodes; n++) {
+		nodes[to[n]] = job->nodes[n];
+		memcpy(counts + to[n] * job->ntmpls, job->counts + n *
+		    job->ntmpls, job->ntmpls * sizeof *counts);
+	}
+	memcpy(job->nodes, nodes, job->nnodes * sizeof *nodes);
+	memcpy(job->counts, counts, job->nnodes * job->ntmpls *
+	    sizeof *counts);
+	for (i = 0; i < job->nstreams; i++)
+		job->streams[i].node = to[job->streams[i].node];
+	for (i = 0; i < job->ntmpls; i++)
+		if (job->tmpls[i].first.node < job->nnodes)
+			job->tmpls[i].first.node = to[job->tmpls[i].first.node];
+	if (job->nreal == 0)
+		job->nreal = job->nnodes;
+	free(to);
+	free(nodes);
+	free(counts);
+}
+
 struct diag_result *
 diag_run(struct diag_job *job, const struct diag_opts *opts)
 {
@@ -1115,6 +1169,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	r->failure_iter = r->last_healthy_iter = -1;
 	if (job->counts == NULL)
 		diag_job_shape(job);
+	partition_nodes(job);
 	w.tf = xcalloc(job->ntmpls + 1, sizeof *w.tf);
 	col = xcalloc(job->nnodes + 1, sizeof *col);
 	index_ids(&w);

@@ -44,6 +44,8 @@ struct diag_node {
 	char *name;
 	int nranks;
 	int missing;		/* expected but no log at all */
+	int pseudo;		/* not a machine: lines of no rank or node
+				   (a launcher's output in a combined log) */
 	double first_error_ts;	/* first error-level line, NAN if none */
 	/* filled by diag_run() from the node's streams: */
 	long last_iter;		/* last iteration completed by all its ranks */
@@ -101,6 +103,8 @@ struct diag_job {
 	char *name;
 	struct diag_node *nodes;
 	size_t nnodes, nodecap;
+	size_t nreal;		/* set by diag_run(): nodes [0, nreal) are
+				   machines, the pseudo nodes come after */
 	struct diag_tmpl *tmpls;
 	size_t ntmpls, tmplcap;
 	uint32_t *counts;	/* nnodes x ntmpls, after diag_job_shape() */
@@ -112,7 +116,11 @@ struct diag_job {
 /* An empty job; free with diag_job_free() (NULL is fine). */
 struct diag_job *diag_job_new(const char *name);
 void diag_job_free(struct diag_job *job);
-/* Add a node / template / stream and return its index (strings copied). */
+/*
+ * Add a node / template / stream and return its index (strings copied).
+ * Nodes may be added after diag_job_shape() (with zero counts); templates
+ * may not.
+ */
 size_t diag_add_node(struct diag_job *job, const char *name);
 size_t diag_add_tmpl(struct diag_job *job, uint32_t id, const char *text);
 size_t diag_add_stream(struct diag_job *job, size_t node, const char *path);
