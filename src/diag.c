@@ -1089,6 +1089,11 @@ when(struct work *w, struct diag_result *r)
 	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++)
 		if (w->tf[r->events[i].tmpl].new_in_iter >= 0)
 			fail = w->tf[r->events[i].tmpl].new_in_iter;
+	/* an error ended the job before any iteration: "iteration 0" */
+	if (fail < 0 && !w->reached_training && top != NULL &&
+	    top->score >= 0.4 && (top->category != NULL ||
+	    job->tmpls[top->tmpl].level >= DIAG_LEVEL_ERROR))
+		fail = 0;
 	for (n = 0; n < job->nnodes; n++)
 		if (job->nodes[n].last_iter >= 0 && (minlast < 0 ||
 		    job->nodes[n].last_iter < minlast))
@@ -1096,7 +1101,9 @@ when(struct work *w, struct diag_result *r)
 	r->failure_iter = fail;
 	r->last_healthy_iter = -1;
 	/* a failed checkpoint save after iteration N leaves N healthy */
-	if (fail >= 0 && (w->fail_stage == STAGE_CKPT_SAVE ||
+	if (fail == 0)
+		r->last_healthy_iter = -1;
+	else if (fail >= 0 && (w->fail_stage == STAGE_CKPT_SAVE ||
 	    w->fail_stage == STAGE_EVAL))
 		r->last_healthy_iter = fail < minlast ? fail : minlast;
 	else if (fail >= 0)

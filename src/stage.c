@@ -438,8 +438,9 @@ static const struct stage_rule rule_table[] = {
 	  "\\*{5} running training|starting training|start(ed)? training|"
 	  "training started|training loop" },
 	{ STAGE_INIT, RULE_BEGIN,
-	  "initializing torch distributed|init_process_group|"
-	  "initiali[sz]ing (distributed|model parallel|process group)|"
+	  "initializing torch distributed|init_process_group|init_distributed|"
+	  "initiali[sz]ing (distributed|model parallel|process group|"
+	  "torchbackend)|"
 	  "building .*model|> building|nccl info bootstrap|"
 	  "store.based.barrier|compiling dataset index|"
 	  "setting up (model|data)|loading dataset|dataloaders? (are )?built" },
