@@ -676,7 +676,10 @@ tail_has_error(const struct work *w, const struct diag_stream *s)
 	return 0;
 }
 
-/* DTW over each stream's iterations; the final truncated one always. */
+/*
+ * DTW over each stream's iterations; the final, unfinished one is always
+ * scored (hangs live there).
+ */
 static void
 temporal_stream(struct work *w, struct diag_stream *s)
 {
@@ -705,8 +708,9 @@ temporal_stream(struct work *w, struct diag_stream *s)
 			w->flagged++;
 			mark_new(w, s, i, 0);
 		}
+	/* a final iteration cut short by an error; a clean end is no failure */
 	if (last < n && s->last_stage != STAGE_SHUTDOWN && (best[last] < 0.9 ||
-	    n == 1)) {
+	    n == 1) && tail_has_error(w, s)) {
 		w->flagged++;
 		mark_new(w, s, last, 1);
 		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter) {
