@@ -44,7 +44,8 @@
 #define DIAG_WINDOW 10
 #define DIAG_BAND 16
 #define DIAG_FEW_NODES 8
-#define DIAG_FAIL_WINDOW 60	/* seconds before the failure that count */
+/* Seconds before the failure in which lines of logs without iterations count */
+#define DIAG_FAIL_WINDOW 60
 
 /* ------------------------------------------------------------ the model */
 

@@ -436,7 +436,8 @@ static const struct stage_rule rule_table[] = {
 	{ STAGE_TRAINING, RULE_BEGIN,
 	  "^training \\.\\.\\.|before the start of training step|"
 	  "\\*{5} running training|starting training|start(ed)? training|"
-	  "training started|training loop" },
+	  "training started|training loop|"
+	  "unused parameters in the forward pass" },
 	{ STAGE_INIT, RULE_BEGIN,
 	  "initializing torch distributed|init_process_group|init_distributed|"
 	  "initiali[sz]ing (distributed|model parallel|process group|"
