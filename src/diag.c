@@ -1132,11 +1132,16 @@ when(struct work *w, struct diag_result *r)
 static void
 partition_nodes(struct diag_job *job)
 {
-	size_t n, k = 0, i, *to = xcalloc(job->nnodes + 1, sizeof *to);
-	struct diag_node *nodes = xcalloc(job->nnodes + 1, sizeof *nodes);
-	uint32_t *counts = xcalloc(job->nnodes * job->ntmpls + 1,
-	    sizeof *counts);
+	size_t n, k = 0, i, *to;
+	struct diag_node *nodes;
+	uint32_t *counts;
 
+	job->nreal = 0;
+	if (job->nnodes == 0)
+		return;
+	to = xcalloc(job->nnodes + 1, sizeof *to);
+	nodes = xcalloc(job->nnodes + 1, sizeof *nodes);
+	counts = xcalloc(job->nnodes * job->ntmpls + 1, sizeof *counts);
 	for (n = 0; n < job->nnodes; n++)
 		if (!job->nodes[n].pseudo)
 			to[n] = k++;
