@@ -44,7 +44,10 @@
 #define DIAG_WINDOW 10
 #define DIAG_BAND 16
 #define DIAG_FEW_NODES 8
-/* Seconds before the failure in which lines of logs without iterations count */
+/*
+ * Seconds before the failure in which lines of logs without iterations
+ * count (and a few after: a kernel logs its side a little later).
+ */
 #define DIAG_FAIL_WINDOW 60
 
 /* ------------------------------------------------------------ the model */
@@ -717,7 +720,10 @@ temporal_stream(struct work *w, struct diag_stream *s)
 		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter) {
 			w->fail_iter = s->iters[last].iteration;
 			w->fail_stage = s->last_stage;
-		}
+		} else if (s->iters[last].iteration == w->fail_iter &&
+		    (s->last_stage == STAGE_CKPT_SAVE ||
+		    s->last_stage == STAGE_EVAL))
+			w->fail_stage = s->last_stage;	/* the save failed */
 	}
 	free(seqs);
 	free(lens);
@@ -764,7 +770,7 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	} else if (!isnan(w->fail_ts) && !isnan(first->ts) &&
 	    outside_iterations(w, first) &&
 	    first->ts >= w->fail_ts - DIAG_FAIL_WINDOW &&
-	    first->ts <= w->fail_ts + 1 && f->novelty >= 0.5 &&
+	    first->ts <= w->fail_ts + 5 && f->novelty >= 0.5 &&
 	    (f->library > 0 || f->level > 0)) {
 		f->temporal = 0.8;
 		span_str(fabs(w->fail_ts - first->ts), gap, sizeof gap);
