@@ -750,32 +750,44 @@ load_ranks(struct loader *l, char **cause)
 	return 0;
 }
 
-/* The split stream of file fi for the node of `rank` (-1: no prefix). */
+/*
+ * The split stream of file fi for `rank` (-1: no prefix): one per rank, so
+ * a frozen rank stands out in a combined log too.  by_rank[rank + 1] holds
+ * its index + 1.
+ */
 static struct split *
 split_for(struct loader *l, size_t fi, long rank, struct split **sp,
-    size_t *nsp, size_t *cap)
+    size_t *nsp, size_t *cap, size_t **by_rank, size_t *nby)
 {
-	char name[64];
-	size_t node, i;
+	char name[64], *path;
+	size_t node, slot = rank >= 0 && rank < 1000000 ? (size_t)rank + 1 : 0;
+	size_t old = *nby;
 
-	if (rank >= 0 && (size_t)rank < l->nrank && l->rank_node[rank] != 0)
+	if (slot >= *nby) {
+		*by_rank = xgrow(*by_rank, nby, slot + 1, sizeof **by_rank);
+		memset(*by_rank + old, 0, (*nby - old) * sizeof **by_rank);
+	}
+	if ((*by_rank)[slot] != 0)
+		return &(*sp)[(*by_rank)[slot] - 1];
+	if (slot > 0 && (size_t)rank < l->nrank && l->rank_node[rank] != 0)
 		node = l->rank_node[rank] - 1;
-	else if (rank >= 0) {
+	else if (slot > 0) {
 		snprintf(name, sizeof name, "rank-%ld", rank);
 		node = node_named(l, name);
 	} else {
 		node = node_named(l, l->files[fi].path);
 		l->job->nodes[node].pseudo = 1;
 	}
-	for (i = 0; i < *nsp; i++)
-		if ((*sp)[i].node == node)
-			return &(*sp)[i];
 	*sp = xgrow(*sp, cap, *nsp + 1, sizeof **sp);
 	memset(&(*sp)[*nsp], 0, sizeof **sp);
 	(*sp)[*nsp].node = node;
-	(*sp)[*nsp].stream = diag_add_stream(l->job, node, l->files[fi].path);
+	path = slot > 0 ? xasprintf("%s (rank %ld)", l->files[fi].path, rank) :
+	    xstrdup(l->files[fi].path);
+	(*sp)[*nsp].stream = diag_add_stream(l->job, node, path);
+	free(path);
 	stage_tracker_init(&(*sp)[*nsp].tr);
 	l->job->nodes[node].missing = 0;
+	(*by_rank)[slot] = *nsp + 1;
 	return &(*sp)[(*nsp)++];
 }
 
@@ -812,7 +824,7 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 /*
  * Replay a file of several ranks: each line goes to the node of its rank
  * prefix (the ranks table, the hostfile, else a node per rank), with a
- * stream and a stage tracker per node.
+ * stream and a stage tracker per rank.
  */
 static void
 replay_split(struct loader *l, size_t fi, size_t from, size_t to,
@@ -824,7 +836,7 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 	struct reader_line rl;
 	struct lp_line lp;
 	struct split *sp = NULL;
-	size_t nlines, nsp = 0, cap = 0, i;
+	size_t nlines, nsp = 0, cap = 0, i, *by_rank = NULL, nby = 0;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
 	double ts = NAN;
 
@@ -835,8 +847,9 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 				ts = lp.ts;
 			if (rl.lineno >= nlines || map[rl.lineno] == 0)
 				continue;
-			split_line(l, split_for(l, fi, lp.rank, &sp, &nsp, &cap),
-			    map[rl.lineno] - 1, rl.lineno, &lp, ts, row_of);
+			split_line(l, split_for(l, fi, lp.rank, &sp, &nsp, &cap,
+			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno, &lp,
+			    ts, row_of);
 		}
 		reader_close(rd);
 	}
@@ -846,6 +859,7 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 	free(cause);
 	free(path);
 	free(sp);
+	free(by_rank);
 	free(map);
 }
 
