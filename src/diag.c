@@ -11,9 +11,11 @@
  *   spatial    how localised it is: (nodes - nodes with it) / (nodes - 1),
  *              or a count far above its peers' on some node (robust z);
  *   temporal   it is new in an anomalous iteration or in the final,
- *              truncated iteration of a stream; events of the stages
- *              before training, in a job that reached training, are
- *              demoted;
+ *              unfinished iteration of a stream (one that an error cut
+ *              short); a labelled line of a log without iterations (a
+ *              kernel log) logged in the minute before that; events of
+ *              the stages before training, in a job that reached
+ *              training, are demoted;
  *   library    the weight of its fault category (causes above
  *              consequences such as timeouts);
  *   onset      it began before the first timeout of the job;
@@ -21,8 +23,12 @@
  * plus a little for error and warning levels.  Nodes are ranked by their
  * spatial anomaly (isolation forest, or robust z-scores when there are
  * fewer than eight nodes), the best localised event they carry, a log that
- * ends early, silently (no error while the peers report errors) or is
- * missing, and the earliest error onset.
+ * ends early, silently (one of its ranks stops without an error while the
+ * other ranks report errors) or is missing, and the earliest error onset.
+ * Pseudo nodes (lines of no rank in a combined log) carry events but are
+ * neither ranked nor compared; the job's nodes are partitioned so that
+ * they come last and job->nreal counts the machines.  Traceback frames
+ * and source lines score half.
  */
 #include "config.h"
 
