@@ -51,6 +51,23 @@ test_expect_success 'a single combined log of ten lines works' '
 	trainscope diagnose --format json one >one.json &&
 	grep "\"job\": \"one\"" one.json && grep "\"path\": \"train.log\"" one.json
 '
+test_expect_success 'a combined log is split by rank prefix, ranks placed by the hostfile' '
+	mkdir comb &&
+	printf "nodeA slots=2\nnodeB slots=2\n" >comb/hostfile &&
+	for i in 1 2 3 4 5; do
+		for r in 0 1 2 3; do
+			echo "$r: [2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i | lm loss: 7.0E+00 |"
+		done
+	done >comb/train.log &&
+	echo "3: [2024-05-01 12:00:16,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>comb/train.log &&
+	for r in 0 1 2; do
+		echo "$r: [2024-05-01 12:10:16,000] ERROR Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out."
+	done >>comb/train.log &&
+	trainscope index comb >/dev/null &&
+	trainscope diagnose --format tsv comb >out &&
+	grep "^node	1	[0-9.]*	nodeB	" out &&
+	grep "^event	1	.*illegal memory access.*	nodeB	train.log:21	" out
+'
 test_expect_success 'unknown job, bad format, bad verdict' '
 	test_must_fail 1 trainscope diagnose nosuch 2>err &&
 	grep "no job .nosuch." err &&
