@@ -1103,9 +1103,15 @@ when(struct work *w, struct diag_result *r)
 	long fail = w->fail_iter, minlast = -1;
 	size_t n, i;
 
-	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++)
-		if (w->tf[r->events[i].tmpl].new_in_iter >= 0)
-			fail = w->tf[r->events[i].tmpl].new_in_iter;
+	/* an error or a labelled event new in an anomalous iteration */
+	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++) {
+		const struct diag_event_result *e = &r->events[i];
+
+		if (w->tf[e->tmpl].new_in_iter >= 0 && e->score >= 0.4 &&
+		    (e->category != NULL ||
+		    job->tmpls[e->tmpl].level >= DIAG_LEVEL_WARN))
+			fail = w->tf[e->tmpl].new_in_iter;
+	}
 	/* an error ended the job before any iteration: "iteration 0" */
 	if (fail < 0 && !w->reached_training && top != NULL &&
 	    top->score >= 0.4 && (top->category != NULL ||
