@@ -119,7 +119,16 @@ if [ -d "$G/run2_failed/logs" ]; then
 		test "$(wc -l <top3)" = 3 &&
 		while read -r pl; do grep -F -x "$pl" top3 || exit 1; done <want
 	'
+	test_expect_success 'real sample: the healthy run is no failure and joins the pool' '
+		trainscope diagnose --format json run1_normal >healthy.json &&
+		grep "\"failure_iteration\": null," healthy.json &&
+		trainscope diagnose --format json run2_failed >pool2.json &&
+		grep "\"healthy_runs\": 1," pool2.json
+	'
 	test_expect_success 'real sample: a job marked good joins the healthy pool' '
+		trainscope mark run1_normal bad >out &&
+		trainscope diagnose --format json run2_failed >nopool.json &&
+		grep "\"healthy_runs\": 0," nopool.json &&
 		trainscope mark run1_normal good >out &&
 		grep "marked good" out &&
 		trainscope diagnose --format json run2_failed >pool.json &&
