@@ -87,6 +87,7 @@ struct loader {
 	int64_t *node_ids;	/* node index -> nodes.id (0 for pseudo) */
 	size_t *rank_node;	/* rank -> node index + 1 (0: unknown) */
 	size_t nrank;
+	size_t time_stream;	/* the split stream giving durations, or -1 */
 };
 
 static int
@@ -650,6 +651,57 @@ restage(struct loader *l)
 	}
 }
 
+/*
+ * Iteration durations of the file with the most iteration lines (all
+ * ranks wait for each other, so one is enough): read it once.
+ */
+static void
+collect_times(struct loader *l)
+{
+	size_t i, from = 0, to = 0, best = (size_t)-1, nlines, *row_of;
+	uint64_t most = 0;
+	uint32_t *map;
+	char *path, *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct stage_iter it;
+
+	if (l->job->ntimes > 0)
+		return;
+	for (i = 0; i < l->nrows; i++)
+		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
+		    l->files[l->rows[i].file].node != (size_t)-1) {
+			most = l->rows[i].count;
+			best = l->rows[i].file;
+		}
+	if (best == (size_t)-1)
+		return;
+	for (i = 0; i < l->nrows && l->rows[i].file != best; i++)
+		;
+	for (from = i, to = i; to < l->nrows && l->rows[to].file == best; to++)
+		;
+	row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
+	map = line_map(l, best, from, to, &nlines, row_of);
+	path = xasprintf("%s/%s", l->root, l->files[best].path);
+	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (reader_next(rd, &rl, &cause) == 1) {
+			if (rl.lineno >= nlines || map[rl.lineno] == 0 ||
+			    !l->lt[map[rl.lineno] - 1].is_iter)
+				continue;
+			lp_parse(rl.s, rl.len, &lp);
+			if (stage_parse_iter(lp.msg, lp.msg_len, &it) &&
+			    it.has_duration && it.iteration >= 0)
+				diag_add_time(l->job, it.iteration, it.duration_ms);
+		}
+		reader_close(rd);
+	}
+	free(cause);
+	free(path);
+	free(map);
+	free(row_of);
+}
+
 /* Templates seen only as traceback frames or the source lines after them. */
 static void
 mark_context(struct loader *l)
@@ -809,9 +861,14 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 	if (l->lt[t].is_frame || sp->after_frame)
 		l->lt[t].ctx++;
 	sp->after_frame = l->lt[t].is_frame;
-	if (l->lt[t].is_iter && stage_parse_iter(lp->msg, lp->msg_len, &it))
+	if (l->lt[t].is_iter && stage_parse_iter(lp->msg, lp->msg_len, &it)) {
 		stage_feed_known(&sp->tr, -1, &it, &tag);
-	else
+		if (it.has_duration && (l->time_stream == (size_t)-1 ||
+		    l->time_stream == sp->stream)) {
+			l->time_stream = sp->stream;
+			diag_add_time(job, tag.iteration, it.duration_ms);
+		}
+	} else
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
 	if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
 		job->tmpls[t].first.node = sp->node;
@@ -1034,7 +1091,9 @@ diagdb_load(struct cache *c, const char *name, const char *const *baselines,
 	sample_templates(&l);
 	number_iterations(&l);
 	count_rows(&l);
+	l.time_stream = (size_t)-1;
 	replay(&l);
+	collect_times(&l);
 	restage(&l);
 	mark_context(&l);
 	end_empty(&l);

@@ -87,6 +87,7 @@ diag_job_free(struct diag_job *job)
 		free(job->streams[i].iters);
 		free(job->streams[i].path);
 	}
+	free(job->times);
 	free(job->nodes);
 	free(job->tmpls);
 	free(job->streams);
@@ -207,6 +208,15 @@ diag_stream_event(struct diag_job *job, size_t stream, uint32_t id)
 	    sizeof *s->events);
 	s->events[s->nevents++] = id;
 	it->n++;
+}
+
+void
+diag_add_time(struct diag_job *job, long iteration, double ms)
+{
+	job->times = xgrow(job->times, &job->timecap, job->ntimes + 1,
+	    sizeof *job->times);
+	job->times[job->ntimes].iteration = iteration;
+	job->times[job->ntimes++].ms = ms;
 }
 
 void
@@ -1112,6 +1122,9 @@ when(struct work *w, struct diag_result *r)
 		    job->tmpls[e->tmpl].level >= DIAG_LEVEL_WARN))
 			fail = w->tf[e->tmpl].new_in_iter;
 	}
+	/* no crash but a lasting slowdown: that is where it went wrong */
+	if (fail < 0 && r->slow_iter >= 0)
+		fail = r->slow_iter;
 	/* an error ended the job before any iteration: "iteration 0" */
 	if (fail < 0 && !w->reached_training && top != NULL &&
 	    top->score >= 0.4 && (top->category != NULL ||
@@ -1140,6 +1153,60 @@ when(struct work *w, struct diag_result *r)
 	/* it failed after iterations ran: a log that never said so is wrong */
 	if (fail > 0 && r->stage < STAGE_TRAINING)
 		r->stage = STAGE_TRAINING;
+}
+
+/*
+ * A lasting slowdown: the split of the iteration durations (log scale,
+ * at least four on each side, the first iterations left out as warm-up)
+ * with the largest difference of means in pooled standard deviations.
+ * Reported when that is above 6 and the later iterations take 30% longer
+ * by their medians.
+ */
+static void
+slowdown(const struct diag_job *job, struct diag_result *r)
+{
+	size_t n = job->ntimes, from = n > 12 ? 2 : 0, k, i, best = 0;
+	double *lg, *pre, *pre2, sc, bestsc = 0, m1, m2, v1, v2, *tmp;
+
+	r->slow_iter = -1;
+	if (n - from < 8)
+		return;
+	lg = xcalloc(n, sizeof *lg);
+	pre = xcalloc(n + 1, sizeof *pre);
+	pre2 = xcalloc(n + 1, sizeof *pre2);
+	for (i = from; i < n; i++) {
+		lg[i] = log(job->times[i].ms > 0.001 ? job->times[i].ms : 0.001);
+		pre[i + 1] = pre[i] + lg[i];
+		pre2[i + 1] = pre2[i] + lg[i] * lg[i];
+	}
+	for (k = from + 4; k + 4 <= n; k++) {
+		double a = (double)(k - from), b = (double)(n - k);
+
+		m1 = (pre[k] - pre[from]) / a;
+		m2 = (pre[n] - pre[k]) / b;
+		v1 = (pre2[k] - pre2[from]) / a - m1 * m1;
+		v2 = (pre2[n] - pre2[k]) / b - m2 * m2;
+		sc = (m2 - m1) / sqrt((v1 * a + v2 * b) / (a + b) + 1e-6);
+		if (sc > bestsc) {
+			bestsc = sc;
+			best = k;
+		}
+	}
+	if (bestsc > 6) {
+		tmp = xcalloc(n, sizeof *tmp);
+		for (i = from; i < best; i++)
+			tmp[i - from] = job->times[i].ms;
+		r->slow_before_ms = stats_median(tmp, best - from);
+		for (i = best; i < n; i++)
+			tmp[i - best] = job->times[i].ms;
+		r->slow_after_ms = stats_median(tmp, n - best);
+		if (r->slow_after_ms > 1.3 * r->slow_before_ms)
+			r->slow_iter = job->times[best].iteration;
+		free(tmp);
+	}
+	free(lg);
+	free(pre);
+	free(pre2);
 }
 
 /*
@@ -1222,6 +1289,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 		score_tmpl(&w, t, col, &r->events[t]);
 	qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);
+	slowdown(job, r);
 	when(&w, r);
 	free(col);
 	free(w.tf);
@@ -1354,6 +1422,16 @@ print_json(FILE *out, const struct diag_result *r, size_t top)
 	json_key(&j, "healthy_runs"); json_int(&j, r->job->nhealthy);
 	json_key(&j, "anomalous_iterations");
 	json_int(&j, (int64_t)r->anomalous_iters);
+	json_key(&j, "slowdown");
+	if (r->slow_iter < 0)
+		json_null(&j);
+	else {
+		json_obj_begin(&j);
+		json_key(&j, "iteration"); json_int(&j, r->slow_iter);
+		json_key(&j, "before_ms"); json_numf(&j, r->slow_before_ms, 1);
+		json_key(&j, "after_ms"); json_numf(&j, r->slow_after_ms, 1);
+		json_obj_end(&j);
+	}
 	json_key(&j, "nodes");
 	json_arr_begin(&j);
 	for (i = 0; i < limit(r->nnodes, top); i++) {
@@ -1481,6 +1559,10 @@ print_text(FILE *out, const struct diag_result *r, size_t top)
 	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",
 	    r->job->nhealthy, r->job->nhealthy == 1 ? "" : "s",
 	    r->anomalous_iters, r->anomalous_iters == 1 ? "" : "s");
+	if (r->slow_iter >= 0)
+		fprintf(out, "iterations slowed down from iteration %ld: "
+		    "%.0f ms, then %.0f ms\n", r->slow_iter, r->slow_before_ms,
+		    r->slow_after_ms);
 	fputs("\nsuspect nodes:\n", out);
 	for (i = 0; i < limit(r->nnodes, top); i++) {
 		fprintf(out, "%3zu. %.2f  %s\n", i + 1, r->nodes[i].score,

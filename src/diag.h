@@ -99,8 +99,16 @@ struct diag_tmpl {
 	double healthy_rate;	/* mean count per node in those jobs */
 };
 
+/* How long an iteration took, as its iteration line says. */
+struct diag_time {
+	long iteration;
+	double ms;
+};
+
 struct diag_job {
 	char *name;
+	struct diag_time *times;	/* one stream's iteration durations */
+	size_t ntimes, timecap;
 	struct diag_node *nodes;
 	size_t nnodes, nodecap;
 	size_t nreal;		/* set by diag_run(): nodes [0, nreal) are
@@ -136,6 +144,8 @@ struct diag_iter *diag_stream_iter(struct diag_job *job, size_t stream,
     long iteration, double ts);
 /* Append template id `id` to the stream's current iteration. */
 void diag_stream_event(struct diag_job *job, size_t stream, uint32_t id);
+/* Add the duration of an iteration (one stream's, in order). */
+void diag_add_time(struct diag_job *job, long iteration, double ms);
 /* Record where the stream ended: its last completed iteration, stage, time. */
 void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts);
@@ -174,6 +184,9 @@ struct diag_result {
 	struct diag_event_result *events;	/* highest score first */
 	size_t nevents;
 	size_t anomalous_iters;		/* flagged iterations over all streams */
+	long slow_iter;			/* iterations slowed down from here,
+					   -1: no slowdown */
+	double slow_before_ms, slow_after_ms;	/* typical durations */
 };
 
 /*

@@ -109,7 +109,7 @@ tree_grow(struct itree *t, size_t *idx, size_t m, size_t depth)
 		}
 	if (lo == 0 || lo == m)
 		return me;
-	/* grow first: the recursion may move t->nodes */
+	/* Growing the children may move t->nodes: store after both. */
 	left = tree_grow(t, idx, lo, depth + 1);
 	right = tree_grow(t, idx + lo, m - lo, depth + 1);
 	t->nodes[me].feature = f;

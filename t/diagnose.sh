@@ -119,9 +119,19 @@ if [ -d "$G/run2_failed/logs" ]; then
 		test "$(wc -l <top3)" = 3 &&
 		while read -r pl; do grep -F -x "$pl" top3 || exit 1; done <want
 	'
+	S="$TS_SHARED/data/realjobs/c_straggler_compute"
+	test_expect_success 'real sample: the straggler shows as a slowdown from its iteration' '
+		trainscope index "$S" >/dev/null &&
+		trainscope diagnose --format json c_straggler_compute >slow.json &&
+		it=$(tr -d "\n " <"$S/truth.json" |
+		    sed -n "s/.*\"from_iteration\":\([0-9]*\).*/\1/p") &&
+		test -n "$it" &&
+		grep -A1 "\"slowdown\": {" slow.json | grep "\"iteration\": $it,"
+	'
 	test_expect_success 'real sample: the healthy run is no failure and joins the pool' '
 		trainscope diagnose --format json run1_normal >healthy.json &&
 		grep "\"failure_iteration\": null," healthy.json &&
+		grep "\"slowdown\": null," healthy.json &&
 		trainscope diagnose --format json run2_failed >pool2.json &&
 		grep "\"healthy_runs\": 1," pool2.json
 	'
