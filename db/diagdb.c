@@ -36,9 +36,19 @@
 struct lfile {
 	int64_t id;
 	char *path;
-	size_t node;
+	size_t node;		/* (size_t)-1: split by the lines' ranks */
+	size_t stream;		/* its stream, (size_t)-1 when split */
 	uint64_t lines;
 	double last_ts;
+};
+
+/* One node's lines inside a file of several ranks (combined logs). */
+struct split {
+	size_t node;
+	size_t stream;
+	struct stage_tracker tr;
+	int pending;
+	int after_frame;
 };
 
 /* One file_templates row. */
@@ -46,7 +56,7 @@ struct lrow {
 	size_t file;
 	size_t tmpl;
 	uint64_t count, first_line, first_off, last_off;
-	double first_ts;
+	double first_ts, last_ts;
 	unsigned char *blob;
 	size_t bloblen;
 	long iter_first, iter_last;	/* iteration templates only */
@@ -75,6 +85,9 @@ struct loader {
 	size_t *tmpl_of_id;	/* template id -> index + 1 */
 	size_t idcap;
 	int64_t *node_ids;	/* node index -> nodes.id (0 for pseudo) */
+	size_t *rank_node;	/* rank -> node index + 1 (0: unknown) */
+	size_t nrank;
+	size_t time_stream;	/* the split stream giving durations, or -1 */
 };
 
 static int
@@ -165,12 +178,15 @@ node_index(const struct loader *l, int64_t id)
 	return (size_t)-1;
 }
 
-/* Log files; files of no node are their own node when the job has none. */
+/*
+ * Log files.  A file of no known node (a combined log) is split by the
+ * rank prefix of each line when it is replayed.
+ */
 static int
 load_files(struct loader *l, char **cause)
 {
 	sqlite3_stmt *st;
-	size_t have_nodes = l->job->nnodes, node;
+	size_t node;
 	int rc;
 
 	if (prep(l, "SELECT id, path, node_id, lines, last_ts FROM files "
@@ -181,15 +197,13 @@ load_files(struct loader *l, char **cause)
 		const char *path = (const char *)sqlite3_column_text(st, 1);
 		struct lfile *f;
 
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
 			node = node_index(l, sqlite3_column_int64(st, 2));
-		else if (have_nodes == 0)
-			node = diag_add_node(l->job, path);
-		else
-			continue;
-		if (node == (size_t)-1)
-			continue;
-		l->job->nodes[node].missing = 0;
+			if (node == (size_t)-1)
+				continue;
+			l->job->nodes[node].missing = 0;
+		} else
+			node = (size_t)-1;	/* split by rank when replayed */
 		l->files = xgrow(l->files, &l->filecap, l->nfiles + 1,
 		    sizeof *l->files);
 		f = &l->files[l->nfiles++];
@@ -198,7 +212,8 @@ load_files(struct loader *l, char **cause)
 		f->node = node;
 		f->lines = (uint64_t)sqlite3_column_int64(st, 3);
 		f->last_ts = col_ts(st, 4);
-		diag_add_stream(l->job, node, path);
+		f->stream = node != (size_t)-1 ?
+		    diag_add_stream(l->job, node, path) : (size_t)-1;
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : cache_fail(l->c, "cannot read files",
@@ -255,6 +270,7 @@ add_row(struct loader *l, sqlite3_stmt *st, size_t file)
 	r->first_off = (uint64_t)sqlite3_column_int64(st, 4);
 	r->first_ts = col_ts(st, 5);
 	r->last_off = (uint64_t)sqlite3_column_int64(st, 7);
+	r->last_ts = col_ts(st, 10);
 	r->bloblen = n > 0 ? (size_t)n : 0;
 	r->blob = xmalloc(r->bloblen + 1);
 	if (n > 0)
@@ -271,7 +287,8 @@ load_rows(struct loader *l, char **cause)
 
 	if (prep(l, "SELECT ft.file_id, ft.template_id, ft.count, "
 	    "ft.first_line, ft.first_off, ft.first_ts, ft.last_line, "
-	    "ft.last_off, ft.lines, t.text FROM file_templates ft JOIN files f "
+	    "ft.last_off, ft.lines, t.text, ft.last_ts FROM file_templates ft "
+	    "JOIN files f "
 	    "ON f.id = ft.file_id LEFT JOIN templates t ON t.id = "
 	    "ft.template_id WHERE f.job_id = ?1 AND f.kind = 'log' ORDER BY "
 	    "ft.file_id, ft.template_id", &st, cause) != 0)
@@ -403,9 +420,9 @@ sample_templates(struct loader *l)
 		const struct lrow *r = &l->rows[l->lt[t].first_row];
 		struct diag_tmpl *tp = &job->tmpls[t];
 
-		diag_set_first(job, t, l->files[r->file].node,
-		    l->files[r->file].path, (long)r->first_line, r->first_ts,
-		    STAGE_NONE, -1);
+		diag_set_first(job, t, l->files[r->file].node == (size_t)-1 ? 0 :
+		    l->files[r->file].node, l->files[r->file].path,
+		    (long)r->first_line, r->first_ts, STAGE_NONE, -1);
 		l->lt[t].rule = stage_rule_index(tp->text, strlen(tp->text));
 		if (raw_line(l, &l->files[r->file], r->first_off, &b, &lp) != 0)
 			continue;
@@ -434,7 +451,7 @@ number_iterations(struct loader *l)
 		struct lrow *r = &l->rows[i];
 		const struct lfile *f = &l->files[r->file];
 
-		if (!l->lt[r->tmpl].is_iter)
+		if (!l->lt[r->tmpl].is_iter || f->node == (size_t)-1)
 			continue;
 		if (raw_line(l, f, r->first_off, &b, &lp) == 0 &&
 		    stage_parse_iter(lp.msg, lp.msg_len, &it))
@@ -456,8 +473,11 @@ count_rows(struct loader *l)
 	diag_job_shape(job);
 	for (i = 0; i < l->nrows; i++) {
 		const struct lrow *r = &l->rows[i];
-		struct diag_node *n = &job->nodes[l->files[r->file].node];
+		struct diag_node *n;
 
+		if (l->files[r->file].node == (size_t)-1)
+			continue;	/* counted line by line when replayed */
+		n = &job->nodes[l->files[r->file].node];
 		diag_count(job, l->files[r->file].node, r->tmpl,
 		    r->count > UINT32_MAX ? UINT32_MAX : (uint32_t)r->count);
 		if (job->tmpls[r->tmpl].level >= DIAG_LEVEL_ERROR &&
@@ -524,11 +544,24 @@ stream_line(struct diag_job *job, size_t s, size_t t,
 	if (st->niters == 0 || *pending) {
 		diag_stream_iter(job, s, tag->iteration, NAN);
 		*pending = 0;
-	} else if (tag->is_iter && st->iters[st->niters - 1].iteration < 0)
+	} else if (tag->is_iter)	/* an iteration ends with its line */
 		st->iters[st->niters - 1].iteration = tag->iteration;
 	diag_stream_event(job, s, id);
 	if (tag->is_iter)
 		*pending = 1;
+}
+
+/* Record the end of a stream and mark its unfinished iteration. */
+static void
+stream_finish(struct diag_job *job, size_t s, const struct stage_tracker *tr,
+    int pending, double last_ts)
+{
+	struct diag_stream *st = &job->streams[s];
+
+	diag_stream_end(job, s, tr->iteration, tr->cur, last_ts);
+	/* lines after the last iteration line: the unfinished iteration */
+	if (!pending && tr->iteration >= 0 && st->niters > 0)
+		st->iters[st->niters - 1].truncated = 1;
 }
 
 /* Replay file fi (rows [from, to)) through the stage tracker. */
@@ -567,10 +600,106 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 			job->tmpls[t].first.stage = tag.stage;
 			job->tmpls[t].first.iteration = tag.iteration;
 		}
-		stream_line(job, fi, t, &tag, &pending);
+		stream_line(job, l->files[fi].stream, t, &tag, &pending);
 	}
-	diag_stream_end(job, fi, tr.iteration, tr.cur, l->files[fi].last_ts);
+	stream_finish(job, l->files[fi].stream, &tr, pending,
+	    l->files[fi].last_ts);
 	free(map);
+}
+
+/*
+ * Lines of files that never say the job is training (ranks that print no
+ * progress, kernel logs) are placed in time: a first occurrence after the
+ * first iteration line of the job is in training, in the iteration the
+ * longest-running iteration template had reached by then (interpolated).
+ */
+static void
+restage(struct loader *l)
+{
+	const struct lrow *best = NULL;
+	double ts0 = NAN, span;
+	size_t i, t;
+
+	for (i = 0; i < l->nrows; i++) {
+		const struct lrow *r = &l->rows[i];
+
+		if (!l->lt[r->tmpl].is_iter || isnan(r->first_ts))
+			continue;
+		if (isnan(ts0) || r->first_ts < ts0)
+			ts0 = r->first_ts;
+		if (best == NULL || r->iter_last > best->iter_last)
+			best = r;
+	}
+	if (best == NULL)
+		return;
+	span = best->last_ts - best->first_ts;
+	for (t = 0; t < l->job->ntmpls; t++) {
+		struct diag_first *f = &l->job->tmpls[t].first;
+		double x;
+
+		if (f->stage >= STAGE_TRAINING || isnan(f->ts) || f->ts <= ts0)
+			continue;
+		f->stage = STAGE_TRAINING;
+		if (best->iter_first < 0 || !(span > 0))
+			continue;
+		x = (f->ts - best->first_ts) / span;
+		x = x < 0 ? 0 : x > 1 ? 1 : x;
+		f->iteration = best->iter_first + (long)ceil(x *
+		    (double)(best->iter_last - best->iter_first));
+		if (f->ts > best->last_ts)
+			f->iteration = best->iter_last + 1;
+	}
+}
+
+/*
+ * Iteration durations of the file with the most iteration lines (all
+ * ranks wait for each other, so one is enough): read it once.
+ */
+static void
+collect_times(struct loader *l)
+{
+	size_t i, from = 0, to = 0, best = (size_t)-1, nlines, *row_of;
+	uint64_t most = 0;
+	uint32_t *map;
+	char *path, *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct stage_iter it;
+
+	if (l->job->ntimes > 0)
+		return;
+	for (i = 0; i < l->nrows; i++)
+		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
+		    l->files[l->rows[i].file].node != (size_t)-1) {
+			most = l->rows[i].count;
+			best = l->rows[i].file;
+		}
+	if (best == (size_t)-1)
+		return;
+	for (i = 0; i < l->nrows && l->rows[i].file != best; i++)
+		;
+	for (from = i, to = i; to < l->nrows && l->rows[to].file == best; to++)
+		;
+	row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
+	map = line_map(l, best, from, to, &nlines, row_of);
+	path = xasprintf("%s/%s", l->root, l->files[best].path);
+	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (reader_next(rd, &rl, &cause) == 1) {
+			if (rl.lineno >= nlines || map[rl.lineno] == 0 ||
+			    !l->lt[map[rl.lineno] - 1].is_iter)
+				continue;
+			lp_parse(rl.s, rl.len, &lp);
+			if (stage_parse_iter(lp.msg, lp.msg_len, &it) &&
+			    it.has_duration && it.iteration >= 0)
+				diag_add_time(l->job, it.iteration, it.duration_ms);
+		}
+		reader_close(rd);
+	}
+	free(cause);
+	free(path);
+	free(map);
+	free(row_of);
 }
 
 /* Templates seen only as traceback frames or the source lines after them. */
@@ -588,6 +717,209 @@ mark_context(struct loader *l)
 	}
 }
 
+/* The node index of a name, added when new. */
+static size_t
+node_named(struct loader *l, const char *name)
+{
+	size_t n;
+
+	for (n = 0; n < l->job->nnodes; n++)
+		if (strcmp(l->job->nodes[n].name, name) == 0)
+			return n;
+	n = diag_add_node(l->job, name);
+	l->node_ids = xreallocarray(l->node_ids, n + 1, sizeof *l->node_ids);
+	l->node_ids[n] = 0;
+	l->job->nodes[n].missing = 1;	/* until a line of it shows up */
+	return n;
+}
+
+static void
+rank_set(struct loader *l, long rank, size_t node)
+{
+	size_t old = l->nrank;
+
+	if (rank < 0 || rank > 1000000)
+		return;
+	if ((size_t)rank >= l->nrank) {
+		l->rank_node = xgrow(l->rank_node, &l->nrank, (size_t)rank + 1,
+		    sizeof *l->rank_node);
+		memset(l->rank_node + old, 0, (l->nrank - old) *
+		    sizeof *l->rank_node);
+	}
+	if (l->rank_node[rank] == 0)
+		l->rank_node[rank] = node + 1;
+}
+
+/*
+ * Rank -> node from the job's hostfile ("HOST slots=N" lines, ranks given
+ * out in order), for combined logs whose ranks the index could not place.
+ */
+static void
+ranks_from_hostfile(struct loader *l)
+{
+	char *path = xasprintf("%s/hostfile", l->root), *line = NULL, *p;
+	size_t cap = 0, node;
+	long rank = 0, slots;
+	FILE *f = fopen(path, "r");
+
+	free(path);
+	if (f == NULL)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		if ((p = strtok(line, " \t\r\n")) == NULL || *p == '#')
+			continue;
+		node = node_named(l, p);
+		slots = 1;
+		while ((p = strtok(NULL, " \t\r\n")) != NULL)
+			if (strncmp(p, "slots=", 6) == 0)
+				slots = strtol(p + 6, NULL, 10);
+		while (slots-- > 0)
+			rank_set(l, rank++, node);
+	}
+	free(line);
+	fclose(f);
+}
+
+static int
+load_ranks(struct loader *l, char **cause)
+{
+	sqlite3_stmt *st;
+	size_t n;
+	int rc;
+
+	if (prep(l, "SELECT rank, node_id FROM ranks WHERE job_id = ?1 AND "
+	    "node_id IS NOT NULL", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, l->job_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((n = node_index(l, sqlite3_column_int64(st, 1))) !=
+		    (size_t)-1)
+			rank_set(l, (long)sqlite3_column_int64(st, 0), n);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return cache_fail(l->c, "cannot read ranks", cause);
+	ranks_from_hostfile(l);
+	return 0;
+}
+
+/*
+ * The split stream of file fi for `rank` (-1: no prefix): one per rank, so
+ * a frozen rank stands out in a combined log too.  by_rank[rank + 1] holds
+ * its index + 1.
+ */
+static struct split *
+split_for(struct loader *l, size_t fi, long rank, struct split **sp,
+    size_t *nsp, size_t *cap, size_t **by_rank, size_t *nby)
+{
+	char name[64], *path;
+	size_t node, slot = rank >= 0 && rank < 1000000 ? (size_t)rank + 1 : 0;
+	size_t old = *nby;
+
+	if (slot >= *nby) {
+		*by_rank = xgrow(*by_rank, nby, slot + 1, sizeof **by_rank);
+		memset(*by_rank + old, 0, (*nby - old) * sizeof **by_rank);
+	}
+	if ((*by_rank)[slot] != 0)
+		return &(*sp)[(*by_rank)[slot] - 1];
+	if (slot > 0 && (size_t)rank < l->nrank && l->rank_node[rank] != 0)
+		node = l->rank_node[rank] - 1;
+	else if (slot > 0) {
+		snprintf(name, sizeof name, "rank-%ld", rank);
+		node = node_named(l, name);
+	} else {
+		node = node_named(l, l->files[fi].path);
+		l->job->nodes[node].pseudo = 1;
+	}
+	*sp = xgrow(*sp, cap, *nsp + 1, sizeof **sp);
+	memset(&(*sp)[*nsp], 0, sizeof **sp);
+	(*sp)[*nsp].node = node;
+	path = slot > 0 ? xasprintf("%s (rank %ld)", l->files[fi].path, rank) :
+	    xstrdup(l->files[fi].path);
+	(*sp)[*nsp].stream = diag_add_stream(l->job, node, path);
+	free(path);
+	stage_tracker_init(&(*sp)[*nsp].tr);
+	l->job->nodes[node].missing = 0;
+	(*by_rank)[slot] = *nsp + 1;
+	return &(*sp)[(*nsp)++];
+}
+
+/* One line of a split file: count it, tag it, put it in its stream. */
+static void
+split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
+    const struct lp_line *lp, double ts, const size_t *row_of)
+{
+	struct diag_job *job = l->job;
+	struct stage_tag tag;
+	struct stage_iter it;
+	struct diag_node *n = &job->nodes[sp->node];
+	const struct lrow *r = &l->rows[row_of[t]];
+
+	diag_count(job, sp->node, t, 1);
+	if (job->tmpls[t].level >= DIAG_LEVEL_ERROR && !isnan(ts) &&
+	    (isnan(n->first_error_ts) || ts < n->first_error_ts))
+		n->first_error_ts = ts;
+	if (l->lt[t].is_frame || sp->after_frame)
+		l->lt[t].ctx++;
+	sp->after_frame = l->lt[t].is_frame;
+	if (l->lt[t].is_iter && stage_parse_iter(lp->msg, lp->msg_len, &it)) {
+		stage_feed_known(&sp->tr, -1, &it, &tag);
+		if (it.has_duration && (l->time_stream == (size_t)-1 ||
+		    l->time_stream == sp->stream)) {
+			l->time_stream = sp->stream;
+			diag_add_time(job, tag.iteration, it.duration_ms);
+		}
+	} else
+		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
+	if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
+		job->tmpls[t].first.node = sp->node;
+		job->tmpls[t].first.stage = tag.stage;
+		job->tmpls[t].first.iteration = tag.iteration;
+	}
+	stream_line(job, sp->stream, t, &tag, &sp->pending);
+}
+
+/*
+ * Replay a file of several ranks: each line goes to the node of its rank
+ * prefix (the ranks table, the hostfile, else a node per rank), with a
+ * stream and a stage tracker per rank.
+ */
+static void
+replay_split(struct loader *l, size_t fi, size_t from, size_t to,
+    size_t *row_of)
+{
+	char *path = xasprintf("%s/%s", l->root, l->files[fi].path);
+	char *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct split *sp = NULL;
+	size_t nlines, nsp = 0, cap = 0, i, *by_rank = NULL, nby = 0;
+	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
+	double ts = NAN;
+
+	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (reader_next(rd, &rl, &cause) == 1) {
+			lp_parse(rl.s, rl.len, &lp);
+			if (lp.ts_kind == LP_TS_EPOCH)
+				ts = lp.ts;
+			if (rl.lineno >= nlines || map[rl.lineno] == 0)
+				continue;
+			split_line(l, split_for(l, fi, lp.rank, &sp, &nsp, &cap,
+			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno, &lp,
+			    ts, row_of);
+		}
+		reader_close(rd);
+	}
+	for (i = 0; i < nsp; i++)
+		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
+		    l->files[fi].last_ts);
+	free(cause);
+	free(path);
+	free(sp);
+	free(by_rank);
+	free(map);
+}
+
 static void
 replay(struct loader *l)
 {
@@ -597,7 +929,10 @@ replay(struct loader *l)
 	while (i < l->nrows) {
 		for (j = i; j < l->nrows && l->rows[j].file == l->rows[i].file; j++)
 			;
-		replay_file(l, l->rows[i].file, i, j, row_of);
+		if (l->files[l->rows[i].file].node == (size_t)-1)
+			replay_split(l, l->rows[i].file, i, j, row_of);
+		else
+			replay_file(l, l->rows[i].file, i, j, row_of);
 		i = j;
 	}
 	free(row_of);
@@ -719,6 +1054,7 @@ loader_release(struct loader *l)
 	free(l->lt);
 	free(l->tmpl_of_id);
 	free(l->node_ids);
+	free(l->rank_node);
 	free(l->root);
 }
 
@@ -728,11 +1064,14 @@ end_empty(struct loader *l)
 {
 	size_t i;
 
-	for (i = 0; i < l->job->nstreams; i++)
-		if (l->job->streams[i].niters == 0 &&
-		    l->job->streams[i].last_stage == STAGE_NONE)
-			diag_stream_end(l->job, i, -1, STAGE_LAUNCH,
+	for (i = 0; i < l->nfiles; i++) {
+		size_t s = l->files[i].stream;
+
+		if (s != (size_t)-1 && l->job->streams[s].niters == 0 &&
+		    l->job->streams[s].last_stage == STAGE_NONE)
+			diag_stream_end(l->job, s, -1, STAGE_NONE,
 			    l->files[i].last_ts);
+	}
 }
 
 int
@@ -746,12 +1085,16 @@ diagdb_load(struct cache *c, const char *name, const char *const *baselines,
 	l.c = c;
 	l.job = diag_job_new(name);
 	if (load_job(&l, name, cause) != 0 || load_nodes(&l, cause) != 0 ||
-	    load_files(&l, cause) != 0 || load_rows(&l, cause) != 0)
+	    load_files(&l, cause) != 0 || load_rows(&l, cause) != 0 ||
+	    load_ranks(&l, cause) != 0)
 		goto out;
 	sample_templates(&l);
 	number_iterations(&l);
 	count_rows(&l);
+	l.time_stream = (size_t)-1;
 	replay(&l);
+	collect_times(&l);
+	restage(&l);
 	mark_context(&l);
 	end_empty(&l);
 	if (load_pool(&l, baselines, nbase, cause) != 0)

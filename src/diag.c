@@ -11,9 +11,11 @@
  *   spatial    how localised it is: (nodes - nodes with it) / (nodes - 1),
  *              or a count far above its peers' on some node (robust z);
  *   temporal   it is new in an anomalous iteration or in the final,
- *              truncated iteration of a stream; events of the stages
- *              before training, in a job that reached training, are
- *              demoted;
+ *              unfinished iteration of a stream (one that an error cut
+ *              short); a labelled line of a log without iterations (a
+ *              kernel log) logged in the minute before that; events of
+ *              the stages before training, in a job that reached
+ *              training, are demoted;
  *   library    the weight of its fault category (causes above
  *              consequences such as timeouts);
  *   onset      it began before the first timeout of the job;
@@ -21,8 +23,12 @@
  * plus a little for error and warning levels.  Nodes are ranked by their
  * spatial anomaly (isolation forest, or robust z-scores when there are
  * fewer than eight nodes), the best localised event they carry, a log that
- * ends early, silently (no error while the peers report errors) or is
- * missing, and the earliest error onset.
+ * ends early, silently (one of its ranks stops without an error while the
+ * other ranks report errors) or is missing, and the earliest error onset.
+ * Pseudo nodes (lines of no rank in a combined log) carry events but are
+ * neither ranked nor compared; the job's nodes are partitioned so that
+ * they come last and job->nreal counts the machines.  Traceback frames
+ * and source lines score half.
  */
 #include "config.h"
 
@@ -44,7 +50,11 @@
 #define DIAG_WINDOW 10
 #define DIAG_BAND 16
 #define DIAG_FEW_NODES 8
-#define DIAG_FAIL_WINDOW 60	/* seconds before the failure that count */
+/*
+ * Seconds before the failure in which lines of logs without iterations
+ * count (and a few after: a kernel logs its side a little later).
+ */
+#define DIAG_FAIL_WINDOW 60
 
 /* ------------------------------------------------------------ the model */
 
@@ -77,6 +87,7 @@ diag_job_free(struct diag_job *job)
 		free(job->streams[i].iters);
 		free(job->streams[i].path);
 	}
+	free(job->times);
 	free(job->nodes);
 	free(job->tmpls);
 	free(job->streams);
@@ -98,6 +109,12 @@ diag_add_node(struct diag_job *job, const char *name)
 	n->first_error_ts = NAN;
 	n->last_ts = NAN;
 	n->last_iter = -1;
+	if (job->counts != NULL) {	/* node-major: one more zero row */
+		job->counts = xreallocarray(job->counts, (job->nnodes + 1) *
+		    job->ntmpls + 1, sizeof *job->counts);
+		memset(job->counts + job->nnodes * job->ntmpls, 0,
+		    job->ntmpls * sizeof *job->counts);
+	}
 	return job->nnodes++;
 }
 
@@ -194,6 +211,15 @@ diag_stream_event(struct diag_job *job, size_t stream, uint32_t id)
 }
 
 void
+diag_add_time(struct diag_job *job, long iteration, double ms)
+{
+	job->times = xgrow(job->times, &job->timecap, job->ntimes + 1,
+	    sizeof *job->times);
+	job->times[job->ntimes].iteration = iteration;
+	job->times[job->ntimes++].ms = ms;
+}
+
+void
 diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts)
 {
@@ -269,6 +295,7 @@ struct work {
 	double first_timeout;	/* NAN none */
 	double fail_ts;		/* first event new in a final iteration, NAN */
 	double *typical;	/* median count per template, on demand */
+	enum stage fail_stage;	/* the stage the failing stream ended in */
 	long fail_iter;
 	size_t flagged;
 	int reached_training;
@@ -381,7 +408,7 @@ label(struct work *w)
 			uint32_t c = job->counts[n * job->ntmpls + t];
 
 			f->total += c;
-			f->nn += c > 0;
+			f->nn += c > 0 && n < job->nreal;
 		}
 		if (f->category != NULL && strcmp(f->category, "timeout") == 0 &&
 		    !isnan(tp->first.ts) && (isnan(w->first_timeout) ||
@@ -451,12 +478,12 @@ count_z(const struct diag_job *job, size_t t, double *col, size_t *zn)
 	size_t n;
 	double z, z0, z1, best = 0;
 
-	for (n = 0; n < job->nnodes; n++)
+	for (n = 0; n < job->nreal; n++)
 		col[n] = log1p((double)job->counts[n * job->ntmpls + t]);
 	*zn = 0;
-	z0 = stats_robust_z(0, col, job->nnodes, 0.25);	/* linear in x */
-	z1 = stats_robust_z(1, col, job->nnodes, 0.25);
-	for (n = 0; n < job->nnodes; n++) {
+	z0 = stats_robust_z(0, col, job->nreal, 0.25);	/* linear in x */
+	z1 = stats_robust_z(1, col, job->nreal, 0.25);
+	for (n = 0; n < job->nreal; n++) {
 		z = z0 + col[n] * (z1 - z0);
 		if (z > best) {
 			best = z;
@@ -479,7 +506,7 @@ spatial_features(struct work *w, size_t *feat)
 
 		if (w->tf[t].novelty < 0.3)
 			continue;
-		for (n = 1; n < job->nnodes && !varies; n++)
+		for (n = 1; n < job->nreal && !varies; n++)
 			varies = job->counts[n * job->ntmpls + t] != c0;
 		if (varies)
 			feat[d++] = t;
@@ -492,7 +519,7 @@ static void
 spatial_robust(struct work *w, const double *x, size_t d, const size_t *feat,
     double *dev)
 {
-	size_t nn = w->job->nnodes, n, j;
+	size_t nn = w->job->nreal, n, j;
 	double *col = xcalloc(nn, sizeof *col), z, z0, z1;
 
 	for (j = 0; j < d; j++) {
@@ -514,7 +541,7 @@ static void
 spatial_forest(struct work *w, const double *x, size_t d, const size_t *feat,
     double *dev)
 {
-	size_t nn = w->job->nnodes, n, j;
+	size_t nn = w->job->nreal, n, j;
 	double *attr = xcalloc(nn * d + 1, sizeof *attr);
 
 	iforest_score(x, nn, d, DIAG_TREES, w->opts->seed, dev, attr);
@@ -530,11 +557,12 @@ static void
 spatial(struct work *w)
 {
 	struct diag_job *job = w->job;
-	size_t nn = job->nnodes, d, n, j, *feat;
+	size_t nn = job->nreal, d, n, j, *feat;
 	double *x, *dev, med, mx = 0;
 
-	w->node_spatial = xcalloc(nn + 1, sizeof *w->node_spatial);
-	w->node_attr = xcalloc(nn * job->ntmpls + 1, sizeof *w->node_attr);
+	w->node_spatial = xcalloc(job->nnodes + 1, sizeof *w->node_spatial);
+	w->node_attr = xcalloc(job->nnodes * job->ntmpls + 1,
+	    sizeof *w->node_attr);
 	if (nn < 2)
 		return;
 	feat = xcalloc(job->ntmpls + 1, sizeof *feat);
@@ -570,23 +598,23 @@ tmpl_spatial(struct work *w, size_t t, double *col, char ***rv, size_t *rn)
 	size_t n, shown = 0;
 	struct buf b = BUF_INIT;
 
-	if (job->nnodes < 2 || f->nn == 0)
+	if (job->nreal < 2 || f->nn == 0)
 		return;
-	presence = (double)(job->nnodes - f->nn) / (double)(job->nnodes - 1);
+	presence = (double)(job->nreal - f->nn) / (double)(job->nreal - 1);
 	f->maxz = count_z(job, t, col, &f->zn);
 	zpart = f->maxz / 6 > 1 ? 1 : f->maxz / 6;
 	f->spatial = presence > zpart ? presence : zpart;
 	if (f->nn == 1) {
-		for (n = 0; n < job->nnodes; n++)
+		for (n = 0; n < job->nreal; n++)
 			if (job->counts[n * job->ntmpls + t] > 0)
 				reason_add(rv, rn, "only on %s", job->nodes[n].name);
-	} else if (f->nn <= 3 && f->nn < job->nnodes) {
-		for (n = 0; n < job->nnodes; n++)
+	} else if (f->nn <= 3 && f->nn < job->nreal) {
+		for (n = 0; n < job->nreal; n++)
 			if (job->counts[n * job->ntmpls + t] > 0)
 				buf_addf(&b, "%s%s", shown++ ? ", " : "",
 				    job->nodes[n].name);
 		reason_add(rv, rn, "on %zu of %zu nodes: %s", f->nn,
-		    job->nnodes, buf_str(&b));
+		    job->nreal, buf_str(&b));
 	} else if (zpart >= 0.5 && zpart > presence)
 		reason_add(rv, rn, "%u times on %s, far above its peers (robust "
 		    "z %.1f)", job->counts[f->zn * job->ntmpls + t],
@@ -668,7 +696,10 @@ tail_has_error(const struct work *w, const struct diag_stream *s)
 	return 0;
 }
 
-/* DTW over each stream's iterations; the final truncated one always. */
+/*
+ * DTW over each stream's iterations; the final, unfinished one is always
+ * scored (hangs live there).
+ */
 static void
 temporal_stream(struct work *w, struct diag_stream *s)
 {
@@ -697,12 +728,18 @@ temporal_stream(struct work *w, struct diag_stream *s)
 			w->flagged++;
 			mark_new(w, s, i, 0);
 		}
+	/* a final iteration cut short by an error; a clean end is no failure */
 	if (last < n && s->last_stage != STAGE_SHUTDOWN && (best[last] < 0.9 ||
-	    n == 1)) {
+	    n == 1) && tail_has_error(w, s)) {
 		w->flagged++;
 		mark_new(w, s, last, 1);
-		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter)
+		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter) {
 			w->fail_iter = s->iters[last].iteration;
+			w->fail_stage = s->last_stage;
+		} else if (s->iters[last].iteration == w->fail_iter &&
+		    (s->last_stage == STAGE_CKPT_SAVE ||
+		    s->last_stage == STAGE_EVAL))
+			w->fail_stage = s->last_stage;	/* the save failed */
 	}
 	free(seqs);
 	free(lens);
@@ -713,7 +750,9 @@ temporal_stream(struct work *w, struct diag_stream *s)
 
 /*
  * Was the template first seen in a file without iteration lines (a kernel
- * or launcher log), which the iteration comparison cannot place?
+ * or launcher log), which the iteration comparison cannot place?  Such
+ * lines count near the failure only when they are labelled or logged at
+ * warning level or above: kernel logs are chatty.
  */
 static int
 outside_iterations(const struct work *w, const struct diag_first *first)
@@ -747,7 +786,8 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	} else if (!isnan(w->fail_ts) && !isnan(first->ts) &&
 	    outside_iterations(w, first) &&
 	    first->ts >= w->fail_ts - DIAG_FAIL_WINDOW &&
-	    first->ts <= w->fail_ts + 1 && f->novelty >= 0.5) {
+	    first->ts <= w->fail_ts + 5 && f->novelty >= 0.5 &&
+	    (f->library > 0 || f->level > 0)) {
 		f->temporal = 0.8;
 		span_str(fabs(w->fail_ts - first->ts), gap, sizeof gap);
 		reason_add(rv, rn, "logged %s %s the failing iteration's first "
@@ -838,11 +878,11 @@ static void
 peer_ends(const struct diag_job *job, size_t self, double *iter_med,
     double *ts_med)
 {
-	double *it = xcalloc(job->nnodes + 1, sizeof *it);
-	double *ts = xcalloc(job->nnodes + 1, sizeof *ts);
+	double *it = xcalloc(job->nreal + 1, sizeof *it);
+	double *ts = xcalloc(job->nreal + 1, sizeof *ts);
 	size_t n, ni = 0, nt = 0;
 
-	for (n = 0; n < job->nnodes; n++) {
+	for (n = 0; n < job->nreal; n++) {
 		if (job->nodes[n].nranks == 0 || n == self)
 			continue;
 		it[ni++] = (double)job->nodes[n].last_iter;
@@ -898,17 +938,19 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
     size_t *best)
 {
 	const struct diag_job *job = w->job;
-	size_t i, k, lim = job->nnodes / 4 > 1 ? job->nnodes / 4 : 1;
+	size_t i, k, lim = job->nreal / 4 > 1 ? job->nreal / 4 : 1;
 
 	for (i = 0; i < r->nevents; i++) {
 		const struct diag_event_result *e = &r->events[i];
 		const struct tfacts *f = &w->tf[e->tmpl];
 
-		if (job->nnodes < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
+		if (job->nreal < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
 			size_t n = e->nodes[k];
 
+			if (n >= job->nreal)
+				continue;
 			if (e->nnodes > lim && !(f->zn == n && f->maxz >= 3))
 				continue;
 			if (e->score > ev[n]) {
@@ -923,12 +965,12 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
 static double
 typical_count(const struct diag_job *job, size_t t)
 {
-	double *col = xcalloc(job->nnodes + 1, sizeof *col), m;
+	double *col = xcalloc(job->nreal + 1, sizeof *col), m;
 	size_t n;
 
-	for (n = 0; n < job->nnodes; n++)
+	for (n = 0; n < job->nreal; n++)
 		col[n] = (double)job->counts[n * job->ntmpls + t];
-	m = stats_median(col, job->nnodes);
+	m = stats_median(col, job->nreal);
 	free(col);
 	return m;
 }
@@ -982,7 +1024,8 @@ silent_streams(const struct work *w, size_t *silent, size_t *ntrain)
 
 	*ntrain = 0;
 	for (i = 0; i < job->nstreams; i++) {
-		if (job->streams[i].niters == 0)
+		if (job->streams[i].niters == 0 ||
+		    job->streams[i].node >= job->nreal)
 			continue;
 		(*ntrain)++;
 		err[i] = tail_has_error(w, &job->streams[i]);
@@ -990,6 +1033,7 @@ silent_streams(const struct work *w, size_t *silent, size_t *ntrain)
 	}
 	for (i = 0; i < job->nstreams && nerr > 0; i++)
 		if (job->streams[i].niters > 0 && !err[i] &&
+		    job->streams[i].node < job->nreal &&
 		    nerr * 2 >= *ntrain - 1 && silent[job->streams[i].node] == 0)
 			silent[job->streams[i].node] = i + 1;
 	free(err);
@@ -1003,7 +1047,7 @@ onset_node(const struct diag_job *job, double *lead)
 	size_t n, first = (size_t)-1;
 	double a = NAN, b = NAN, ts;
 
-	for (n = 0; n < job->nnodes; n++) {
+	for (n = 0; n < job->nreal; n++) {
 		if (isnan(ts = job->nodes[n].first_error_ts))
 			continue;
 		if (isnan(a) || ts < a) {
@@ -1023,7 +1067,7 @@ static void
 score_nodes(struct work *w, struct diag_result *r)
 {
 	struct diag_job *job = w->job;
-	size_t nn = job->nnodes, n, nerr, first, *best;
+	size_t nn = job->nreal, n, nerr, first, *best;
 	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
 	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
 	char gap[32];
@@ -1069,16 +1113,36 @@ when(struct work *w, struct diag_result *r)
 	long fail = w->fail_iter, minlast = -1;
 	size_t n, i;
 
-	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++)
-		if (w->tf[r->events[i].tmpl].new_in_iter >= 0)
-			fail = w->tf[r->events[i].tmpl].new_in_iter;
+	/* an error or a labelled event new in an anomalous iteration */
+	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++) {
+		const struct diag_event_result *e = &r->events[i];
+
+		if (w->tf[e->tmpl].new_in_iter >= 0 && e->score >= 0.4 &&
+		    (e->category != NULL ||
+		    job->tmpls[e->tmpl].level >= DIAG_LEVEL_WARN))
+			fail = w->tf[e->tmpl].new_in_iter;
+	}
+	/* no crash but a lasting slowdown: that is where it went wrong */
+	if (fail < 0 && r->slow_iter >= 0)
+		fail = r->slow_iter;
+	/* an error ended the job before any iteration: "iteration 0" */
+	if (fail < 0 && !w->reached_training && top != NULL &&
+	    top->score >= 0.4 && (top->category != NULL ||
+	    job->tmpls[top->tmpl].level >= DIAG_LEVEL_ERROR))
+		fail = 0;
 	for (n = 0; n < job->nnodes; n++)
-		if (job->nodes[n].nranks > 0 && (minlast < 0 ||
+		if (job->nodes[n].last_iter >= 0 && (minlast < 0 ||
 		    job->nodes[n].last_iter < minlast))
 			minlast = job->nodes[n].last_iter;
 	r->failure_iter = fail;
 	r->last_healthy_iter = -1;
-	if (fail >= 0)
+	/* a failed checkpoint save after iteration N leaves N healthy */
+	if (fail == 0)
+		r->last_healthy_iter = -1;
+	else if (fail >= 0 && (w->fail_stage == STAGE_CKPT_SAVE ||
+	    w->fail_stage == STAGE_EVAL))
+		r->last_healthy_iter = fail < minlast ? fail : minlast;
+	else if (fail >= 0)
 		r->last_healthy_iter = fail - 1 < minlast ? fail - 1 : minlast;
 	if (top != NULL && top->score > 0)
 		r->stage = job->tmpls[top->tmpl].first.stage;
@@ -1086,6 +1150,108 @@ when(struct work *w, struct diag_result *r)
 		r->stage = job->nodes[r->nodes[0].node].last_stage;
 	if (r->stage == STAGE_NONE && r->nnodes > 0)
 		r->stage = job->nodes[r->nodes[0].node].last_stage;
+	/* it failed after iterations ran: a log that never said so is wrong */
+	if (fail > 0 && r->stage < STAGE_TRAINING)
+		r->stage = STAGE_TRAINING;
+}
+
+/*
+ * A lasting slowdown: the split of the iteration durations (log scale,
+ * at least four on each side, the first iterations left out as warm-up)
+ * with the largest difference of means in pooled standard deviations.
+ * Reported when that is above 6 and the later iterations take 30% longer
+ * by their medians.
+ */
+static void
+slowdown(const struct diag_job *job, struct diag_result *r)
+{
+	size_t n = job->ntimes, from = n > 12 ? 2 : 0, k, i, best = 0;
+	double *lg, *pre, *pre2, sc, bestsc = 0, m1, m2, v1, v2, *tmp;
+
+	r->slow_iter = -1;
+	if (n - from < 8)
+		return;
+	lg = xcalloc(n, sizeof *lg);
+	pre = xcalloc(n + 1, sizeof *pre);
+	pre2 = xcalloc(n + 1, sizeof *pre2);
+	for (i = from; i < n; i++) {
+		lg[i] = log(job->times[i].ms > 0.001 ? job->times[i].ms : 0.001);
+		pre[i + 1] = pre[i] + lg[i];
+		pre2[i + 1] = pre2[i] + lg[i] * lg[i];
+	}
+	for (k = from + 4; k + 4 <= n; k++) {
+		double a = (double)(k - from), b = (double)(n - k);
+
+		m1 = (pre[k] - pre[from]) / a;
+		m2 = (pre[n] - pre[k]) / b;
+		v1 = (pre2[k] - pre2[from]) / a - m1 * m1;
+		v2 = (pre2[n] - pre2[k]) / b - m2 * m2;
+		sc = (m2 - m1) / sqrt((v1 * a + v2 * b) / (a + b) + 1e-6);
+		if (sc > bestsc) {
+			bestsc = sc;
+			best = k;
+		}
+	}
+	if (bestsc > 6) {
+		tmp = xcalloc(n, sizeof *tmp);
+		for (i = from; i < best; i++)
+			tmp[i - from] = job->times[i].ms;
+		r->slow_before_ms = stats_median(tmp, best - from);
+		for (i = best; i < n; i++)
+			tmp[i - best] = job->times[i].ms;
+		r->slow_after_ms = stats_median(tmp, n - best);
+		if (r->slow_after_ms > 1.3 * r->slow_before_ms)
+			r->slow_iter = job->times[best].iteration;
+		free(tmp);
+	}
+	free(lg);
+	free(pre);
+	free(pre2);
+}
+
+/*
+ * Move pseudo nodes after the machines (permuting counts, streams and
+ * first occurrences) and set job->nreal; with no machine at all, every
+ * node counts as one.
+ */
+static void
+partition_nodes(struct diag_job *job)
+{
+	size_t n, k = 0, i, *to;
+	struct diag_node *nodes;
+	uint32_t *counts;
+
+	job->nreal = 0;
+	if (job->nnodes == 0)
+		return;
+	to = xcalloc(job->nnodes + 1, sizeof *to);
+	nodes = xcalloc(job->nnodes + 1, sizeof *nodes);
+	counts = xcalloc(job->nnodes * job->ntmpls + 1, sizeof *counts);
+	for (n = 0; n < job->nnodes; n++)
+		if (!job->nodes[n].pseudo)
+			to[n] = k++;
+	job->nreal = k;
+	for (n = 0; n < job->nnodes; n++)
+		if (job->nodes[n].pseudo)
+			to[n] = k++;
+	for (n = 0; n < job->nnodes; n++) {
+		nodes[to[n]] = job->nodes[n];
+		memcpy(counts + to[n] * job->ntmpls, job->counts + n *
+		    job->ntmpls, job->ntmpls * sizeof *counts);
+	}
+	memcpy(job->nodes, nodes, job->nnodes * sizeof *nodes);
+	memcpy(job->counts, counts, job->nnodes * job->ntmpls *
+	    sizeof *counts);
+	for (i = 0; i < job->nstreams; i++)
+		job->streams[i].node = to[job->streams[i].node];
+	for (i = 0; i < job->ntmpls; i++)
+		if (job->tmpls[i].first.node < job->nnodes)
+			job->tmpls[i].first.node = to[job->tmpls[i].first.node];
+	if (job->nreal == 0)
+		job->nreal = job->nnodes;
+	free(to);
+	free(nodes);
+	free(counts);
 }
 
 struct diag_result *
@@ -1105,6 +1271,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	r->failure_iter = r->last_healthy_iter = -1;
 	if (job->counts == NULL)
 		diag_job_shape(job);
+	partition_nodes(job);
 	w.tf = xcalloc(job->ntmpls + 1, sizeof *w.tf);
 	col = xcalloc(job->nnodes + 1, sizeof *col);
 	index_ids(&w);
@@ -1122,6 +1289,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 		score_tmpl(&w, t, col, &r->events[t]);
 	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);
+	slowdown(job, r);
 	when(&w, r);
 	free(col);
 	free(w.tf);
@@ -1254,6 +1422,16 @@ print_json(FILE *out, const struct diag_result *r, size_t top)
 	json_key(&j, "healthy_runs"); json_int(&j, r->job->nhealthy);
 	json_key(&j, "anomalous_iterations");
 	json_int(&j, (int64_t)r->anomalous_iters);
+	json_key(&j, "slowdown");
+	if (r->slow_iter < 0)
+		json_null(&j);
+	else {
+		json_obj_begin(&j);
+		json_key(&j, "iteration"); json_int(&j, r->slow_iter);
+		json_key(&j, "before_ms"); json_numf(&j, r->slow_before_ms, 1);
+		json_key(&j, "after_ms"); json_numf(&j, r->slow_after_ms, 1);
+		json_obj_end(&j);
+	}
 	json_key(&j, "nodes");
 	json_arr_begin(&j);
 	for (i = 0; i < limit(r->nnodes, top); i++) {
@@ -1381,6 +1559,10 @@ print_text(FILE *out, const struct diag_result *r, size_t top)
 	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",
 	    r->job->nhealthy, r->job->nhealthy == 1 ? "" : "s",
 	    r->anomalous_iters, r->anomalous_iters == 1 ? "" : "s");
+	if (r->slow_iter >= 0)
+		fprintf(out, "iterations slowed down from iteration %ld: "
+		    "%.0f ms, then %.0f ms\n", r->slow_iter, r->slow_before_ms,
+		    r->slow_after_ms);
 	fputs("\nsuspect nodes:\n", out);
 	for (i = 0; i < limit(r->nnodes, top); i++) {
 		fprintf(out, "%3zu. %.2f  %s\n", i + 1, r->nodes[i].score,

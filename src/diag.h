@@ -44,6 +44,8 @@ struct diag_node {
 	char *name;
 	int nranks;
 	int missing;		/* expected but no log at all */
+	int pseudo;		/* not a machine: lines of no rank or node
+				   (a launcher's output in a combined log) */
 	double first_error_ts;	/* first error-level line, NAN if none */
 	/* filled by diag_run() from the node's streams: */
 	long last_iter;		/* last iteration completed by all its ranks */
@@ -97,10 +99,20 @@ struct diag_tmpl {
 	double healthy_rate;	/* mean count per node in those jobs */
 };
 
+/* How long an iteration took, as its iteration line says. */
+struct diag_time {
+	long iteration;
+	double ms;
+};
+
 struct diag_job {
 	char *name;
+	struct diag_time *times;	/* one stream's iteration durations */
+	size_t ntimes, timecap;
 	struct diag_node *nodes;
 	size_t nnodes, nodecap;
+	size_t nreal;		/* set by diag_run(): nodes [0, nreal) are
+				   machines, the pseudo nodes come after */
 	struct diag_tmpl *tmpls;
 	size_t ntmpls, tmplcap;
 	uint32_t *counts;	/* nnodes x ntmpls, after diag_job_shape() */
@@ -112,7 +124,11 @@ struct diag_job {
 /* An empty job; free with diag_job_free() (NULL is fine). */
 struct diag_job *diag_job_new(const char *name);
 void diag_job_free(struct diag_job *job);
-/* Add a node / template / stream and return its index (strings copied). */
+/*
+ * Add a node / template / stream and return its index (strings copied).
+ * Nodes may be added after diag_job_shape() (with zero counts); templates
+ * may not.
+ */
 size_t diag_add_node(struct diag_job *job, const char *name);
 size_t diag_add_tmpl(struct diag_job *job, uint32_t id, const char *text);
 size_t diag_add_stream(struct diag_job *job, size_t node, const char *path);
@@ -128,6 +144,8 @@ struct diag_iter *diag_stream_iter(struct diag_job *job, size_t stream,
     long iteration, double ts);
 /* Append template id `id` to the stream's current iteration. */
 void diag_stream_event(struct diag_job *job, size_t stream, uint32_t id);
+/* Add the duration of an iteration (one stream's, in order). */
+void diag_add_time(struct diag_job *job, long iteration, double ms);
 /* Record where the stream ended: its last completed iteration, stage, time. */
 void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts);
@@ -166,6 +184,9 @@ struct diag_result {
 	struct diag_event_result *events;	/* highest score first */
 	size_t nevents;
 	size_t anomalous_iters;		/* flagged iterations over all streams */
+	long slow_iter;			/* iterations slowed down from here,
+					   -1: no slowdown */
+	double slow_before_ms, slow_after_ms;	/* typical durations */
 };
 
 /*

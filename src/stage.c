@@ -302,13 +302,14 @@ tqdm_rate(const char *msg, size_t len, size_t from, double *ms)
 static size_t
 tqdm_counter(const char *msg, size_t len, long *n, long *total)
 {
-	const char *bar = find(msg, len, "| ");
 	struct scan sc = { msg, len, 0 };
-	const char *k;
+	const char *bar = msg, *k;
 
 	*total = -1;
-	if (bar != NULL) {
+	/* the bar itself may hold "| ": try every one */
+	while ((bar = find(bar, len - (size_t)(bar - msg), "| ")) != NULL) {
 		sc.pos = (size_t)(bar - msg) + 2;
+		bar += 2;
 		skip_blank(&sc);
 		if (scan_long(&sc, n) == 0 && sc.pos < len &&
 		    msg[sc.pos] == '/') {
@@ -317,6 +318,7 @@ tqdm_counter(const char *msg, size_t len, long *n, long *total)
 			    msg[sc.pos] == ' ' && msg[sc.pos + 1] == '[')
 				return sc.pos;
 		}
+		*total = -1;
 	}
 	if ((k = find(msg, len, "it [")) == NULL)
 		return 0;
@@ -434,10 +436,12 @@ static const struct stage_rule rule_table[] = {
 	{ STAGE_TRAINING, RULE_BEGIN,
 	  "^training \\.\\.\\.|before the start of training step|"
 	  "\\*{5} running training|starting training|start(ed)? training|"
-	  "training started|training loop" },
+	  "training started|training loop|"
+	  "unused parameters in the forward pass" },
 	{ STAGE_INIT, RULE_BEGIN,
-	  "initializing torch distributed|init_process_group|"
-	  "initiali[sz]ing (distributed|model parallel|process group)|"
+	  "initializing torch distributed|init_process_group|init_distributed|"
+	  "initiali[sz]ing (distributed|model parallel|process group|"
+	  "torchbackend)|"
 	  "building .*model|> building|nccl info bootstrap|"
 	  "store.based.barrier|compiling dataset index|"
 	  "setting up (model|data)|loading dataset|dataloaders? (are )?built" },
@@ -518,7 +522,17 @@ resume_stage(const struct stage_tracker *t)
 static void
 feed_iter(struct stage_tracker *t, struct stage_tag *tag)
 {
+	if (tag->iter.iteration < 0 && t->numbered) {
+		/* a loss report between numbered progress lines (HF) */
+		t->cur = STAGE_TRAINING;
+		tag->stage = STAGE_TRAINING;
+		tag->is_iter = 0;
+		tag->iteration = t->iteration;
+		return;
+	}
 	t->counted++;
+	if (tag->iter.iteration >= 0)
+		t->numbered = 1;
 	if (tag->iter.iteration < 0)
 		tag->iter.iteration = t->iteration >= 0 ? t->iteration + 1 :
 		    t->counted;
@@ -568,7 +582,13 @@ stage_feed_known(struct stage_tracker *t, int rule, const struct stage_iter *it,
 			t->ckpt_done = 1;
 	}
 	tag->stage = t->cur;
-	tag->iteration = t->iteration >= 0 ? t->iteration + 1 : -1;
+	/* a checkpoint or evaluation after iteration N belongs to N */
+	if (t->iteration < 0)
+		tag->iteration = -1;
+	else if (t->cur == STAGE_CKPT_SAVE || t->cur == STAGE_EVAL)
+		tag->iteration = t->iteration;
+	else
+		tag->iteration = t->iteration + 1;
 }
 
 void

@@ -81,6 +81,7 @@ struct stage_tracker {
 	enum stage cur;
 	long iteration;		/* last completed iteration, -1 before any */
 	long counted;		/* iterations seen, for unnumbered lines */
+	int numbered;		/* numbered iteration lines were seen */
 	enum stage_fw fw;	/* framework of the iteration lines seen */
 	int ckpt_done;		/* a save/load finished; next line returns */
 };
@@ -91,8 +92,10 @@ void stage_tracker_init(struct stage_tracker *t);
 struct stage_tag {
 	enum stage stage;	/* the line's stage */
 	long iteration;		/* the iteration the line belongs to: the
-				   one in progress (last completed + 1) or,
-				   for an iteration line, its own number */
+				   one in progress (last completed + 1), the
+				   last completed one during a checkpoint
+				   save or evaluation after it, or, for an
+				   iteration line, its own number */
 	int is_iter;		/* the line is an iteration line */
 	struct stage_iter iter;	/* filled when is_iter */
 };

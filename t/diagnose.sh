@@ -51,6 +51,23 @@ test_expect_success 'a single combined log of ten lines works' '
 	trainscope diagnose --format json one >one.json &&
 	grep "\"job\": \"one\"" one.json && grep "\"path\": \"train.log\"" one.json
 '
+test_expect_success 'a combined log is split by rank prefix, ranks placed by the hostfile' '
+	mkdir comb &&
+	printf "nodeA slots=2\nnodeB slots=2\n" >comb/hostfile &&
+	for i in 1 2 3 4 5; do
+		for r in 0 1 2 3; do
+			echo "$r: [2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i | lm loss: 7.0E+00 |"
+		done
+	done >comb/train.log &&
+	echo "3: [2024-05-01 12:00:16,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>comb/train.log &&
+	for r in 0 1 2; do
+		echo "$r: [2024-05-01 12:10:16,000] ERROR Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out."
+	done >>comb/train.log &&
+	trainscope index comb >/dev/null &&
+	trainscope diagnose --format tsv comb >out &&
+	grep "^node	1	[0-9.]*	nodeB	" out &&
+	grep "^event	1	.*illegal memory access.*	nodeB	train.log:21	" out
+'
 test_expect_success 'unknown job, bad format, bad verdict' '
 	test_must_fail 1 trainscope diagnose nosuch 2>err &&
 	grep "no job .nosuch." err &&
@@ -102,7 +119,26 @@ if [ -d "$G/run2_failed/logs" ]; then
 		test "$(wc -l <top3)" = 3 &&
 		while read -r pl; do grep -F -x "$pl" top3 || exit 1; done <want
 	'
+	S="$TS_SHARED/data/realjobs/c_straggler_compute"
+	test_expect_success 'real sample: the straggler shows as a slowdown from its iteration' '
+		trainscope index "$S" >/dev/null &&
+		trainscope diagnose --format json c_straggler_compute >slow.json &&
+		it=$(tr -d "\n " <"$S/truth.json" |
+		    sed -n "s/.*\"from_iteration\":\([0-9]*\).*/\1/p") &&
+		test -n "$it" &&
+		grep -A1 "\"slowdown\": {" slow.json | grep "\"iteration\": $it,"
+	'
+	test_expect_success 'real sample: the healthy run is no failure and joins the pool' '
+		trainscope diagnose --format json run1_normal >healthy.json &&
+		grep "\"failure_iteration\": null," healthy.json &&
+		grep "\"slowdown\": null," healthy.json &&
+		trainscope diagnose --format json run2_failed >pool2.json &&
+		grep "\"healthy_runs\": 1," pool2.json
+	'
 	test_expect_success 'real sample: a job marked good joins the healthy pool' '
+		trainscope mark run1_normal bad >out &&
+		trainscope diagnose --format json run2_failed >nopool.json &&
+		grep "\"healthy_runs\": 0," nopool.json &&
 		trainscope mark run1_normal good >out &&
 		grep "marked good" out &&
 		trainscope diagnose --format json run2_failed >pool.json &&

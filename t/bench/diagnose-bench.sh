@@ -2,14 +2,14 @@
 # diagnose-bench.sh [NODES [ITERS]] -- time `diagnose` on a generated job.
 #
 # Writes NODES per-node Megatron-style logs of ITERS iterations each
-# (default 1000 x 2400: about 1 GB), with an Xid on one node followed by
+# (default 1000 x 3600: about 1 GB), with an Xid on one node followed by
 # watchdog timeouts everywhere; indexes them and times `diagnose`.  The
 # baseline, timed in the same run, is reading the logs once (cat); the
 # ratio says how diagnose compares with touching the data at all.
 set -e
 : "${TS_BIN:=./trainscope}"
 nodes=${1:-1000}
-iters=${2:-2400}
+iters=${2:-3600}
 dir=${TMPDIR:-/tmp}/ts-bench-diag.$$
 [ -n "$KEEP" ] && echo "keeping $dir" >&2 || trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/job"

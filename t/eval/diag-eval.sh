@@ -7,7 +7,7 @@
 # indexes both, diagnoses the failed one against the healthy one and
 # scores it with t/eval/diag-score.  Prints, as the L4 paper defines them:
 # failure-indicating event precision, recall and F1 (F1 of the averaged P
-# and R; detected = score >= EVAL_REL x the top score), faulty-node top-1/
+# and R; detected = score >= EVAL_REL (0.9) x the top score), faulty-node top-1/
 # 3/5/8 (per case, the fraction of labelled faulty nodes in the top k,
 # averaged over cases), with the paper's Error_time and Error_count
 # baselines, then a per-kind breakdown.
@@ -51,7 +51,7 @@ for kind in $kinds; do
 	done
 done
 
-awk -v rel="${EVAL_REL:-0.8}" '
+awk -v rel="${EVAL_REL:-0.9}" '
 function avg(s, n) { return n ? s / n : 0 }
 function f1(p, r) { return p + r > 0 ? 2 * p * r / (p + r) : 0 }
 {

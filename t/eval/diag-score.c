@@ -14,7 +14,7 @@
  *	top-1 3 5 8, error-level events detected and hits, failure iteration
  *	right (1/0/NA), seconds spent in diagnosis
  *
- * REL comes from $EVAL_REL (default 0.8).  The node rankings of the two
+ * REL comes from $EVAL_REL (default 0.9).  The node rankings of the two
  * baselines are the ones of the L4 paper: Error_time by the time of each
  * node's first error-level line, Error_count by its number of
  * error-level lines.
@@ -221,7 +221,7 @@ main(int argc, char **argv)
 	struct truth tr;
 	char *cause = NULL;
 	const char *rel_s = getenv("EVAL_REL");
-	double rel = rel_s != NULL ? atof(rel_s) : 0.8, t0, *key;
+	double rel = rel_s != NULL ? atof(rel_s) : 0.9, t0, *key;
 	size_t *te, nte, i, k, det = 0, hits = 0, edet = 0, ehits = 0, *order;
 
 	if (argc < 4) {

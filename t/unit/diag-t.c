@@ -250,6 +250,34 @@ test_tiny(void)
 	diag_job_free(job);
 }
 
+static void
+test_slowdown(void)
+{
+	struct diag_opts o = { 1, NULL };
+	struct diag_job *job = build(8, 2, 0);
+	struct diag_result *r;
+	long i;
+
+	for (i = 1; i <= 40; i++)
+		diag_add_time(job, i, (i >= 25 ? 1500 : 1000) + (i * 37 % 11));
+	r = diag_run(job, &o);
+	is_int(r->slow_iter, 25, "a lasting slowdown is found where it began");
+	ok(r->slow_before_ms > 990 && r->slow_before_ms < 1020 &&
+	    r->slow_after_ms > 1490 && r->slow_after_ms < 1520,
+	    "with the durations before and after");
+	is_int(r->failure_iter, 15, "a crash still names the failure iteration");
+	diag_result_free(r);
+	diag_job_free(job);
+
+	job = build(8, 2, 0);
+	for (i = 1; i <= 40; i++)
+		diag_add_time(job, i, 1000 + (i * 37 % 50));
+	r = diag_run(job, &o);
+	is_int(r->slow_iter, -1, "jitter is no slowdown");
+	diag_result_free(r);
+	diag_job_free(job);
+}
+
 int
 main(void)
 {
@@ -260,5 +288,6 @@ main(void)
 	test_explode();
 	test_print();
 	test_tiny();
+	test_slowdown();
 	return done_testing();
 }

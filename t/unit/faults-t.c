@@ -51,6 +51,8 @@ test_builtin(void)
 	is_str(cat_of(f, "OSError: [Errno 28] No space left on device: "
 	    "'/ckpt/iter_10'"), "checkpoint", "no space");
 	is_str(cat_of(f, "WARNING: loss is nan at iteration 12"), "nan", "NaN");
+	is_str(cat_of(f, "nfs: server 10.0.0.9 not responding, timed out"),
+	    "checkpoint", "NFS server not responding");
 	is_str(cat_of(f, "ModuleNotFoundError: No module named 'apex'"),
 	    "config", "missing module");
 	is_str(cat_of(f, "ERROR: Unexpected bus error encountered in worker. "

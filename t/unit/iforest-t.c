@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iforest.h"
 #include "rng.h"
@@ -59,5 +60,22 @@ main(void)
 	ok(s1[0] == s1[N - 1], "identical points score the same");
 	iforest_score(x, 1, D, 10, 1, s1, NULL);
 	ok(s1[0] == 0.5, "a single point scores 0.5");
+
+	/* many distinct points and features: trees grow (and move) a lot */
+	{
+		size_t bn = 300, bd = 40;
+		double *bx = calloc(bn * bd, sizeof *bx), *bs = calloc(bn,
+		    sizeof *bs);
+
+		alarm(20);	/* a broken tree would loop forever */
+		for (i = 0; i < bn * bd; i++)
+			bx[i] = rng_unit(&r) * 10;
+		iforest_score(bx, bn, bd, 100, 5, bs, NULL);
+		for (i = 0, same = 1; i < bn; i++)
+			same &= bs[i] > 0 && bs[i] <= 1;
+		ok(same, "300 x 40 points score in (0, 1]");
+		free(bx);
+		free(bs);
+	}
 	return done_testing();
 }

@@ -48,6 +48,9 @@ test_others(void)
 	ok(iter(" 12%|\xe2\x96\x88         | 12/100 [00:10<01:13,  1.20it/s]",
 	    &it) && it.iteration == 12 && it.has_duration &&
 	    fabs(it.duration_ms - 1000 / 1.2) < 1e-6, "hf progress bar");
+	ok(iter("  2%|          | 1/40 [00:01<00:39, 1.02s/it]", &it) &&
+	    it.iteration == 1 && fabs(it.duration_ms - 1020) < 1e-6,
+	    "hf progress bar with blanks in the bar");
 	ok(iter("Epoch 1:  42%|\xe2\x96\x88\xe2\x96\x8f   | 21/50 [00:05<00:07,"
 	    "  3.90it/s, loss=2.31, v_num=0]", &it) && it.iteration == 71 &&
 	    it.fw == FW_LIGHTNING && fabs(it.loss - 2.31) < 1e-9,
