@@ -93,16 +93,8 @@ static void
 robust_line(const double *v, size_t n, double floor_scale, double *z0,
     double *z1)
 {
-	double med = stats_median(v, n), scale = stats_mad(v, n), s = 0;
-	size_t i;
+	double med, scale = stats_robust_scale(v, n, floor_scale, &med);
 
-	if (!(scale > 0)) {
-		for (i = 0; i < n; i++)
-			s += fabs(v[i] - med);
-		scale = 1.2533 * s / (double)n;
-	}
-	if (!(scale > floor_scale))
-		scale = floor_scale;
 	*z0 = -med / scale;
 	*z1 = (1 - med) / scale;
 }

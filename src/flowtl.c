@@ -423,6 +423,23 @@ longest_run(struct flowan_finding *f)
 	return best;
 }
 
+/*
+ * Keep `f`, the job's newest finding, only when it lasted three iterations
+ * in a row; otherwise drop it.  Returns 1 when kept (NULL is never kept).
+ */
+static int
+keep_lasting(struct flowan_job *job, struct flowan_finding *f)
+{
+	if (f == NULL)
+		return 0;
+	if (longest_run(f) >= 3)
+		return 1;
+	job->nfindings--;
+	free(f->subject);
+	free(f->iters);
+	return 0;
+}
+
 static void
 add_iter(struct flowan_finding *f, int index)
 {
@@ -536,11 +553,7 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 				add_iter(f, job->iters[k].index);
 				ex[nex++] = own - pm;
 			}
-			if (f != NULL && longest_run(f) < 3) {
-				job->nfindings--;
-				free(f->subject);
-				free(f->iters);
-			} else if (f != NULL) {
+			if (keep_lasting(job, f)) {
 				f->magnitude = stats_median(ex, nex);
 				add_reason(f, xasprintf("computes %.1f ms longer "
 				    "than its DP peers (median over %zu of %zu "
@@ -589,11 +602,7 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 			add_iter(f, job->iters[k].index);
 			ex[nex++] = own / pm;
 		}
-		if (f != NULL && longest_run(f) < 3) {
-			job->nfindings--;
-			free(f->subject);
-			free(f->iters);
-		} else if (f != NULL) {
+		if (keep_lasting(job, f)) {
 			f->magnitude = stats_median(ex, nex);
 			add_reason(f, xasprintf("its step-end collective lasts "
 			    "%.1fx as long as the other groups' (median over "
@@ -685,11 +694,7 @@ slow_links(const struct flowan *fa, struct flowan_job *job)
 			own[nex] = r;
 			ex[nex++] = pm / r;
 		}
-		if (f != NULL && longest_run(f) < 3) {
-			job->nfindings--;
-			free(f->subject);
-			free(f->iters);
-		} else if (f != NULL) {
+		if (keep_lasting(job, f)) {
 			f->magnitude = stats_median(ex, nex);
 			add_reason(f, xasprintf("its collective traffic moves at "
 			    "%.1f MB/s, %.1fx slower than the other DP pairs' "

@@ -94,14 +94,17 @@ stats_mad(const double *v, size_t n)
 }
 
 double
-stats_robust_z(double x, const double *v, size_t n, double floor_scale)
+stats_robust_scale(const double *v, size_t n, double floor_scale,
+    double *median)
 {
 	double med, scale, s = 0;
 	size_t i;
 
+	med = stats_median(v, n);
+	if (median != NULL)
+		*median = med;
 	if (n == 0)
 		return NAN;
-	med = stats_median(v, n);
 	scale = stats_mad(v, n);
 	if (!(scale > 0)) {
 		for (i = 0; i < n; i++)
@@ -110,6 +113,17 @@ stats_robust_z(double x, const double *v, size_t n, double floor_scale)
 	}
 	if (!(scale > floor_scale))
 		scale = floor_scale;
+	return scale;
+}
+
+double
+stats_robust_z(double x, const double *v, size_t n, double floor_scale)
+{
+	double med, scale;
+
+	if (n == 0)
+		return NAN;
+	scale = stats_robust_scale(v, n, floor_scale, &med);
 	if (!(scale > 0))
 		return x == med ? 0 : (x > med ? INFINITY : -INFINITY);
 	return (x - med) / scale;

@@ -24,6 +24,12 @@ double stats_mad(const double *v, size_t n);
  * large score for a differing point.
  */
 double stats_robust_z(double x, const double *v, size_t n, double floor_scale);
+/*
+ * The scale stats_robust_z() divides by, and the median in *median (may be
+ * NULL): MAD, else 1.2533 x mean absolute deviation, at least floor_scale.
+ */
+double stats_robust_scale(const double *v, size_t n, double floor_scale,
+    double *median);
 /* qsort comparator for doubles. */
 int stats_cmp_double(const void *a, const void *b);
 
