@@ -1,10 +1,9 @@
 /*
  * parse.c -- the `parse` command: the template of every line of log files.
  *
- * Each file (plain or gzip; zlib reads both) is read in blocks and cut
- * into lines; a trailing '\r' is dropped and a line longer than
- * PARSE_LINE_MAX keeps only its first PARSE_LINE_MAX bytes (the rest is
- * read and skipped).  Every line goes through lp_parse() for its header,
+ * Each file (plain or gzip, or '-' for standard input) is read by the
+ * indexer's line reader (reader.h): CR stripped, NUL bytes kept, a huge
+ * line cut to a bounded prefix.  Every line goes through lp_parse() for its header,
  * tmpl_mask() and tmpl_match() for its template, with one miner for the
  * whole run, so ids are shared by all files.  The output is the template
  * known when the line was read: a later line may still generalise it.
@@ -15,15 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "commands.h"
 #include "lineparse.h"
+#include "reader.h"
 #include "tmpl.h"
 #include "util.h"
-
-#define PARSE_LINE_MAX	65536
-#define PARSE_BLOCK	65536
 
 struct parse_run {
 	struct cmd_ctx *ctx;
@@ -40,8 +36,6 @@ parse_line(struct parse_run *r, const char *s, size_t len)
 	struct lp_line lp;
 	uint32_t id;
 
-	if (len > 0 && s[len - 1] == '\r')
-		len--;
 	r->lineno++;
 	lp_parse(s, len, &lp);
 	tmpl_mask(lp.msg, lp.msg_len, &r->masked);
@@ -54,71 +48,30 @@ parse_line(struct parse_run *r, const char *s, size_t len)
 		    id, tmpl_text(r->miner, id));
 }
 
-/*
- * Feed block[0..n) to the line splitter; `line` keeps the bounded prefix
- * of the line in progress and *skip says it is already full.
- */
-static void
-parse_block(struct parse_run *r, const char *block, size_t n,
-    struct buf *line)
-{
-	const char *p = block, *end = block + n, *nl;
-	size_t take;
-
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		take = (size_t)((nl != NULL ? nl : end) - p);
-		if (line->len < PARSE_LINE_MAX) {
-			if (take > PARSE_LINE_MAX - line->len)
-				take = PARSE_LINE_MAX - line->len;
-			buf_add(line, p, take);
-		}
-		if (nl == NULL)
-			break;
-		parse_line(r, line->len ? line->s : "", line->len);
-		buf_reset(line);
-		p = nl + 1;
-	}
-}
-
 /* Parse one file; returns 0, or -1 after a one-line warning naming it. */
 static int
 parse_file(struct parse_run *r, const char *path)
 {
-	struct buf line = BUF_INIT;
-	char *block;
-	gzFile gz;
-	int n, errnum, rc = 0;
-	const char *msg;
+	struct reader *rd;
+	struct reader_line l;
+	char *cause = NULL;
+	int rc;
 
 	r->path = path;
 	r->lineno = 0;
-	gz = strcmp(path, "-") == 0 ? gzdopen(0, "rb") : gzopen(path, "rb");
-	if (gz == NULL) {
-		fprintf(r->ctx->err, "trainscope: cannot open '%s': %s\n", path,
-		    errno ? strerror(errno) : "out of memory");
+	if (reader_open(path, 0, 0, &rd, &cause) != 0) {
+		fprintf(r->ctx->err, "trainscope: %s\n", cause);
+		free(cause);
 		return -1;
 	}
-	block = xmalloc(PARSE_BLOCK);
-	while ((n = gzread(gz, block, PARSE_BLOCK)) > 0)
-		parse_block(r, block, (size_t)n, &line);
-	msg = gzerror(gz, &errnum);
-	if (n < 0 || errnum != Z_OK) {
-		if (errnum == Z_ERRNO)
-			msg = strerror(errno);
-		else if (strncmp(msg, path, strlen(path)) == 0 &&
-		    strncmp(msg + strlen(path), ": ", 2) == 0)
-			msg += strlen(path) + 2;	/* zlib names the file */
-		fprintf(r->ctx->err, "trainscope: cannot read '%s': %s\n", path,
-		    msg);
-		rc = -1;
+	while ((rc = reader_next(rd, &l, &cause)) == 1)
+		parse_line(r, l.s, l.len);
+	if (rc < 0) {
+		fprintf(r->ctx->err, "trainscope: %s\n", cause);
+		free(cause);
 	}
-	if (line.len > 0)
-		parse_line(r, line.s, line.len);
-	free(block);
-	buf_release(&line);
-	gzclose(gz);
-	return rc;
+	reader_close(rd);
+	return rc < 0 ? -1 : 0;
 }
 
 int

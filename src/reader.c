@@ -63,6 +63,18 @@ open_gzip(struct reader *r, char **cause)
 	return 0;
 }
 
+/* read() that retries on EINTR; returns bytes read or -1. */
+static ssize_t
+read_some(int fd, void *p, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = read(fd, p, n);
+	while (got == -1 && errno == EINTR);
+	return got;
+}
+
 /* Is the file gzip?  Reads two bytes at the start and seeks back. */
 static int
 sniff_gzip(int fd)
@@ -74,16 +86,47 @@ sniff_gzip(int fd)
 	return m[0] == 0x1f && m[1] == 0x8b;
 }
 
+/*
+ * A pipe (or standard input) cannot be sniffed with pread(): read its
+ * first two bytes and hand them to whichever buffer the format needs.
+ */
+static int
+open_stream(struct reader *r, char **cause)
+{
+	unsigned char head[2];
+	ssize_t got;
+	size_t n = 0;
+
+	while (n < sizeof head && (got = read_some(r->fd, head + n,
+	    sizeof head - n)) > 0)
+		n += (size_t)got;
+	r->gz = n == 2 && head[0] == 0x1f && head[1] == 0x8b;
+	if (r->gz) {
+		if (open_gzip(r, cause) != 0)
+			return -1;
+		memcpy(r->in, head, n);
+		r->z.next_in = r->in;
+		r->z.avail_in = (uInt)n;
+		r->in_total = n;
+	} else {
+		memcpy(r->buf, head, n);
+		r->end = n;
+		r->consumed = n;
+	}
+	return 0;
+}
+
 int
 reader_open(const char *path, uint64_t off, uint64_t line,
     struct reader **out, char **cause)
 {
 	struct reader *r;
 	struct stat sb;
-	int fd;
+	int fd, stream;
 
 	*out = NULL;
-	if ((fd = open(path, O_RDONLY)) == -1)
+	fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY);
+	if (fd == -1)
 		return ts_fail(cause, "cannot open '%s': %s", path,
 		    strerror(errno));
 	if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
@@ -91,11 +134,26 @@ reader_open(const char *path, uint64_t off, uint64_t line,
 		return ts_fail(cause, "cannot read '%s': %s", path,
 		    S_ISDIR(sb.st_mode) ? "Is a directory" : strerror(errno));
 	}
+	stream = !S_ISREG(sb.st_mode);
+	if (stream && off != 0) {
+		close(fd);
+		return ts_fail(cause, "cannot resume '%s': not a regular file",
+		    path);
+	}
 	r = xcalloc(1, sizeof *r);
 	r->fd = fd;
 	r->path = xstrdup(path);
-	r->size = (uint64_t)sb.st_size;
+	r->size = stream ? UINT64_MAX : (uint64_t)sb.st_size;
 	r->buf = xmalloc(READ_BUF);
+	if (stream) {
+		r->lineno = line;
+		if (open_stream(r, cause) != 0) {
+			reader_close(r);
+			return -1;
+		}
+		*out = r;
+		return 0;
+	}
 	r->gz = sniff_gzip(fd);
 	if (r->gz && off != 0) {
 		reader_close(r);
@@ -134,17 +192,6 @@ reader_close(struct reader *r)
 	free(r);
 }
 
-/* read() that retries on EINTR; returns bytes read or -1. */
-static ssize_t
-read_some(int fd, void *p, size_t n)
-{
-	ssize_t got;
-
-	do
-		got = read(fd, p, n);
-	while (got == -1 && errno == EINTR);
-	return got;
-}
 
 static int
 fill_plain(struct reader *r, char **cause)

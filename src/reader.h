@@ -12,7 +12,8 @@
  * a plain file's line can be read back with one pread().  A plain file is
  * read up to the size it had when it was opened: lines appended while it
  * is read are left for the next (incremental) run.  A gzip file is read
- * to the end of its stream.
+ * to the end of its stream, and so is a pipe or standard input (path "-"),
+ * whose format is told by its first two bytes.
  */
 #ifndef TS_READER_H
 #define TS_READER_H

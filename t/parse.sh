@@ -47,6 +47,14 @@ test_expect_success 'truncated gzip: warning naming the file' '
 	test_must_fail 1 trainscope parse t.gz >out 2>err &&
 	grep "t.gz" err
 '
+test_expect_success "standard input, plain or gzip, through the same reader" '
+	printf "x 1\r\ny 2\nx 3" >in.log && gzip -c in.log >in.gz &&
+	trainscope parse --format tsv - <in.log >plain &&
+	trainscope parse --format tsv - <in.gz >gz &&
+	cat in.gz | trainscope parse --format tsv - >piped &&
+	test_line_count = 3 plain && test_cmp plain gz && test_cmp plain piped &&
+	grep -x -e "-	3	1	x <\*>" plain
+'
 test_expect_success 'bad --format is a usage error' '
 	test_must_fail 2 trainscope parse --format xml a.log 2>err &&
 	grep "unknown format" err
