@@ -216,5 +216,14 @@ main(int argc, char **argv)
 	r = t.nids ? (double)ncorrect / t.nids : 0;
 	printf("%.4f %.4f %zu %zu\n", lines ? (double)good / lines : 0,
 	    p + r > 0 ? 2 * p * r / (p + r) : 0, nparsed, t.nids);
+	for (i = 0; i < t.nids; i++)
+		free(t.ids[i]);
+	free(t.ids);
+	free(t.group);
+	free(pred);
+	free(predcount);
+	free(size);
+	free(first);
+	free(mixed);
 	return 0;
 }
