@@ -11,6 +11,9 @@
  * the peers (NCCL watchdog timeouts ten minutes later, SIGABRT) and the
  * launchers' ChildFailedError summaries.  Each file is a sink that counts
  * its lines, so root causes are recorded as path:line as they are written.
+ * The recorded lines are the fault's whole signature: every line the fault
+ * itself makes the kernel or the process print (both ends of a dead link
+ * included), but none of the cascade that follows from the crash.
  * Lines of one rank are in time order; a combined file interleaves ranks
  * iteration by iteration.
  */
@@ -910,8 +913,10 @@ launch_host_fault(struct simlog *l, int n, double t)
 
 	if (lm == NULL || lm->node != n)
 		return;
-	hlog(l, lm->node, t - 50, "mount[%d]: mount.nfs: Connection timed out",
-	    900 + lm->node);
+	line = hlog(l, lm->node, t - 50, "mount[%d]: mount.nfs: Connection "
+	    "timed out", 900 + lm->node);
+	sim_add_cause(l->j, l->sinks[l->host_sink[lm->node]].rel, line,
+	    "mount.nfs: Connection timed out");
 	line = hlog(l, lm->node, t - 50, "systemd[1]: %s", what);
 	sim_add_cause(l->j, l->sinks[l->host_sink[lm->node]].rel, line, what);
 }
@@ -1256,13 +1261,17 @@ ib_peer(struct simlog *l, int r, int from, double t)
 	struct sim_job *j = l->j;
 	int n = sim_rank_node(j, r), g = r % j->o.gpn;
 
+	char *w;
+
 	if (l->fate[r] != F_ALIVE)
 		return;
-	rlog(l, r, "%s:%d:%d [%d] NCCL WARN NET/IB : Got completion from peer "
+	w = xasprintf("%s:%d:%d [%d] NCCL WARN NET/IB : Got completion from peer "
 	    "%s<%d> with status=12 opcode=0 len=0 vendor err 129 (Recv) "
 	    "localGid ::ffff:%s remoteGid ::ffff:%s", j->node_name[n], j->pid[r],
 	    j->pid[r] + 90, g, j->node_ip[from], 40000 + (int)rng_below(&l->rng,
 	    20000), j->node_ip[n], j->node_ip[from]);
+	cause_line(l, r, w);
+	free(w);
 	TRACEBACK(l, r, nccl_frames);
 	rlog(l, r, "torch.distributed.DistBackendError: NCCL error in: "
 	    "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote "
@@ -1279,9 +1288,9 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	char *w;
 
 	peer = sim_peer_node(j, n);
-	klog(l, n, t - 0.3, "mlx5_core 0000:0c:00.0: mlx5_port_module_event:1137:"
-	    "(pid 0): Port module event[error]: module 0, Cable error, Bad or "
-	    "shorted cable/connector");
+	host_cause(l, n, t - 0.3, "mlx5_core 0000:0c:00.0: "
+	    "mlx5_port_module_event:1137:(pid 0): Port module event[error]: "
+	    "module 0, Cable error, Bad or shorted cable/connector");
 	host_cause(l, n, t - 0.3, "mlx5_core 0000:0c:00.0 eth2: Link down");
 	w = xasprintf("%s:%d:%d [%d] NCCL WARN NET/IB : Got completion from peer "
 	    "%s<%d> with status=12 opcode=0 len=0 vendor err 129 (Send) localGid "
@@ -1299,8 +1308,10 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	rlog(l, r, "ncclRemoteError: A call failed possibly due to a network "
 	    "error or a remote process exiting prematurely.");
 	rlog(l, r, "Last error:");
-	rlog(l, r, "NET/IB : Got completion from peer %s<%d> with status=12 "
+	w = xasprintf("NET/IB : Got completion from peer %s<%d> with status=12 "
 	    "opcode=0 len=0 vendor err 129 (Send)", j->node_ip[peer], 40211);
+	cause_line(l, r, w);
+	free(w);
 	if (peer != n)
 		ib_peer(l, peer * j->o.gpn + g, n, t + rng_range(&l->rng, 0.3, 2));
 }
@@ -1316,8 +1327,10 @@ fault_gpu(struct simlog *l, struct sim_fault *f, double t)
 		w = xasprintf("NVRM: Xid (PCI:0000:%s:00): 79, pid=%d, name=python, "
 		    "GPU has fallen off the bus.", bus_ids[g % 8], j->pid[r]);
 		host_cause(l, f->node, t - 0.05, w);
-		klog(l, f->node, t - 0.05, "NVRM: GPU 0000:%s:00.0: GPU has fallen "
-		    "off the bus.", bus_ids[g % 8]);
+		free(w);
+		w = xasprintf("NVRM: GPU 0000:%s:00.0: GPU has fallen off the "
+		    "bus.", bus_ids[g % 8]);
+		host_cause(l, f->node, t - 0.05, w);
 		klog(l, f->node, t - 0.05, "NVRM: A GPU crash dump has been created. "
 		    "If possible, please run");
 		cuda_error(l, r, "RuntimeError: CUDA error: unspecified launch "
@@ -1328,10 +1341,12 @@ fault_gpu(struct simlog *l, struct sim_fault *f, double t)
 		    "GPU in the framebuffer at partition %d, subpartition 0.",
 		    bus_ids[g % 8], j->pid[r], (int)rng_below(&l->rng, 8));
 		host_cause(l, f->node, t - 0.05, w);
-		klog(l, f->node, t - 0.04, "NVRM: Xid (PCI:0000:%s:00): 63, pid=%d, "
-		    "name=python, Row Remapper: New row (0x%08x) marked for "
-		    "remapping, reset gpu to activate.", bus_ids[g % 8], j->pid[r],
+		free(w);
+		w = xasprintf("NVRM: Xid (PCI:0000:%s:00): 63, pid=%d, name=python, "
+		    "Row Remapper: New row (0x%08x) marked for remapping, reset gpu "
+		    "to activate.", bus_ids[g % 8], j->pid[r],
 		    (unsigned)rng_below(&l->rng, 0xffffff));
+		host_cause(l, f->node, t - 0.04, w);
 		cuda_error(l, r, "RuntimeError: CUDA error: uncorrectable ECC error "
 		    "encountered");
 	}
@@ -1370,8 +1385,9 @@ fault_proc(struct simlog *l, struct sim_fault *f, double t)
 		    r % j->o.tp, sim_rank_stage(j, r));
 		break;
 	default:
-		klog(l, f->node, t - 1, "python invoked oom-killer: gfp_mask=0x140cca"
-		    "(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0");
+		host_cause(l, f->node, t - 1, "python invoked oom-killer: "
+		    "gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, "
+		    "oom_score_adj=0");
 		w = xasprintf("Out of memory: Killed process %d (pt_data_worker) "
 		    "total-vm:%lukB, anon-rss:%lukB, file-rss:0kB, shmem-rss:%lukB, "
 		    "UID:0 pgtables:%lukB oom_score_adj:0", wpid,

@@ -212,7 +212,7 @@ test_expect_success '--size grows the logs to about that size' '
 	bytes=$(cat sz/logs/*/*.log sz/host/*.log | wc -c) &&
 	test $bytes -gt 1800000 && test $bytes -lt 2600000 && ! test -e sz/flows.pcap &&
 	trainscope simulate --nodes 2 --gpus-per-node 2 --size 1M --fault ecc@2 szf >/dev/null &&
-	test "$(faulty szf)" = node-002 && check_causes szf && test $(ncauses szf) -eq 2
+	test "$(faulty szf)" = node-002 && check_causes szf && test $(ncauses szf) -eq 3
 '
 
 if command -v tcpdump >/dev/null 2>&1; then

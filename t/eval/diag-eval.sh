@@ -61,7 +61,7 @@ function f1(p, r) { return p + r > 0 ? 2 * p * r / (p + r) : 0 }
 	if (nte > 0) {
 		ne++; P += det ? hit / det : 0; R += hit / nte
 		EP += $21 ? $22 / $21 : 0; ER += $22 / nte
-		kR[kind] += hit / nte; kne[kind]++
+		kR[kind] += hit / nte; kP[kind] += det ? hit / det : 0; kne[kind]++
 	}
 	if ($9 != "NA") {
 		nn++
@@ -93,8 +93,8 @@ END {
 	printf "%-22s %6.1f%% %6.1f%% %6.1f%% %6.1f%%\n", "Error_time", 100 * avg(HT[0], nh), 100 * avg(HT[1], nh), 100 * avg(HT[2], nh), 100 * avg(HT[3], nh)
 	printf "%-22s %6.1f%% %6.1f%% %6.1f%% %6.1f%%\n\n", "Error_count", 100 * avg(HC[0], nh), 100 * avg(HC[1], nh), 100 * avg(HC[2], nh), 100 * avg(HC[3], nh)
 	printf "failure iteration right: %d of %d; diagnosis time: mean %.3f s, max %.3f s\n\n", it, ni, avg(secs, cases), maxs
-	printf "%-20s %5s %9s %9s\n", "kind", "cases", "ev.recall", "node top1"
+	printf "%-20s %5s %9s %9s %9s\n", "kind", "cases", "ev.prec", "ev.recall", "node top1"
 	for (k in kc)
-		printf "%-20s %5d %9s %9s\n", k, kc[k], kne[k] ? sprintf("%.2f", kR[k] / kne[k]) : "-", knn[k] ? sprintf("%.2f", kT1[k] / knn[k]) : "-"
+		printf "%-20s %5d %9s %9s %9s\n", k, kc[k], kne[k] ? sprintf("%.2f", kP[k] / kne[k]) : "-", kne[k] ? sprintf("%.2f", kR[k] / kne[k]) : "-", knn[k] ? sprintf("%.2f", kT1[k] / knn[k]) : "-"
 }' "$work/cases"
 if [ -n "$EVAL_CASES" ]; then cp "$work/cases" "$EVAL_CASES"; fi
