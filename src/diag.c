@@ -280,6 +280,7 @@ struct tfacts {
 	size_t zn;		/* the node with that z */
 	long new_in_iter;	/* first anomalous iteration it is new in */
 	int in_tail;		/* in a truncated final iteration */
+	int in_flat_tail;	/* ends a log without iterations, in an error */
 	const struct fault_rule *rule;
 	const char *category;
 };
@@ -294,6 +295,8 @@ struct work {
 	double *node_attr;	/* nnodes x ntmpls contribution, or NULL */
 	double first_timeout;	/* NAN none */
 	double fail_ts;		/* first event new in a final iteration, NAN */
+	int fail_ts_host;	/* fail_ts is a kernel line's (no other time) */
+	unsigned char *tail_node;	/* nodes with a stream cut short */
 	double *typical;	/* median count per template, on demand */
 	enum stage fail_stage;	/* the stage the failing stream ended in */
 	long fail_iter;
@@ -635,6 +638,33 @@ seen_before(const struct diag_stream *s, size_t from, size_t to, uint32_t id)
 	return 0;
 }
 
+/* A timeout is a consequence: it never dates the failure. */
+static int
+is_timeout(const struct tfacts *f)
+{
+	return f->category != NULL && strcmp(f->category, "timeout") == 0;
+}
+
+/*
+ * Is template t out of the ordinary for this job: absent from the healthy
+ * runs (or exploding there), or, with no healthy history, missing on some
+ * node or labelled or logged at warning level or above?  Traceback frames
+ * go with their exception.
+ */
+static int
+unusual(const struct work *w, size_t t)
+{
+	const struct diag_tmpl *tp = &w->job->tmpls[t];
+	const struct tfacts *f = &w->tf[t];
+
+	if (tp->context)
+		return 1;
+	if (w->job->nhealthy > 0)
+		return tp->healthy_jobs == 0 || explodes(w, t);
+	return f->nn < w->job->nreal || f->category != NULL ||
+	    tp->level >= DIAG_LEVEL_WARN;
+}
+
 /* Mark the events of iteration i that its window never saw. */
 static void
 mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
@@ -651,7 +681,8 @@ mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
 			double ts = w->job->tmpls[t].first.ts;
 
 			w->tf[t].in_tail = 1;
-			if (!isnan(ts) && (isnan(w->fail_ts) || ts < w->fail_ts))
+			if (!isnan(ts) && unusual(w, t) && !is_timeout(&w->tf[t]) &&
+			    (isnan(w->fail_ts) || ts < w->fail_ts))
 				w->fail_ts = ts;
 		}
 		else if (w->tf[t].new_in_iter < 0 ||
@@ -732,6 +763,7 @@ temporal_stream(struct work *w, struct diag_stream *s)
 	if (last < n && s->last_stage != STAGE_SHUTDOWN && (best[last] < 0.9 ||
 	    n == 1) && tail_has_error(w, s)) {
 		w->flagged++;
+		w->tail_node[s->node] = 1;
 		mark_new(w, s, last, 1);
 		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter) {
 			w->fail_iter = s->iters[last].iteration;
@@ -746,6 +778,40 @@ temporal_stream(struct work *w, struct diag_stream *s)
 	free(score);
 	free(best);
 	free(flags);
+}
+
+/*
+ * A rank log without iteration lines (HF Trainer and DeepSpeed print them
+ * on rank 0 only) in a job that trained: when it ends in an error, its
+ * final run of unusual events is its failing tail.  Without times or
+ * iterations this is the only place such a log can show where it broke.
+ */
+static void
+flat_tail(struct work *w, struct diag_stream *s)
+{
+	size_t from, e, t;
+	int err = 0;
+
+	if (s->niters != 1 || s->iters[0].iteration >= 0 ||
+	    !w->reached_training || s->last_stage < STAGE_TRAINING ||
+	    s->last_stage == STAGE_SHUTDOWN || s->nevents == 0)
+		return;
+	for (from = s->nevents; from > 0; from--) {
+		if ((t = tmpl_index(w, s->events[from - 1])) == (size_t)-1 ||
+		    !unusual(w, t))
+			break;
+		if (w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
+		    w->tf[t].category != NULL)
+			err = 1;
+	}
+	if (!err || from == 0)
+		return;
+	w->flagged++;
+	w->tail_node[s->node] = 1;
+	for (e = from; e < s->nevents; e++)
+		if ((t = tmpl_index(w, s->events[e])) != (size_t)-1 &&
+		    !w->tf[t].in_tail)
+			w->tf[t].in_flat_tail = 1;
 }
 
 /*
@@ -768,6 +834,32 @@ outside_iterations(const struct work *w, const struct diag_first *first)
 	return 0;
 }
 
+/*
+ * When no failing log line carried a time (training logs without
+ * timestamps), take the failure's time from the earliest unusual labelled
+ * kernel or launcher line of a node whose log was cut short.
+ */
+static void
+host_fail_time(struct work *w)
+{
+	const struct diag_first *first;
+	size_t t;
+
+	if (!isnan(w->fail_ts))
+		return;
+	for (t = 0; t < w->job->ntmpls; t++) {
+		first = &w->job->tmpls[t].first;
+		if (isnan(first->ts) || first->node >= w->job->nnodes ||
+		    !w->tail_node[first->node] || w->tf[t].library <= 0.5 ||
+		    !unusual(w, t) || !outside_iterations(w, first))
+			continue;
+		if (isnan(w->fail_ts) || first->ts < w->fail_ts) {
+			w->fail_ts = first->ts;
+			w->fail_ts_host = 1;
+		}
+	}
+}
+
 /* The temporal sub-score of template t, with its reasons. */
 static void
 tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
@@ -779,6 +871,10 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	if (f->in_tail) {
 		f->temporal = 1;
 		reason_add(rv, rn, "new in the last, unfinished iteration");
+	} else if (f->in_flat_tail) {
+		f->temporal = 0.9;
+		reason_add(rv, rn, "in the error that ends a log without "
+		    "iteration lines");
 	} else if (f->new_in_iter >= 0) {
 		f->temporal = 0.8;
 		reason_add(rv, rn, "new in anomalous iteration %ld",
@@ -790,9 +886,15 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	    (f->library > 0 || f->level > 0)) {
 		f->temporal = 0.8;
 		span_str(fabs(w->fail_ts - first->ts), gap, sizeof gap);
-		reason_add(rv, rn, "logged %s %s the failing iteration's first "
-		    "new event", gap, first->ts <= w->fail_ts ? "before" :
-		    "after");
+		if (w->fail_ts_host)
+			reason_add(rv, rn, "logged %s %s the first labelled "
+			    "kernel line of a node whose training log broke "
+			    "off", gap, first->ts < w->fail_ts ? "before" :
+			    "after");
+		else
+			reason_add(rv, rn, "logged %s %s the failing "
+			    "iteration's first new event", gap,
+			    first->ts <= w->fail_ts ? "before" : "after");
 	}
 	if (w->reached_training && first->stage > STAGE_NONE &&
 	    first->stage < STAGE_TRAINING && f->temporal == 0 &&
@@ -1277,8 +1379,12 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	w.tail_node = xcalloc(job->nnodes + 1, 1);
 	for (i = 0; i < job->nstreams; i++)
 		temporal_stream(&w, &job->streams[i]);
+	for (i = 0; i < job->nstreams; i++)
+		flat_tail(&w, &job->streams[i]);
+	host_fail_time(&w);
 	r->anomalous_iters = w.flagged;
 	r->events = xcalloc(job->ntmpls + 1, sizeof *r->events);
 	r->nevents = job->ntmpls;
@@ -1298,6 +1404,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	free(w.node_spatial);
 	free(w.node_attr);
 	free(w.typical);
+	free(w.tail_node);
 	return r;
 }
 

@@ -351,7 +351,7 @@ static void
 add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 {
 	struct lp_line lp;
-	struct logdb_occ at;
+	struct logdb_occ at, occ;
 	struct occs *o;
 	uint32_t id = NO_ENTRY;
 	uint64_t lineno;
@@ -383,9 +383,13 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 			memset(&s->occs[id], 0, sizeof *s->occs);
 		}
 		o = &s->occs[id];
+		/* an occurrence keeps only a time the line itself gave */
+		occ = at;
+		if (lp.ts_kind == LP_TS_NONE)
+			occ.ts = NAN;
 		if (o->count++ == 0)
-			o->first = at;
-		o->last = at;
+			o->first = occ;
+		o->last = occ;
 	}
 	if (s->nlines == s->lcap)
 		s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
@@ -770,8 +774,8 @@ map_entries(struct writer *w, struct seg *s)
 		    e->hash);
 		a = acc_of(w, w->emap[i]);
 		o = &s->occs[i];
-		rebase(w, &o->first);
-		rebase(w, &o->last);
+		o->first.line += w->base;	/* times are the lines' own */
+		o->last.line += w->base;
 		if (a->count == 0 || o->first.line < a->first.line)
 			a->first = o->first;
 		if (a->count == 0 || o->last.line > a->last.line)
