@@ -132,6 +132,8 @@ load_job(struct loader *l, const char *name, char **cause)
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		l->job_id = sqlite3_column_int64(st, 0);
 		l->root = xstrdup((const char *)sqlite3_column_text(st, 1));
+		free(l->job->root);
+		l->job->root = xstrdup(l->root);
 		free(l->job->name);
 		l->job->name = xstrdup((const char *)sqlite3_column_text(st, 2));
 	}

@@ -29,9 +29,9 @@ const struct cmd cmd_table[] = {
 	  "simulate a failed job and healthy runs, then diagnose it",
 	  cmd_demo, "" },
 	{ "diagnose", "[--baseline JOB]... [--top N] [--format text|tsv|json] "
-	  "JOB", 1, 1,
+	  "[--no-flows] JOB", 1, 1,
 	  "rank the suspect events and nodes of a failed job, with reasons",
-	  cmd_diagnose, "baseline= top= format=" },
+	  cmd_diagnose, "baseline= top= format= no-flows" },
 	{ "flows", "[--format text|tsv|json] [--idle-timeout S] [--gap S] "
 	  "CAPTURE|JOBDIR...", 1, -1,
 	  "find training jobs, parallel groups, iterations and slow parts in captures",

@@ -24,7 +24,9 @@
  * spatial anomaly (isolation forest, or robust z-scores when there are
  * fewer than eight nodes), the best localised event they carry, a log that
  * ends early, silently (one of its ranks stops without an error while the
- * other ranks report errors) or is missing, and the earliest error onset.
+ * other ranks report errors) or is missing, the earliest error onset, and
+ * evidence from outside the logs (a straggler or slow link in the job's
+ * network captures, see flowjoin.c).
  * Pseudo nodes (lines of no rank in a combined log) carry events but are
  * neither ranked nor compared; the job's nodes are partitioned so that
  * they come last and job->nreal counts the machines.  Traceback frames
@@ -74,8 +76,12 @@ diag_job_free(struct diag_job *job)
 
 	if (job == NULL)
 		return;
-	for (i = 0; i < job->nnodes; i++)
+	for (i = 0; i < job->nnodes; i++) {
 		free(job->nodes[i].name);
+		while (job->nodes[i].noutside > 0)
+			free(job->nodes[i].outside_why[--job->nodes[i].noutside]);
+		free(job->nodes[i].outside_why);
+	}
 	for (i = 0; i < job->ntmpls; i++) {
 		free(job->tmpls[i].text);
 		free(job->tmpls[i].sample);
@@ -93,6 +99,7 @@ diag_job_free(struct diag_job *job)
 	free(job->streams);
 	free(job->counts);
 	free(job->name);
+	free(job->root);
 	free(job);
 }
 
@@ -116,6 +123,27 @@ diag_add_node(struct diag_job *job, const char *name)
 		    job->ntmpls * sizeof *job->counts);
 	}
 	return job->nnodes++;
+}
+
+int
+diag_node_evidence(struct diag_job *job, const char *name, double weight,
+    const char *reason)
+{
+	struct diag_node *n;
+	size_t i;
+
+	for (i = 0; i < job->nnodes; i++)
+		if (strcmp(job->nodes[i].name, name) == 0)
+			break;
+	if (i == job->nnodes)
+		return -1;
+	n = &job->nodes[i];
+	if (weight > n->outside)
+		n->outside = weight > 1 ? 1 : weight;
+	n->outside_why = xreallocarray(n->outside_why, n->noutside + 1,
+	    sizeof *n->outside_why);
+	n->outside_why[n->noutside++] = xstrdup(reason);
+	return 0;
 }
 
 size_t
@@ -1169,7 +1197,7 @@ static void
 score_nodes(struct work *w, struct diag_result *r)
 {
 	struct diag_job *job = w->job;
-	size_t nn = job->nreal, n, nerr, first, *best;
+	size_t nn = job->nreal, n, nerr, first, *best, k;
 	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
 	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
 	char gap[32];
@@ -1197,8 +1225,13 @@ score_nodes(struct work *w, struct diag_result *r)
 			reason_add(&nr->reasons, &nr->nreasons, "first error of "
 			    "the job, %s before any other node's", gap);
 		}
+		for (k = 0; k < job->nodes[n].noutside; k++)
+			reason_add(&nr->reasons, &nr->nreasons, "%s",
+			    job->nodes[n].outside_why[k]);
 		nr->score = 0.35 * w->node_spatial[n] + 0.30 * ev[n] / top +
 		    0.25 * end + 0.10 * on;
+		/* independent evidence: either may convict the node */
+		nr->score = 1 - (1 - nr->score) * (1 - job->nodes[n].outside);
 	}
 	ts_qsort(r->nodes, nn, sizeof *r->nodes, cmp_node);
 	free(ev);

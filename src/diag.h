@@ -47,6 +47,9 @@ struct diag_node {
 	int pseudo;		/* not a machine: lines of no rank or node
 				   (a launcher's output in a combined log) */
 	double first_error_ts;	/* first error-level line, NAN if none */
+	double outside;		/* evidence from outside the logs, [0, 1] */
+	char **outside_why;	/* its reasons */
+	size_t noutside;
 	/* filled by diag_run() from the node's streams: */
 	long last_iter;		/* last iteration completed by all its ranks */
 	double last_ts;		/* earliest end among its ranks, NAN unknown */
@@ -107,6 +110,7 @@ struct diag_time {
 
 struct diag_job {
 	char *name;
+	char *root;		/* the job's directory, or NULL */
 	struct diag_time *times;	/* one stream's iteration durations */
 	size_t ntimes, timecap;
 	struct diag_node *nodes;
@@ -135,6 +139,13 @@ size_t diag_add_stream(struct diag_job *job, size_t node, const char *path);
 /* Set a template's first occurrence (path copied). */
 void diag_set_first(struct diag_job *job, size_t tmpl, size_t node,
     const char *path, long line, double ts, enum stage stage, long iteration);
+/*
+ * Evidence about node `name` from outside its logs (the network captures):
+ * weight in [0, 1] (the strongest counts) and a reason (copied).  Returns
+ * 0, or -1 when the job has no such node.
+ */
+int diag_node_evidence(struct diag_job *job, const char *name, double weight,
+    const char *reason);
 /* Allocate the zeroed count matrix once every node and template is in. */
 void diag_job_shape(struct diag_job *job);
 /* Add n to the count of template `tmpl` (an index) on node `node`. */

@@ -17,12 +17,14 @@
 #include "diag.h"
 #include "diagdb.h"
 #include "faults.h"
+#include "flowjoin.h"
 #include "util.h"
 
 int
 cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	const char **base = NULL, *fmtname = cmd_opt(a, "format");
+	char *why = NULL;
 	struct diag_job *job = NULL;
 	struct diag_result *r = NULL;
 	struct diag_opts o = { 1, NULL };
@@ -47,6 +49,11 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	o.faults = faults_default();
 	for (i = 0; i < faults_nerrors(o.faults); i++)
 		fprintf(ctx->err, "trainscope: %s\n", faults_error(o.faults, i));
+	if (!cmd_has_opt(a, "no-flows") &&
+	    flowjoin_evidence(job, ctx->err, &why) < 0) {
+		fprintf(ctx->err, "trainscope: captures left out: %s\n", why);
+		free(why);
+	}
 	r = diag_run(job, &o);
 	if (diag_print(ctx->out, r, fmt, (size_t)top) != 0) {
 		ts_fail(cause, "cannot write output");

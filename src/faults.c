@@ -339,7 +339,10 @@ faults_match(const struct faults *f, const char *msg, size_t len)
 	return NULL;
 }
 
-/* Categories that name a cause, and the ones that name a consequence. */
+/*
+ * Categories that name a cause, and the ones that name a consequence: a
+ * lost connection could be either (the link failed, or the peer died).
+ */
 static const struct {
 	const char *name;
 	double weight;
@@ -347,7 +350,7 @@ static const struct {
 	{ "xid", 1.0 }, { "ecc", 1.0 }, { "network", 0.9 }, { "cuda", 0.9 },
 	{ "oom", 0.9 }, { "nan", 0.85 }, { "checkpoint", 0.85 },
 	{ "config", 0.85 }, { "dataloader", 0.8 }, { "hardware", 1.0 },
-	{ "timeout", 0.35 }, { "process", 0.2 },
+	{ "disconnect", 0.5 }, { "timeout", 0.35 }, { "process", 0.2 },
 };
 
 double

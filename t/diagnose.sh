@@ -149,4 +149,14 @@ if [ -d "$G/run2_failed/logs" ]; then
 else
 	test_skip 'real samples' 'no $TS_SHARED/data/realjobs'
 fi
+test_expect_success 'a straggler seen in the job captures ranks its node first' '
+	trainscope simulate --nodes 8 --gpus-per-node 4 --iters 40 --seed 2 \
+	    --fault straggler sg >/dev/null &&
+	trainscope --cache sg.db index sg >/dev/null &&
+	trainscope --cache sg.db diagnose --top 1 sg >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep node-007 &&
+	grep "straggler.*10.42.0.7 in the network captures" out &&
+	trainscope --cache sg.db diagnose --no-flows sg >out2 &&
+	! grep "network captures" out2
+'
 test_done

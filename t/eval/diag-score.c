@@ -30,6 +30,7 @@
 #include "diag.h"
 #include "diagdb.h"
 #include "faults.h"
+#include "flowjoin.h"
 #include "util.h"
 
 struct truth {
@@ -159,16 +160,20 @@ is_faulty(const struct truth *tr, const char *name)
 	return 0;
 }
 
-/* Fraction of faulty nodes within the first k of order[]. */
+/*
+ * Fraction of faulty nodes within the first k of order[]: out of all the
+ * labelled ones (L4's definition), or, normalised, out of min(k, labelled)
+ * (a case with 32 labelled nodes can put only one of them first).
+ */
 static double
 topk(const struct diag_job *job, const size_t *order, size_t n,
-    const struct truth *tr, size_t k)
+    const struct truth *tr, size_t k, int norm)
 {
 	size_t i, hit = 0;
 
 	for (i = 0; i < n && i < k; i++)
 		hit += is_faulty(tr, job->nodes[order[i]].name);
-	return (double)hit / (double)tr->nnodes;
+	return (double)hit / (double)(norm && k < tr->nnodes ? k : tr->nnodes);
 }
 
 static const struct diag_job *sort_job;
@@ -199,7 +204,7 @@ order_by(const struct diag_job *job, double *key, size_t *order)
 
 static void
 print_topk(const struct diag_job *job, const size_t *order,
-    const struct truth *tr)
+    const struct truth *tr, int norm)
 {
 	static const size_t ks[] = { 1, 3, 5, 8 };
 	size_t i;
@@ -208,7 +213,8 @@ print_topk(const struct diag_job *job, const size_t *order,
 		if (tr->nnodes == 0)
 			printf(" NA");
 		else
-			printf(" %.4f", topk(job, order, job->nnodes, tr, ks[i]));
+			printf(" %.4f", topk(job, order, job->nnodes, tr, ks[i],
+			    norm));
 }
 
 int
@@ -240,6 +246,8 @@ main(int argc, char **argv)
 	}
 	o.faults = faults_default();
 	t0 = ts_now();
+	if (flowjoin_evidence(job, stderr, &cause) < 0)
+		fprintf(stderr, "diag-score: captures left out: %s\n", cause);
 	r = diag_run(job, &o);
 	t0 = ts_now() - t0;
 	te = xcalloc(tr.nwhere + 1, sizeof *te);
@@ -263,13 +271,13 @@ main(int argc, char **argv)
 	order = xcalloc(job->nnodes + 1, sizeof *order);
 	for (i = 0; i < r->nnodes; i++)
 		order[i] = r->nodes[i].node;
-	print_topk(job, order, &tr);
+	print_topk(job, order, &tr, 0);
 	key = xcalloc(job->nnodes + 1, sizeof *key);
 	for (i = 0; i < job->nnodes; i++)
 		key[i] = isnan(job->nodes[i].first_error_ts) ? INFINITY :
 		    job->nodes[i].first_error_ts;
 	order_by(job, key, order);
-	print_topk(job, order, &tr);
+	print_topk(job, order, &tr, 0);
 	for (i = 0; i < job->nnodes; i++) {
 		key[i] = 0;
 		for (k = 0; k < job->ntmpls; k++)
@@ -277,12 +285,16 @@ main(int argc, char **argv)
 				key[i] -= job->counts[i * job->ntmpls + k];
 	}
 	order_by(job, key, order);
-	print_topk(job, order, &tr);
+	print_topk(job, order, &tr, 0);
 	printf(" %zu %zu", edet, ehits);
 	if (tr.fail_iter < 0)
 		printf(" NA");
 	else
 		printf(" %d", r->failure_iter == tr.fail_iter);
-	printf(" %.3f\n", t0);
+	printf(" %.3f", t0);
+	for (i = 0; i < r->nnodes; i++)
+		order[i] = r->nodes[i].node;
+	print_topk(job, order, &tr, 1);
+	printf("\n");
 	return 0;
 }

@@ -1,0 +1,149 @@
+/*
+ * flowjoin.c -- the network's view of a job, as evidence for the log
+ * diagnosis.
+ *
+ * A straggler or a slow link leaves nothing in the logs: every rank just
+ * waits a little longer inside its collectives.  When the job directory
+ * also holds captures, the flow analysis (flowan.c, flowtl.c) can see it.
+ * This file loads the captures of the job's directory, names their hosts
+ * from the same directory's logs (flownames.c), and hands each straggler
+ * and each end of a slow link to the scorer as evidence about that node
+ * (diag_node_evidence()), with a sentence that says what the flows show.
+ *
+ * Only hosts that map to a node of the job count: a capture of some other
+ * job in the same directory adds nothing.  Slow groups, slow iterations
+ * and congestion are job-wide or shared by many hosts and are left to the
+ * flows report.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "flowan.h"
+#include "flowasm.h"
+#include "flowjoin.h"
+#include "util.h"
+
+/*
+ * Evidence weights, combined with the logs' score as independent evidence
+ * (1 - (1 - log)(1 - flows)): a measured straggler outweighs anything but
+ * a node's own crash; a slow link is shared by its two ends.
+ */
+#define JOIN_STRAGGLER 0.9
+#define JOIN_SLOW_LINK 0.75
+
+/* The host index whose address reads `s` (up to len bytes), or -1. */
+static long
+host_of(const struct flow_set *set, const char *s, size_t len)
+{
+	char buf[64];
+	uint32_t h;
+
+	for (h = 0; h < set->nhosts; h++) {
+		flow_addr_str(&set->hosts[h], buf, sizeof buf);
+		if (strlen(buf) == len && strncmp(buf, s, len) == 0)
+			return (long)h;
+	}
+	return -1;
+}
+
+/* Hand one end of a finding to the scorer; 1 if the node is the job's. */
+static int
+give(struct diag_job *job, const struct flowan *fa, char **names, long h,
+    double weight, const char *what)
+{
+	char *why;
+	int rc;
+
+	if (h < 0 || names == NULL || names[h] == NULL)
+		return 0;
+	why = xasprintf("%s (%s in the network captures)", what,
+	    flowan_host_name(fa, (uint32_t)h));
+	rc = diag_node_evidence(job, names[h], weight, why);
+	free(why);
+	return rc == 0;
+}
+
+static int
+join_finding(struct diag_job *job, const struct flowan *fa, char **names,
+    const struct flowan_finding *f)
+{
+	const struct flow_set *set = fa->set;
+	const char *dash;
+	char *what;
+	long a, b;
+	int n = 0;
+
+	if (f->kind == FLOWAN_STRAGGLER) {
+		what = xasprintf("the network shows a straggler: its data-"
+		    "parallel peers wait for it from iteration %d, %.0f ms "
+		    "per iteration", f->from, f->magnitude * 1000);
+		n = give(job, fa, names, host_of(set, f->subject,
+		    strlen(f->subject)), JOIN_STRAGGLER, what);
+		free(what);
+	} else if (f->kind == FLOWAN_SLOW_LINK &&
+	    (dash = strchr(f->subject, '-')) != NULL) {
+		a = host_of(set, f->subject, (size_t)(dash - f->subject));
+		b = host_of(set, dash + 1, strlen(dash + 1));
+		what = xasprintf("one end of a slow link (%s, from iteration "
+		    "%d)", f->nreasons > 0 ? f->reasons[0] : "slower than its "
+		    "peers", f->from);
+		n = give(job, fa, names, a, JOIN_SLOW_LINK, what);
+		n += give(job, fa, names, b, JOIN_SLOW_LINK, what);
+		free(what);
+	}
+	return n;
+}
+
+static void
+warn_line(void *arg, const char *msg)
+{
+	if (arg != NULL)
+		fprintf(arg, "trainscope: %s\n", msg);
+}
+
+int
+flowjoin_evidence(struct diag_job *job, FILE *warn, char **cause)
+{
+	struct flow_params fp;
+	struct flowan_params ap;
+	struct flow_set set;
+	struct flowan fa;
+	char **paths = NULL, **names;
+	size_t np = 0, j, k;
+	int given = 0;
+
+	if (job->root == NULL)
+		return 0;
+	if (flow_find_captures(job->root, &paths, &np, cause) != 0)
+		return -1;
+	if (np == 0) {
+		flow_paths_free(paths, np);
+		return 0;
+	}
+	flow_params_default(&fp);
+	flowan_params_default(&ap);
+	if (flow_set_load(&set, (const char *const *)paths, np, &fp,
+	    warn_line, warn, cause) != 0) {
+		flow_paths_free(paths, np);
+		return -1;
+	}
+	flow_paths_free(paths, np);
+	names = flowan_names_from_dir(&set, job->root);
+	if (names != NULL) {
+		if (flowan_analyse_named(&fa, &set, names, &ap, cause) != 0)
+			given = -1;
+		for (j = 0; given >= 0 && j < fa.njobs; j++)
+			for (k = 0; k < fa.jobs[j].nfindings; k++)
+				given += join_finding(job, &fa, names,
+				    &fa.jobs[j].findings[k]);
+		if (given >= 0)
+			flowan_free(&fa);
+	}
+	flowan_names_free(names, set.nhosts);
+	flow_set_free(&set);
+	return given;
+}
