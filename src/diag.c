@@ -1028,7 +1028,7 @@ peer_ends(const struct diag_job *job, size_t self, double *iter_med,
 /* How the node's log ends: missing, early, silent; 0 when normal. */
 static double
 node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
-    size_t ntrain, struct diag_node_result *nr)
+    size_t ntrain, struct diag_node_result *nr, double *strong)
 {
 	const struct diag_node *nd = &w->job->nodes[n];
 	double im, tm;
@@ -1057,6 +1057,9 @@ node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
 		    "after iteration %ld while %zu of the other %zu ranks' logs "
 		    "report errors after it", s->path, s->last_iter, nerr_tails,
 		    ntrain - 1);
+		/* a hang: the one rank that never saw an error froze first */
+		if (ntrain >= 3 && 2 * nerr_tails >= ntrain - 1)
+			*strong = 0.8;
 		return 0.8;
 	}
 	return 0;
@@ -1199,6 +1202,7 @@ score_nodes(struct work *w, struct diag_result *r)
 	struct diag_job *job = w->job;
 	size_t nn = job->nreal, n, nerr, first, *best, k;
 	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
+	double strong;
 	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
 	char gap[32];
 
@@ -1218,7 +1222,8 @@ score_nodes(struct work *w, struct diag_result *r)
 		if (ev[n] > 0)
 			reason_add(&nr->reasons, &nr->nreasons, "has '%.80s' "
 			    "(event score %.2f)", job->tmpls[best[n]].text, ev[n]);
-		end = node_end(w, n, silent, nerr, ntrain, nr);
+		strong = 0;
+		end = node_end(w, n, silent, nerr, ntrain, nr, &strong);
 		on = n == first ? 1 : 0;
 		if (on) {
 			span_str(lead, gap, sizeof gap);
@@ -1231,7 +1236,8 @@ score_nodes(struct work *w, struct diag_result *r)
 		nr->score = 0.35 * w->node_spatial[n] + 0.30 * ev[n] / top +
 		    0.25 * end + 0.10 * on;
 		/* independent evidence: either may convict the node */
-		nr->score = 1 - (1 - nr->score) * (1 - job->nodes[n].outside);
+		nr->score = 1 - (1 - nr->score) * (1 - job->nodes[n].outside) *
+		    (1 - strong);
 	}
 	ts_qsort(r->nodes, nn, sizeof *r->nodes, cmp_node);
 	free(ev);
