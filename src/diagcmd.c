@@ -59,8 +59,13 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		ts_fail(cause, "cannot write output");
 		goto out;
 	}
-	if (diagdb_store(c, job, r, cause) != 0)
-		goto out;
+	/* the answer is printed; a cache that cannot take it (read-only,
+	 * full) costs only the remembered outcome */
+	if (diagdb_store(c, job, r, &why) != 0) {
+		fprintf(ctx->err, "trainscope: the outcome was not saved: %s\n",
+		    why);
+		free(why);
+	}
 	rc = CMD_OK;
 out:
 	diag_result_free(r);
