@@ -38,12 +38,14 @@ if ! "$ts" help simulate >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Shapes NODES:DP:PP:ITERS:ITER_MS, one GPU (rank) a node, so every node is
-# one (DP index, stage) and the logs stay small.  The DP ring stays short
-# at 1024 nodes: a capture holds 2 (dp - 1) ring steps per bucket, node
-# pair and iteration.  TS_FLOWS_SHAPES picks others.
-shapes=${TS_FLOWS_SHAPES:-"4:2:2:30:300 16:4:4:24:400 64:8:8:16:600
-    256:16:16:14:800 1024:8:128:12:1000"}
+# Shapes NODES:DP:PP:ITERS:ITER_MS:MICRO_BATCHES, one GPU (rank) a node,
+# so every node is one (DP index, stage) and the logs stay small.  The DP ring stays short
+# and the pipelines not too deep: per node and iteration a capture holds
+# about 80 dp + 20 micro-batches frames (2 (dp - 1) ring steps of 4
+# buckets, both ways per micro-batch; 2 channels, 4 samples and an ack a
+# message), 4 GB at 1024 nodes.  TS_FLOWS_SHAPES picks others.
+shapes=${TS_FLOWS_SHAPES:-"4:2:2:30:300:8 16:4:4:24:400:8 64:8:8:16:600:8
+    256:16:16:12:800:16 1024:16:64:8:1000:64"}
 echo
 echo "# simulated: pairs typed right over expected and found pairs; found:"
 echo "# a finding of the fault's kind names the injected node or node pair;"
@@ -51,9 +53,9 @@ echo "# false: straggler or slow-link findings naming anything else"
 row='%5s %4s %4s %-4s %-9s %4s %3s %11s %3s %3s %-23s %5s %5s %4s\n'
 # shellcheck disable=SC2059
 printf "$row" nodes dp pp net fault jobs rec pairs dp pp want found false sec
-sim_row() { # NODES DP PP ITERS MS TRANSPORT FAULT-OPTION...
-	n=$1 dp=$2 pp=$3 it=$4 ms=$5 tr=$6
-	shift 6
+sim_row() { # NODES DP PP ITERS MS MICRO TRANSPORT FAULT-OPTION...
+	n=$1 dp=$2 pp=$3 it=$4 ms=$5 mb=$6 tr=$7
+	shift 7
 	case $1 in
 	--healthy) fault=healthy ;;
 	*) fault=${2%%@*} ;;
@@ -61,8 +63,9 @@ sim_row() { # NODES DP PP ITERS MS TRANSPORT FAULT-OPTION...
 	rm -rf "$tmp/job"
 	t0=$(date +%s)
 	if ! "$ts" simulate --nodes "$n" --gpus-per-node 1 --dp "$dp" \
-	    --pp "$pp" --tp 1 --iters "$it" --iter-ms "$ms" --seed 3 \
-	    --transport "$tr" "$@" "$tmp/job" >/dev/null 2>&1; then
+	    --pp "$pp" --tp 1 --iters "$it" --iter-ms "$ms" \
+	    --micro-batches "$mb" --seed 3 --transport "$tr" "$@" \
+	    "$tmp/job" >/dev/null 2>&1; then
 		echo "$n $dp $pp $tr $fault: simulate failed"
 		return
 	fi
