@@ -5,7 +5,9 @@
  * Live flows sit in a chained hash keyed by (source host, destination
  * host, ports, protocol, RoCE QP); each holds the message being built.
  * A record more than msg_gap after the open message's last data closes
- * it and opens the next; a flow silent for idle_timeout ends, and a sweep
+ * it and opens the next, except that a RoCE message whose last packet was
+ * a FIRST or MIDDLE one stays open up to ROCE_HOLD for its LAST (sampled
+ * captures keep a few packets of a long message, far apart); a flow silent for idle_timeout ends, and a sweep
  * every idle_timeout of capture time frees ended flows, so memory follows
  * the number of live flows.  Finished messages are appended to the set
  * and sorted by start at the end.
@@ -22,6 +24,9 @@
 #include "flowread.h"
 #include "util.h"
 
+/* The longest wait for the rest of a RoCE message, seconds. */
+#define ROCE_HOLD	0.05
+
 struct flow_key {
 	uint32_t src, dst;
 	uint32_t qp;
@@ -34,6 +39,7 @@ struct live {
 	uint32_t next;		/* chain: index + 1, 0 ends */
 	double last;		/* last record of any kind */
 	int open;		/* msg holds a message being built */
+	int more;		/* RoCE: its last packet was a FIRST or MIDDLE */
 	struct flow_msg msg;
 };
 
@@ -263,6 +269,21 @@ msg_add(struct flow_msg *m, const struct flow_rec *r, int data)
 	m->cnp += r->cnp;
 }
 
+/*
+ * 1 when a RoCE record's BTH opcode (RC or UC) is a FIRST or MIDDLE
+ * packet of a multi-packet SEND or RDMA WRITE: more of the message follows.
+ */
+static int
+roce_more(const struct flow_rec *r)
+{
+	unsigned op = r->bth_opcode & 0x1f;
+
+	if (!(r->flags & FLOW_F_ROCE) || (r->flags & FLOW_F_CNP) ||
+	    r->bth_opcode >= 0x40)
+		return 0;
+	return op == 0 || op == 1 || op == 6 || op == 7;
+}
+
 static int
 pure_ack(const struct flow_rec *r)
 {
@@ -306,7 +327,8 @@ flow_asm_add(struct flow_asm *a, const struct flow_rec *r)
 	}
 	if (r->start > f->last)
 		f->last = r->start;
-	if (f->open && r->start - f->msg.end <= a->p.msg_gap)
+	if (f->open && (r->start - f->msg.end <= a->p.msg_gap ||
+	    (f->more && r->start - f->msg.end <= ROCE_HOLD)))
 		msg_add(&f->msg, r, !ack);
 	else if (ack) {
 		set->ack_pkts += r->pkts;
@@ -316,6 +338,8 @@ flow_asm_add(struct flow_asm *a, const struct flow_rec *r)
 		msg_start(f, r);
 		msg_add(&f->msg, r, 1);
 	}
+	if (r->flags & FLOW_F_ROCE && !(r->flags & FLOW_F_CNP))
+		f->more = roce_more(r);
 	if (a->now - a->swept > a->p.idle_timeout) {
 		sweep(a, a->now - a->p.idle_timeout, 0);
 		a->swept = a->now;

@@ -17,9 +17,9 @@
  * carries gradients back to it.  Votes over all boundaries orient each PP
  * edge, and a pipeline is its hosts in topological order.
  *
- * Links: per iteration, a DP pair's bytes over the span of its messages
- * is the rate its share of the collective moved at; a pair below half its
- * peers' median rate for >= 3 iterations in a row is a slow link.
+ * Links: per iteration, the median over a DP pair's messages of size over
+ * duration is the rate its link moves at; a pair below half the other DP
+ * pairs' median rate for >= 3 iterations in a row is a slow link.
  *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
  * in one of its own sends (time since its previous message of any size).
@@ -615,75 +615,109 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 }
 
 /*
- * rate[i * niters + k]: pair i's bytes in iteration k over the span of its
- * messages there (NAN without >= 64 KiB): how fast a collective's share
- * of that link went.
+ * rate[i * niters + k]: the median over pair i's significant messages in
+ * iteration k of bytes over the message's own duration (NAN without one
+ * that lasts and holds >= 16 KiB): how fast that link moves a message.
+ * The span of all its messages would not do: in a ring every link works
+ * through every step, so a slow one stretches all spans alike.
  */
 static double *
 pair_rates(const struct flowan *fa, const struct flowan_job *job)
 {
 	const struct flow_set *s = fa->set;
-	size_t ni = job->niters, i, k, j;
-	double *rate = xcalloc(job->npairs * ni + 1, sizeof *rate);
+	size_t ni = job->niters, i, k, j, n;
+	double *rate = xcalloc(job->npairs * ni + 1, sizeof *rate), *v;
 
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 
+		v = xcalloc(p->nsig + 1, sizeof *v);
 		for (k = 0, j = 0; k < ni; k++) {
-			double t0 = INFINITY, t1 = -INFINITY, bytes = 0;
-
-			while (p->msgs != NULL && j < p->nsig &&
-			    s->msgs[p->msgs[j]].start < job->iters[k].end) {
-				const struct flow_msg *m = &s->msgs[p->msgs[j++]];
-
-				if (m->start < job->iters[k].start)
-					continue;
-				bytes += (double)(m->payload ? m->payload :
+			for (n = 0; p->msgs != NULL && j < p->nsig &&
+			    s->msgs[p->msgs[j]].start < job->iters[k].end; j++) {
+				const struct flow_msg *m = &s->msgs[p->msgs[j]];
+				double b = (double)(m->payload ? m->payload :
 				    m->bytes);
-				t0 = m->start < t0 ? m->start : t0;
-				t1 = m->end > t1 ? m->end : t1;
+
+				if (m->start >= job->iters[k].start &&
+				    m->end > m->start && b >= 16384)
+					v[n++] = b / (m->end - m->start);
 			}
-			rate[i * ni + k] = bytes >= 65536 && t1 > t0 ?
-			    bytes / (t1 - t0) : NAN;
+			rate[i * ni + k] = n ? stats_median(v, n) : NAN;
 		}
+		free(v);
 	}
 	return rate;
 }
 
-/* The median rate of the DP pairs other than i in iteration k, or NAN. */
-static double
-peer_rate(const struct flowan_job *job, const double *rate, size_t i,
-    size_t k, double *v)
+/*
+ * sorted[k * npairs ...]: per iteration, the finite rates of the DP pairs
+ * in ascending order, their count in cnt[k].
+ */
+static double *
+dp_rates_sorted(const struct flowan_job *job, const double *rate,
+    size_t *cnt)
 {
-	size_t j, n = 0, ni = job->niters;
+	size_t ni = job->niters, np = job->npairs, i, k;
+	double *sorted = xcalloc(np * ni + 1, sizeof *sorted), *row;
 
-	for (j = 0; j < job->npairs; j++)
-		if (j != i && job->pairs[j].type == FLOWAN_DP &&
-		    isfinite(rate[j * ni + k]))
-			v[n++] = rate[j * ni + k];
-	return n ? stats_median(v, n) : NAN;
+	for (k = 0; k < ni; k++) {
+		row = sorted + k * np;
+		for (i = cnt[k] = 0; i < np; i++)
+			if (job->pairs[i].type == FLOWAN_DP &&
+			    isfinite(rate[i * ni + k]))
+				row[cnt[k]++] = rate[i * ni + k];
+		ts_qsort(row, cnt[k], sizeof *row, stats_cmp_double);
+	}
+	return sorted;
 }
 
 /*
- * Slow link: a DP pair whose collective traffic moves at < half the rate
- * of the other DP pairs' in the same iterations, >= 3 in a row.
+ * The median of the sorted row[0..n) without one element equal to x (the
+ * pair's own rate), or NAN when nothing is left.
+ */
+static double
+median_without(const double *row, size_t n, double x)
+{
+	size_t p = 0, m, q0, q1;
+
+	if (n < 2)
+		return NAN;
+	while (p < n && row[p] != x)
+		p++;
+	m = n - 1;			/* elements left, indices q -> q + (q >= p) */
+	q0 = (m - 1) / 2;
+	q1 = m / 2;
+	q0 += q0 >= p;
+	q1 += q1 >= p;
+	return (row[q0] + row[q1]) / 2;
+}
+
+/*
+ * Slow link: a DP pair whose messages move at < half the median rate of
+ * the other DP pairs' in the same iterations, >= 3 in a row.  Message
+ * sizes differ little between the pairs of a ring, and a rate is size
+ * over duration, so pairs of all DP groups compare.
  */
 static void
 slow_links(const struct flowan *fa, struct flowan_job *job)
 {
-	size_t ni = job->niters, i, k, nex;
+	size_t ni = job->niters, np = job->npairs, i, k, nex;
 	double *rate = pair_rates(fa, job);
-	double *v = xcalloc(job->npairs + 1, sizeof *v);
+	size_t *cnt = xcalloc(ni + 1, sizeof *cnt);
+	double *sorted = dp_rates_sorted(job, rate, cnt);
 	double *ex = xcalloc(ni + 1, sizeof *ex), *own = xcalloc(ni + 1, sizeof *own);
 
-	for (i = 0; i < job->npairs; i++) {
+	for (i = 0; i < np; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 		struct flowan_finding *f = NULL;
 
 		for (k = nex = 0; k < ni && p->type == FLOWAN_DP; k++) {
-			double r = rate[i * ni + k];
-			double pm = peer_rate(job, rate, i, k, v);
+			double r = rate[i * ni + k], pm;
 
+			if (!isfinite(r))
+				continue;
+			pm = median_without(sorted + k * np, cnt[k], r);
 			if (!(r < 0.5 * pm))
 				continue;
 			if (f == NULL)
@@ -696,7 +730,7 @@ slow_links(const struct flowan *fa, struct flowan_job *job)
 		}
 		if (keep_lasting(job, f)) {
 			f->magnitude = stats_median(ex, nex);
-			add_reason(f, xasprintf("its collective traffic moves at "
+			add_reason(f, xasprintf("its collective messages move at "
 			    "%.1f MB/s, %.1fx slower than the other DP pairs' "
 			    "(median over %zu iterations, steadily from "
 			    "iteration %d)", stats_median(own, nex) / 1e6,
@@ -704,7 +738,8 @@ slow_links(const struct flowan *fa, struct flowan_job *job)
 		}
 	}
 	free(rate);
-	free(v);
+	free(cnt);
+	free(sorted);
 	free(ex);
 	free(own);
 }

@@ -292,36 +292,57 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 	}
 }
 
+/*
+ * The stage whose DP ring holds the slow link in iteration `iter`, or -1.
+ * Only that ring is slowed; the other stages' rings run at their healthy
+ * pace and then wait for it.
+ */
+static int
+slow_stage(struct simnet *n, long iter)
+{
+	size_t i;
+
+	for (i = 0; i < n->ndp; i++)
+		if (slow_edge(n, n->dp[i].a, n->dp[i].b, iter))
+			return n->dp[i].stage;
+	return -1;
+}
+
 /* One ring all-reduce per bucket at the end of the step. */
 static void
 dp_traffic(struct simnet *n, const struct sim_iter *it)
 {
 	struct sim_job *j = n->j;
-	int steps = 2 * (j->o.dp - 1), s, k, ch, slow_any = 0;
-	double t = it->compute_end, stepdur, chunk, dur, ce;
+	struct sim_fault *f = sim_find_fault(j, SIM_SLOW_LINK);
+	int steps = 2 * (j->o.dp - 1), s, k, ch, slow = slow_stage(n, it->n);
+	double t0, ar, stepdur, chunk, dur, ce;
 	struct edge *e;
 	size_t i;
 
-	for (i = 0; i < n->ndp; i++)
-		slow_any |= slow_edge(n, n->dp[i].a, n->dp[i].b, it->n);
-	for (k = 0; k < BUCKETS && steps > 0; k++) {
-		stepdur = it->ar_ms / 1000 * bucket_share[k] / steps;
-		for (s = 0; s < steps; s++) {
-			for (i = 0; i < n->ndp; i++) {
-				e = &n->dp[i];
-				chunk = n->bucket_bytes[k] / j->o.dp * e->mult / NCH;
+	for (i = 0; i < n->ndp && steps > 0; i++) {
+		e = &n->dp[i];
+		ar = it->ar_ms / 1000;
+		if (slow >= 0 && e->stage != slow)
+			ar /= f->factor;
+		t0 = it->compute_end;
+		for (k = 0; k < BUCKETS; k++) {
+			stepdur = ar * bucket_share[k] / steps;
+			chunk = n->bucket_bytes[k] / j->o.dp * e->mult / NCH;
+			for (s = 0; s < steps; s++) {
 				if (slow_edge(n, e->a, e->b, it->n)) {
 					dur = stepdur * 0.97;
 					ce = 0.35;
 				} else {
-					dur = stepdur * (slow_any ? 0.15 : 0.85);
+					dur = stepdur * (e->stage == slow ?
+					    0.15 : 0.85);
 					ce = 0.003;
 				}
 				for (ch = 0; ch < NCH; ch++)
-					message(n, e->a, e->b, ch, chunk, t +
-					    rng_range(&n->rng, 0, stepdur * 0.02), dur, ce);
+					message(n, e->a, e->b, ch, chunk, t0 +
+					    rng_range(&n->rng, 0, stepdur * 0.02),
+					    dur, ce);
+				t0 += stepdur;
 			}
-			t += stepdur;
 		}
 	}
 }

@@ -3,7 +3,9 @@
 # training jobs from their captures alone.  Prints one table row per run:
 # job recognition, pair typing, iteration count and duration error,
 # straggler found.  Real runs come from $TS_SHARED/data/realjobs; simulated
-# ones from `trainscope simulate` when this build has it.
+# ones from `trainscope simulate` when this build has it: 4 to 1024 nodes,
+# RoCE and TCP, healthy, straggler and slow link, scored by
+# flows-sim-score.awk against the job's truth.json.
 ts=${TS_BIN:-./trainscope}
 srcdir=${TS_SRCDIR:-.}
 runs="${TS_SHARED:-$srcdir/../shared}/data/realjobs"
@@ -36,17 +38,56 @@ if ! "$ts" help simulate >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Shapes NODES:DP:PP:ITERS:ITER_MS:MICRO_BATCHES, one GPU (rank) a node,
+# so every node is one (DP index, stage) and the logs stay small.  The DP ring stays short
+# and the pipelines not too deep: per node and iteration a capture holds
+# about 80 dp + 20 micro-batches frames (2 (dp - 1) ring steps of 4
+# buckets, both ways per micro-batch; 2 channels, 4 samples and an ack a
+# message), 4 GB at 1024 nodes.  TS_FLOWS_SHAPES picks others.
+shapes=${TS_FLOWS_SHAPES:-"4:2:2:30:300:8 16:4:4:24:400:8 64:8:8:16:600:8
+    256:16:16:12:800:16 1024:16:64:8:1000:64"}
 echo
-printf '%-40s %5s %9s %-40s\n' simulated jobs iters findings
-for spec in "--healthy" "--fault straggler@3:10" "--fault slow-link@2:10"; do
-	dir="$tmp/$(printf '%s' "$spec" | tr -c 'a-z0-9' _)"
-	# shellcheck disable=SC2086
-	"$ts" simulate --nodes 4 --gpus-per-node 1 --dp 2 --pp 2 --tp 1 \
-	    --iters 30 --iter-ms 300 --seed 3 $spec "$dir" >/dev/null 2>&1 ||
-	    { printf '%-40s simulate failed\n' "$spec"; continue; }
-	"$ts" flows --format tsv "$dir" >"$tmp/out" 2>/dev/null
-	printf '%-40s %5s %6s/30 %-40s\n' "$spec" \
-	    "$(cut -f2 "$tmp/out" | sort -u | wc -l)" \
-	    "$(grep -c '^iteration' "$tmp/out")" \
-	    "$(awk -F'\t' '$1 == "finding" { printf "%s%s:%s@%s", s, $3, $4, $7; s = " " }' "$tmp/out")"
+echo "# simulated: pairs typed right over expected and found pairs; found:"
+echo "# a finding of the fault's kind names the injected node or node pair;"
+echo "# false: straggler or slow-link findings naming anything else"
+row='%5s %4s %4s %-4s %-9s %4s %3s %11s %3s %3s %-23s %5s %5s %4s\n'
+# shellcheck disable=SC2059
+printf "$row" nodes dp pp net fault jobs rec pairs dp pp want found false sec
+sim_row() { # NODES DP PP ITERS MS MICRO TRANSPORT FAULT-OPTION...
+	n=$1 dp=$2 pp=$3 it=$4 ms=$5 mb=$6 tr=$7
+	shift 7
+	case $1 in
+	--healthy) fault=healthy ;;
+	*) fault=${2%%@*} ;;
+	esac
+	rm -rf "$tmp/job"
+	t0=$(date +%s)
+	if ! "$ts" simulate --nodes "$n" --gpus-per-node 1 --dp "$dp" \
+	    --pp "$pp" --tp 1 --iters "$it" --iter-ms "$ms" \
+	    --micro-batches "$mb" --seed 3 --transport "$tr" "$@" \
+	    "$tmp/job" >/dev/null 2>&1; then
+		echo "$n $dp $pp $tr $fault: simulate failed"
+		return
+	fi
+	"$ts" flows --format json "$tmp/job" >"$tmp/out.json" 2>/dev/null ||
+	    echo '{}' >"$tmp/out.json"
+	t1=$(date +%s)
+	r=$(awk -f "$srcdir/t/eval/flows-sim-score.awk" "$tmp/job/truth.json" \
+	    "$tmp/out.json")
+	# shellcheck disable=SC2059
+	printf "$row" "$n" "$dp" "$pp" "$tr" "$fault" "$(field "$r" jobs)" \
+	    "$(field "$r" recog)" "$(field "$r" pairs_ok)/$(field "$r" pairs_n)" \
+	    "$(field "$r" dp_ok)" "$(field "$r" pp_ok)" "$(field "$r" want)" \
+	    "$(field "$r" found)" "$(field "$r" false)" "$((t1 - t0))"
+}
+for shape in $shapes; do
+	# shellcheck disable=SC2046
+	set -- $(echo "$shape" | tr : ' ')
+	half=$(($4 / 2))
+	for tr in roce tcp; do
+		sim_row "$@" "$tr" --healthy
+		sim_row "$@" "$tr" --fault "straggler@3:$half"
+		sim_row "$@" "$tr" --fault "slow-link@2:$half"
+	done
 done
+rm -rf "$tmp/job"
