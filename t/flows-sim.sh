@@ -1,0 +1,41 @@
+#!/bin/sh
+# flows-sim.sh -- `flows` on small simulated jobs against their truth.json:
+# the job, its pairs, groups and pipelines, and the injected fault where
+# the analysis finds it today (see `make eval-flows` for the full table).
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+score() {	# score DIR: NAME=VALUE fields of the comparison
+	trainscope flows --format json "$1" >"$1.json" &&
+	awk -f "$TS_SRCDIR/t/eval/flows-sim-score.awk" "$1/truth.json" "$1.json"
+}
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+sim() {		# sim DIR NODES DP PP ITERS MS TRANSPORT FAULT-OPTION...
+	d=$1 n=$2 dp=$3 pp=$4 it=$5 ms=$6 tr=$7
+	shift 7
+	trainscope simulate --nodes "$n" --gpus-per-node 1 --dp "$dp" \
+	    --pp "$pp" --tp 1 --iters "$it" --iter-ms "$ms" --micro-batches 8 \
+	    --seed 3 --transport "$tr" "$@" "$d" >/dev/null
+}
+
+for tr in roce tcp; do
+	test_expect_success "$tr: 16 nodes, every pair typed, groups and pipelines exact" '
+		sim h16-$tr 16 4 4 24 400 $tr --healthy &&
+		r=$(score h16-$tr) &&
+		test "$(field "$r" jobs)" = 1 && test "$(field "$r" recog)" = 1 &&
+		test "$(field "$r" pairs_ok)" = "$(field "$r" pairs_n)" &&
+		test "$(field "$r" dp_ok)" = 1 && test "$(field "$r" pp_ok)" = 1 &&
+		test "$(field "$r" false)" = 0
+	'
+done
+test_expect_success 'roce: the injected straggler of a 4-node job is named' '
+	sim s4 4 2 2 30 300 roce --fault straggler@3:15 &&
+	r=$(score s4) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" false)" = 0
+'
+test_expect_success 'roce: the injected slow link of a 16-node job is named' '
+	sim l16 16 4 4 24 400 roce --fault slow-link@2:12 &&
+	r=$(score l16) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" false)" = 0
+'
+test_done
