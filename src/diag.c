@@ -12,8 +12,11 @@
  *              or a count far above its peers' on some node (robust z);
  *   temporal   it is new in an anomalous iteration or in the final,
  *              unfinished iteration of a stream (one that an error cut
- *              short); a labelled line of a log without iterations (a
- *              kernel log) logged in the minute before that; events of
+ *              short), or in the error that ends a rank log without
+ *              iteration lines; a labelled line of a log without
+ *              iterations (a kernel log) logged in the minute before
+ *              that (dated by a kernel line when no training line has
+ *              a time); events of
  *              the stages before training, in a job that reached
  *              training, are demoted;
  *   library    the weight of its fault category (causes above
@@ -413,6 +416,21 @@ node_ends(struct work *w)
 	}
 }
 
+/* A timeout is a consequence: it never dates nor starts a failure. */
+static int
+is_timeout(const struct tfacts *f)
+{
+	return f->category != NULL && strcmp(f->category, "timeout") == 0;
+}
+
+/* Does template t say something went wrong: error level, or labelled? */
+static int
+signals_error(const struct work *w, size_t t)
+{
+	return w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
+	    w->tf[t].category != NULL;
+}
+
 /* Fault library labels, totals, levels, and the first timeout. */
 static void
 label(struct work *w)
@@ -441,8 +459,7 @@ label(struct work *w)
 			f->total += c;
 			f->nn += c > 0 && n < job->nreal;
 		}
-		if (f->category != NULL && strcmp(f->category, "timeout") == 0 &&
-		    !isnan(tp->first.ts) && (isnan(w->first_timeout) ||
+		if (is_timeout(f) && !isnan(tp->first.ts) && (isnan(w->first_timeout) ||
 		    tp->first.ts < w->first_timeout))
 			w->first_timeout = tp->first.ts;
 	}
@@ -666,13 +683,6 @@ seen_before(const struct diag_stream *s, size_t from, size_t to, uint32_t id)
 	return 0;
 }
 
-/* A timeout is a consequence: it never dates the failure. */
-static int
-is_timeout(const struct tfacts *f)
-{
-	return f->category != NULL && strcmp(f->category, "timeout") == 0;
-}
-
 /*
  * Is template t out of the ordinary for this job: absent from the healthy
  * runs (or exploding there), or, with no healthy history, missing on some
@@ -748,8 +758,7 @@ tail_has_error(const struct work *w, const struct diag_stream *s)
 	for (e = 0; e < it->n; e++) {
 		if ((t = tmpl_index(w, s->events[it->off + e])) == (size_t)-1)
 			continue;
-		if (w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
-		    w->tf[t].category != NULL)
+		if (signals_error(w, t))
 			return 1;
 	}
 	return 0;
@@ -828,8 +837,7 @@ flat_tail(struct work *w, struct diag_stream *s)
 		if ((t = tmpl_index(w, s->events[from - 1])) == (size_t)-1 ||
 		    !unusual(w, t))
 			break;
-		if (w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
-		    w->tf[t].category != NULL)
+		if (signals_error(w, t))
 			err = 1;
 	}
 	if (!err || from == 0)
@@ -932,9 +940,8 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 		    stage_name(first->stage));
 	}
 	if (!isnan(w->first_timeout) && !isnan(first->ts) &&
-	    first->ts < w->first_timeout && (f->category == NULL ||
-	    strcmp(f->category, "timeout") != 0) && (f->temporal > 0 ||
-	    f->library > 0.5 || f->level > 0.5)) {
+	    first->ts < w->first_timeout && !is_timeout(f) &&
+	    (f->temporal > 0 || f->library > 0.5 || f->level > 0.5)) {
 		f->onset = 1;
 		clock_str(first->ts, when, sizeof when);
 		span_str(w->first_timeout - first->ts, gap, sizeof gap);
