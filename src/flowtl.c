@@ -344,11 +344,33 @@ host_msgs(const struct flowan *fa, const struct flowan_job *job, uint32_t h,
 }
 
 /*
+ * When the host was last done with a message before m[i] starts: the
+ * latest end, at or before that start, of the (up to IDLE_LOOKBACK)
+ * messages before it; `last`, the latest end of all of them, when none
+ * has ended.  A message still arriving when the host starts to send (the
+ * next micro-batch's activations, say) is not what it waited for.
+ */
+#define IDLE_LOOKBACK	64
+static double
+done_before(const struct flow_set *s, const size_t *m, size_t i, double last)
+{
+	double at = s->msgs[m[i] >> 2].start, best = -INFINITY, e;
+	size_t j;
+
+	for (j = i; j > 0 && i - j < IDLE_LOOKBACK; j--) {
+		e = s->msgs[m[j - 1] >> 2].end;
+		if (e <= at && e > best)
+			best = e;
+	}
+	return best > -INFINITY ? best : last;
+}
+
+/*
  * comp[h * niters + k] and comm[...]: per host and iteration, the idle
  * time that ends in one of its significant sends (see host_msgs(); since
- * its previous message of any size: a receiver's small ready notice ends
- * the idle time of a sender that was only waiting), and the time in
- * significant messages.
+ * it was last done with a message of any size, see done_before(): a
+ * receiver's small ready notice ends the idle time of a sender that was
+ * only waiting), and the time in significant messages.
  */
 static void
 host_times(const struct flowan *fa, const struct flowan_job *job,
@@ -358,7 +380,7 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 	size_t hi, i, k, n, *m;
 
 	for (hi = 0; hi < job->nhosts; hi++) {
-		double last = -INFINITY;
+		double last = -INFINITY, done, counted = -INFINITY;
 
 		m = host_msgs(fa, job, job->hosts[hi], &n);
 		for (i = 0, k = 0; i < n; i++) {
@@ -372,9 +394,14 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 				size_t at = hi * job->niters + k;
 
 				comm[at] += x->end - x->start;
-				if ((m[i] & 2) && last > -INFINITY &&
-				    x->start > last)
-					comp[at] += x->start - last;
+				done = (m[i] & 2) ? done_before(s, m, i, last) :
+				    INFINITY;
+				if (done < counted)	/* idle counted once */
+					done = counted;
+				if (done > -INFINITY && x->start > done) {
+					comp[at] += x->start - done;
+					counted = x->start;
+				}
 			}
 			if (x->end > last)
 				last = x->end;
@@ -498,22 +525,50 @@ slow_iterations(const struct flowan *fa, struct flowan_job *job)
 }
 
 /*
- * A host's sustained compute at iteration k: the least of iterations
- * k..k+2, so that a peer that waits now and then does not look slow.
+ * A host's sustained compute at iteration k: the median of iterations
+ * k..k+2, so that neither a peer that waits now and then nor a message
+ * that hides an idle gap makes one iteration count.
  */
 static double
 level(const double *v, size_t n, size_t k)
 {
-	double m = v[k];
+	double w[3];
 	size_t i;
 
-	for (i = k + 1; i < n && i < k + 3; i++)
-		if (v[i] < m)
-			m = v[i];
-	return m;
+	for (i = 0; i < 3 && k + i < n; i++)
+		w[i] = v[k + i];
+	return stats_median(w, i);
 }
 
-/* Straggler: a host whose compute exceeds its DP peers' in many steps. */
+/*
+ * Straggler: a host whose sustained compute exceeds its DP peers' median
+ * by STRAG_RATIO, by STRAG_FLOOR of the baseline iteration and by four
+ * robust standard deviations of the peers, in >= 3 consecutive steps.  A
+ * GPU 30 % slower than its peers is worth naming; a stage's compute
+ * (forward and backward of every micro-batch) is a fraction of the step,
+ * so the floor is low.
+ */
+#define STRAG_RATIO	1.25
+#define STRAG_FLOOR	0.05
+
+/* Whether compute `own` is a straggler's against peers' median and MAD. */
+static int
+slower(double own, double pm, double mad, double base)
+{
+	return own > STRAG_RATIO * pm && own - pm > STRAG_FLOOR * base &&
+	    own - pm > 4 * mad;
+}
+
+/* The index in job->hosts of host h (which is one of them). */
+static size_t
+peer_at(const struct flowan_job *job, uint32_t h)
+{
+	size_t i = 0;
+
+	while (job->hosts[i] != h)
+		i++;
+	return i;
+}
 static void
 stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 {
@@ -526,25 +581,25 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 		for (j = 0; j < grp->n; j++) {
 			struct flowan_finding *f = NULL;
 			double *ex = xcalloc(ni + 1, sizeof *ex), *peer;
-			size_t hj = 0, nex = 0, np;
+			size_t hj = peer_at(job, grp->hosts[j]), nex = 0, np;
 
-			while (job->hosts[hj] != grp->hosts[j])
-				hj++;
 			peer = xcalloc(grp->n, sizeof *peer);
 			for (k = 0; k < ni; k++) {
 				double own = level(comp + hj * ni, ni, k), pm;
 
-				for (i = np = 0; i < grp->n; i++) {
-					size_t hi = 0;
-
-					if (i == j)
-						continue;
-					while (job->hosts[hi] != grp->hosts[i])
-						hi++;
-					peer[np++] = level(comp + hi * ni, ni, k);
-				}
+				for (i = np = 0; i < grp->n; i++)
+					if (i != j)
+						peer[np++] = level(comp + peer_at(job,
+						    grp->hosts[i]) * ni, ni, k);
 				pm = stats_median(peer, np);
-				if (!(own > 1.5 * pm && own - pm > 0.2 * base))
+				if (!slower(own, pm, stats_mad(peer, np), base))
+					continue;
+				for (i = np = 0; i < grp->n; i++)
+					if (i != j)
+						peer[np++] = comp[peer_at(job,
+						    grp->hosts[i]) * ni + k];
+				if (!slower(comp[hj * ni + k], stats_median(peer,
+				    np), 0, base))
 					continue;
 				if (f == NULL)
 					f = add_finding(job, FLOWAN_STRAGGLER,

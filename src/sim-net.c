@@ -41,6 +41,8 @@
 #define MTU_PAYLOAD	4096		/* RoCE path MTU */
 #define TCP_MSS		8948		/* jumbo frames */
 #define MAX_SAMPLES	4
+#define TCP_SPACING	0.0005		/* seconds between TCP samples, at most */
+#define TCP_SAMPLES	32
 #define NCH		2		/* NCCL channels (QPs) per node pair */
 #define LINK_BPS	25e9		/* bytes per second per node NIC */
 #define STORAGE		0xffff
@@ -63,6 +65,7 @@ struct ev {
 struct edge {
 	int a, b;		/* nodes, a sends to b */
 	int stage;		/* PP: the sending stage */
+	int pipe;		/* PP: the first pipeline (d * tp + t) on it */
 	int mult;		/* rank pairs aggregated on this node pair */
 };
 
@@ -80,6 +83,7 @@ struct simnet {
 	double next_hb;
 	double bucket_bytes[BUCKETS];
 	double act_bytes;
+	double act_cap;		/* bytes a PP message may carry (see sizes()) */
 };
 
 static const double bucket_share[BUCKETS] = { 0.34, 0.29, 0.25, 0.12 };
@@ -87,7 +91,7 @@ static const double bucket_share[BUCKETS] = { 0.34, 0.29, 0.25, 0.12 };
 /* ------------------------------------------------------------ layout */
 
 static void
-add_edge(struct edge **e, size_t *n, int a, int b, int stage)
+add_edge(struct edge **e, size_t *n, int a, int b, int stage, int pipe)
 {
 	size_t i;
 
@@ -102,6 +106,7 @@ add_edge(struct edge **e, size_t *n, int a, int b, int stage)
 	(*e)[*n].a = a;
 	(*e)[*n].b = b;
 	(*e)[*n].stage = stage;
+	(*e)[*n].pipe = pipe;
 	(*e)[*n].mult = 1;
 	(*n)++;
 }
@@ -123,14 +128,15 @@ build_edges(struct simnet *n)
 			for (t = 0; t < j->o.tp; t++)
 				add_edge(&n->pp, &n->npp,
 				    sim_rank_node(j, rank_of(j, s, d, t)),
-				    sim_rank_node(j, rank_of(j, s + 1, d, t)), s);
+				    sim_rank_node(j, rank_of(j, s + 1, d, t)), s,
+				    d * j->o.tp + t);
 	for (s = 0; s < j->o.pp && j->o.dp > 1; s++)
 		for (d = 0; d < j->o.dp; d++)
 			for (t = 0; t < j->o.tp; t++)
 				add_edge(&n->dp, &n->ndp,
 				    sim_rank_node(j, rank_of(j, s, d, t)),
 				    sim_rank_node(j, rank_of(j, s,
-				    (d + 1) % j->o.dp, t)), s);
+				    (d + 1) % j->o.dp, t)), s, d * j->o.tp + t);
 }
 
 /* Fixed message sizes: activations per micro-batch, gradient buckets. */
@@ -147,6 +153,13 @@ sizes(struct simnet *n)
 		n->bucket_bytes[k] = floor(total * bucket_share[k] / 4096) * 4096;
 	/* micro-batch 4 x sequence 4096 x hidden 8192 x bf16, split by tp */
 	n->act_bytes = 4.0 * 4096 * 8192 * 2 / j->o.tp;
+	/*
+	 * A short simulated step would leave the link busy for a whole
+	 * forward slot with that; real pipelines overlap a transfer with a
+	 * stage's compute, so at most a third of the healthy slot.
+	 */
+	n->act_cap = floor(LINK_BPS * j->o.iter_ms * 0.8 / 1000 / 3 /
+	    (j->o.micro + j->o.pp - 1) / 3 / 4096) * 4096;
 }
 
 /* ------------------------------------------------------------ events */
@@ -200,6 +213,15 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 	if (pkts == 0)
 		pkts = 1;
 	ns = pkts < MAX_SAMPLES ? pkts : MAX_SAMPLES;
+	/*
+	 * TCP shows no message boundary but a pause, so a sampled TCP message
+	 * keeps its samples closer than the reader's message gap (1 ms):
+	 * one every TCP_SPACING, up to TCP_SAMPLES.
+	 */
+	if (tcp && dur / ns > TCP_SPACING) {
+		k = (uint32_t)fmin(ceil(dur / TCP_SPACING), TCP_SAMPLES);
+		ns = k < pkts ? k : pkts;
+	}
 	step = pkts / ns;
 	for (k = 0; k < ns; k++) {
 		e = push(n, t + dur * k / ns + rng_range(&n->rng, 0, dur / ns / 4),
@@ -262,34 +284,83 @@ slow_edge(struct simnet *n, int a, int b, long iter)
 	    ((f->node == a && f->peer == b) || (f->node == b && f->peer == a));
 }
 
+/*
+ * Pipeline `pipe`'s schedule in iteration `it`, GPipe-like (every forward,
+ * then every backward) and causal: a stage works on micro-batch k once its
+ * neighbour has sent k (the stage before in the forward half, the one
+ * after in the backward half) and it is done with k - 1.  A stage's
+ * forward takes a third of its compute time over m + pp - 1 slots
+ * (slot[s]), its backward twice that.  fwd[s * m + k] and bwd[s * m + k]
+ * say when stage s is done with k and sends it on, in seconds from the
+ * iteration's start.  So a slow stage holds up the stages after it
+ * without making them compute longer: they wait for its messages.
+ */
+static void
+pipe_schedule(const struct simnet *n, const struct sim_iter *it, int pipe,
+    double *slot, double *fwd, double *bwd)
+{
+	const struct sim_job *j = n->j;
+	int m = j->o.micro, pp = j->o.pp, s, k;
+	int d = pipe / j->o.tp, t = pipe % j->o.tp;
+	double ready;
+
+	for (s = 0; s < pp; s++) {
+		slot[s] = it->node_ms[sim_rank_node(j, rank_of(j, s, d, t))] /
+		    1000 / 3 / (m + pp - 1);
+		for (k = 0; k < m; k++) {
+			ready = s > 0 ? fwd[(s - 1) * m + k] : 0;
+			if (k > 0 && fwd[s * m + k - 1] > ready)
+				ready = fwd[s * m + k - 1];
+			fwd[s * m + k] = ready + slot[s];
+		}
+	}
+	for (s = pp - 1; s >= 0; s--)
+		for (k = 0; k < m; k++) {
+			ready = s + 1 < pp ? bwd[(s + 1) * m + k] :
+			    fwd[s * m + m - 1];
+			if (k > 0 && bwd[s * m + k - 1] > ready)
+				ready = bwd[s * m + k - 1];
+			bwd[s * m + k] = ready + 2 * slot[s];
+		}
+}
+
 /* Activations forward, gradients backward, per micro-batch. */
 static void
 pp_traffic(struct simnet *n, const struct sim_iter *it)
 {
 	struct sim_job *j = n->j;
-	int m = j->o.micro, pp = j->o.pp, k, ch;
+	int m = j->o.micro, pp = j->o.pp, k, ch, s;
+	size_t i, np = (size_t)j->o.dp * (size_t)j->o.tp, sz = (size_t)pp * m;
+	double *slot = xcalloc(np * (size_t)pp, sizeof *slot);
+	double *fwd = xcalloc(np * sz, sizeof *fwd);
+	double *bwd = xcalloc(np * sz, sizeof *bwd);
+	double bytes, dur, *f, *b, *sl;
 	struct edge *e;
-	double span, fs, bs, bytes, dur, t;
-	size_t i;
 
+	for (i = 0; i < np && n->npp > 0; i++)
+		pipe_schedule(n, it, (int)i, slot + i * (size_t)pp,
+		    fwd + i * sz, bwd + i * sz);
 	for (i = 0; i < n->npp; i++) {
 		e = &n->pp[i];
-		span = fmax(it->node_ms[e->a], it->node_ms[e->b]) / 1000;
-		fs = span / 3 / (m + pp - 1);
-		bs = span * 2 / 3 / (m + pp - 1);
-		bytes = n->act_bytes * e->mult / NCH;
+		s = e->stage;
+		f = fwd + (size_t)e->pipe * sz;
+		b = bwd + (size_t)e->pipe * sz;
+		sl = slot + (size_t)e->pipe * (size_t)pp;
+		bytes = fmin(n->act_bytes * e->mult, n->act_cap) / NCH;
 		dur = bytes / (LINK_BPS / NCH);
 		for (k = 0; k < m; k++)
 			for (ch = 0; ch < NCH; ch++) {
-				t = it->start + (e->stage + k + 1) * fs;
-				message(n, e->a, e->b, ch, bytes, t, fmin(dur, fs),
+				message(n, e->a, e->b, ch, bytes,
+				    it->start + f[s * m + k], fmin(dur, sl[s]),
 				    0.002);
-				t = it->start + span / 3 +
-				    (pp - 2 - e->stage + k + 1) * bs;
-				message(n, e->b, e->a, ch, bytes, t, fmin(dur, bs),
-				    0.002);
+				message(n, e->b, e->a, ch, bytes,
+				    it->start + b[(s + 1) * m + k],
+				    fmin(dur, 2 * sl[s + 1]), 0.002);
 			}
 	}
+	free(slot);
+	free(fwd);
+	free(bwd);
 }
 
 /*
