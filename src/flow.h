@@ -25,7 +25,8 @@ enum {
 	FLOW_F_SYN = 0x04,
 	FLOW_F_FIN = 0x08,
 	FLOW_F_RST = 0x10,
-	FLOW_F_PAYLOAD = 0x20	/* `payload` is known (even when it is 0) */
+	FLOW_F_PAYLOAD = 0x20,	/* `payload` is known (even when it is 0) */
+	FLOW_F_SEQ = 0x40	/* `seq` holds the TCP sequence number */
 };
 
 struct flow_rec {
@@ -43,6 +44,8 @@ struct flow_rec {
 	uint32_t cnp;		/* RoCE CNP packets */
 	uint8_t bth_opcode;	/* RoCE: BTH opcode of a packet record */
 	uint32_t psn;		/* RoCE: BTH packet sequence number */
+	uint32_t seq;		/* TCP: sequence number (with FLOW_F_SEQ) */
+	uint32_t rdma_len;	/* RoCE: RETH DMA length (whole message), 0 if none */
 };
 
 /* Format an address as text ("10.0.0.1", "fe80::1") into buf (>= 46 bytes). */

@@ -26,6 +26,8 @@
 
 /* The longest wait for the rest of a RoCE message, seconds. */
 #define ROCE_HOLD	0.05
+/* The fastest a message is believed to move, bytes per second. */
+#define MAX_RATE	1e11
 
 struct flow_key {
 	uint32_t src, dst;
@@ -40,6 +42,13 @@ struct live {
 	double last;		/* last record of any kind */
 	int open;		/* msg holds a message being built */
 	int more;		/* RoCE: its last packet was a FIRST or MIDDLE */
+	int hasseq;		/* TCP: seq0 and seqend are set */
+	uint32_t seq0, seqend;	/* TCP: sequence span of the message's data */
+	int prevseq;		/* TCP: prevend is the last message's seqend */
+	uint32_t prevend;
+	double prevtime;	/* when the last message ended */
+	double lead;		/* seq0 was pulled back over this much time */
+	uint64_t rdma;		/* RoCE: RETH DMA lengths in the message */
 	struct flow_msg msg;
 };
 
@@ -146,6 +155,36 @@ key_eq(const struct flow_key *x, const struct flow_key *y)
 	    x->proto == y->proto;
 }
 
+/*
+ * A sampled capture (sFlow, ERSPAN with a sampling rate, a busy
+ * collector) keeps some packets of a message.  What was sent shows in
+ * the sequence numbers: the span of TCP sequence numbers, or the DMA
+ * length that an RDMA WRITE states in its first packet.  When that says
+ * more than the recorded payload, it is the message's size.  Bytes
+ * skipped between two messages of a TCP flow were sent before the second
+ * one's first recorded packet: they are counted in it.
+ */
+static void
+msg_true_size(struct live *f)
+{
+	struct flow_msg *m = &f->msg;
+	uint64_t span = f->hasseq ? (uint32_t)(f->seqend - f->seq0) : 0;
+
+	if (f->rdma > span)
+		span = f->rdma;
+	/* No link moves 100 GB/s: a larger span is a reused port, not data. */
+	if (span > m->payload &&
+	    (double)span <= MAX_RATE * (m->end - m->start + f->lead)) {
+		m->bytes += span - m->payload;
+		m->payload = span;
+	}
+	if (f->hasseq) {
+		f->prevseq = 1;
+		f->prevend = f->seqend;
+		f->prevtime = m->end;
+	}
+}
+
 static void
 emit_msg(struct flow_asm *a, struct live *f)
 {
@@ -153,6 +192,7 @@ emit_msg(struct flow_asm *a, struct live *f)
 
 	if (!f->open)
 		return;
+	msg_true_size(f);
 	set->msgs = xgrow(set->msgs, &a->msgcap, set->nmsgs + 1,
 	    sizeof *set->msgs);
 	set->msgs[set->nmsgs++] = f->msg;
@@ -250,12 +290,42 @@ msg_start(struct live *f, const struct flow_rec *r)
 	m->start = r->start;
 	m->end = r->end;
 	f->open = 1;
+	f->hasseq = 0;
+	f->rdma = 0;
+	f->lead = 0;
+}
+
+/* Widen f's TCP sequence span by data record r. */
+static void
+seq_add(struct live *f, const struct flow_rec *r)
+{
+	uint32_t end = r->seq + (uint32_t)r->payload;
+
+	if (!(r->flags & FLOW_F_SEQ) || r->payload == 0 ||
+	    r->payload > 0x7fffffff)
+		return;
+	if (!f->hasseq) {	/* unseen bytes since the last message: ours */
+		f->seq0 = r->seq;
+		if (f->prevseq && (int32_t)(r->seq - f->prevend) > 0) {
+			f->seq0 = f->prevend;
+			f->lead = r->start - f->prevtime;
+		}
+		f->seqend = end;
+		f->hasseq = 1;
+		return;
+	}
+	if ((int32_t)(end - f->seqend) > 0)
+		f->seqend = end;
 }
 
 static void
-msg_add(struct flow_msg *m, const struct flow_rec *r, int data)
+msg_add(struct live *f, const struct flow_rec *r, int data)
 {
+	struct flow_msg *m = &f->msg;
+
 	if (data) {
+		seq_add(f, r);
+		f->rdma += r->rdma_len;
 		if (r->start < m->start)
 			m->start = r->start;
 		if (r->end > m->end)
@@ -329,14 +399,14 @@ flow_asm_add(struct flow_asm *a, const struct flow_rec *r)
 		f->last = r->start;
 	if (f->open && (r->start - f->msg.end <= a->p.msg_gap ||
 	    (f->more && r->start - f->msg.end <= ROCE_HOLD)))
-		msg_add(&f->msg, r, !ack);
+		msg_add(f, r, !ack);
 	else if (ack) {
 		set->ack_pkts += r->pkts;
 		set->ack_bytes += r->bytes;
 	} else {
 		emit_msg(a, f);
 		msg_start(f, r);
-		msg_add(&f->msg, r, 1);
+		msg_add(f, r, 1);
 	}
 	if (r->flags & FLOW_F_ROCE && !(r->flags & FLOW_F_CNP))
 		f->more = roce_more(r);

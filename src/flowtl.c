@@ -4,9 +4,11 @@
  *
  * Timeline.  Each DP group's significant DP messages are split into bursts
  * by the step gap (flowan_series_gap()).  Every training step ends with
- * such a burst, so bursts of all groups are clustered by their end time
- * (a cluster spans at most half the median burst period) and a cluster
- * seen by at least half of the groups is a step boundary.  Iteration k
+ * such a burst, so bursts of all groups are clustered by their start (a
+ * burst joins while it starts within half the median burst period of the
+ * cluster's first, or while a burst of the cluster still runs: a slow link
+ * stretches one group's burst far past the others') and a cluster seen by
+ * more than half of the groups is a step boundary.  Iteration k
  * runs from the first group's burst end at boundary k-1 to the last
  * group's burst end at boundary k: the job's iteration starts when the
  * earliest rank is free and ends when the last one is done.  The first
@@ -22,11 +24,15 @@
  * pairs' median rate for >= 3 iterations in a row is a slow link.
  *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
- * in one of its own sends (time since its previous message of any size).
- * DP peers run the same stage, so a host whose sustained compute (the least
- * of three consecutive iterations) exceeds its peers' median by >= 50 %
- * and by >= 20 % of the iteration baseline, in >= 3 consecutive
- * iterations, is a straggler; its peers wait for it.  Iterations are slow
+ * in one of its own sends: since it was last done with a message of any
+ * size (a message still arriving when it sends, the next micro-batch's,
+ * is not what it waited for), each idle stretch counted once.  A stage
+ * that waits for a slow neighbour's activations waits for a message, so
+ * only the slow host's compute grows.  DP peers run the same stage, so a
+ * host whose sustained compute (the median of three consecutive
+ * iterations) and whose compute in the iteration itself exceed its peers'
+ * median by >= 25 %, by >= 5 % of the iteration baseline and by four of
+ * the peers' MADs, in >= 3 consecutive iterations, is a straggler.  Iterations are slow
  * against the fastest half of the job's own history (median/MAD; robust z
  * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
  * their peers by ratio, since with <= 10 points plain 3-sigma cannot fire
@@ -49,7 +55,7 @@ struct burst {
 };
 
 struct cluster {
-	double first_end, last_end, comm;
+	double first_start, first_end, last_end, comm;
 	size_t ngroups;
 	unsigned char *seen;
 	double *gdur;		/* per group: burst duration, NAN if none */
@@ -75,11 +81,11 @@ cmp_size(const void *a, const void *b)
 }
 
 static int
-cmp_burst_end(const void *a, const void *b)
+cmp_burst_start(const void *a, const void *b)
 {
 	const struct burst *x = a, *y = b;
 
-	return (x->end > y->end) - (x->end < y->end);
+	return (x->start > y->start) - (x->start < y->start);
 }
 
 /* All significant messages of pairs of `type` inside group g, by start. */
@@ -142,10 +148,13 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 }
 
 /*
- * Cluster bursts by end time into step boundaries seen by enough groups:
- * a cluster holds at most one burst per group and spans at most half of
- * `per`, a short burst period (so fast early steps are not merged even
- * when most steps are slow).
+ * Cluster bursts into step boundaries seen by enough groups.  Bursts are
+ * taken by start; a cluster holds at most one burst per group, and a
+ * burst joins it when it starts within half of `per`, a short burst
+ * period, of the cluster's first start (so fast early steps are not
+ * merged even when most steps are slow), or while one of the cluster's
+ * bursts still runs: the groups' step-end collectives start together, and
+ * one held up by a slow link ends long after the others.
  */
 static struct cluster *
 boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
@@ -155,12 +164,13 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 	size_t cap = 0, n = 0, i, k;
 
 	if (nb > 1)
-		ts_qsort(b, nb, sizeof *b, cmp_burst_end);
+		ts_qsort(b, nb, sizeof *b, cmp_burst_start);
 	for (i = 0; i < nb; i++) {
 		struct cluster *c = n ? &cl[n - 1] : NULL;
 
 		if (c == NULL || c->seen[b[i].g] ||
-		    b[i].end - c->first_end > per / 2) {
+		    (b[i].start - c->first_start > per / 2 &&
+		    b[i].start > c->last_end)) {
 			cl = xgrow(cl, &cap, n + 1, sizeof *cl);
 			c = &cl[n++];
 			memset(c, 0, sizeof *c);
@@ -168,10 +178,14 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			c->gdur = xcalloc(job->ndp, sizeof *c->gdur);
 			for (k = 0; k < job->ndp; k++)
 				c->gdur[k] = NAN;
+			c->first_start = b[i].start;
 			c->first_end = b[i].end;
 		}
 		c->gdur[b[i].g] = b[i].end - b[i].start;
-		c->last_end = b[i].end;
+		if (b[i].end < c->first_end)
+			c->first_end = b[i].end;
+		if (b[i].end > c->last_end)
+			c->last_end = b[i].end;
 		if (b[i].end - b[i].start > c->comm)
 			c->comm = b[i].end - b[i].start;
 		if (!c->seen[b[i].g]++)

@@ -39,6 +39,24 @@ rd24(const uint8_t *p)
 	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 }
 
+static uint32_t
+rd32(const uint8_t *p)
+{
+	return (uint32_t)rd16(p) << 16 | rd16(p + 2);
+}
+
+/*
+ * RoCE opcodes (RC or UC) that carry a RETH: RDMA WRITE FIRST and ONLY
+ * (with or without immediate).  Its DMA length is the whole message.
+ */
+static int
+has_reth(uint8_t op)
+{
+	unsigned low = op & 0x1f;
+
+	return op < 0x40 && (low == 6 || low == 10 || low == 11);
+}
+
 int
 pcapread_dlt_ok(int dlt)
 {
@@ -195,7 +213,8 @@ transport(const uint8_t *p, uint32_t cap, uint32_t left, struct flow_rec *r)
 		r->dport = rd16(p + 2);
 		doff = (uint32_t)(p[12] >> 4) * 4;
 		r->payload = left > doff ? left - doff : 0;
-		r->flags |= FLOW_F_PAYLOAD;
+		r->seq = rd32(p + 4);
+		r->flags |= FLOW_F_PAYLOAD | FLOW_F_SEQ;
 		if (p[13] & 0x02)
 			r->flags |= FLOW_F_SYN;
 		if (p[13] & 0x01)
@@ -224,6 +243,8 @@ transport(const uint8_t *p, uint32_t cap, uint32_t left, struct flow_rec *r)
 		r->flags |= FLOW_F_CNP;
 		r->cnp = 1;
 	}
+	if (has_reth(r->bth_opcode) && cap >= 8 + BTH_LEN + 16)
+		r->rdma_len = rd32(p + 8 + BTH_LEN + 12);
 	return PCAP_DEC_OK;
 }
 

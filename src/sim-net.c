@@ -5,8 +5,9 @@
  *  - tensor parallel traffic stays inside a node and is never seen;
  *  - pipeline parallel: for every micro-batch, activations go from stage s
  *    to stage s+1 during the forward half and gradients come back during
- *    the backward half; one message size per node pair (all the rank
- *    pairs between two nodes are aggregated);
+ *    the backward half, on a causal schedule (a stage waits for its
+ *    neighbour's message; see pipe_schedule()); one message size per node
+ *    pair (all the rank pairs between two nodes are aggregated);
  *  - data parallel: when the slowest pipeline is done, a ring all-reduce
  *    per gradient bucket (four buckets of different sizes, so the chunk
  *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
@@ -22,9 +23,10 @@
  * Packet sampling: a capture of every packet of a multi-gigabyte
  * all-reduce would be enormous, so each message is recorded as at most
  * MAX_SAMPLES MTU-sized packets spread evenly over its duration (like
- * sFlow-style sampling).  PSNs and TCP sequence numbers advance by the
- * true message size, so the gaps between recorded packets show how much
- * was sent.  Frames are headers only (snap length 128).
+ * sFlow-style sampling; TCP ones closer, see message()).  The last sample
+ * is the message's last packet, and PSNs and TCP sequence numbers advance
+ * by the true message size, so the gaps between recorded packets show how
+ * much was sent.  Frames are headers only (snap length 128).
  */
 #include "config.h"
 
@@ -42,7 +44,7 @@
 #define TCP_MSS		8948		/* jumbo frames */
 #define MAX_SAMPLES	4
 #define TCP_SPACING	0.0005		/* seconds between TCP samples, at most */
-#define TCP_SAMPLES	32
+#define TCP_SAMPLES	256
 #define NCH		2		/* NCCL channels (QPs) per node pair */
 #define LINK_BPS	25e9		/* bytes per second per node NIC */
 #define STORAGE		0xffff
@@ -204,7 +206,7 @@ static void
 message(struct simnet *n, int a, int b, int ch, double bytes, double t,
     double dur, double ce)
 {
-	uint32_t *psn = psn_of(n, a, b, ch), pkts, k, ns, step;
+	uint32_t *psn = psn_of(n, a, b, ch), pkts, k, ns, step, idx, last;
 	int tcp = n->j->o.transport == SIM_TCP, marked = 0;
 	uint32_t unit = tcp ? TCP_MSS : MTU_PAYLOAD;
 	struct ev *e;
@@ -223,15 +225,16 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 		ns = k < pkts ? k : pkts;
 	}
 	step = pkts / ns;
-	for (k = 0; k < ns; k++) {
+	last = (uint32_t)(bytes - (double)(pkts - 1) * unit);
+	if (last == 0 || last > unit)
+		last = unit;
+	for (k = 0; k < ns; k++) {	/* the last sample is the last packet */
 		e = push(n, t + dur * k / ns + rng_range(&n->rng, 0, dur / ns / 4),
 		    tcp ? EV_TCP : EV_ROCE, a, b);
 		e->qp = qp_of(a, b, ch);
-		e->psn = *psn;
-		e->len = k + 1 == ns && pkts == ns ? (uint32_t)(bytes -
-		    (double)(pkts - 1) * unit) : unit;
-		if (e->len == 0 || e->len > unit)
-			e->len = unit;
+		idx = k + 1 == ns ? pkts - 1 : k * step;
+		e->psn = tcp ? *psn + idx * unit : (*psn + idx) & 0xffffff;
+		e->len = k + 1 == ns ? last : unit;
 		e->opcode = ns == 1 ? 10 : k == 0 ? 6 : k + 1 == ns ? 8 : 7;
 		e->msg = bytes > 4294967295.0 ? 0xffffffffu : (uint32_t)bytes;
 		e->ecn = rng_unit(&n->rng) < ce ? 3 : 2;
@@ -240,8 +243,8 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 		    49152 + (e->qp * 2654435761u >> 18) % 16384);
 		e->dport = (uint16_t)(tcp ? 50000 + ch : 4791);
 		e->flags = 0x18;	/* PSH ACK */
-		*psn = tcp ? *psn + step * unit : (*psn + step) & 0xffffff;
 	}
+	*psn = tcp ? *psn + (pkts - 1) * unit + last : (*psn + pkts) & 0xffffff;
 	e = push(n, t + dur + 2e-6, tcp ? EV_TCP : EV_ACK, b, a);
 	e->qp = qp_of(b, a, ch);
 	e->psn = *psn;

@@ -128,6 +128,31 @@ roce_frame(int tags, int tos, int opcode, uint32_t qp, uint32_t psn,
 	return f;
 }
 
+/* An RDMA WRITE FIRST: BTH, then a RETH whose DMA length is `len`. */
+static struct frame
+reth_frame(uint32_t len)
+{
+	static const uint8_t zero[64];
+	struct frame f = { .n = 0 };
+
+	eth(&f, 0x0800, 0);
+	ipv4(&f, "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 2, 8 + 12 + 16 + 64 + 4);
+	put16(&f, 49152);
+	put16(&f, 4791);
+	put16(&f, 8 + 12 + 16 + 64 + 4);
+	put16(&f, 0);
+	put16(&f, 0x06 << 8);
+	put16(&f, 0xffff);
+	put32(&f, 0x42);
+	put32(&f, 9);
+	put32(&f, 0);		/* virtual address */
+	put32(&f, 0x1000);
+	put32(&f, 0x77);	/* R_Key */
+	put32(&f, len);
+	put(&f, zero, 64 + 4);
+	return f;
+}
+
 /* ------------------------------------------------------------ files */
 
 struct pkt {
@@ -256,7 +281,7 @@ read_into(const char *path, struct got *g, struct flow_readinfo *info,
 static void
 test_roce(void)
 {
-	struct pkt p[3];
+	struct pkt p[4];
 	struct flow_readinfo info;
 	struct got g;
 	char *path, *cause = NULL;
@@ -267,11 +292,15 @@ test_roce(void)
 	p[1].f = roce_frame(0, 0x02, 0x81, 0x000101, 0, 16);
 	p[2].ts = 1714564800.7;
 	p[2].f = roce_frame(2, 0x02, 0x0a, 0x42, 78, 100);
-	p[0].caplen = p[1].caplen = p[2].caplen = 0;
-	path = write_pcap("roce.pcap", 1, p, 3, 0);
+	p[3].ts = 1714564800.8;
+	p[3].f = reth_frame(1 << 20);
+	p[0].caplen = p[1].caplen = p[2].caplen = p[3].caplen = 0;
+	path = write_pcap("roce.pcap", 1, p, 4, 0);
 	ok(read_into(path, &g, &info, &cause) == 0, "roce pcap reads");
 	is_str(info.format, "pcap", "format detected as pcap");
-	is_int(g.n, 3, "three records");
+	is_int(g.n, 4, "four records");
+	is_int(g.r[3].rdma_len, 1 << 20, "RETH DMA length of an RDMA WRITE");
+	is_int(g.r[0].rdma_len, 0, "no RETH on a SEND");
 	ok(g.r[0].flags & FLOW_F_ROCE, "UDP 4791 is RoCE");
 	is_int(g.r[0].qp, 0x123456, "destination QP from the BTH");
 	is_int(g.r[0].psn, 77, "PSN from the BTH");
@@ -320,6 +349,8 @@ test_sll(void)
 	ok(read_into(path, &g, &info, &cause) == 0 && g.n == 1 &&
 	    g.r[0].proto == IPPROTO_TCP && g.r[0].payload == 10 &&
 	    g.r[0].dport == 29500, "Linux cooked (SLL) TCP packet");
+	ok((g.r[0].flags & FLOW_F_SEQ) && g.r[0].seq == 1,
+	    "TCP sequence number");
 	free(path);
 
 	memset(p, 0, sizeof p);
@@ -594,6 +625,58 @@ test_asm(void)
 	flow_set_free(&set);
 }
 
+/*
+ * A sampled capture: the TCP sequence span and an RDMA WRITE's DMA length
+ * give a message's size, and skipped bytes go to the next message.
+ */
+static void
+test_asm_sampled(void)
+{
+	struct flow_set set;
+	struct flow_asm *a = flow_asm_new(&set, NULL);
+	struct flow_rec r;
+
+	r = rec(100.0000, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
+	r.seq = 1000;
+	flow_asm_add(a, &r);
+	r = rec(100.0005, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
+	r.seq = 5000;
+	flow_asm_add(a, &r);
+	r = rec(100.0100, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
+	r.seq = 9000;
+	flow_asm_add(a, &r);
+	r = rec(100.0101, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
+	r.seq = 9100;
+	flow_asm_add(a, &r);
+	r = rec(100.0200, "10.0.0.3", "10.0.0.1", 9, 4096, 0);
+	r.proto = IPPROTO_UDP;
+	r.dport = 4791;
+	r.flags |= FLOW_F_ROCE;
+	r.bth_opcode = 6;
+	r.rdma_len = 1 << 20;
+	flow_asm_add(a, &r);
+	r.start = r.end = 100.0210;
+	r.bth_opcode = 8;
+	r.rdma_len = 0;
+	flow_asm_add(a, &r);
+	r = rec(100.0300, "10.0.0.4", "10.0.0.1", 5, 100, FLOW_F_SEQ);
+	r.seq = 0x7ffffff0;
+	flow_asm_add(a, &r);
+	r = rec(100.0301, "10.0.0.4", "10.0.0.1", 5, 100, FLOW_F_SEQ);
+	r.seq = 0xfffffff0;	/* 2 GB in 0.1 ms: not data of this flow */
+	flow_asm_add(a, &r);
+	flow_asm_finish(a);
+
+	is_int(set.nmsgs, 4, "four messages");
+	is_int(set.msgs[0].payload, 4100, "size from the sequence span");
+	is_int(set.msgs[0].bytes, 4100 + 80, "unseen bytes counted in IP bytes");
+	is_int(set.msgs[1].payload, 4100, "bytes skipped since the last "
+	    "message go to the next");
+	is_int(set.msgs[2].payload, 1 << 20, "size from the RETH DMA length");
+	is_int(set.msgs[3].payload, 200, "an impossible span is not believed");
+	flow_set_free(&set);
+}
+
 /* Many short flows: live flows stay few. */
 static void
 test_asm_bounded(void)
@@ -793,6 +876,7 @@ main(void)
 	test_find();
 	test_asm();
 	test_asm_bounded();
+	test_asm_sampled();
 	test_real();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
