@@ -813,22 +813,53 @@ slow_links(const struct flowan *fa, struct flowan_job *job)
 	free(own);
 }
 
+/* The share of pair p's recorded packets that are CE-marked or CNPs. */
+static double
+marked_share(const struct flow_set *s, const struct flowan_pair *p)
+{
+	uint64_t pkts = 0;
+	size_t k;
+
+	for (k = 0; p->all != NULL && k < p->nall; k++)
+		pkts += s->msgs[p->all[k]].pkts;
+	return pkts ? (double)(p->ce + p->cnp) / (double)pkts : 0;
+}
+
+/*
+ * Congestion: a pair whose share of CE-marked packets and CNPs is at
+ * least CONG_SHARE and CONG_RATIO times the job's median pair.  ECN-
+ * capable fabrics mark a little all the time (DCQCN keeps queues short
+ * that way), so a mark alone says nothing.
+ */
+#define CONG_SHARE	0.01
+#define CONG_RATIO	3
 static void
 congestion(const struct flowan *fa, struct flowan_job *job)
 {
+	double *share = xcalloc(job->npairs + 1, sizeof *share), *v, med;
 	size_t i;
 
+	for (i = 0; i < job->npairs; i++)
+		share[i] = marked_share(fa->set, &job->pairs[i]);
+	v = xcalloc(job->npairs + 1, sizeof *v);
+	memcpy(v, share, job->npairs * sizeof *v);
+	med = stats_median(v, job->npairs);
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
+		struct flowan_finding *f;
 
-		if (p->ce == 0 && p->cnp == 0)
+		if (share[i] < CONG_SHARE || share[i] < CONG_RATIO * med)
 			continue;
-		add_reason(add_finding(job, FLOWAN_CONGESTION,
-		    xasprintf("%s-%s", flowan_host_name(fa, p->a),
-		    flowan_host_name(fa, p->b)), (double)(p->ce + p->cnp)),
-		    xasprintf("%u packets marked ECN CE, %u RoCE CNPs",
-		    p->ce, p->cnp));
+		f = add_finding(job, FLOWAN_CONGESTION, xasprintf("%s-%s",
+		    flowan_host_name(fa, p->a), flowan_host_name(fa, p->b)),
+		    share[i]);
+		add_reason(f, xasprintf("%.1f %% of its packets are marked ECN "
+		    "CE or are RoCE CNPs (%u and %u), against %.2f %% on the "
+		    "job's median pair", share[i] * 100, p->ce, p->cnp,
+		    med * 100));
 	}
+	free(share);
+	free(v);
 }
 
 /*

@@ -27,15 +27,24 @@ for tr in roce tcp; do
 		test "$(field "$r" dp_ok)" = 1 && test "$(field "$r" pp_ok)" = 1 &&
 		test "$(field "$r" false)" = 0
 	'
+	test_expect_success "$tr: a healthy job has no findings but its checkpoint pauses" '
+		! grep -q "\"kind\": *\"\(straggler\|slow-link\|slow-group\|congestion\|stall\)\"" h16-$tr.json
+	'
+	test_expect_success "$tr: a stage-0 straggler of a 16-node job is named, not its next stage" '
+		sim s16-$tr 16 4 4 24 400 $tr --fault straggler@3:12 &&
+		r=$(score s16-$tr) && test "$(field "$r" found)" = 1 &&
+		test "$(field "$r" false)" = 0
+	'
+	test_expect_success "$tr: the injected slow link of a 4-node job is named, every iteration kept" '
+		sim l4-$tr 4 2 2 30 300 $tr --fault slow-link@2:15 &&
+		r=$(score l4-$tr) && test "$(field "$r" found)" = 1 &&
+		test "$(field "$r" false)" = 0 &&
+		test "$(grep -c "\"index\":" l4-$tr.json)" -ge 29
+	'
 done
-test_expect_success 'roce: the injected straggler of a 4-node job is named' '
-	sim s4 4 2 2 30 300 roce --fault straggler@3:15 &&
-	r=$(score s4) && test "$(field "$r" found)" = 1 &&
-	test "$(field "$r" false)" = 0
-'
-test_expect_success 'roce: the injected slow link of a 16-node job is named' '
-	sim l16 16 4 4 24 400 roce --fault slow-link@2:12 &&
-	r=$(score l16) && test "$(field "$r" found)" = 1 &&
-	test "$(field "$r" false)" = 0
+test_expect_success 'roce: the slow link is the congested pair' '
+	grep -A1 "\"kind\": *\"congestion\"" l4-roce.json |
+	    grep -q "\"subject\": *\"10.42.0.1-10.42.0.2\"" &&
+	test "$(grep -c "\"kind\": *\"congestion\"" l4-roce.json)" = 1
 '
 test_done
