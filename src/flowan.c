@@ -5,8 +5,9 @@
  * Recognition.  Messages to or from well-known control ports (torch
  * rendezvous 29500, etcd, ssh, DNS, NTP) and storage ports (NFS, SMB,
  * iSCSI, Ceph) are control.  Of the rest, a message is significant when it
- * carries at least 2 % of the largest message of its host pair and at least
- * 1 KiB: this drops handshakes, acks and collective headers.  A pair is a
+ * carries at least 2 % of its host pair's large message size (see
+ * large_size()) and at least 1 KiB: this drops handshakes, acks and
+ * collective headers.  A pair is a
  * training candidate when it has >= 4 significant messages, >= min_bytes of
  * them, and >= min_share of the busiest pair of either end.  Storage: a hub
  * host whose candidate neighbours include >= 2 hosts that talk to nobody
@@ -216,12 +217,35 @@ group_pairs(struct flowan *fa, size_t *np)
 	return pl;
 }
 
+/*
+ * The size of pair p's "large" messages: the size at which the messages
+ * taken from the smallest up reach a quarter of its bytes.  Not the
+ * largest one: a collective that runs back to back is one message in a
+ * healthy step and one per ring step once a slow link spaces them out,
+ * and those pieces are the step's traffic all the same.
+ */
+static uint64_t
+large_size(const struct flow_set *s, const struct plist *p)
+{
+	uint64_t *sz = xcalloc(p->n + 1, sizeof *sz), total = 0, cum = 0, q;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		total += sz[i] = msg_size(&s->msgs[p->m[i]]);
+	ts_qsort(sz, p->n, sizeof *sz, flowan_cmp_u64);
+	for (i = 0; i < p->n && (cum += sz[i]) < total / 4; i++)
+		;
+	q = p->n ? sz[i < p->n ? i : p->n - 1] : 0;
+	free(sz);
+	return q;
+}
+
 /* Keep only the significant messages of a pair; fill its byte counts. */
 static void
 pair_significant(const struct flow_set *s, struct plist *p,
     struct flowan_pair *fp)
 {
-	uint64_t max = 0, lim;
+	uint64_t lim;
 	size_t i, k = 0;
 
 	for (i = 0; i < p->n; i++) {
@@ -230,13 +254,11 @@ pair_significant(const struct flow_set *s, struct plist *p,
 		fp->bytes += m->bytes;
 		fp->ce += m->ce;
 		fp->cnp += m->cnp;
-		if (msg_size(m) > max)
-			max = msg_size(m);
 	}
 	fp->all = xcalloc(p->n + 1, sizeof *fp->all);
 	memcpy(fp->all, p->m, p->n * sizeof *p->m);
 	fp->nall = p->n;
-	lim = (uint64_t)((double)max * SIG_SHARE);
+	lim = (uint64_t)((double)large_size(s, p) * SIG_SHARE);
 	if (lim < SIG_MIN)
 		lim = SIG_MIN;
 	fp->sig_min = lim;
