@@ -10,6 +10,10 @@
  * numbered from the raw first and last occurrence of their template in
  * the file (consecutive when the counts agree, interpolated otherwise).
  * Only lines from the start of training on enter the iteration sequences.
+ * A combined log (ranks interleaved) is read again to split it by rank:
+ * there every line's header is parsed, but of the iteration lines only
+ * the one stream that gives the durations has its fields read; the others
+ * need just their numbers.
  */
 #include "config.h"
 
