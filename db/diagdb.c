@@ -10,6 +10,10 @@
  * numbered from the raw first and last occurrence of their template in
  * the file (consecutive when the counts agree, interpolated otherwise).
  * Only lines from the start of training on enter the iteration sequences.
+ * A combined log (ranks interleaved) is read again to split it by rank:
+ * there every line's header is parsed, but of the iteration lines only
+ * the one stream that gives the durations has its fields read; the others
+ * need just their numbers.
  */
 #include "config.h"
 
@@ -845,6 +849,20 @@ split_for(struct loader *l, size_t fi, long rank, struct split **sp,
 	return &(*sp)[(*nsp)++];
 }
 
+/*
+ * Read an iteration line of a split file.  Durations come from one stream
+ * only (the first whose lines carry them), so the others need only their
+ * numbers, which are much cheaper to read.
+ */
+static int
+split_iter(const struct loader *l, const struct split *sp,
+    const struct lp_line *lp, struct stage_iter *it)
+{
+	if (l->time_stream == (size_t)-1 || l->time_stream == sp->stream)
+		return stage_parse_iter(lp->msg, lp->msg_len, it);
+	return stage_parse_iter_number(lp->msg, lp->msg_len, it);
+}
+
 /* One line of a split file: count it, tag it, put it in its stream. */
 static void
 split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
@@ -863,7 +881,7 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 	if (l->lt[t].is_frame || sp->after_frame)
 		l->lt[t].ctx++;
 	sp->after_frame = l->lt[t].is_frame;
-	if (l->lt[t].is_iter && stage_parse_iter(lp->msg, lp->msg_len, &it)) {
+	if (l->lt[t].is_iter && split_iter(l, sp, lp, &it)) {
 		stage_feed_known(&sp->tr, -1, &it, &tag);
 		if (it.has_duration && (l->time_stream == (size_t)-1 ||
 		    l->time_stream == sp->stream)) {

@@ -1402,6 +1402,55 @@ partition_nodes(struct diag_job *job)
 	free(counts);
 }
 
+/*
+ * Did every rank that trained run to the end: shut down, all at the same
+ * iteration, with no node missing?
+ */
+static int
+ran_to_end(const struct diag_job *job)
+{
+	size_t i, trained = 0;
+	long last = -1;
+
+	for (i = 0; i < job->nnodes; i++)
+		if (job->nodes[i].missing)
+			return 0;
+	for (i = 0; i < job->nstreams; i++) {
+		const struct diag_stream *s = &job->streams[i];
+
+		if (s->last_iter < 0 && s->niters == 0)
+			continue;	/* a launcher's or a host's log */
+		if (s->last_stage != STAGE_SHUTDOWN ||
+		    (trained > 0 && s->last_iter != last))
+			return 0;
+		last = s->last_iter;
+		trained++;
+	}
+	return trained > 0;
+}
+
+/* Failed, or ran to the end (slowed down or not). */
+static enum diag_outcome
+outcome(const struct diag_job *job, const struct diag_result *r)
+{
+	if (!ran_to_end(job))
+		return DIAG_FAILED;
+	return r->failure_iter >= 0 ? DIAG_DEGRADED : DIAG_COMPLETED;
+}
+
+const char *
+diag_outcome_name(enum diag_outcome o)
+{
+	switch (o) {
+	case DIAG_DEGRADED:
+		return "degraded";
+	case DIAG_COMPLETED:
+		return "completed";
+	default:
+		return "failed";
+	}
+}
+
 struct diag_result *
 diag_run(struct diag_job *job, const struct diag_opts *opts)
 {
@@ -1443,6 +1492,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	score_nodes(&w, r);
 	slowdown(job, r);
 	when(&w, r);
+	r->outcome = outcome(job, r);
 	free(col);
 	free(w.tf);
 	free(w.ids_sorted);
@@ -1570,6 +1620,7 @@ print_json(FILE *out, const struct diag_result *r, size_t top)
 	json_obj_begin(&j);
 	json_key(&j, "job"); json_str(&j, r->job->name);
 	json_key(&j, "stage"); json_str(&j, stage_name(r->stage));
+	json_key(&j, "outcome"); json_str(&j, diag_outcome_name(r->outcome));
 	json_iter(&j, "failure_iteration", r->failure_iter);
 	json_iter(&j, "last_healthy_iteration", r->last_healthy_iter);
 	json_key(&j, "healthy_runs"); json_int(&j, r->job->nhealthy);
@@ -1699,14 +1750,30 @@ text_event(FILE *out, const struct diag_result *r, size_t i)
 		    e->rule->action);
 }
 
+/* "failed in iteration N", or how a job that ran to the end went. */
+static void
+text_outcome(FILE *out, const struct diag_result *r)
+{
+	if (r->outcome == DIAG_COMPLETED)
+		fputs(", ran to the end", out);
+	else if (r->outcome == DIAG_DEGRADED && r->slow_iter >= 0 &&
+	    r->slow_iter == r->failure_iter)
+		fprintf(out, ", ran to the end but slowed down from iteration "
+		    "%ld", r->failure_iter);
+	else if (r->outcome == DIAG_DEGRADED)
+		fprintf(out, ", ran to the end but went wrong from iteration "
+		    "%ld", r->failure_iter);
+	else if (r->failure_iter >= 0)
+		fprintf(out, ", failed in iteration %ld", r->failure_iter);
+}
+
 static void
 print_text(FILE *out, const struct diag_result *r, size_t top)
 {
 	size_t i, k;
 
 	fprintf(out, "job %s: stage %s", r->job->name, stage_name(r->stage));
-	if (r->failure_iter >= 0)
-		fprintf(out, ", failed in iteration %ld", r->failure_iter);
+	text_outcome(out, r);
 	if (r->last_healthy_iter >= 0)
 		fprintf(out, ", last healthy iteration %ld", r->last_healthy_iter);
 	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",

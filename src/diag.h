@@ -185,9 +185,22 @@ struct diag_event_result {
 	size_t nreasons;
 };
 
+/*
+ * How the job ended.  It ran to the end when every rank that trained
+ * reached shutdown at the same iteration and no node is missing.
+ */
+enum diag_outcome {
+	DIAG_FAILED,		/* it did not run to the end: a crash, a
+				   hang, a lost node (or logs cut short) */
+	DIAG_DEGRADED,		/* it ran to the end, but went wrong (slowed
+				   down) from failure_iter on */
+	DIAG_COMPLETED		/* it ran to the end, nothing found */
+};
+
 struct diag_result {
 	const struct diag_job *job;	/* borrowed */
 	enum stage stage;
+	enum diag_outcome outcome;
 	long failure_iter;		/* -1: none (null) */
 	long last_healthy_iter;		/* -1: none (null) */
 	struct diag_node_result *nodes;	/* most suspect first */
@@ -207,6 +220,9 @@ struct diag_result {
  */
 struct diag_result *diag_run(struct diag_job *job, const struct diag_opts *o);
 void diag_result_free(struct diag_result *r);
+
+/* "failed", "degraded", "completed" (static strings). */
+const char *diag_outcome_name(enum diag_outcome o);
 
 enum diag_format { DIAG_TEXT, DIAG_TSV, DIAG_JSON };
 /* "text", "tsv", "json" to a format; 0, or -1 when unknown. */

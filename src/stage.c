@@ -196,7 +196,7 @@ iter_loss(struct stage_iter *it, const char *msg, size_t len, const char *key)
 
 /* Megatron: " iteration      12/      30 | ... (ms): 151.2 | ... lm loss: ..." */
 static int
-parse_megatron(const char *msg, size_t len, struct stage_iter *it)
+parse_megatron(const char *msg, size_t len, struct stage_iter *it, int fields)
 {
 	const char *k = find(msg, len, "iteration ");
 	struct scan sc = { msg, len, 0 };
@@ -217,6 +217,8 @@ parse_megatron(const char *msg, size_t len, struct stage_iter *it)
 		return 0;
 	iter_clear(it, FW_MEGATRON);
 	it->iteration = n;
+	if (!fields)
+		return 1;
 	if (field_double(msg, len, "per iteration (ms):", &it->duration_ms) == 0)
 		it->has_duration = 1;
 	iter_loss(it, msg, len, "lm loss:");
@@ -227,7 +229,7 @@ parse_megatron(const char *msg, size_t len, struct stage_iter *it)
 
 /* DeepSpeed: "step=120, skipped=0, lr=..." and "steps: 100 loss: ..." */
 static int
-parse_deepspeed(const char *msg, size_t len, struct stage_iter *it)
+parse_deepspeed(const char *msg, size_t len, struct stage_iter *it, int fields)
 {
 	const char *k;
 	struct scan sc = { msg, len, 0 };
@@ -247,6 +249,8 @@ parse_deepspeed(const char *msg, size_t len, struct stage_iter *it)
 		return 0;
 	iter_clear(it, FW_DEEPSPEED);
 	it->iteration = n;
+	if (!fields)
+		return 1;
 	iter_loss(it, msg, len, "loss:");
 	if (field_double(msg, len, "iter time (s):", &sec) == 0) {
 		it->duration_ms = sec * 1000.0;
@@ -257,7 +261,7 @@ parse_deepspeed(const char *msg, size_t len, struct stage_iter *it)
 
 /* HF Trainer's per-log-step dict: "{'loss': 2.1, 'learning_rate': ...}" */
 static int
-parse_hf_dict(const char *msg, size_t len, struct stage_iter *it)
+parse_hf_dict(const char *msg, size_t len, struct stage_iter *it, int fields)
 {
 	struct scan sc = { msg, len, 0 };
 
@@ -265,7 +269,8 @@ parse_hf_dict(const char *msg, size_t len, struct stage_iter *it)
 	if (len - sc.pos < 9 || strncmp(msg + sc.pos, "{'loss': ", 9) != 0)
 		return 0;
 	iter_clear(it, FW_HF);
-	iter_loss(it, msg, len, "'loss':");
+	if (fields)
+		iter_loss(it, msg, len, "'loss':");
 	return 1;
 }
 
@@ -336,7 +341,7 @@ tqdm_counter(const char *msg, size_t len, long *n, long *total)
  * and HF Trainer's plain "12/500 [00:10<...".
  */
 static int
-parse_progress(const char *msg, size_t len, struct stage_iter *it)
+parse_progress(const char *msg, size_t len, struct stage_iter *it, int fields)
 {
 	struct scan sc = { msg, len, 0 };
 	long n, total, epoch = -1;
@@ -359,6 +364,8 @@ parse_progress(const char *msg, size_t len, struct stage_iter *it)
 		it->fw = FW_NEMO;
 		it->iteration = (long)gs;
 	}
+	if (!fields)
+		return 1;
 	if (tqdm_rate(msg, len, after, &it->duration_ms) == 0)
 		it->has_duration = 1;
 	iter_loss(it, msg, len, "reduced_train_loss=");
@@ -369,7 +376,7 @@ parse_progress(const char *msg, size_t len, struct stage_iter *it)
 
 /* torchtitan: "step:  10  loss:  9.2  memory: ...  tps: ..." */
 static int
-parse_torchtitan(const char *msg, size_t len, struct stage_iter *it)
+parse_torchtitan(const char *msg, size_t len, struct stage_iter *it, int fields)
 {
 	const char *k = find(msg, len, "step:");
 	struct scan sc = { msg, len, 0 };
@@ -383,20 +390,34 @@ parse_torchtitan(const char *msg, size_t len, struct stage_iter *it)
 		return 0;
 	iter_clear(it, FW_TORCHTITAN);
 	it->iteration = n;
-	iter_loss(it, msg, len, "loss:");
+	if (fields)
+		iter_loss(it, msg, len, "loss:");
 	return 1;
+}
+
+/* Try each framework in turn; fields: read duration and loss too. */
+static int
+parse_iter(const char *msg, size_t len, struct stage_iter *out, int fields)
+{
+	if (len < 6)
+		return 0;
+	return parse_megatron(msg, len, out, fields) ||
+	    parse_deepspeed(msg, len, out, fields) ||
+	    parse_torchtitan(msg, len, out, fields) ||
+	    parse_hf_dict(msg, len, out, fields) ||
+	    parse_progress(msg, len, out, fields);
 }
 
 int
 stage_parse_iter(const char *msg, size_t len, struct stage_iter *out)
 {
-	if (len < 6)
-		return 0;
-	return parse_megatron(msg, len, out) ||
-	    parse_deepspeed(msg, len, out) ||
-	    parse_torchtitan(msg, len, out) ||
-	    parse_hf_dict(msg, len, out) ||
-	    parse_progress(msg, len, out);
+	return parse_iter(msg, len, out, 1);
+}
+
+int
+stage_parse_iter_number(const char *msg, size_t len, struct stage_iter *out)
+{
+	return parse_iter(msg, len, out, 0);
 }
 
 /* ------------------------------------------------------------- rules */

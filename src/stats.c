@@ -48,26 +48,101 @@ stats_sd(const double *v, size_t n)
 	return sqrt(s / (double)n);
 }
 
+/*
+ * Can the order statistics of v be found by selection, without sorting?
+ * Only when no two values compare equal without being the same number:
+ * a NaN compares equal to everything, -0 equals 0.
+ */
+static int
+selectable(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (isnan(v[i]) || (v[i] == 0 && signbit(v[i])))
+			return 0;
+	return 1;
+}
+
+/*
+ * Put the k-th smallest of c[0..n) at c[k], the smaller ones before it
+ * and the others after it (Hoare's selection, median-of-three pivots).
+ */
+static void
+select_kth(double *c, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1, i, j;
+	double p, t;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c[mid] < c[lo]) { t = c[mid]; c[mid] = c[lo]; c[lo] = t; }
+		if (c[hi] < c[lo]) { t = c[hi]; c[hi] = c[lo]; c[lo] = t; }
+		if (c[hi] < c[mid]) { t = c[hi]; c[hi] = c[mid]; c[mid] = t; }
+		p = c[mid];
+		i = lo;
+		j = hi;
+		while (i <= j) {
+			while (c[i] < p)
+				i++;
+			while (p < c[j])
+				j--;
+			if (i <= j) {
+				t = c[i]; c[i] = c[j]; c[j] = t;
+				i++;
+				if (j-- == 0)
+					break;
+			}
+		}
+		if (k <= j && j != (size_t)-1)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/* The lo-th and (lo + 1)-th smallest of c[0..n) (c is reordered). */
+static void
+order_stats(double *c, size_t n, size_t lo, double *a, double *b)
+{
+	size_t i;
+
+	if (!selectable(c, n)) {
+		ts_qsort(c, n, sizeof *c, stats_cmp_double);
+		*a = c[lo];
+		*b = lo + 1 < n ? c[lo + 1] : c[lo];
+		return;
+	}
+	select_kth(c, n, lo);
+	*a = c[lo];
+	*b = *a;
+	for (i = lo + 1; i < n; i++)
+		if (i == lo + 1 || c[i] < *b)
+			*b = c[i];
+}
+
 double
 stats_quantile(const double *v, size_t n, double q)
 {
-	double *c, pos, r;
+	double *c, pos, a, b;
 	size_t lo;
 
 	if (n == 0)
 		return NAN;
 	c = xmalloc(n * sizeof *c);
 	memcpy(c, v, n * sizeof *c);
-	ts_qsort(c, n, sizeof *c, stats_cmp_double);
 	if (q < 0)
 		q = 0;
 	if (q > 1)
 		q = 1;
 	pos = q * (double)(n - 1);
 	lo = (size_t)pos;
-	r = lo + 1 < n ? c[lo] + (pos - (double)lo) * (c[lo + 1] - c[lo]) : c[lo];
+	order_stats(c, n, lo, &a, &b);
 	free(c);
-	return r;
+	return lo + 1 < n ? a + (pos - (double)lo) * (b - a) : a;
 }
 
 double

@@ -126,7 +126,11 @@ if [ -d "$G/run2_failed/logs" ]; then
 		it=$(tr -d "\n " <"$S/truth.json" |
 		    sed -n "s/.*\"from_iteration\":\([0-9]*\).*/\1/p") &&
 		test -n "$it" &&
-		grep -A1 "\"slowdown\": {" slow.json | grep "\"iteration\": $it,"
+		grep -A1 "\"slowdown\": {" slow.json | grep "\"iteration\": $it," &&
+		grep "\"outcome\": \"degraded\"," slow.json &&
+		trainscope diagnose c_straggler_compute >slow.txt &&
+		head -1 slow.txt | grep "ran to the end but slowed down from iteration $it" &&
+		! grep "failed in" slow.txt
 	'
 	test_expect_success 'real sample: the healthy run is no failure and joins the pool' '
 		trainscope diagnose --format json run1_normal >healthy.json &&
@@ -158,5 +162,17 @@ test_expect_success 'a straggler seen in the job captures ranks its node first' 
 	grep "straggler.*10.42.0.7 in the network captures" out &&
 	trainscope --cache sg.db diagnose --no-flows sg >out2 &&
 	! grep "network captures" out2
+'
+test_expect_success 'a job that slowed down but ran to the end did not fail' '
+	head -1 out | grep "^job sg: .*, ran to the end but" &&
+	! grep "failed in iteration" out &&
+	trainscope --cache sg.db diagnose --format json sg >sg.json &&
+	grep "\"outcome\": \"degraded\"," sg.json &&
+	grep "\"failure_iteration\": [0-9]*," sg.json
+'
+test_expect_success 'a job that crashed failed' '
+	trainscope diagnose --format json small >small.json &&
+	grep "\"outcome\": \"failed\"," small.json &&
+	trainscope diagnose small | head -1 | grep "failed in iteration 7"
 '
 test_done

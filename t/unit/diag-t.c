@@ -184,6 +184,10 @@ test_explode(void)
 	diag_job_free(job);
 }
 
+#define JSON_HEAD "{\n  \"job\": \"j\",\n  \"stage\": \"training\",\n" \
+    "  \"outcome\": \"failed\",\n  \"failure_iteration\": 15,\n" \
+    "  \"last_healthy_iteration\": 14,"
+
 static void
 test_print(void)
 {
@@ -199,10 +203,7 @@ test_print(void)
 	ok(diag_format_parse("xml", &fmt) == -1, "unknown format");
 	diag_print(out, r, DIAG_JSON, 3);
 	fflush(out);
-	ok(strncmp(buf, "{\n  \"job\": \"j\",\n  \"stage\": \"training\",\n"
-	    "  \"failure_iteration\": 15,\n  \"last_healthy_iteration\": 14,",
-	    strlen("{\n  \"job\": \"j\",\n  \"stage\": \"training\",\n  \"failure_"
-	    "iteration\": 15,\n  \"last_healthy_iteration\": 14,")) == 0,
+	ok(strncmp(buf, JSON_HEAD, strlen(JSON_HEAD)) == 0,
 	    "json header fields");
 	ok(strstr(buf, "\"rank\": 1,") && strstr(buf, "\"template_id\": 102") &&
 	    strstr(buf, "\"path\": \"node-bad/rank-0.log\"") &&
@@ -278,6 +279,93 @@ test_slowdown(void)
 	diag_job_free(job);
 }
 
+/*
+ * A job whose ranks all run 30 iterations and shut down, the iterations
+ * 1.5 times slower from 18 on when `slow`; node `short_node` (if below
+ * 4) stops at 29.
+ */
+static struct diag_job *
+build_ended(int slow, size_t short_node)
+{
+	struct diag_job *job = diag_job_new("e");
+	size_t n, s;
+	long it, last;
+	char name[32];
+
+	for (n = 0; n < 4; n++) {
+		snprintf(name, sizeof name, "node-%02zu", n);
+		diag_add_node(job, name);
+	}
+	diag_add_tmpl(job, 100, texts[T_ITER]);
+	diag_job_shape(job);
+	for (n = 0; n < 4; n++) {
+		snprintf(name, sizeof name, "node-%02zu/rank-0.log", n);
+		s = diag_add_stream(job, n, name);
+		last = n == short_node ? 29 : 30;
+		for (it = 1; it <= last; it++) {
+			diag_stream_iter(job, s, it, 1700000000.0 + (double)it);
+			diag_stream_event(job, s, 100);
+			diag_count(job, n, 0, 1);
+		}
+		diag_stream_end(job, s, last, n == short_node ? STAGE_TRAINING :
+		    STAGE_SHUTDOWN, 1700000000.0 + (double)last);
+	}
+	for (it = 1; it <= 30; it++)
+		diag_add_time(job, it, (slow && it >= 18 ? 1500 : 1000) +
+		    (double)(it * 37 % 11));
+	return job;
+}
+
+static char *
+text_of(const struct diag_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	diag_print(out, r, DIAG_TEXT, 1);
+	fclose(out);
+	return buf;
+}
+
+static void
+test_outcome(void)
+{
+	struct diag_opts o = { 1, NULL };
+	struct diag_job *job = build_ended(1, 4);
+	struct diag_result *r = diag_run(job, &o);
+	char *text = text_of(r);
+
+	is_int(r->failure_iter, 18, "a slowdown dates the trouble");
+	is_str(diag_outcome_name(r->outcome), "degraded",
+	    "ran to the end, slower: degraded");
+	ok(strstr(text, "ran to the end but slowed down from iteration 18") &&
+	    !strstr(text, "failed"), "the text claims no failure");
+	free(text);
+	diag_result_free(r);
+	diag_job_free(job);
+
+	job = build_ended(0, 4);
+	r = diag_run(job, &o);
+	text = text_of(r);
+	is_str(diag_outcome_name(r->outcome), "completed",
+	    "ran to the end, nothing wrong: completed");
+	ok(strstr(text, ", ran to the end\n") != NULL, "the text says so");
+	free(text);
+	diag_result_free(r);
+	diag_job_free(job);
+
+	job = build_ended(1, 2);
+	r = diag_run(job, &o);
+	text = text_of(r);
+	is_str(diag_outcome_name(r->outcome), "failed",
+	    "a node that stops short: failed");
+	ok(strstr(text, "failed in iteration") != NULL, "the text says so");
+	free(text);
+	diag_result_free(r);
+	diag_job_free(job);
+}
+
 int
 main(void)
 {
@@ -289,5 +377,6 @@ main(void)
 	test_print();
 	test_tiny();
 	test_slowdown();
+	test_outcome();
 	return done_testing();
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "stage.h"
@@ -114,11 +115,51 @@ test_tracker(void)
 	    STAGE_CKPT_SAVE, "stage_rule");
 }
 
+/* Numbers only: the same verdict, number and framework, no fields. */
+static void
+test_numbers_only(void)
+{
+	static const char *lines[] = {
+		" iteration       12/      30 | elapsed time per iteration "
+		    "(ms): 124.9 | lm loss: 6.969785E+00 |",
+		"[Rank 0] step=120, skipped=0, lr=[0.0001]",
+		"steps: 100 loss: 2.3 iter time (s): 0.51 samples/sec: 62.1",
+		"step:  10  loss:  9.2  memory: 10GiB  tps: 1200",
+		"{'loss': 2.1, 'learning_rate': 1e-05, 'epoch': 0.1}",
+		"Epoch 1:  42%|####      | 21/50 [00:10<00:14, 2.0it/s, loss=2.3]",
+		"Epoch 0: : 12it [00:05, 2.1it/s, reduced_train_loss=3.2, "
+		    "global_step=11.0]",
+		" 12/500 [00:10<07:00,  1.2it/s]",
+		"saving checkpoint at iteration      10 to /ckpt",
+		"iteration x/ 3",
+		"",
+	};
+	struct stage_iter a, b;
+	char what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		int ra = stage_parse_iter(lines[i], strlen(lines[i]), &a);
+		int rb = stage_parse_iter_number(lines[i], strlen(lines[i]),
+		    &b);
+
+		snprintf(what, sizeof what, "numbers only: verdict of line %zu",
+		    i);
+		is_int(rb, ra, what);
+		if (!ra || !rb)
+			continue;
+		snprintf(what, sizeof what, "numbers only: line %zu", i);
+		ok(a.iteration == b.iteration && a.fw == b.fw &&
+		    !b.has_duration && !b.has_loss, what);
+	}
+}
+
 int
 main(void)
 {
 	test_megatron();
 	test_others();
 	test_tracker();
+	test_numbers_only();
 	return done_testing();
 }

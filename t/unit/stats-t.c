@@ -3,12 +3,57 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "rng.h"
 #include "stats.h"
 #include "tap.h"
 
 #define near(a, b) (fabs((a) - (b)) < 1e-9)
+
+/* The quantile by a full sort, to check the selection against. */
+static double
+sorted_quantile(const double *v, size_t n, double q)
+{
+	double c[512], pos;
+	size_t lo;
+
+	memcpy(c, v, n * sizeof *c);
+	qsort(c, n, sizeof *c, stats_cmp_double);
+	pos = q * (double)(n - 1);
+	lo = (size_t)pos;
+	return lo + 1 < n ? c[lo] + (pos - (double)lo) * (c[lo + 1] - c[lo]) :
+	    c[lo];
+}
+
+/* Random arrays, many ties, every size up to 300: selection == sorting. */
+static void
+test_selection(void)
+{
+	static const double qs[] = { 0, 0.1, 0.25, 0.5, 0.75, 0.9, 1 };
+	double v[512];
+	struct rng r;
+	size_t n, i, k, bad = 0, runs = 0;
+
+	rng_seed(&r, 7);
+	for (n = 1; n <= 300; n++) {
+		for (i = 0; i < n; i++)
+			v[i] = n % 3 == 0 ? (double)(rng_next(&r) % 5) :
+			    n % 3 == 1 ? (double)i : rng_unit(&r) - 0.5;
+		if (n == 77)
+			v[n / 2] = NAN;		/* sorted, not selected */
+		for (k = 0; k < sizeof qs / sizeof qs[0]; k++, runs++) {
+			double a = stats_quantile(v, n, qs[k]);
+			double b = sorted_quantile(v, n, qs[k]);
+
+			if (!(a == b || (isnan(a) && isnan(b))))
+				bad++;
+		}
+	}
+	ok(bad == 0 && runs == 2100,
+	    "quantiles by selection equal those by sorting");
+}
 
 int
 main(void)
@@ -17,6 +62,8 @@ main(void)
 	double out[] = { 10, 10.1, 9.9, 10, 30 };
 	struct rng a, b;
 	int i, equal = 1, inrange = 1;
+
+	test_selection();
 
 	ok(near(stats_median(v, 5), 3), "median of odd count");
 	ok(near(stats_median(v, 4), 2.5), "median of even count");
