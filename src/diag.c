@@ -279,8 +279,8 @@ reason_add(char ***v, size_t *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void
-clock_str(double ts, char *out, size_t len)
+void
+diag_clock_str(double ts, char *out, size_t len)
 {
 	time_t t = (time_t)floor(ts);
 	struct tm tm;
@@ -943,7 +943,7 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	    first->ts < w->first_timeout && !is_timeout(f) &&
 	    (f->temporal > 0 || f->library > 0.5 || f->level > 0.5)) {
 		f->onset = 1;
-		clock_str(first->ts, when, sizeof when);
+		diag_clock_str(first->ts, when, sizeof when);
 		span_str(w->first_timeout - first->ts, gap, sizeof gap);
 		reason_add(rv, rn, "first at %s, %s before the first timeout",
 		    when, gap);
@@ -1731,7 +1731,7 @@ text_event(FILE *out, const struct diag_result *r, size_t i)
 	    e->category ? "[" : "", e->category ? e->category : "",
 	    e->category ? "] " : "", tp->text);
 	if (!isnan(tp->first.ts))
-		clock_str(tp->first.ts, when, sizeof when);
+		diag_clock_str(tp->first.ts, when, sizeof when);
 	fprintf(out, "       %llu time%s on ", (unsigned long long)e->count,
 	    e->count == 1 ? "" : "s");
 	for (k = 0; k < e->nnodes && k < 5; k++)

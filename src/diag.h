@@ -146,6 +146,8 @@ void diag_set_first(struct diag_job *job, size_t tmpl, size_t node,
  */
 int diag_node_evidence(struct diag_job *job, const char *name, double weight,
     const char *reason);
+/* Epoch seconds ts as "HH:MM:SS" (UTC, as the reasons print times). */
+void diag_clock_str(double ts, char *out, size_t len);
 /* Allocate the zeroed count matrix once every node and template is in. */
 void diag_job_shape(struct diag_job *job);
 /* Add n to the count of template `tmpl` (an index) on node `node`. */

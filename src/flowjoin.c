@@ -67,20 +67,37 @@ give(struct diag_job *job, const struct flowan *fa, char **names, long h,
 	return rc == 0;
 }
 
+/*
+ * When the finding starts, on the logs' clock: "12:03:11 (iteration 7 of
+ * the capture)".  The capture's iterations count from its first step
+ * boundary, not from the job's first iteration.
+ */
+static char *
+onset(const struct flowan_job *fj, const struct flowan_finding *f)
+{
+	char hms[32];
+
+	if (f->from < 1 || (size_t)f->from > fj->niters)
+		return xasprintf("iteration %d of the capture", f->from);
+	diag_clock_str(fj->iters[f->from - 1].start, hms, sizeof hms);
+	return xasprintf("%s (iteration %d of the capture)", hms, f->from);
+}
+
 static int
-join_finding(struct diag_job *job, const struct flowan *fa, char **names,
+join_finding(struct diag_job *job, const struct flowan *fa,
+    const struct flowan_job *fj, char **names,
     const struct flowan_finding *f)
 {
 	const struct flow_set *set = fa->set;
 	const char *dash;
-	char *what;
+	char *what, *from = onset(fj, f);
 	long a, b;
 	int n = 0;
 
 	if (f->kind == FLOWAN_STRAGGLER) {
 		what = xasprintf("the network shows a straggler: its data-"
-		    "parallel peers wait for it from iteration %d, %.0f ms "
-		    "per iteration", f->from, f->magnitude * 1000);
+		    "parallel peers wait for it from %s, %.0f ms per "
+		    "iteration", from, f->magnitude * 1000);
 		n = give(job, fa, names, host_of(set, f->subject,
 		    strlen(f->subject)), JOIN_STRAGGLER, what);
 		free(what);
@@ -88,13 +105,14 @@ join_finding(struct diag_job *job, const struct flowan *fa, char **names,
 	    (dash = strchr(f->subject, '-')) != NULL) {
 		a = host_of(set, f->subject, (size_t)(dash - f->subject));
 		b = host_of(set, dash + 1, strlen(dash + 1));
-		what = xasprintf("one end of a slow link (%s, from iteration "
-		    "%d)", f->nreasons > 0 ? f->reasons[0] : "slower than its "
-		    "peers", f->from);
+		what = xasprintf("one end of a slow link (%s, from %s)",
+		    f->nreasons > 0 ? f->reasons[0] : "slower than its peers",
+		    from);
 		n = give(job, fa, names, a, JOIN_SLOW_LINK, what);
 		n += give(job, fa, names, b, JOIN_SLOW_LINK, what);
 		free(what);
 	}
+	free(from);
 	return n;
 }
 
@@ -138,8 +156,8 @@ flowjoin_evidence(struct diag_job *job, FILE *warn, char **cause)
 			given = -1;
 		for (j = 0; given >= 0 && j < fa.njobs; j++)
 			for (k = 0; k < fa.jobs[j].nfindings; k++)
-				given += join_finding(job, &fa, names,
-				    &fa.jobs[j].findings[k]);
+				given += join_finding(job, &fa, &fa.jobs[j],
+				    names, &fa.jobs[j].findings[k]);
 		if (given >= 0)
 			flowan_free(&fa);
 	}

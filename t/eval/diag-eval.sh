@@ -17,6 +17,10 @@
 #	EVAL_NODES  node counts to rotate through (default 8 16 32)
 #	EVAL_GPUS   GPUs per node (default 4)
 #	EVAL_ITERS  iterations (default 40)
+#	EVAL_BIG    node counts of one more case per kind (default 512;
+#	            "" for none): 16 pipeline stages; a capture of the last
+#	            6 iterations for straggler and slow-link (a 256-wide ring
+#	            would write tens of GB), none for the others
 set -e
 : "${TS_BIN:=./trainscope}"
 : "${SCORE:=t/eval/diag-score}"
@@ -31,23 +35,38 @@ mkdir -p "$work"
 
 pick() { shift $(($1 % ($# - 1) + 1)); echo "$1"; }
 
+big=${EVAL_BIG-512}
+
+one_case() {	# KIND SEED NODES EXTRA-SIMULATE-OPTIONS...
+	kind=$1 seed=$2 n=$3
+	shift 3
+	fmt=$(pick $((i / 2)) megatron deepspeed hf)
+	lay=$(pick $((i / 3)) per-rank per-node combined)
+	d="$work/c$i"
+	mkdir -p "$d"
+	common="--nodes $n --gpus-per-node $gpus --iters $iters --format $fmt --layout $lay"
+	"$TS_BIN" simulate $common "$@" --seed "$seed" --fault "$kind" "$d/failed" >/dev/null
+	"$TS_BIN" simulate $common "$@" --no-flows --seed $((seed + 1000)) --healthy "$d/healthy" >/dev/null
+	"$TS_BIN" --cache "$d/c.db" index "$d/failed" "$d/healthy" >/dev/null
+	printf '%s %s %s %s %s ' "$kind" "$seed" "$n" "$fmt" "$lay" >>"$work/cases"
+	"$SCORE" "$d/c.db" failed "$d/failed/truth.json" healthy >>"$work/cases"
+	rm -rf "$d"
+	i=$((i + 1))
+}
+
 i=0
 : >"$work/cases"
 for kind in $kinds; do
 	for seed in $seeds; do
-		n=$(pick $i $nodes)
-		fmt=$(pick $((i / 2)) megatron deepspeed hf)
-		lay=$(pick $((i / 3)) per-rank per-node combined)
-		d="$work/c$i"
-		mkdir -p "$d"
-		common="--nodes $n --gpus-per-node $gpus --iters $iters --format $fmt --layout $lay"
-		"$TS_BIN" simulate $common --seed "$seed" --fault "$kind" "$d/failed" >/dev/null
-		"$TS_BIN" simulate $common --seed $((seed + 1000)) --healthy "$d/healthy" >/dev/null
-		"$TS_BIN" --cache "$d/c.db" index "$d/failed" "$d/healthy" >/dev/null
-		printf '%s %s %s %s %s ' "$kind" "$seed" "$n" "$fmt" "$lay" >>"$work/cases"
-		"$SCORE" "$d/c.db" failed "$d/failed/truth.json" healthy >>"$work/cases"
-		rm -rf "$d"
-		i=$((i + 1))
+		one_case "$kind" "$seed" "$(pick $i $nodes)"
+	done
+	for n in $big; do
+		case $kind in
+		straggler|slow-link) cap="--capture-iters 6" ;;
+		*) cap=--no-flows ;;
+		esac
+		# shellcheck disable=SC2086
+		one_case "$kind" 1 "$n" --pp 16 --micro-batches 16 $cap
 	done
 done
 
@@ -73,6 +92,7 @@ function f1(p, r) { return p + r > 0 ? 2 * p * r / (p + r) : 0 }
 		}
 	}
 	if ($23 != "NA") { ni++; it += $23 }
+	if ($3 >= 256 && $9 != "NA") { nb++; bT += $9; bN += $25; if (nte > 0) { nbe++; bR += hit / nte; bP += det ? hit / det : 0 } }
 	kc[kind]++
 }
 END {
@@ -94,7 +114,10 @@ END {
 	printf "%-22s %6.1f%% %6.1f%% %6.1f%% %6.1f%%\n", "trainscope", 100 * avg(HL[0], nh), 100 * avg(HL[1], nh), 100 * avg(HL[2], nh), 100 * avg(HL[3], nh)
 	printf "%-22s %6.1f%% %6.1f%% %6.1f%% %6.1f%%\n", "Error_time", 100 * avg(HT[0], nh), 100 * avg(HT[1], nh), 100 * avg(HT[2], nh), 100 * avg(HT[3], nh)
 	printf "%-22s %6.1f%% %6.1f%% %6.1f%% %6.1f%%\n\n", "Error_count", 100 * avg(HC[0], nh), 100 * avg(HC[1], nh), 100 * avg(HC[2], nh), 100 * avg(HC[3], nh)
-	printf "failure iteration right: %d of %d; diagnosis time: mean %.3f s, max %.3f s\n\n", it, ni, avg(secs, cases), maxs
+	printf "failure iteration right: %d of %d; diagnosis time: mean %.3f s, max %.3f s\n", it, ni, avg(secs, cases), maxs
+	if (nb)
+		printf "of them %d jobs of 256 nodes or more: node top-1 %.1f%% (normalised %.1f%%), event F1 %.3f\n", nb, 100 * avg(bT, nb), 100 * avg(bN, nb), f1(avg(bP, nbe), avg(bR, nbe))
+	printf "\n"
 	printf "%-20s %5s %9s %9s %9s\n", "kind", "cases", "ev.prec", "ev.recall", "node top1"
 	for (k in kc)
 		printf "%-20s %5d %9s %9s %9s\n", k, kc[k], kne[k] ? sprintf("%.2f", kP[k] / kne[k]) : "-", kne[k] ? sprintf("%.2f", kR[k] / kne[k]) : "-", knn[k] ? sprintf("%.2f", kT1[k] / knn[k]) : "-"
