@@ -6,7 +6,8 @@
  *  - pipeline parallel: for every micro-batch, activations go from stage s
  *    to stage s+1 during the forward half and gradients come back during
  *    the backward half; one message size per node pair (all the rank
- *    pairs between two nodes are aggregated);
+ *    pairs between two nodes are aggregated), small enough that the link
+ *    is busy at most PP_BUSY of a stage's forward slot;
  *  - data parallel: when the slowest pipeline is done, a ring all-reduce
  *    per gradient bucket (four buckets of different sizes, so the chunk
  *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
@@ -46,6 +47,7 @@
 #define STORAGE		0xffff
 #define STORAGE_ADDR	((10u << 24) | (42u << 16) | (200u << 8) | 10u)
 #define BUCKETS		4
+#define PP_BUSY		0.3		/* link share of a forward slot */
 
 enum { EV_ROCE, EV_ACK, EV_CNP, EV_TCP };
 
@@ -133,20 +135,32 @@ build_edges(struct simnet *n)
 				    (d + 1) % j->o.dp, t)), s);
 }
 
-/* Fixed message sizes: activations per micro-batch, gradient buckets. */
+/*
+ * Fixed message sizes: activations per micro-batch, gradient buckets.
+ * Sending one micro-batch's activations takes a fraction of the forward
+ * slot of a stage (PP_BUSY of it; a stage computes longer than it
+ * sends): deep pipelines of many micro-batches in a short iteration get
+ * smaller micro-batches, so no message outruns the link.
+ */
 static void
 sizes(struct simnet *n)
 {
 	struct sim_job *j = n->j;
 	double steps = 2.0 * (j->o.dp > 1 ? j->o.dp - 1 : 1);
 	double total = LINK_BPS * (j->o.iter_ms * 0.18 / 1000) * 0.85 *
-	    j->o.dp / steps;
-	int k;
+	    j->o.dp / steps, slot;
+	int k, mult;
 
 	for (k = 0; k < BUCKETS; k++)
 		n->bucket_bytes[k] = floor(total * bucket_share[k] / 4096) * 4096;
 	/* micro-batch 4 x sequence 4096 x hidden 8192 x bf16, split by tp */
 	n->act_bytes = 4.0 * 4096 * 8192 * 2 / j->o.tp;
+	for (k = 0, mult = 1; (size_t)k < n->npp; k++)
+		if (n->pp[k].mult > mult)
+			mult = n->pp[k].mult;
+	slot = j->o.iter_ms * 0.8 / 1000 / 3 / (j->o.micro + j->o.pp - 1);
+	if (n->act_bytes * mult > PP_BUSY * slot * LINK_BPS)
+		n->act_bytes = floor(PP_BUSY * slot * LINK_BPS / mult);
 }
 
 /* ------------------------------------------------------------ events */
