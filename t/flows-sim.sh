@@ -28,6 +28,20 @@ for tr in roce tcp; do
 		test "$(field "$r" false)" = 0
 	'
 done
+# A deep pipeline of many micro-batches in a short iteration: a forward
+# slot of under 2 ms a stage, as in the 1024-node shape of the eval.
+for tr in roce tcp; do
+	test_expect_success "$tr: 64 nodes, pp 32, 32 micro-batches, every pair typed" '
+		trainscope simulate --nodes 64 --gpus-per-node 1 --dp 2 \
+		    --pp 32 --tp 1 --iters 6 --iter-ms 400 --micro-batches 32 \
+		    --seed 3 --transport $tr --healthy d64-$tr >/dev/null &&
+		r=$(score d64-$tr) &&
+		test "$(field "$r" recog)" = 1 &&
+		test "$(field "$r" pairs_n)" = 94 &&
+		test "$(field "$r" pairs_ok)" = 94 &&
+		test "$(field "$r" dp_ok)" = 1 && test "$(field "$r" pp_ok)" = 1
+	'
+done
 test_expect_success 'roce: the injected straggler of a 4-node job is named' '
 	sim s4 4 2 2 30 300 roce --fault straggler@3:15 &&
 	r=$(score s4) && test "$(field "$r" found)" = 1 &&
