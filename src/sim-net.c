@@ -5,9 +5,11 @@
  *  - tensor parallel traffic stays inside a node and is never seen;
  *  - pipeline parallel: for every micro-batch, activations go from stage s
  *    to stage s+1 during the forward half and gradients come back during
- *    the backward half; one message size per node pair (all the rank
- *    pairs between two nodes are aggregated), small enough that the link
- *    is busy at most PP_BUSY of a stage's forward slot;
+ *    the backward half, on one grid of slots per pipeline paced by its
+ *    slowest stage (so no stage sends on what it has not yet received);
+ *    one message size per node pair (all the rank pairs between two
+ *    nodes are aggregated), small enough that the link is busy at most
+ *    PP_BUSY of a forward slot;
  *  - data parallel: when the slowest pipeline is done, a ring all-reduce
  *    per gradient bucket (four buckets of different sizes, so the chunk
  *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
@@ -65,6 +67,7 @@ struct ev {
 struct edge {
 	int a, b;		/* nodes, a sends to b */
 	int stage;		/* PP: the sending stage */
+	int pipe;		/* PP: the first pipeline (d * tp + t) on it */
 	int mult;		/* rank pairs aggregated on this node pair */
 };
 
@@ -89,7 +92,7 @@ static const double bucket_share[BUCKETS] = { 0.34, 0.29, 0.25, 0.12 };
 /* ------------------------------------------------------------ layout */
 
 static void
-add_edge(struct edge **e, size_t *n, int a, int b, int stage)
+add_edge(struct edge **e, size_t *n, int a, int b, int stage, int pipe)
 {
 	size_t i;
 
@@ -104,6 +107,7 @@ add_edge(struct edge **e, size_t *n, int a, int b, int stage)
 	(*e)[*n].a = a;
 	(*e)[*n].b = b;
 	(*e)[*n].stage = stage;
+	(*e)[*n].pipe = pipe;
 	(*e)[*n].mult = 1;
 	(*n)++;
 }
@@ -125,14 +129,15 @@ build_edges(struct simnet *n)
 			for (t = 0; t < j->o.tp; t++)
 				add_edge(&n->pp, &n->npp,
 				    sim_rank_node(j, rank_of(j, s, d, t)),
-				    sim_rank_node(j, rank_of(j, s + 1, d, t)), s);
+				    sim_rank_node(j, rank_of(j, s + 1, d, t)), s,
+				    d * j->o.tp + t);
 	for (s = 0; s < j->o.pp && j->o.dp > 1; s++)
 		for (d = 0; d < j->o.dp; d++)
 			for (t = 0; t < j->o.tp; t++)
 				add_edge(&n->dp, &n->ndp,
 				    sim_rank_node(j, rank_of(j, s, d, t)),
 				    sim_rank_node(j, rank_of(j, s,
-				    (d + 1) % j->o.dp, t)), s);
+				    (d + 1) % j->o.dp, t)), s, -1);
 }
 
 /*
@@ -276,7 +281,28 @@ slow_edge(struct simnet *n, int a, int b, long iter)
 	    ((f->node == a && f->peer == b) || (f->node == b && f->peer == a));
 }
 
-/* Activations forward, gradients backward, per micro-batch. */
+/*
+ * The compute span of pipeline p (d * tp + t) in one iteration: its
+ * slowest stage paces every stage of it.
+ */
+static double
+pipe_span(const struct simnet *n, const struct sim_iter *it, int p)
+{
+	const struct sim_job *j = n->j;
+	double span = 0;
+	int s;
+
+	for (s = 0; s < j->o.pp; s++)
+		span = fmax(span, it->node_ms[sim_rank_node(j, rank_of(j, s,
+		    p / j->o.tp, p % j->o.tp))] / 1000);
+	return span;
+}
+
+/*
+ * Activations forward, gradients backward, per micro-batch, on the grid
+ * of the pipeline's pace: a stage sends on what it received one slot
+ * earlier, never before it received it.
+ */
 static void
 pp_traffic(struct simnet *n, const struct sim_iter *it)
 {
@@ -288,7 +314,7 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 
 	for (i = 0; i < n->npp; i++) {
 		e = &n->pp[i];
-		span = fmax(it->node_ms[e->a], it->node_ms[e->b]) / 1000;
+		span = pipe_span(n, it, e->pipe);
 		fs = span / 3 / (m + pp - 1);
 		bs = span * 2 / 3 / (m + pp - 1);
 		bytes = n->act_bytes * e->mult / NCH;
@@ -574,6 +600,7 @@ simnet_open(struct sim_job *j, const char *path, char **cause)
 	n->store_seq = xcalloc((size_t)j->o.nodes, sizeof *n->store_seq);
 	build_edges(n);
 	sizes(n);
+
 	return n;
 }
 
@@ -586,6 +613,7 @@ simnet_free(struct simnet *n)
 	free(n->ev);
 	free(n->pp);
 	free(n->dp);
+
 	free(n->psn);
 	free(n->store_seq);
 	free(n);
