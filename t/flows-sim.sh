@@ -47,4 +47,18 @@ test_expect_success 'roce: the slow link is the congested pair' '
 	    grep -q "\"subject\": *\"10.42.0.1-10.42.0.2\"" &&
 	test "$(grep -c "\"kind\": *\"congestion\"" l4-roce.json)" = 1
 '
+# A deep pipeline of many micro-batches in a short iteration: a forward
+# slot of under 2 ms a stage, as in the 1024-node shape of the eval.
+for tr in roce tcp; do
+	test_expect_success "$tr: 64 nodes, pp 32, 32 micro-batches, every pair typed" '
+		trainscope simulate --nodes 64 --gpus-per-node 1 --dp 2 \
+		    --pp 32 --tp 1 --iters 6 --iter-ms 400 --micro-batches 32 \
+		    --seed 3 --transport $tr --healthy d64-$tr >/dev/null &&
+		r=$(score d64-$tr) &&
+		test "$(field "$r" recog)" = 1 &&
+		test "$(field "$r" pairs_n)" = 94 &&
+		test "$(field "$r" pairs_ok)" = 94 &&
+		test "$(field "$r" dp_ok)" = 1 && test "$(field "$r" pp_ok)" = 1
+	'
+done
 test_done

@@ -43,7 +43,9 @@ trap 'rm -rf "$tmp"' EXIT
 # and the pipelines not too deep: per node and iteration a capture holds
 # about 80 dp + 20 micro-batches frames (2 (dp - 1) ring steps of 4
 # buckets, both ways per micro-batch; 2 channels, 4 samples and an ack a
-# message), 4 GB at 1024 nodes.  TS_FLOWS_SHAPES picks others.
+# message), 2.5 GB at 1024 nodes (a run there takes 20-30 s: about 15 s
+# to simulate, 7 s and 0.5 GB of memory for flows on RoCE, 0.2 GB on
+# TCP; check the free space of TMPDIR).  TS_FLOWS_SHAPES picks others.
 shapes=${TS_FLOWS_SHAPES:-"4:2:2:30:300:8 16:4:4:24:400:8 64:8:8:16:600:8
     256:16:16:12:800:16 1024:16:64:8:1000:64"}
 echo
@@ -65,8 +67,8 @@ sim_row() { # NODES DP PP ITERS MS MICRO TRANSPORT FAULT-OPTION...
 	if ! "$ts" simulate --nodes "$n" --gpus-per-node 1 --dp "$dp" \
 	    --pp "$pp" --tp 1 --iters "$it" --iter-ms "$ms" \
 	    --micro-batches "$mb" --seed 3 --transport "$tr" "$@" \
-	    "$tmp/job" >/dev/null 2>&1; then
-		echo "$n $dp $pp $tr $fault: simulate failed"
+	    "$tmp/job" >/dev/null 2>"$tmp/err"; then
+		echo "$n $dp $pp $tr $fault: simulate failed: $(head -n 1 "$tmp/err")"
 		return
 	fi
 	"$ts" flows --format json "$tmp/job" >"$tmp/out.json" 2>/dev/null ||
