@@ -6,8 +6,10 @@
  * ("node03:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.3<0>",
  * also "NET/Socket : Using" and "OOB eth0:10.0.0.3<0>"), which name the
  * host before the first ':' of the line; and hosts-style files (a file
- * named hosts or hostfile with "IP NAME" lines).  Only the first lines of
- * each file are read: NCCL prints these at start-up.  Nothing here reads
+ * named hosts or hostfile with "IP NAME" lines).  A file is read until
+ * NAMES_LINES lines pass without such an address: NCCL prints them at
+ * start-up, once per rank, so a combined log of thousands of ranks holds
+ * them for longer than one rank's file.  Nothing here reads
  * rank layouts; without a source the analysis speaks addresses.
  */
 #include "config.h"
@@ -82,7 +84,8 @@ nccl_addr(const char *line, char *ip, size_t iplen)
 	return 0;
 }
 
-static void
+/* Name a host from one line; 1 when the line gave an address. */
+static int
 scan_line(const struct flow_set *set, char **names, const char *line,
     int hostsfile)
 {
@@ -93,13 +96,14 @@ scan_line(const struct flow_set *set, char **names, const char *line,
 	if (hostsfile) {
 		if (sscanf(line, "%63s %255s", ip, name) == 2 && ip[0] != '#')
 			set_name(set, names, ip, name, strlen(name));
-		return;
+		return 0;
 	}
 	if (strstr(line, "NCCL INFO") == NULL ||
 	    nccl_addr(line, ip, sizeof ip) != 0 ||
 	    (h = nccl_host(line, &len)) == NULL)
-		return;
+		return 0;
 	set_name(set, names, ip, h, len);
+	return 1;
 }
 
 void
@@ -136,7 +140,8 @@ scan_file(const struct flow_set *set, char **names, const char *path,
 		if (memchr(line, '\0', strlen(line) + 1) != line + strlen(line))
 			break;
 		line[strcspn(line, "\r\n")] = '\0';
-		scan_line(set, names, line, hostsfile);
+		if (scan_line(set, names, line, hostsfile))
+			n = 0;	/* start-up goes on: a combined log of many ranks */
 	}
 	gzclose(z);
 }
