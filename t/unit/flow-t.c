@@ -630,24 +630,26 @@ test_asm(void)
  * give a message's size, and skipped bytes go to the next message.
  */
 static void
+add_seq(struct flow_asm *a, double t, const char *src, uint16_t sport,
+    uint32_t seq)
+{
+	struct flow_rec r = rec(t, src, "10.0.0.1", sport, 100, FLOW_F_SEQ);
+
+	r.seq = seq;
+	flow_asm_add(a, &r);
+}
+
+static void
 test_asm_sampled(void)
 {
 	struct flow_set set;
 	struct flow_asm *a = flow_asm_new(&set, NULL);
 	struct flow_rec r;
 
-	r = rec(100.0000, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
-	r.seq = 1000;
-	flow_asm_add(a, &r);
-	r = rec(100.0005, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
-	r.seq = 5000;
-	flow_asm_add(a, &r);
-	r = rec(100.0100, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
-	r.seq = 9000;
-	flow_asm_add(a, &r);
-	r = rec(100.0101, "10.0.0.2", "10.0.0.1", 7, 100, FLOW_F_SEQ);
-	r.seq = 9100;
-	flow_asm_add(a, &r);
+	add_seq(a, 100.0000, "10.0.0.2", 7, 1000);
+	add_seq(a, 100.0005, "10.0.0.2", 7, 5000);
+	add_seq(a, 100.0100, "10.0.0.2", 7, 9000);
+	add_seq(a, 100.0101, "10.0.0.2", 7, 9100);
 	r = rec(100.0200, "10.0.0.3", "10.0.0.1", 9, 4096, 0);
 	r.proto = IPPROTO_UDP;
 	r.dport = 4791;
@@ -659,12 +661,9 @@ test_asm_sampled(void)
 	r.bth_opcode = 8;
 	r.rdma_len = 0;
 	flow_asm_add(a, &r);
-	r = rec(100.0300, "10.0.0.4", "10.0.0.1", 5, 100, FLOW_F_SEQ);
-	r.seq = 0x7ffffff0;
-	flow_asm_add(a, &r);
-	r = rec(100.0301, "10.0.0.4", "10.0.0.1", 5, 100, FLOW_F_SEQ);
-	r.seq = 0xfffffff0;	/* 2 GB in 0.1 ms: not data of this flow */
-	flow_asm_add(a, &r);
+	add_seq(a, 100.0300, "10.0.0.4", 5, 0x7ffffff0);
+	/* 2 GB in 0.1 ms: not data of this flow */
+	add_seq(a, 100.0301, "10.0.0.4", 5, 0xfffffff0);
 	flow_asm_finish(a);
 
 	is_int(set.nmsgs, 4, "four messages");
