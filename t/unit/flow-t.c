@@ -132,7 +132,7 @@ roce_frame(int tags, int tos, int opcode, uint32_t qp, uint32_t psn,
 static struct frame
 reth_frame(uint32_t len)
 {
-	static const uint8_t zero[64];
+	static const uint8_t zero[68];
 	struct frame f = { .n = 0 };
 
 	eth(&f, 0x0800, 0);
