@@ -575,7 +575,7 @@ slower(double own, double pm, double mad, double base)
 
 /* The index in job->hosts of host h (which is one of them). */
 static size_t
-peer_at(const struct flowan_job *job, uint32_t h)
+host_slot(const struct flowan_job *job, uint32_t h)
 {
 	size_t i = 0;
 
@@ -583,59 +583,85 @@ peer_at(const struct flowan_job *job, uint32_t h)
 		i++;
 	return i;
 }
+/*
+ * The median over the peers of member j (all of group members but j) of
+ * v[i * ni + k]: a level when v holds levels, a compute when v holds
+ * computes; their MAD in *mad.
+ */
+static double
+peers_median(const double *v, size_t n, size_t ni, size_t j, size_t k,
+    double *peer, double *mad)
+{
+	size_t i, np = 0;
+
+	for (i = 0; i < n; i++)
+		if (i != j)
+			peer[np++] = v[i * ni + k];
+	*mad = stats_mad(peer, np);
+	return stats_median(peer, np);
+}
+
+/* The stragglers of DP group g (see slower()). */
+static void
+group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
+    const double *comp, double base)
+{
+	const struct flowan_group *grp = &job->dp[g];
+	size_t n = grp->n, ni = job->niters, i, j, k, nex;
+	double *lv = xcalloc(n * ni + 1, sizeof *lv);
+	double *cv = xcalloc(n * ni + 1, sizeof *cv);
+	double *peer = xcalloc(n + 1, sizeof *peer);
+	double *ex = xcalloc(ni + 1, sizeof *ex), pm, mad, unused;
+
+	for (i = 0; i < n; i++) {	/* members' levels and computes */
+		const double *c = comp + host_slot(job, grp->hosts[i]) * ni;
+
+		for (k = 0; k < ni; k++) {
+			lv[i * ni + k] = level(c, ni, k);
+			cv[i * ni + k] = c[k];
+		}
+	}
+	for (j = 0; j < n; j++) {
+		struct flowan_finding *f = NULL;
+
+		for (k = nex = 0; k < ni; k++) {
+			pm = peers_median(lv, n, ni, j, k, peer, &mad);
+			if (!slower(lv[j * ni + k], pm, mad, base) ||
+			    !slower(cv[j * ni + k], peers_median(cv, n, ni, j,
+			    k, peer, &unused), 0, base))
+				continue;
+			if (f == NULL)
+				f = add_finding(job, FLOWAN_STRAGGLER,
+				    xstrdup(flowan_host_name(fa,
+				    grp->hosts[j])), 0);
+			add_iter(f, job->iters[k].index);
+			ex[nex++] = lv[j * ni + k] - pm;
+		}
+		if (keep_lasting(job, f)) {
+			f->magnitude = stats_median(ex, nex);
+			add_reason(f, xasprintf("computes %.1f ms longer than "
+			    "its DP peers (median over %zu of %zu iterations, "
+			    "steadily from iteration %d)", f->magnitude * 1e3,
+			    f->niters, ni, f->from));
+			add_reason(f, xasprintf("its DP group waits: peers' "
+			    "idle time before their sends is shorter while the "
+			    "iteration grows"));
+		}
+	}
+	free(lv);
+	free(cv);
+	free(peer);
+	free(ex);
+}
+
 static void
 stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
 {
 	double mad, base = baseline(job, &mad);
-	size_t g, j, k, i, ni = job->niters;
+	size_t g;
 
-	for (g = 0; g < job->ndp; g++) {
-		const struct flowan_group *grp = &job->dp[g];
-
-		for (j = 0; j < grp->n; j++) {
-			struct flowan_finding *f = NULL;
-			double *ex = xcalloc(ni + 1, sizeof *ex), *peer;
-			size_t hj = peer_at(job, grp->hosts[j]), nex = 0, np;
-
-			peer = xcalloc(grp->n, sizeof *peer);
-			for (k = 0; k < ni; k++) {
-				double own = level(comp + hj * ni, ni, k), pm;
-
-				for (i = np = 0; i < grp->n; i++)
-					if (i != j)
-						peer[np++] = level(comp + peer_at(job,
-						    grp->hosts[i]) * ni, ni, k);
-				pm = stats_median(peer, np);
-				if (!slower(own, pm, stats_mad(peer, np), base))
-					continue;
-				for (i = np = 0; i < grp->n; i++)
-					if (i != j)
-						peer[np++] = comp[peer_at(job,
-						    grp->hosts[i]) * ni + k];
-				if (!slower(comp[hj * ni + k], stats_median(peer,
-				    np), 0, base))
-					continue;
-				if (f == NULL)
-					f = add_finding(job, FLOWAN_STRAGGLER,
-					    xstrdup(flowan_host_name(fa,
-					    grp->hosts[j])), 0);
-				add_iter(f, job->iters[k].index);
-				ex[nex++] = own - pm;
-			}
-			if (keep_lasting(job, f)) {
-				f->magnitude = stats_median(ex, nex);
-				add_reason(f, xasprintf("computes %.1f ms longer "
-				    "than its DP peers (median over %zu of %zu "
-				    "iterations, steadily from iteration %d)",
-				    f->magnitude * 1e3, f->niters, ni, f->from));
-				add_reason(f, xasprintf("its DP group waits: "
-				    "peers' idle time before their sends is "
-				    "shorter while the iteration grows"));
-			}
-			free(peer);
-			free(ex);
-		}
-	}
+	for (g = 0; g < job->ndp; g++)
+		group_stragglers(fa, job, g, comp, base);
 }
 
 /*
