@@ -560,17 +560,23 @@ level(const double *v, size_t n, size_t k)
  * robust standard deviations of the peers, in >= 3 consecutive steps.  A
  * GPU 30 % slower than its peers is worth naming; a stage's compute
  * (forward and backward of every micro-batch) is a fraction of the step,
- * so the floor is low.
+ * so the floor is low.  The ratio is taken of the group's usual compute
+ * when the peers' is higher: a pause that idles the whole group (a
+ * checkpoint save) adds the same time to every member and would
+ * otherwise hide a straggler in that step and break its run.
  */
 #define STRAG_RATIO	1.25
 #define STRAG_FLOOR	0.05
 
-/* Whether compute `own` is a straggler's against peers' median and MAD. */
+/*
+ * Whether compute `own` is a straggler's against peers' median and MAD,
+ * the group's usual compute `usual` and the baseline iteration.
+ */
 static int
-slower(double own, double pm, double mad, double base)
+slower(double own, double pm, double mad, double usual, double base)
 {
-	return own > STRAG_RATIO * pm && own - pm > STRAG_FLOOR * base &&
-	    own - pm > 4 * mad;
+	return own - pm > (STRAG_RATIO - 1) * fmin(pm, usual) &&
+	    own - pm > STRAG_FLOOR * base && own - pm > 4 * mad;
 }
 
 /* The index in job->hosts of host h (which is one of them). */
@@ -611,7 +617,7 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 	double *lv = xcalloc(n * ni + 1, sizeof *lv);
 	double *cv = xcalloc(n * ni + 1, sizeof *cv);
 	double *peer = xcalloc(n + 1, sizeof *peer);
-	double *ex = xcalloc(ni + 1, sizeof *ex), pm, mad, unused;
+	double *ex = xcalloc(ni + 1, sizeof *ex), pm, mad, unused, usual;
 
 	for (i = 0; i < n; i++) {	/* members' levels and computes */
 		const double *c = comp + host_slot(job, grp->hosts[i]) * ni;
@@ -621,14 +627,15 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 			cv[i * ni + k] = c[k];
 		}
 	}
+	usual = stats_median(cv, n * ni);
 	for (j = 0; j < n; j++) {
 		struct flowan_finding *f = NULL;
 
 		for (k = nex = 0; k < ni; k++) {
 			pm = peers_median(lv, n, ni, j, k, peer, &mad);
-			if (!slower(lv[j * ni + k], pm, mad, base) ||
+			if (!slower(lv[j * ni + k], pm, mad, usual, base) ||
 			    !slower(cv[j * ni + k], peers_median(cv, n, ni, j,
-			    k, peer, &unused), 0, base))
+			    k, peer, &unused), 0, usual, base))
 				continue;
 			if (f == NULL)
 				f = add_finding(job, FLOWAN_STRAGGLER,

@@ -42,6 +42,14 @@ for tr in roce tcp; do
 		test "$(grep -c "\"index\":" l4-$tr.json)" -ge 29
 	'
 done
+# Seven iterations, the straggler from 4 and a checkpoint save after 5:
+# the save idles every member of the group alike, which must not break
+# the straggler's run of slow steps (three on each side at most).
+test_expect_success 'a straggler is named across a checkpoint pause' '
+	sim ck16 16 4 4 7 400 tcp --fault straggler@3:4 &&
+	r=$(score ck16) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" false)" = 0
+'
 test_expect_success 'roce: the slow link is the congested pair' '
 	grep -A1 "\"kind\": *\"congestion\"" l4-roce.json |
 	    grep -q "\"subject\": *\"10.42.0.1-10.42.0.2\"" &&
