@@ -380,8 +380,85 @@ done_before(const struct flow_set *s, const size_t *m, size_t i, double last)
 }
 
 /*
+ * A middle stage's inputs: host h has exactly two pipeline peers, so what
+ * it sends one of them was computed from what the other sent it.  The
+ * n-th significant message to one peer in an iteration is made from the
+ * n-th significant one received from the other (activations forward,
+ * gradients back), and work on it began when that input had arrived and
+ * the host's previous send was done.  Stages at the ends have no such
+ * pairing and fall back to done_before().
+ */
+struct mid_stage {
+	uint32_t peer[2];
+	size_t sent[2];		/* significant sends to peer[j] this iteration */
+	double *got[2];		/* ends of significant messages from peer[j] */
+	size_t ngot[2], cap[2];
+	double sent_end;	/* end of the host's last counted send */
+};
+
+static int
+mid_stage_init(const struct flowan_job *job, uint32_t h, struct mid_stage *ms)
+{
+	size_t i, n = 0;
+
+	memset(ms, 0, sizeof *ms);
+	ms->sent_end = -INFINITY;
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_PP || (p->a != h && p->b != h))
+			continue;
+		if (n == 2)
+			return 0;
+		ms->peer[n++] = p->a == h ? p->b : p->a;
+	}
+	return n == 2;
+}
+
+static void
+mid_stage_reset(struct mid_stage *ms)
+{
+	ms->sent[0] = ms->sent[1] = ms->ngot[0] = ms->ngot[1] = 0;
+}
+
+/* Record significant message x of the current iteration. */
+static void
+mid_stage_note(struct mid_stage *ms, const struct flow_msg *x, uint32_t h)
+{
+	int j;
+
+	for (j = 0; j < 2; j++)
+		if (x->src == ms->peer[j] && x->dst == h) {
+			ms->got[j] = xgrow(ms->got[j], &ms->cap[j],
+			    ms->ngot[j] + 1, sizeof *ms->got[j]);
+			ms->got[j][ms->ngot[j]++] = x->end;
+		}
+}
+
+/*
+ * When work on send x (from h) began: after its input from the other
+ * peer and the host's previous send; -INFINITY when x goes to neither
+ * peer or its input is not there (yet), so the caller falls back.
+ */
+static double
+mid_stage_ready(struct mid_stage *ms, const struct flow_msg *x)
+{
+	int j = x->dst == ms->peer[0] ? 0 : x->dst == ms->peer[1] ? 1 : -1;
+	size_t n;
+	double in;
+
+	if (j < 0)
+		return -INFINITY;
+	n = ms->sent[j]++;
+	if (n >= ms->ngot[!j] || (in = ms->got[!j][n]) > x->start)
+		return -INFINITY;
+	return fmax(in, ms->sent_end);
+}
+
+/*
  * comp[h * niters + k] and comm[...]: per host and iteration, the idle
- * time that ends in one of its significant sends (see host_msgs(); since
+ * time that ends in one of its significant sends (see host_msgs(); for a
+ * middle stage, since its input arrived, see struct mid_stage; else since
  * it was last done with a message of any size, see done_before(): a
  * receiver's small ready notice ends the idle time of a sender that was
  * only waiting), and the time in significant messages.
@@ -392,11 +469,15 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 {
 	const struct flow_set *s = fa->set;
 	size_t hi, i, k, n, *m;
+	struct mid_stage ms;
 
 	for (hi = 0; hi < job->nhosts; hi++) {
 		double last = -INFINITY, done, counted = -INFINITY;
+		uint32_t h = job->hosts[hi];
+		int mid = mid_stage_init(job, h, &ms);
+		size_t kin = (size_t)-1;
 
-		m = host_msgs(fa, job, job->hosts[hi], &n);
+		m = host_msgs(fa, job, h, &n);
 		for (i = 0, k = 0; i < n; i++) {
 			const struct flow_msg *x = &s->msgs[m[i] >> 2];
 
@@ -407,9 +488,22 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 			if ((m[i] & 1) && x->start >= job->iters[k].start) {
 				size_t at = hi * job->niters + k;
 
+				if (mid && kin != k) {
+					mid_stage_reset(&ms);
+					kin = k;
+				}
 				comm[at] += x->end - x->start;
-				done = (m[i] & 2) ? done_before(s, m, i, last) :
-				    INFINITY;
+				done = INFINITY;
+				if (m[i] & 2) {
+					done = mid ? mid_stage_ready(&ms, x) :
+					    -INFINITY;
+					if (done == -INFINITY)
+						done = done_before(s, m, i, last);
+					if (mid)
+						ms.sent_end = x->end;
+				}
+				if (mid)
+					mid_stage_note(&ms, x, h);
 				if (done < counted)	/* idle counted once */
 					done = counted;
 				if (done > -INFINITY && x->start > done) {
@@ -421,6 +515,10 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 				last = x->end;
 		}
 		free(m);
+		if (mid) {
+			free(ms.got[0]);
+			free(ms.got[1]);
+		}
 	}
 }
 

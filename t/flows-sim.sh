@@ -42,6 +42,13 @@ for tr in roce tcp; do
 		test "$(grep -c "\"index\":" l4-$tr.json)" -ge 29
 	'
 done
+# A middle stage keeps receiving the next micro-batch while it computes
+# the last one: its compute runs from the input it works on.
+test_expect_success 'a straggler in a middle stage is named' '
+	sim m16 16 4 4 20 400 tcp --fault straggler@7:10 &&
+	r=$(score m16) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" false)" = 0
+'
 # Seven iterations, the straggler from 4 and a checkpoint save after 5:
 # the save idles every member of the group alike, which must not break
 # the straggler's run of slow steps (three on each side at most).
