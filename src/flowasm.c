@@ -354,9 +354,17 @@ roce_more(const struct flow_rec *r)
 	return op == 0 || op == 1 || op == 6 || op == 7;
 }
 
+/*
+ * A TCP segment without payload, SYN, FIN or RST, or a RoCE RC
+ * ACKNOWLEDGE (BTH, AETH and ICRC only): it says that data arrived and
+ * carries none.
+ */
+#define BTH_RC_ACK	0x11
 static int
 pure_ack(const struct flow_rec *r)
 {
+	if (r->flags & FLOW_F_ROCE)
+		return r->bth_opcode == BTH_RC_ACK;
 	return r->proto == IPPROTO_TCP && (r->flags & FLOW_F_PAYLOAD) &&
 	    r->payload == 0 &&
 	    (r->flags & (FLOW_F_SYN | FLOW_F_FIN | FLOW_F_RST)) == 0;

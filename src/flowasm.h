@@ -56,7 +56,7 @@ struct flow_set {
 	uint64_t nflows;	/* flows formed */
 	double first, last;	/* time span of the records */
 	uint64_t bytes, pkts;	/* totals over all records, pure ACKs too */
-	uint64_t ack_pkts;	/* TCP pure ACKs that joined no message */
+	uint64_t ack_pkts;	/* pure ACKs (TCP, RoCE) that joined no message */
 	uint64_t ack_bytes;
 	uint64_t nwarn;		/* warnings issued while reading */
 	struct flow_capture *caps;	/* one per input file */
@@ -66,10 +66,11 @@ struct flow_set {
 void flow_params_default(struct flow_params *p);
 
 /*
- * TCP pure ACKs (no payload, no SYN/FIN/RST) never open a message: one
- * that arrives while a message of its flow is open (within msg_gap of the
- * message's last data) is counted in it without extending it; any other is
- * only counted in ack_pkts/ack_bytes.  Records whose payload is unknown
+ * Pure ACKs (TCP without payload, SYN, FIN or RST; RoCE RC ACKNOWLEDGE
+ * packets) never open a message: one that arrives while a message of its
+ * flow is open (within msg_gap of the message's last data) is counted in
+ * it without extending it; any other is only counted in
+ * ack_pkts/ack_bytes.  Records whose payload is unknown
  * (collector flow records) are always data.  Flows are per file: the end
  * of a file closes every flow it opened.
  */
