@@ -27,16 +27,18 @@ struct cache {
 	char *path;
 };
 
-/* Generated from db/schema.sql (and later db/migrate-N.sql) by make. */
+/* Generated from db/schema.sql and db/migrate-N.sql by make. */
 extern const char cache_schema_sql[];
+extern const char cache_migrate_2_sql[];
 
 /* migrations[i] takes a cache from version i to i + 1. */
 static const char *const *
 migrations(size_t *n)
 {
-	static const char *m[1];
+	static const char *m[2];
 
 	m[0] = cache_schema_sql;
+	m[1] = cache_migrate_2_sql;
 	*n = TS_NELEM(m);
 	return m;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
@@ -146,8 +147,8 @@ store_totals(struct cache *c, long long job_id, const struct flow_set *set,
 
 	if (prepare(c, "INSERT INTO flow_sets (job_id, idle_timeout, msg_gap, "
 	    "records, flows, first_ts, last_ts, bytes, pkts, ack_pkts, "
-	    "ack_bytes, warnings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	    &st, cause) != 0)
+	    "ack_bytes, warnings, asm_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?)", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_double(st, 2, p->idle_timeout);
@@ -161,6 +162,7 @@ store_totals(struct cache *c, long long job_id, const struct flow_set *set,
 	sqlite3_bind_int64(st, 10, (sqlite3_int64)set->ack_pkts);
 	sqlite3_bind_int64(st, 11, (sqlite3_int64)set->ack_bytes);
 	sqlite3_bind_int64(st, 12, (sqlite3_int64)set->nwarn);
+	sqlite3_bind_int(st, 13, FLOW_ASM_VERSION);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : cache_fail(c, "cannot store flows",
@@ -271,16 +273,17 @@ fail:
 	return -1;
 }
 
+/* The stored totals of job_id's set; *version, its asm_version. */
 static int
 load_totals(struct cache *c, long long job_id, struct flow_set *set,
-    struct flow_params *p, char **cause)
+    struct flow_params *p, int *version, char **cause)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (prepare(c, "SELECT idle_timeout, msg_gap, records, flows, "
-	    "first_ts, last_ts, bytes, pkts, ack_pkts, ack_bytes, warnings "
-	    "FROM flow_sets WHERE job_id = ?", &st, cause) != 0)
+	    "first_ts, last_ts, bytes, pkts, ack_pkts, ack_bytes, warnings, "
+	    "asm_version FROM flow_sets WHERE job_id = ?", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -297,6 +300,8 @@ load_totals(struct cache *c, long long job_id, struct flow_set *set,
 		set->ack_pkts = (uint64_t)sqlite3_column_int64(st, 8);
 		set->ack_bytes = (uint64_t)sqlite3_column_int64(st, 9);
 		set->nwarn = (uint64_t)sqlite3_column_int64(st, 10);
+		if (version != NULL)
+			*version = sqlite3_column_int(st, 11);
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
@@ -422,7 +427,7 @@ flowdb_load(struct cache *c, long long job_id, struct flow_set *set,
 	int rc;
 
 	memset(set, 0, sizeof *set);
-	if ((rc = load_totals(c, job_id, set, p, cause)) != 1)
+	if ((rc = load_totals(c, job_id, set, p, NULL, cause)) != 1)
 		return rc;
 	if (load_caps(c, job_id, set, cause) != 0 ||
 	    load_hosts(c, job_id, set, cause) != 0 ||
@@ -497,16 +502,17 @@ flowdb_fresh(struct cache *c, long long job_id, const char *const *paths,
 	char *root = NULL, **rel;
 	long long stored;
 	size_t i;
-	int rc;
+	int rc, version = 0;
 
 	if (p == NULL) {
 		flow_params_default(&dflt);
 		p = &dflt;
 	}
 	memset(&tot, 0, sizeof tot);
-	if ((rc = load_totals(c, job_id, &tot, &sp, cause)) != 1)
+	if ((rc = load_totals(c, job_id, &tot, &sp, &version, cause)) != 1)
 		return rc;
-	if (sp.idle_timeout != p->idle_timeout || sp.msg_gap != p->msg_gap)
+	if (sp.idle_timeout != p->idle_timeout || sp.msg_gap != p->msg_gap ||
+	    version != FLOW_ASM_VERSION)
 		return 0;
 	if (job_root(c, job_id, &root, cause) != 0)
 		return -1;
@@ -526,12 +532,69 @@ flowdb_fresh(struct cache *c, long long job_id, const char *const *paths,
 }
 
 int
+flowdb_job(struct cache *c, const char *name, const char *root,
+    long long *job_id, char **cause)
+{
+	sqlite3_stmt *st;
+	char *had = NULL;
+	int rc;
+
+	if (prepare(c, "SELECT id, root FROM jobs WHERE name = ?", &st,
+	    cause) != 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*job_id = sqlite3_column_int64(st, 0);
+		had = xstrdup((const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW) {
+		rc = strcmp(had, root) == 0 ? 0 : ts_fail(cause, "job '%s' in "
+		    "the cache is rooted at '%s'; name this one with --job",
+		    name, had);
+		free(had);
+		return rc;
+	}
+	if (rc != SQLITE_DONE)
+		return cache_fail(c, "cannot read jobs", cause);
+	if (prepare(c, "INSERT INTO jobs (name, root, created) VALUES "
+	    "(?, ?, ?)", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, (double)time(NULL));
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return cache_fail(c, "cannot store the job", cause);
+	*job_id = sqlite3_last_insert_rowid(cache_db(c));
+	return 0;
+}
+
+/* Pass cause to warn as "what: cause" and drop it. */
+static void
+warn_cause(void (*warn)(void *arg, const char *msg), void *warn_arg,
+    const char *what, char **cause)
+{
+	char *msg;
+
+	if (warn != NULL && *cause != NULL) {
+		msg = xasprintf("%s: %s", what, *cause);
+		warn(warn_arg, msg);
+		free(msg);
+	}
+	free(*cause);
+	*cause = NULL;
+}
+
+int
 flowdb_ingest(struct cache *c, long long job_id, const char *const *paths,
     size_t n, const struct flow_params *p,
     void (*warn)(void *arg, const char *msg), void *warn_arg,
     struct flow_set *set, int *reused, char **cause)
 {
 	struct flow_params dflt;
+	char *why = NULL;
 	int rc;
 
 	if (p == NULL) {
@@ -539,21 +602,18 @@ flowdb_ingest(struct cache *c, long long job_id, const char *const *paths,
 		p = &dflt;
 	}
 	*reused = 0;
-	if ((rc = flowdb_fresh(c, job_id, paths, n, p, cause)) < 0)
-		return -1;
-	if (rc == 1 && flowdb_load(c, job_id, set, NULL, cause) == 1) {
+	if ((rc = flowdb_fresh(c, job_id, paths, n, p, &why)) == 1 &&
+	    (rc = flowdb_load(c, job_id, set, NULL, &why)) == 1) {
 		*reused = 1;
 		return 0;
 	}
-	if (cause != NULL) {	/* a stored set that cannot be read: redo it */
-		free(*cause);
-		*cause = NULL;
-	}
+	if (rc < 0)	/* a stored set that cannot be read: made again */
+		warn_cause(warn, warn_arg, "cannot read flows from the cache",
+		    &why);
 	if (flow_set_load(set, paths, n, p, warn, warn_arg, cause) != 0)
 		return -1;
-	if (flowdb_store(c, job_id, set, p, cause) != 0) {
-		flow_set_free(set);
-		return -1;
-	}
+	if (flowdb_store(c, job_id, set, p, &why) != 0)
+		warn_cause(warn, warn_arg, "cannot keep flows in the cache",
+		    &why);
 	return 0;
 }

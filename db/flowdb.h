@@ -32,19 +32,31 @@ int flowdb_load(struct cache *c, long long job_id, struct flow_set *set,
     struct flow_params *p, char **cause);
 
 /*
- * 1 when job_id's stored set was made with parameters p from exactly the
- * files paths[0..n) (any order), each with the size and mtime it has now;
- * 0 otherwise (including a file that is gone); -1 with *cause on error.
+ * 1 when job_id's stored set was made with parameters p, by this
+ * FLOW_ASM_VERSION, from exactly the files paths[0..n) (any order), each
+ * with the size and mtime it has now; 0 otherwise (including a file that
+ * is gone); -1 with *cause on error.
  */
 int flowdb_fresh(struct cache *c, long long job_id, const char *const *paths,
     size_t n, const struct flow_params *p, char **cause);
 
 /*
+ * Find or create the job `name` rooted at `root` (an absolute path) for a
+ * flow set: *job_id.  A job of that name with another root is refused.
+ * Returns 0, or -1 with *cause.
+ */
+int flowdb_job(struct cache *c, const char *name, const char *root,
+    long long *job_id, char **cause);
+
+/*
  * The flow set of job_id from captures paths[0..n): loaded from the cache
  * when flowdb_fresh() says so (*reused = 1), else read with
- * flow_set_load() (warnings to warn) and stored (*reused = 0).  p may be
- * NULL for the defaults.  Returns 0, or -1 with *cause (the cache keeps
- * the previous set).
+ * flow_set_load() (warnings to warn) and stored (*reused = 0).  The cache
+ * never costs the set: a stored set that cannot be read is made again, and
+ * one that cannot be stored (a read-only or full cache) is still returned;
+ * both are warnings.  p may be NULL for the defaults.  Returns 0, or -1
+ * with *cause when the captures cannot be read (the cache keeps the
+ * previous set).
  */
 int flowdb_ingest(struct cache *c, long long job_id, const char *const *paths,
     size_t n, const struct flow_params *p,

@@ -32,10 +32,10 @@ const struct cmd cmd_table[] = {
 	  "[--no-flows] JOB", 1, 1,
 	  "rank the suspect events and nodes of a failed job, with reasons",
 	  cmd_diagnose, "baseline= top= format= no-flows" },
-	{ "flows", "[--format text|tsv|json] [--idle-timeout S] [--gap S] "
-	  "CAPTURE|JOBDIR...", 1, -1,
+	{ "flows", "[--format text|tsv|json] [--job NAME] [--no-cache] "
+	  "[--idle-timeout S] [--gap S] CAPTURE|JOBDIR...", 1, -1,
 	  "find training jobs, parallel groups, iterations and slow parts in captures",
-	  cmd_flows, "format= idle-timeout= gap=" },
+	  cmd_flows, "format= job= no-cache idle-timeout= gap=" },
 	{ "help", "[COMMAND|TOPIC]", 0, 1,
 	  "show help for a command or topic",
 	  cmd_help, "" },

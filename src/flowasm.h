@@ -66,6 +66,13 @@ struct flow_set {
 void flow_params_default(struct flow_params *p);
 
 /*
+ * The version of message assembly (readers included): a flow set stored
+ * in the cache by another version is made again from its captures.  Raise
+ * it with every change to what a capture assembles into.
+ */
+#define FLOW_ASM_VERSION	1
+
+/*
  * Pure ACKs (TCP without payload, SYN, FIN or RST; RoCE RC ACKNOWLEDGE
  * packets) never open a message: one that arrives while a message of its
  * flow is open (within msg_gap of the message's last data) is counted in

@@ -3,6 +3,11 @@
  * command line (a directory is scanned for them), load them into one
  * flow_set, analyse it and print the view model.
  *
+ * When the arguments make one job (a directory, or files given together,
+ * as `index` sees them), its flow set is kept in the cache under that job
+ * and reused while the captures are unchanged; the cache failing is only
+ * a warning.
+ *
  * In a directory, flow_find_captures() finds the inputs by content; when
  * it holds packet captures its flow-record files are left out (they
  * usually describe the same traffic).  Node names come from the same
@@ -19,6 +24,8 @@
 #include "commands.h"
 #include "flowan.h"
 #include "flowasm.h"
+#include "flowjoin.h"
+#include "scan.h"
 #include "util.h"
 
 struct found {
@@ -106,6 +113,39 @@ names_from_args(struct cmd_args *args, const struct flow_set *set)
 	return names;
 }
 
+/*
+ * Load the flow set of inputs in, through the cache when the arguments
+ * make one job and the cache opens.
+ */
+static int
+load_set(struct cmd_ctx *ctx, struct cmd_args *args, struct found *in,
+    const struct flow_params *fp, struct flow_set *set, char **cause)
+{
+	const char *given = cmd_opt(args, "job");
+	char *root = NULL, *name = NULL, *why = NULL;
+	struct cache *c = NULL;
+	int rc;
+
+	if (!cmd_has_opt(args, "no-cache") &&
+	    (root = scan_job_root(args->argv, (size_t)args->argc)) != NULL &&
+	    cmd_ctx_cache(ctx, &c, &why) != 0) {
+		fprintf(ctx->err, "trainscope: flows not kept in the cache: "
+		    "%s\n", why);
+		free(why);
+		c = NULL;
+	}
+	if (given != NULL && root == NULL && !cmd_has_opt(args, "no-cache"))
+		return ts_fail(cause, "--job names one job: give one directory, "
+		    "or files that share one");
+	if (c != NULL)
+		name = given != NULL ? xstrdup(given) : scan_job_name(root);
+	rc = flowjoin_load(c, name, root, in->v, in->n, fp, warn_err,
+	    ctx->err, set, cause);
+	free(name);
+	free(root);
+	return rc;
+}
+
 int
 cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 {
@@ -130,11 +170,14 @@ cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 	if (opt_seconds(args, "idle-timeout", &fp.idle_timeout, cause) != 0 ||
 	    opt_seconds(args, "gap", &ap.gap, cause) != 0)
 		return CMD_USAGE;
+	if (cmd_opt(args, "job") != NULL && *cmd_opt(args, "job") == '\0') {
+		ts_fail(cause, "--job wants a name");
+		return CMD_USAGE;
+	}
 	rc = CMD_FAIL;
 	if (collect_inputs(args, &in, cause) != 0)
 		goto out;
-	if (flow_set_load(&set, (const char *const *)in.v, in.n, &fp,
-	    warn_err, ctx->err, cause) != 0)
+	if (load_set(ctx, args, &in, &fp, &set, cause) != 0)
 		goto out;
 	names = names_from_args(args, &set);
 	if (flowan_analyse_named(&fa, &set, names, &ap, cause) == 0) {

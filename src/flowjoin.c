@@ -24,6 +24,7 @@
 #include "diag.h"
 #include "flowan.h"
 #include "flowasm.h"
+#include "flowdb.h"
 #include "flowjoin.h"
 #include "util.h"
 
@@ -124,7 +125,34 @@ warn_line(void *arg, const char *msg)
 }
 
 int
-flowjoin_evidence(struct diag_job *job, FILE *warn, char **cause)
+flowjoin_load(struct cache *c, const char *name, const char *root,
+    char *const *paths, size_t n, const struct flow_params *p,
+    void (*warn)(void *arg, const char *msg), void *warn_arg,
+    struct flow_set *set, char **cause)
+{
+	long long id;
+	char *why = NULL, *msg;
+	int reused;
+
+	if (c != NULL && name != NULL && root != NULL) {
+		if (flowdb_job(c, name, root, &id, &why) == 0)
+			return flowdb_ingest(c, id, (const char *const *)paths,
+			    n, p, warn, warn_arg, set, &reused, cause);
+		if (warn != NULL) {
+			msg = xasprintf("flows not kept in the cache: %s",
+			    why);
+			warn(warn_arg, msg);
+			free(msg);
+		}
+		free(why);
+	}
+	return flow_set_load(set, (const char *const *)paths, n, p, warn,
+	    warn_arg, cause);
+}
+
+int
+flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
+    char **cause)
 {
 	struct flow_params fp;
 	struct flowan_params ap;
@@ -144,8 +172,8 @@ flowjoin_evidence(struct diag_job *job, FILE *warn, char **cause)
 	}
 	flow_params_default(&fp);
 	flowan_params_default(&ap);
-	if (flow_set_load(&set, (const char *const *)paths, np, &fp,
-	    warn_line, warn, cause) != 0) {
+	if (flowjoin_load(c, job->name, job->root, paths, np, &fp, warn_line,
+	    warn, &set, cause) != 0) {
 		flow_paths_free(paths, np);
 		return -1;
 	}

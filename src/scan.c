@@ -811,11 +811,10 @@ common_dir(char *dir, const char *path)
 		*(slash == dir ? slash + 1 : slash) = '\0';
 }
 
-static void
-add_loose(struct walk *w, char *const *files, size_t n)
+/* The directory that plain files[0 .. n) (n >= 1) have in common. */
+static char *
+files_root(char *const *files, size_t n)
 {
-	struct scan_job *j = w->job;
-	struct stat sb;
 	char *abs, *dir = NULL, *s;
 	size_t i;
 
@@ -829,6 +828,34 @@ add_loose(struct walk *w, char *const *files, size_t n)
 			common_dir(dir, abs);
 		free(abs);
 	}
+	return dir;
+}
+
+char *
+scan_job_root(char *const *paths, size_t n)
+{
+	struct stat sb;
+	size_t i, ndirs = 0;
+
+	for (i = 0; i < n; i++) {
+		if (stat(paths[i], &sb) != 0)
+			return NULL;
+		ndirs += S_ISDIR(sb.st_mode) != 0;
+	}
+	if (n == 0 || (ndirs > 0 && n > 1))
+		return NULL;
+	return ndirs == 1 ? absolute(paths[0]) : files_root(paths, n);
+}
+
+static void
+add_loose(struct walk *w, char *const *files, size_t n)
+{
+	struct scan_job *j = w->job;
+	struct stat sb;
+	char *abs, *dir, *s;
+	size_t i;
+
+	dir = files_root(files, n);
 	free(j->root);
 	free(j->name);
 	j->root = dir;

@@ -100,4 +100,12 @@ void scan_free_hosts(char **nodes, size_t n);
  */
 char *scan_job_name(const char *dir);
 
+/*
+ * The root of the one job that paths[0 .. n) make, as scan_paths() sees
+ * it: a lone directory's real path, or the directory that plain files
+ * given together share.  NULL (nothing allocated) when they make several
+ * jobs or one is missing.
+ */
+char *scan_job_root(char *const *paths, size_t n);
+
 #endif

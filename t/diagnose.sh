@@ -132,6 +132,15 @@ if [ -d "$G/run2_failed/logs" ]; then
 		head -1 slow.txt | grep "ran to the end but slowed down from iteration $it" &&
 		! grep "failed in" slow.txt
 	'
+	if command -v sqlite3 >/dev/null 2>&1; then
+		test_expect_success 'real sample: diagnose keeps the job'"'"'s flow set in the cache' '
+			test "$(sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" \
+			    "SELECT count(*) FROM flow_sets JOIN jobs ON id = job_id
+			    WHERE name = '"'"'c_straggler_compute'"'"'")" = 1 &&
+			trainscope flows --format tsv "$S" >flows.tsv &&
+			grep "^finding.*straggler" flows.tsv
+		'
+	fi
 	test_expect_success 'real sample: the healthy run is no failure and joins the pool' '
 		trainscope diagnose --format json run1_normal >healthy.json &&
 		grep "\"failure_iteration\": null," healthy.json &&

@@ -184,6 +184,31 @@ test_concurrent(void)
 	free(p);
 }
 
+/* A cache of schema 1 (before flow_sets.asm_version) is brought up to date. */
+static void
+test_migrate(void)
+{
+	struct cache *c;
+	char *p = path_in("old.db"), *cause = NULL;
+
+	ok(cache_open(p, 0, &c, &cause) == 0, "make a cache to age");
+	ok(cache_exec(c, "INSERT INTO jobs (name, root, created) VALUES "
+	    "('j', '/r', 0); INSERT INTO flow_sets (job_id, idle_timeout, "
+	    "msg_gap, records, flows, bytes, pkts, ack_pkts, ack_bytes, "
+	    "warnings) VALUES (1, 2, 0.001, 0, 0, 0, 0, 0, 0, 0); "
+	    "ALTER TABLE flow_sets DROP COLUMN asm_version; "
+	    "PRAGMA user_version = 1", &cause) == 0, "now it is schema 1");
+	cache_close(c);
+	ok(cache_open(p, 0, &c, &cause) == 0, "a schema-1 cache opens");
+	is_int(query_int(c, "PRAGMA user_version"), cache_schema_version(),
+	    "and is migrated");
+	is_int(query_int(c, "SELECT asm_version FROM flow_sets"), 0,
+	    "its flow set reads as made by no known assembler");
+	cache_close(c);
+	free(p);
+	free(cause);
+}
+
 int
 main(void)
 {
@@ -194,6 +219,7 @@ main(void)
 	test_create();
 	test_refuse();
 	test_concurrent();
+	test_migrate();
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);

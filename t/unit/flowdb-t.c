@@ -125,6 +125,15 @@ main(void)
 	paths[1] = csv;
 	ok(flowdb_fresh(c, 7, paths, 2, NULL, &cause) == 1,
 	    "the same file twice is the same list");
+	ok(cache_exec(c, "UPDATE flow_sets SET asm_version = asm_version - 1",
+	    &cause) == 0 && flowdb_fresh(c, 7, paths, 1, NULL, &cause) == 0,
+	    "a set made by another assembler version: not fresh");
+	ok(flowdb_ingest(c, 7, paths, 1, NULL, NULL, NULL, &got, &reused,
+	    &cause) == 0 && reused == 0 && same_set(&fresh, &got),
+	    "so it is made again");
+	flow_set_free(&got);
+	ok(flowdb_fresh(c, 7, paths, 1, NULL, &cause) == 1,
+	    "and stored with this version");
 
 	write_file(csv, "ts,te,src,dst,bytes\n200,201,10.0.0.9,10.0.0.1,5\n");
 	ok(flowdb_ingest(c, 7, paths, 1, NULL, NULL, NULL, &again, &reused,
@@ -144,6 +153,23 @@ main(void)
 	ok(flowdb_store(c, 99, &again, NULL, &cause) == -1 &&
 	    strstr(cause, "no job 99") != NULL, "storing for a missing job fails");
 	free(cause);
+	cause = NULL;
+
+	{
+		long long id = 0, id2 = 0;
+
+		ok(flowdb_job(c, "j", dir, &id, &cause) == 0 && id == 7,
+		    "flowdb_job finds a job by name and root");
+		ok(flowdb_job(c, "j", "/elsewhere", &id, &cause) == -1 &&
+		    strstr(cause, "rooted at") != NULL &&
+		    strstr(cause, "--job") != NULL,
+		    "the same name under another root is refused");
+		free(cause);
+		cause = NULL;
+		ok(flowdb_job(c, "k", "/elsewhere", &id, &cause) == 0 &&
+		    flowdb_job(c, "k", "/elsewhere", &id2, &cause) == 0 &&
+		    id != 7 && id == id2, "a new job is made once");
+	}
 
 	flow_set_free(&fresh);
 	flow_set_free(&again);
