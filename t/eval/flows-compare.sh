@@ -8,7 +8,7 @@
 ts=$1 dir=$2
 tmp=${TMPDIR:-/tmp}/flows-compare.$$
 trap 'rm -f "$tmp".*' EXIT
-"$ts" flows --format tsv "$dir/job.pcap" >"$tmp.out" 2>/dev/null || exit 1
+"$ts" flows --no-cache --format tsv "$dir/job.pcap" >"$tmp.out" 2>/dev/null || exit 1
 
 # Truth: dp/pp ip lists, iterations, the straggler's ip and first iteration.
 awk '

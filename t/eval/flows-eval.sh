@@ -44,7 +44,7 @@ trap 'rm -rf "$tmp"' EXIT
 # about 80 dp + 20 micro-batches frames (2 (dp - 1) ring steps of 4
 # buckets, both ways per micro-batch; 2 channels, 4 samples and an ack a
 # message), 2.5 GB at 1024 nodes (a run there takes 20-30 s: about 15 s
-# to simulate, 7 s and 0.5 GB of memory for flows on RoCE, 0.2 GB on
+# to simulate, 4-5 s and 0.2 GB of memory for flows on RoCE and on
 # TCP; check the free space of TMPDIR).  TS_FLOWS_SHAPES picks others.
 shapes=${TS_FLOWS_SHAPES:-"4:2:2:30:300:8 16:4:4:24:400:8 64:8:8:16:600:8
     256:16:16:12:800:16 1024:16:64:8:1000:64"}
@@ -71,7 +71,7 @@ sim_row() { # NODES DP PP ITERS MS MICRO TRANSPORT FAULT-OPTION...
 		echo "$n $dp $pp $tr $fault: simulate failed: $(head -n 1 "$tmp/err")"
 		return
 	fi
-	"$ts" flows --format json "$tmp/job" >"$tmp/out.json" 2>/dev/null ||
+	"$ts" flows --no-cache --format json "$tmp/job" >"$tmp/out.json" 2>/dev/null ||
 	    echo '{}' >"$tmp/out.json"
 	t1=$(date +%s)
 	r=$(awk -f "$srcdir/t/eval/flows-sim-score.awk" "$tmp/job/truth.json" \
