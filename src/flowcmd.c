@@ -127,16 +127,16 @@ load_set(struct cmd_ctx *ctx, struct cmd_args *args, struct found *in,
 	int rc;
 
 	if (!cmd_has_opt(args, "no-cache") &&
-	    (root = scan_job_root(args->argv, (size_t)args->argc)) != NULL &&
-	    cmd_ctx_cache(ctx, &c, &why) != 0) {
+	    (root = scan_job_root(args->argv, (size_t)args->argc)) == NULL &&
+	    given != NULL)
+		return ts_fail(cause, "--job names one job: give one directory, "
+		    "or files that share one");
+	if (root != NULL && cmd_ctx_cache(ctx, &c, &why) != 0) {
 		fprintf(ctx->err, "trainscope: flows not kept in the cache: "
 		    "%s\n", why);
 		free(why);
 		c = NULL;
 	}
-	if (given != NULL && root == NULL && !cmd_has_opt(args, "no-cache"))
-		return ts_fail(cause, "--job names one job: give one directory, "
-		    "or files that share one");
 	if (c != NULL)
 		name = given != NULL ? xstrdup(given) : scan_job_name(root);
 	rc = flowjoin_load(c, name, root, in->v, in->n, fp, warn_err,
