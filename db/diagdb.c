@@ -129,11 +129,20 @@ load_job(struct loader *l, const char *name, char **cause)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (prep(l, "SELECT id, root, name FROM jobs WHERE name = ?1 OR root "
-	    "= ?2 ORDER BY name = ?1 DESC LIMIT 1", &st, cause) != 0)
+	if (prep(l, "SELECT id, root, name, indexed IS NULL FROM jobs WHERE "
+	    "name = ?1 OR root = ?2 ORDER BY name = ?1 DESC LIMIT 1", &st,
+	    cause) != 0)
 		return -1;
 	bind_job(st, 1, 2, name);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW &&
+	    sqlite3_column_int(st, 3)) {	/* made by `flows` alone */
+		rc = ts_fail(cause, "job '%s' has flows but no indexed logs "
+		    "(index '%s' first)", (const char *)sqlite3_column_text(st,
+		    2), (const char *)sqlite3_column_text(st, 1));
+		sqlite3_finalize(st);
+		return rc;
+	}
+	if (rc == SQLITE_ROW) {
 		l->job_id = sqlite3_column_int64(st, 0);
 		l->root = xstrdup((const char *)sqlite3_column_text(st, 1));
 		free(l->job->root);

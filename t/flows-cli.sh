@@ -44,6 +44,10 @@ test_expect_success 'and reuses it while the captures are unchanged' '
 	touch -d "2001-01-01" jobA/rec.csv &&
 	trainscope flows jobA >third && cmp first third
 '
+test_expect_success 'diagnose on a job with flows but no logs says to index it' '
+	test_must_fail 1 trainscope diagnose jobA 2>err &&
+	grep "job .jobA. has flows but no indexed logs (index .*/jobA. first)" err
+'
 test_expect_success 'files given together are the job of their directory' '
 	trainscope flows jobA/rec.csv >/dev/null &&
 	test "$(q "SELECT count(*) FROM jobs")" = 1
