@@ -30,15 +30,17 @@ struct cache {
 /* Generated from db/schema.sql and db/migrate-N.sql by make. */
 extern const char cache_schema_sql[];
 extern const char cache_migrate_2_sql[];
+extern const char cache_migrate_3_sql[];
 
 /* migrations[i] takes a cache from version i to i + 1. */
 static const char *const *
 migrations(size_t *n)
 {
-	static const char *m[2];
+	static const char *m[3];
 
 	m[0] = cache_schema_sql;
 	m[1] = cache_migrate_2_sql;
+	m[2] = cache_migrate_3_sql;
 	*n = TS_NELEM(m);
 	return m;
 }

@@ -1,15 +1,16 @@
 /*
- * diagdb.h -- the diagnosis's view of the cache.
+ * diagdb.h -- the diagnosis's queries on the cache.
  *
- * diagdb_load() builds the in-memory model of src/diag.h from what the
- * indexer stored: nodes and their log files (files of no known node are
- * left out when the job has nodes, and each becomes its own node when it
- * has none), counts per node and template, the first occurrence of every
- * template, per-file template sequences cut into iterations by the stage
- * tracker of src/stage.h, and the healthy pool (jobs marked good or that
- * ended cleanly, plus --baseline jobs) with each template's share and rate
- * there.  One raw line per template is read back from the log (its first
- * occurrence) for its level and for the fault library.
+ * Only rows go in and out here: the job, its nodes, log files, ranks and
+ * per-file template rows (with their line-number blobs), the healthy pool,
+ * the user's marks, the outcome and stage tags the diagnosis writes back,
+ * and the stored results of a diagnosis keyed by what they were computed
+ * from.  Building a job's model from these rows (reading raw lines,
+ * tracking stages, splitting combined logs) is the core's work
+ * (src/jobload.c).
+ *
+ * The row callbacks get borrowed strings and blobs, valid only during the
+ * call; returning nonzero from a callback stops the walk and is returned.
  */
 #ifndef TS_DIAGDB_H
 #define TS_DIAGDB_H
@@ -17,18 +18,81 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct buf;
 struct cache;
 struct diag_job;
 struct diag_result;
 
+/* A jobs row. */
+struct diagdb_job {
+	int64_t id;
+	char *name;		/* allocated */
+	char *root;		/* allocated */
+	int has_logs;		/* 0: made by `flows` alone, never indexed */
+	double indexed;		/* last indexed, epoch seconds; NAN never */
+};
+
 /*
- * Load job `name` (a job name, or the directory of an indexed job) with
- * the healthy pool plus the jobs named in baselines[0 .. nbase) (names or
- * directories).  The model's name is the job's name in the cache.  Returns 0 and sets *out (free with
- * diag_job_free()), or -1 with *cause ("no job 'NAME'", a cache error).
+ * Find the job called `name`, or else the one rooted at `root` (an
+ * absolute path, may be NULL).  Returns 1 and fills *out (release with
+ * diagdb_job_release()), 0 when there is no such job, -1 with *cause.
  */
-int diagdb_load(struct cache *c, const char *name,
-    const char *const *baselines, size_t nbase, struct diag_job **out,
+int diagdb_find_job(struct cache *c, const char *name, const char *root,
+    struct diagdb_job *out, char **cause);
+void diagdb_job_release(struct diagdb_job *j);
+
+/* The nodes of a job, by name. */
+int diagdb_each_node(struct cache *c, int64_t job,
+    int (*fn)(void *arg, int64_t id, const char *name), void *arg,
+    char **cause);
+
+/* A log file of a job (files.kind = 'log'). */
+struct diagdb_file {
+	int64_t id;
+	const char *path;	/* relative to the job's root */
+	int64_t node;		/* nodes.id, 0: no known node */
+	uint64_t lines;
+	double last_ts;		/* NAN: none */
+};
+/* The job's log files, by path. */
+int diagdb_each_log_file(struct cache *c, int64_t job,
+    int (*fn)(void *arg, const struct diagdb_file *f), void *arg,
+    char **cause);
+
+/* A file_templates row of a log file, with the template's text. */
+struct diagdb_row {
+	int64_t file;
+	uint32_t tmpl;
+	const char *text;	/* NULL when the template has no text */
+	uint64_t count;
+	uint64_t first_line, first_off, last_line, last_off;
+	double first_ts, last_ts;	/* NAN: none */
+	const unsigned char *lines;	/* varint line numbers */
+	size_t lineslen;
+};
+/* Every row of the job's log files, by file id then template id. */
+int diagdb_each_row(struct cache *c, int64_t job,
+    int (*fn)(void *arg, const struct diagdb_row *r), void *arg,
+    char **cause);
+
+/* The ranks of a job that have a known node. */
+int diagdb_each_rank(struct cache *c, int64_t job,
+    int (*fn)(void *arg, long rank, int64_t node), void *arg, char **cause);
+
+/*
+ * The healthy pool of job `job`: jobs marked good, or that ended cleanly
+ * and are not marked, other than the job itself, by id.  *ids is
+ * allocated (free it).  Returns 0, or -1 with *cause.
+ */
+int diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
+    char **cause);
+/*
+ * For a healthy job h: how many nodes its logs come from (files of no
+ * known node count one each) in *nodes, and fn for each of its templates
+ * with the number of lines (*nodes is set before the first call).
+ */
+int diagdb_template_sums(struct cache *c, int64_t h, double *nodes,
+    int (*fn)(void *arg, uint32_t tmpl, uint64_t count), void *arg,
     char **cause);
 
 /*
@@ -38,15 +102,22 @@ int diagdb_load(struct cache *c, const char *name,
 int diagdb_mark(struct cache *c, const char *name, const char *verdict,
     char **cause);
 
+/* What diagdb_store() writes: the outcome and each template's first tag. */
+struct diagdb_tag {
+	uint32_t tmpl;
+	const char *path;	/* of its first occurrence */
+	long line;
+	const char *stage;
+	long iteration;		/* -1: none */
+};
 /*
- * Record what the diagnosis concluded: the job's outcome ('healthy' when
- * it ended cleanly: no failure iteration and every node in shutdown or
- * past its last iteration without errors; else 'failed'), and the stage
- * and iteration of each template's first occurrence in node_templates.
- * Returns 0, or -1 with *cause.
+ * Record what the diagnosis concluded: the job's outcome ("healthy" or
+ * "failed") and the stage and iteration of each template's first
+ * occurrence in node_templates, in one transaction.  Returns 0, or -1
+ * with *cause.
  */
-int diagdb_store(struct cache *c, const struct diag_job *job,
-    const struct diag_result *r, char **cause);
+int diagdb_store(struct cache *c, const char *job, const char *outcome,
+    const struct diagdb_tag *tags, size_t ntags, char **cause);
 
 /*
  * The template of line `line` (1-based) of file `path` of job `job`.
@@ -54,5 +125,26 @@ int diagdb_store(struct cache *c, const struct diag_job *job,
  */
 int diagdb_line_template(struct cache *c, const char *job, const char *path,
     uint64_t line, uint32_t *id, char **cause);
+
+/*
+ * Append to `out` a description of everything a diagnosis of job `job`
+ * rests on in the cache: every file row (path, size, mtime, inode, bytes,
+ * lines), the job's mark, its capture rows, and for each job of its
+ * healthy pool the same summary.  Two descriptions are equal only when
+ * none of that changed.  Returns 0, or -1 with *cause.
+ */
+int diagdb_stamp(struct cache *c, int64_t job, struct buf *out,
+    char **cause);
+
+/*
+ * A stored result of job `job`.  Returns 1 and sets *blob (allocated) and
+ * *len when one is stored under exactly `key`, 0 when none is (or only a
+ * stale one), -1 with *cause.
+ */
+int diagdb_result_get(struct cache *c, int64_t job, const char *key,
+    void **blob, size_t *len, char **cause);
+/* Store a result under `key`, replacing the job's earlier one. */
+int diagdb_result_put(struct cache *c, int64_t job, const char *key,
+    const void *blob, size_t len, char **cause);
 
 #endif

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "diagdb.h"
+#include "jobload.h"
 #include "faults.h"
 #include "flowjoin.h"
 #include "util.h"
@@ -44,7 +45,7 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
 	nbase = cmd_opt_all(a, "baseline", &base);
-	if (diagdb_load(c, a->argv[0], base, nbase, &job, cause) != 0)
+	if (jobload(c, a->argv[0], base, nbase, &job, cause) != 0)
 		goto out;
 	o.faults = faults_default();
 	for (i = 0; i < faults_nerrors(o.faults); i++)
@@ -61,7 +62,7 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	/* the answer is printed; a cache that cannot take it (read-only,
 	 * full) costs only the remembered outcome */
-	if (diagdb_store(c, job, r, &why) != 0) {
+	if (jobload_store(c, job, r, &why) != 0) {
 		fprintf(ctx->err, "trainscope: the outcome was not saved: %s\n",
 		    why);
 		free(why);

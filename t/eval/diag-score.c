@@ -29,6 +29,7 @@
 #include "cache.h"
 #include "diag.h"
 #include "diagdb.h"
+#include "jobload.h"
 #include "faults.h"
 #include "flowjoin.h"
 #include "util.h"
@@ -239,7 +240,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (cache_open(argv[1], 0, &c, &cause) != 0 ||
-	    diagdb_load(c, argv[2], (const char *const *)argv + 4,
+	    jobload(c, argv[2], (const char *const *)argv + 4,
 	    (size_t)argc - 4, &job, &cause) != 0) {
 		fprintf(stderr, "diag-score: %s\n", cause);
 		return 1;

@@ -1,0 +1,1110 @@
+/*
+ * jobload.c -- a job's diagnosis model (src/diag.h) from the cache.
+ *
+ * Everything comes from one pass over the job's file_templates rows (with
+ * their line-number blobs): counts per node, the first occurrence of each
+ * template, and per file an array "line -> template" from which the file
+ * is replayed in line order through the stage tracker.  The tracker sees
+ * one stage rule per template (computed once from a raw sample line), so
+ * the replay costs a few operations per line.  Iteration lines are
+ * numbered from the raw first and last occurrence of their template in
+ * the file (consecutive when the counts agree, interpolated otherwise).
+ * Only lines from the start of training on enter the iteration sequences.
+ * A combined log (ranks interleaved) is read again to split it by rank:
+ * there every line's header is parsed, but of the iteration lines only
+ * the one stream that gives the durations has its fields read; the others
+ * need just their numbers.  The rows come from db/diagdb.c; this file
+ * reads the raw lines.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "diagdb.h"
+#include "jobload.h"
+#include "lineparse.h"
+#include "logdb.h"
+#include "reader.h"
+#include "stage.h"
+#include "util.h"
+
+/* One log file of the job. */
+struct lfile {
+	int64_t id;
+	char *path;
+	size_t node;		/* (size_t)-1: split by the lines' ranks */
+	size_t stream;		/* its stream, (size_t)-1 when split */
+	uint64_t lines;
+	double last_ts;
+};
+
+/* One node's lines inside a file of several ranks (combined logs). */
+struct split {
+	size_t node;
+	size_t stream;
+	struct stage_tracker tr;
+	int pending;
+	int after_frame;
+};
+
+/* One file_templates row. */
+struct lrow {
+	size_t file;
+	size_t tmpl;
+	uint64_t count, first_line, first_off, last_off;
+	double first_ts, last_ts;
+	unsigned char *blob;
+	size_t bloblen;
+	long iter_first, iter_last;	/* iteration templates only */
+};
+
+/* Per template: what the replay needs. */
+struct ltmpl {
+	int rule;		/* stage rule index, -1 none */
+	int is_iter;
+	int is_frame;		/* a traceback frame: '  File "...", line N' */
+	uint64_t ctx;		/* occurrences as a frame or right after one */
+	size_t first_row;
+	long occ;		/* occurrences seen in the current file */
+};
+
+struct loader {
+	struct cache *c;
+	struct diag_job *job;
+	int64_t job_id;
+	char *root;
+	struct lfile *files;
+	size_t nfiles, filecap;
+	struct lrow *rows;
+	size_t nrows, rowcap;
+	struct ltmpl *lt;
+	size_t *tmpl_of_id;	/* template id -> index + 1 */
+	size_t idcap;
+	int64_t *node_ids;	/* node index -> nodes.id (0 for pseudo) */
+	size_t nodeidcap;
+	size_t *rank_node;	/* rank -> node index + 1 (0: unknown) */
+	size_t nrank;
+	size_t time_stream;	/* the split stream giving durations, or -1 */
+};
+
+static int
+load_job(struct loader *l, const char *name, char **cause)
+{
+	struct diagdb_job dj;
+	char *abs = realpath(name, NULL);
+	int rc = diagdb_find_job(l->c, name, abs, &dj, cause);
+
+	free(abs);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return ts_fail(cause, "no job '%s' (index it first)", name);
+	if (!dj.has_logs) {	/* made by `flows` alone */
+		ts_fail(cause, "job '%s' has flows but no indexed logs (index "
+		    "'%s' first)", dj.name, dj.root);
+		diagdb_job_release(&dj);
+		return -1;
+	}
+	l->job_id = dj.id;
+	l->root = xstrdup(dj.root);
+	free(l->job->root);
+	l->job->root = dj.root;
+	free(l->job->name);
+	l->job->name = dj.name;
+	return 0;
+}
+
+static int
+node_row(void *arg, int64_t id, const char *name)
+{
+	struct loader *l = arg;
+	size_t n = diag_add_node(l->job, name);
+
+	l->node_ids = xgrow(l->node_ids, &l->nodeidcap, n + 1,
+	    sizeof *l->node_ids);
+	l->node_ids[n] = id;
+	l->job->nodes[n].missing = 1;	/* until a file shows up */
+	return 0;
+}
+
+static int
+load_nodes(struct loader *l, char **cause)
+{
+	return diagdb_each_node(l->c, l->job_id, node_row, l, cause);
+}
+
+static size_t
+node_index(const struct loader *l, int64_t id)
+{
+	size_t n;
+
+	for (n = 0; n < l->job->nnodes; n++)
+		if (l->node_ids[n] == id)
+			return n;
+	return (size_t)-1;
+}
+
+/*
+ * Log files.  A file of no known node (a combined log) is split by the
+ * rank prefix of each line when it is replayed.
+ */
+static int
+file_row(void *arg, const struct diagdb_file *df)
+{
+	struct loader *l = arg;
+	struct lfile *f;
+	size_t node = (size_t)-1;	/* split by rank when replayed */
+
+	if (df->node != 0) {
+		node = node_index(l, df->node);
+		if (node == (size_t)-1)
+			return 0;
+		l->job->nodes[node].missing = 0;
+	}
+	l->files = xgrow(l->files, &l->filecap, l->nfiles + 1,
+	    sizeof *l->files);
+	f = &l->files[l->nfiles++];
+	f->id = df->id;
+	f->path = xstrdup(df->path);
+	f->node = node;
+	f->lines = df->lines;
+	f->last_ts = df->last_ts;
+	f->stream = node != (size_t)-1 ?
+	    diag_add_stream(l->job, node, df->path) : (size_t)-1;
+	return 0;
+}
+
+static int
+load_files(struct loader *l, char **cause)
+{
+	return diagdb_each_log_file(l->c, l->job_id, file_row, l, cause);
+}
+
+static size_t
+file_index(const struct loader *l, int64_t id)
+{
+	size_t lo = 0, hi = l->nfiles, i;
+
+	for (i = lo; i < hi; i++)	/* files are few next to rows */
+		if (l->files[i].id == id)
+			return i;
+	return (size_t)-1;
+}
+
+/* The template index of id, adding the template on first sight. */
+static size_t
+tmpl_for(struct loader *l, uint32_t id, const char *text)
+{
+	size_t t;
+
+	if (id >= l->idcap) {
+		size_t old = l->idcap;
+
+		l->tmpl_of_id = xgrow(l->tmpl_of_id, &l->idcap, (size_t)id + 1,
+		    sizeof *l->tmpl_of_id);
+		memset(l->tmpl_of_id + old, 0, (l->idcap - old) *
+		    sizeof *l->tmpl_of_id);
+	}
+	if (l->tmpl_of_id[id] != 0)
+		return l->tmpl_of_id[id] - 1;
+	t = diag_add_tmpl(l->job, id, text != NULL ? text : "");
+	l->tmpl_of_id[id] = t + 1;
+	return t;
+}
+
+static int
+add_row(void *arg, const struct diagdb_row *dr)
+{
+	struct loader *l = arg;
+	struct lrow *r;
+	size_t file = file_index(l, dr->file);
+
+	if (file == (size_t)-1)
+		return 0;
+	l->rows = xgrow(l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows);
+	r = &l->rows[l->nrows++];
+	memset(r, 0, sizeof *r);
+	r->file = file;
+	r->tmpl = tmpl_for(l, dr->tmpl, dr->text);
+	r->count = dr->count;
+	r->first_line = dr->first_line;
+	r->first_off = dr->first_off;
+	r->first_ts = dr->first_ts;
+	r->last_off = dr->last_off;
+	r->last_ts = dr->last_ts;
+	r->bloblen = dr->lineslen;
+	r->blob = xmalloc(r->bloblen + 1);
+	if (r->bloblen > 0)
+		memcpy(r->blob, dr->lines, r->bloblen);
+	r->iter_first = r->iter_last = -1;
+	return 0;
+}
+
+static int
+load_rows(struct loader *l, char **cause)
+{
+	return diagdb_each_row(l->c, l->job_id, add_row, l, cause);
+}
+
+/* Is the row's first occurrence earlier than the other's? */
+static int
+row_before(const struct loader *l, const struct lrow *a, const struct lrow *b)
+{
+	int c;
+
+	if (!isnan(a->first_ts) && !isnan(b->first_ts) &&
+	    a->first_ts != b->first_ts)
+		return a->first_ts < b->first_ts;
+	if (isnan(a->first_ts) != isnan(b->first_ts))
+		return !isnan(a->first_ts);
+	c = strcmp(l->files[a->file].path, l->files[b->file].path);
+	return c != 0 ? c < 0 : a->first_line < b->first_line;
+}
+
+/* Python's way of dying: a traceback or "SomethingError: ..." line. */
+static int
+looks_like_error(const char *m, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (isalnum((unsigned char)m[i]) || m[i] == '_' ||
+	    m[i] == '.'))
+		i++;
+	if (i >= 9 && strncmp(m, "Traceback", 9) == 0)
+		return 1;
+	return i < len && m[i] == ':' && i >= 5 &&
+	    (strncmp(m + i - 5, "Error", 5) == 0 ||
+	    (i >= 9 && strncmp(m + i - 9, "Exception", 9) == 0));
+}
+
+/* A Python traceback frame: blanks, then 'File "'. */
+static int
+is_frame(const char *m, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (m[i] == ' ' || m[i] == '\t'))
+		i++;
+	return len - i > 6 && strncmp(m + i, "File \"", 6) == 0;
+}
+
+/*
+ * The line at `off` of a plain file with pread (a few KB, not the reader's
+ * large buffers); gzip files go through reader_line_at().
+ */
+static int
+read_line_at(const char *path, uint64_t off, struct buf *b)
+{
+	unsigned char magic[2];
+	char chunk[4096], *nl, *cause = NULL;
+	int fd = open(path, O_RDONLY), rc = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	buf_reset(b);
+	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		close(fd);
+		rc = reader_line_at(path, off, b, &cause);
+		free(cause);
+		return rc;
+	}
+	while (b->len < READER_LINE_MAX &&
+	    (n = pread(fd, chunk, sizeof chunk, (off_t)(off + b->len))) > 0) {
+		rc = 0;
+		if ((nl = memchr(chunk, '\n', (size_t)n)) != NULL) {
+			buf_add(b, chunk, (size_t)(nl - chunk));
+			break;
+		}
+		buf_add(b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (b->len > 0 && b->s[b->len - 1] == '\r')
+		b->s[--b->len] = '\0';
+	return rc;
+}
+
+/* Read the raw line at `off` of a file and parse its header. */
+static int
+raw_line(const struct loader *l, const struct lfile *f, uint64_t off,
+    struct buf *b, struct lp_line *lp)
+{
+	char *path = xasprintf("%s/%s", l->root, f->path);
+	int rc = read_line_at(path, off, b);
+
+	free(path);
+	if (rc != 0)
+		return -1;
+	lp_parse(buf_str(b), b->len, lp);
+	return 0;
+}
+
+/* Sample, level, stage rule and iteration-ness of every template. */
+static void
+sample_templates(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	struct buf b = BUF_INIT;
+	struct lp_line lp;
+	struct stage_iter it;
+	size_t t, i;
+
+	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
+	for (t = 0; t < job->ntmpls; t++)
+		l->lt[t].first_row = (size_t)-1;
+	for (i = 0; i < l->nrows; i++) {
+		struct ltmpl *lt = &l->lt[l->rows[i].tmpl];
+
+		if (lt->first_row == (size_t)-1 ||
+		    row_before(l, &l->rows[i], &l->rows[lt->first_row]))
+			lt->first_row = i;
+	}
+	for (t = 0; t < job->ntmpls; t++) {
+		const struct lrow *r = &l->rows[l->lt[t].first_row];
+		struct diag_tmpl *tp = &job->tmpls[t];
+
+		diag_set_first(job, t, l->files[r->file].node == (size_t)-1 ? 0 :
+		    l->files[r->file].node, l->files[r->file].path,
+		    (long)r->first_line, r->first_ts, STAGE_NONE, -1);
+		l->lt[t].rule = stage_rule_index(tp->text, strlen(tp->text));
+		if (raw_line(l, &l->files[r->file], r->first_off, &b, &lp) != 0)
+			continue;
+		tp->sample = xstrndup(lp.msg, lp.msg_len);
+		tp->level = (int)lp.level;
+		if (tp->level < DIAG_LEVEL_WARN &&
+		    looks_like_error(lp.msg, lp.msg_len))
+			tp->level = DIAG_LEVEL_ERROR;
+		l->lt[t].rule = stage_rule_index(lp.msg, lp.msg_len);
+		l->lt[t].is_iter = stage_parse_iter(lp.msg, lp.msg_len, &it);
+		l->lt[t].is_frame = is_frame(lp.msg, lp.msg_len);
+	}
+	buf_release(&b);
+}
+
+/* Iteration numbers of the first and last occurrence in each file. */
+static void
+number_iterations(struct loader *l)
+{
+	struct buf b = BUF_INIT;
+	struct lp_line lp;
+	struct stage_iter it;
+	size_t i;
+
+	for (i = 0; i < l->nrows; i++) {
+		struct lrow *r = &l->rows[i];
+		const struct lfile *f = &l->files[r->file];
+
+		if (!l->lt[r->tmpl].is_iter || f->node == (size_t)-1)
+			continue;
+		if (raw_line(l, f, r->first_off, &b, &lp) == 0 &&
+		    stage_parse_iter(lp.msg, lp.msg_len, &it))
+			r->iter_first = it.iteration;
+		if (raw_line(l, f, r->last_off, &b, &lp) == 0 &&
+		    stage_parse_iter(lp.msg, lp.msg_len, &it))
+			r->iter_last = it.iteration;
+	}
+	buf_release(&b);
+}
+
+/* Counts per node and each node's first error-level line. */
+static void
+count_rows(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	size_t i;
+
+	diag_job_shape(job);
+	for (i = 0; i < l->nrows; i++) {
+		const struct lrow *r = &l->rows[i];
+		struct diag_node *n;
+
+		if (l->files[r->file].node == (size_t)-1)
+			continue;	/* counted line by line when replayed */
+		n = &job->nodes[l->files[r->file].node];
+		diag_count(job, l->files[r->file].node, r->tmpl,
+		    r->count > UINT32_MAX ? UINT32_MAX : (uint32_t)r->count);
+		if (job->tmpls[r->tmpl].level >= DIAG_LEVEL_ERROR &&
+		    !isnan(r->first_ts) && (isnan(n->first_error_ts) ||
+		    r->first_ts < n->first_error_ts))
+			n->first_error_ts = r->first_ts;
+	}
+}
+
+/* Iteration number of the k-th occurrence (from 0) of an iteration row. */
+static long
+iter_number(const struct lrow *r, long k)
+{
+	if (r->iter_first < 0)
+		return -1;
+	if (r->iter_last < 0 || r->count < 2 ||
+	    r->iter_last - r->iter_first == (long)r->count - 1)
+		return r->iter_first + k;
+	return r->iter_first + lround((double)k * (double)(r->iter_last -
+	    r->iter_first) / (double)(r->count - 1));
+}
+
+/* "line -> template + 1" for file fi from its rows [from, to). */
+static uint32_t *
+line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
+    size_t *row_of)
+{
+	size_t cap = l->files[fi].lines + 2, i;
+	uint32_t *map = xcalloc(cap, sizeof *map);
+	const unsigned char *p, *end;
+	uint64_t v, line;
+
+	for (i = from; i < to; i++) {
+		row_of[l->rows[i].tmpl] = i;
+		p = l->rows[i].blob;
+		end = p + l->rows[i].bloblen;
+		line = 0;
+		while (p < end && logdb_varint_get(&p, end, &v) == 0) {
+			line += v;
+			if (line >= cap) {
+				size_t old = cap;
+
+				map = xgrow(map, &cap, (size_t)line + 1,
+				    sizeof *map);
+				memset(map + old, 0, (cap - old) * sizeof *map);
+			}
+			map[line] = (uint32_t)(l->rows[i].tmpl + 1);
+		}
+	}
+	*nlines = cap;
+	return map;
+}
+
+/* Put one tagged line of template t into stream s. */
+static void
+stream_line(struct diag_job *job, size_t s, size_t t,
+    const struct stage_tag *tag, int *pending)
+{
+	struct diag_stream *st = &job->streams[s];
+	uint32_t id = job->tmpls[t].id;
+
+	if (tag->stage < STAGE_TRAINING && !tag->is_iter && st->niters == 0)
+		return;
+	if (st->niters == 0 || *pending) {
+		diag_stream_iter(job, s, tag->iteration, NAN);
+		*pending = 0;
+	} else if (tag->is_iter)	/* an iteration ends with its line */
+		st->iters[st->niters - 1].iteration = tag->iteration;
+	diag_stream_event(job, s, id);
+	if (tag->is_iter)
+		*pending = 1;
+}
+
+/* Record the end of a stream and mark its unfinished iteration. */
+static void
+stream_finish(struct diag_job *job, size_t s, const struct stage_tracker *tr,
+    int pending, double last_ts)
+{
+	struct diag_stream *st = &job->streams[s];
+
+	diag_stream_end(job, s, tr->iteration, tr->cur, last_ts);
+	/* lines after the last iteration line: the unfinished iteration */
+	if (!pending && tr->iteration >= 0 && st->niters > 0)
+		st->iters[st->niters - 1].truncated = 1;
+}
+
+/* Replay file fi (rows [from, to)) through the stage tracker. */
+static void
+replay_file(struct loader *l, size_t fi, size_t from, size_t to,
+    size_t *row_of)
+{
+	struct diag_job *job = l->job;
+	struct stage_tracker tr;
+	struct stage_tag tag;
+	struct stage_iter it;
+	size_t nlines, line, t, i;
+	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
+	int pending = 0, after_frame = 0;
+
+	for (i = from; i < to; i++)
+		l->lt[l->rows[i].tmpl].occ = 0;
+	stage_tracker_init(&tr);
+	for (line = 1; line < nlines; line++) {
+		const struct lrow *r;
+
+		if (map[line] == 0)
+			continue;
+		t = map[line] - 1;
+		r = &l->rows[row_of[t]];
+		if (l->lt[t].is_frame || after_frame)
+			l->lt[t].ctx++;
+		after_frame = l->lt[t].is_frame;
+		if (l->lt[t].is_iter) {
+			memset(&it, 0, sizeof it);
+			it.iteration = iter_number(r, l->lt[t].occ++);
+			stage_feed_known(&tr, -1, &it, &tag);
+		} else
+			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
+		if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
+			job->tmpls[t].first.stage = tag.stage;
+			job->tmpls[t].first.iteration = tag.iteration;
+		}
+		stream_line(job, l->files[fi].stream, t, &tag, &pending);
+	}
+	stream_finish(job, l->files[fi].stream, &tr, pending,
+	    l->files[fi].last_ts);
+	free(map);
+}
+
+/*
+ * Lines of files that never say the job is training (ranks that print no
+ * progress, kernel logs) are placed in time: a first occurrence after the
+ * first iteration line of the job is in training, in the iteration the
+ * longest-running iteration template had reached by then (interpolated).
+ */
+static void
+restage(struct loader *l)
+{
+	const struct lrow *best = NULL;
+	double ts0 = NAN, span;
+	size_t i, t;
+
+	for (i = 0; i < l->nrows; i++) {
+		const struct lrow *r = &l->rows[i];
+
+		if (!l->lt[r->tmpl].is_iter || isnan(r->first_ts))
+			continue;
+		if (isnan(ts0) || r->first_ts < ts0)
+			ts0 = r->first_ts;
+		if (best == NULL || r->iter_last > best->iter_last)
+			best = r;
+	}
+	if (best == NULL)
+		return;
+	span = best->last_ts - best->first_ts;
+	for (t = 0; t < l->job->ntmpls; t++) {
+		struct diag_first *f = &l->job->tmpls[t].first;
+		double x;
+
+		if (f->stage >= STAGE_TRAINING || isnan(f->ts) || f->ts <= ts0)
+			continue;
+		f->stage = STAGE_TRAINING;
+		if (best->iter_first < 0 || !(span > 0))
+			continue;
+		x = (f->ts - best->first_ts) / span;
+		x = x < 0 ? 0 : x > 1 ? 1 : x;
+		f->iteration = best->iter_first + (long)ceil(x *
+		    (double)(best->iter_last - best->iter_first));
+		if (f->ts > best->last_ts)
+			f->iteration = best->iter_last + 1;
+	}
+}
+
+/*
+ * Iteration durations of the file with the most iteration lines (all
+ * ranks wait for each other, so one is enough): read it once.
+ */
+static void
+collect_times(struct loader *l)
+{
+	size_t i, from = 0, to = 0, best = (size_t)-1, nlines, *row_of;
+	uint64_t most = 0;
+	uint32_t *map;
+	char *path, *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct stage_iter it;
+
+	if (l->job->ntimes > 0)
+		return;
+	for (i = 0; i < l->nrows; i++)
+		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
+		    l->files[l->rows[i].file].node != (size_t)-1) {
+			most = l->rows[i].count;
+			best = l->rows[i].file;
+		}
+	if (best == (size_t)-1)
+		return;
+	for (i = 0; i < l->nrows && l->rows[i].file != best; i++)
+		;
+	for (from = i, to = i; to < l->nrows && l->rows[to].file == best; to++)
+		;
+	row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
+	map = line_map(l, best, from, to, &nlines, row_of);
+	path = xasprintf("%s/%s", l->root, l->files[best].path);
+	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (reader_next(rd, &rl, &cause) == 1) {
+			if (rl.lineno >= nlines || map[rl.lineno] == 0 ||
+			    !l->lt[map[rl.lineno] - 1].is_iter)
+				continue;
+			lp_parse(rl.s, rl.len, &lp);
+			if (stage_parse_iter(lp.msg, lp.msg_len, &it) &&
+			    it.has_duration && it.iteration >= 0)
+				diag_add_time(l->job, it.iteration, it.duration_ms);
+		}
+		reader_close(rd);
+	}
+	free(cause);
+	free(path);
+	free(map);
+	free(row_of);
+}
+
+/* Templates seen only as traceback frames or the source lines after them. */
+static void
+mark_context(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	size_t t, n;
+	uint64_t total;
+
+	for (t = 0; t < job->ntmpls; t++) {
+		for (n = 0, total = 0; n < job->nnodes; n++)
+			total += job->counts[n * job->ntmpls + t];
+		job->tmpls[t].context = total > 0 && l->lt[t].ctx >= total;
+	}
+}
+
+/* The node index of a name, added when new. */
+static size_t
+node_named(struct loader *l, const char *name)
+{
+	size_t n;
+
+	for (n = 0; n < l->job->nnodes; n++)
+		if (strcmp(l->job->nodes[n].name, name) == 0)
+			return n;
+	n = diag_add_node(l->job, name);
+	l->node_ids = xgrow(l->node_ids, &l->nodeidcap, n + 1,
+	    sizeof *l->node_ids);
+	l->node_ids[n] = 0;
+	l->job->nodes[n].missing = 1;	/* until a line of it shows up */
+	return n;
+}
+
+static void
+rank_set(struct loader *l, long rank, size_t node)
+{
+	size_t old = l->nrank;
+
+	if (rank < 0 || rank > 1000000)
+		return;
+	if ((size_t)rank >= l->nrank) {
+		l->rank_node = xgrow(l->rank_node, &l->nrank, (size_t)rank + 1,
+		    sizeof *l->rank_node);
+		memset(l->rank_node + old, 0, (l->nrank - old) *
+		    sizeof *l->rank_node);
+	}
+	if (l->rank_node[rank] == 0)
+		l->rank_node[rank] = node + 1;
+}
+
+/*
+ * Rank -> node from the job's hostfile ("HOST slots=N" lines, ranks given
+ * out in order), for combined logs whose ranks the index could not place.
+ */
+static void
+ranks_from_hostfile(struct loader *l)
+{
+	char *path = xasprintf("%s/hostfile", l->root), *line = NULL, *p;
+	size_t cap = 0, node;
+	long rank = 0, slots;
+	FILE *f = fopen(path, "r");
+
+	free(path);
+	if (f == NULL)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		if ((p = strtok(line, " \t\r\n")) == NULL || *p == '#')
+			continue;
+		node = node_named(l, p);
+		slots = 1;
+		while ((p = strtok(NULL, " \t\r\n")) != NULL)
+			if (strncmp(p, "slots=", 6) == 0)
+				slots = strtol(p + 6, NULL, 10);
+		while (slots-- > 0)
+			rank_set(l, rank++, node);
+	}
+	free(line);
+	fclose(f);
+}
+
+static int
+rank_row(void *arg, long rank, int64_t node)
+{
+	struct loader *l = arg;
+	size_t n = node_index(l, node);
+
+	if (n != (size_t)-1)
+		rank_set(l, rank, n);
+	return 0;
+}
+
+static int
+load_ranks(struct loader *l, char **cause)
+{
+	if (diagdb_each_rank(l->c, l->job_id, rank_row, l, cause) != 0)
+		return -1;
+	ranks_from_hostfile(l);
+	return 0;
+}
+
+/*
+ * The split stream of file fi for `rank` (-1: no prefix): one per rank, so
+ * a frozen rank stands out in a combined log too.  by_rank[rank + 1] holds
+ * its index + 1.
+ */
+static struct split *
+split_for(struct loader *l, size_t fi, long rank, struct split **sp,
+    size_t *nsp, size_t *cap, size_t **by_rank, size_t *nby)
+{
+	char name[64], *path;
+	size_t node, slot = rank >= 0 && rank < 1000000 ? (size_t)rank + 1 : 0;
+	size_t old = *nby;
+
+	if (slot >= *nby) {
+		*by_rank = xgrow(*by_rank, nby, slot + 1, sizeof **by_rank);
+		memset(*by_rank + old, 0, (*nby - old) * sizeof **by_rank);
+	}
+	if ((*by_rank)[slot] != 0)
+		return &(*sp)[(*by_rank)[slot] - 1];
+	if (slot > 0 && (size_t)rank < l->nrank && l->rank_node[rank] != 0)
+		node = l->rank_node[rank] - 1;
+	else if (slot > 0) {
+		snprintf(name, sizeof name, "rank-%ld", rank);
+		node = node_named(l, name);
+	} else {
+		node = node_named(l, l->files[fi].path);
+		l->job->nodes[node].pseudo = 1;
+	}
+	*sp = xgrow(*sp, cap, *nsp + 1, sizeof **sp);
+	memset(&(*sp)[*nsp], 0, sizeof **sp);
+	(*sp)[*nsp].node = node;
+	path = slot > 0 ? xasprintf("%s (rank %ld)", l->files[fi].path, rank) :
+	    xstrdup(l->files[fi].path);
+	(*sp)[*nsp].stream = diag_add_stream(l->job, node, path);
+	free(path);
+	stage_tracker_init(&(*sp)[*nsp].tr);
+	l->job->nodes[node].missing = 0;
+	(*by_rank)[slot] = *nsp + 1;
+	return &(*sp)[(*nsp)++];
+}
+
+/*
+ * Read an iteration line of a split file.  Durations come from one stream
+ * only (the first whose lines carry them), so the others need only their
+ * numbers, which are much cheaper to read.
+ */
+static int
+split_iter(const struct loader *l, const struct split *sp,
+    const struct lp_line *lp, struct stage_iter *it)
+{
+	if (l->time_stream == (size_t)-1 || l->time_stream == sp->stream)
+		return stage_parse_iter(lp->msg, lp->msg_len, it);
+	return stage_parse_iter_number(lp->msg, lp->msg_len, it);
+}
+
+/* One line of a split file: count it, tag it, put it in its stream. */
+static void
+split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
+    const struct lp_line *lp, double ts, const size_t *row_of)
+{
+	struct diag_job *job = l->job;
+	struct stage_tag tag;
+	struct stage_iter it;
+	struct diag_node *n = &job->nodes[sp->node];
+	const struct lrow *r = &l->rows[row_of[t]];
+
+	diag_count(job, sp->node, t, 1);
+	if (job->tmpls[t].level >= DIAG_LEVEL_ERROR && !isnan(ts) &&
+	    (isnan(n->first_error_ts) || ts < n->first_error_ts))
+		n->first_error_ts = ts;
+	if (l->lt[t].is_frame || sp->after_frame)
+		l->lt[t].ctx++;
+	sp->after_frame = l->lt[t].is_frame;
+	if (l->lt[t].is_iter && split_iter(l, sp, lp, &it)) {
+		stage_feed_known(&sp->tr, -1, &it, &tag);
+		if (it.has_duration && (l->time_stream == (size_t)-1 ||
+		    l->time_stream == sp->stream)) {
+			l->time_stream = sp->stream;
+			diag_add_time(job, tag.iteration, it.duration_ms);
+		}
+	} else
+		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
+	if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
+		job->tmpls[t].first.node = sp->node;
+		job->tmpls[t].first.stage = tag.stage;
+		job->tmpls[t].first.iteration = tag.iteration;
+	}
+	stream_line(job, sp->stream, t, &tag, &sp->pending);
+}
+
+/*
+ * Replay a file of several ranks: each line goes to the node of its rank
+ * prefix (the ranks table, the hostfile, else a node per rank), with a
+ * stream and a stage tracker per rank.
+ */
+static void
+replay_split(struct loader *l, size_t fi, size_t from, size_t to,
+    size_t *row_of)
+{
+	char *path = xasprintf("%s/%s", l->root, l->files[fi].path);
+	char *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct split *sp = NULL;
+	size_t nlines, nsp = 0, cap = 0, i, *by_rank = NULL, nby = 0;
+	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
+	double ts = NAN;
+
+	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (reader_next(rd, &rl, &cause) == 1) {
+			lp_parse(rl.s, rl.len, &lp);
+			if (lp.ts_kind == LP_TS_EPOCH)
+				ts = lp.ts;
+			if (rl.lineno >= nlines || map[rl.lineno] == 0)
+				continue;
+			split_line(l, split_for(l, fi, lp.rank, &sp, &nsp, &cap,
+			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno, &lp,
+			    ts, row_of);
+		}
+		reader_close(rd);
+	}
+	for (i = 0; i < nsp; i++)
+		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
+		    l->files[fi].last_ts);
+	free(cause);
+	free(path);
+	free(sp);
+	free(by_rank);
+	free(map);
+}
+
+static void
+replay(struct loader *l)
+{
+	size_t *row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
+	size_t i = 0, j;
+
+	while (i < l->nrows) {
+		for (j = i; j < l->nrows && l->rows[j].file == l->rows[i].file; j++)
+			;
+		if (l->files[l->rows[i].file].node == (size_t)-1)
+			replay_split(l, l->rows[i].file, i, j, row_of);
+		else
+			replay_file(l, l->rows[i].file, i, j, row_of);
+		i = j;
+	}
+	free(row_of);
+}
+
+/* Per healthy job: its per-node rate of each template of this job. */
+struct pool_acc {
+	struct loader *l;
+	double *rate;
+	double nodes;
+};
+
+static int
+pool_row(void *arg, uint32_t id, uint64_t count)
+{
+	struct pool_acc *pa = arg;
+	struct loader *l = pa->l;
+
+	if (id >= l->idcap || l->tmpl_of_id[id] == 0)
+		return 0;
+	l->job->tmpls[l->tmpl_of_id[id] - 1].healthy_jobs++;
+	pa->rate[l->tmpl_of_id[id] - 1] += (double)count / pa->nodes;
+	return 0;
+}
+
+/* Add healthy job h to the pool: occurrence and per-node rate. */
+static int
+pool_add(struct loader *l, int64_t h, double *rate, char **cause)
+{
+	struct pool_acc pa = { l, rate, 1 };
+
+	if (diagdb_template_sums(l->c, h, &pa.nodes, pool_row, &pa,
+	    cause) != 0)
+		return -1;
+	l->job->nhealthy++;
+	return 0;
+}
+
+/*
+ * Ids of the healthy jobs: the cache's pool (marked good, or ended
+ * cleanly) and the jobs named as baselines (names or directories).
+ */
+static int
+pool_ids(struct loader *l, const char *const *base, size_t nbase,
+    int64_t **ids, size_t *n, char **cause)
+{
+	struct diagdb_job dj;
+	size_t cap, i, k;
+	char *abs;
+	int rc;
+
+	if (diagdb_pool(l->c, l->job_id, ids, n, cause) != 0)
+		return -1;
+	cap = *n;
+	for (i = 0; i < nbase; i++) {
+		abs = realpath(base[i], NULL);
+		rc = diagdb_find_job(l->c, base[i], abs, &dj, cause);
+		free(abs);
+		if (rc < 0)
+			return -1;
+		if (rc == 0 || dj.id == l->job_id) {
+			diagdb_job_release(&dj);
+			return ts_fail(cause, "no baseline job '%s' (or it is "
+			    "the job itself)", base[i]);
+		}
+		for (k = 0; k < *n && (*ids)[k] != dj.id; k++)
+			;
+		if (k == *n) {
+			*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
+			(*ids)[(*n)++] = dj.id;
+		}
+		diagdb_job_release(&dj);
+	}
+	return 0;
+}
+
+static int
+load_pool(struct loader *l, const char *const *base, size_t nbase,
+    char **cause)
+{
+	int64_t *ids = NULL;
+	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate);
+	size_t n, i;
+	int rc = -1;
+
+	if (pool_ids(l, base, nbase, &ids, &n, cause) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (pool_add(l, ids[i], rate, cause) != 0)
+			goto out;
+	for (i = 0; i < l->job->ntmpls; i++)
+		if (l->job->tmpls[i].healthy_jobs > 0)
+			l->job->tmpls[i].healthy_rate = rate[i] /
+			    l->job->tmpls[i].healthy_jobs;
+	rc = 0;
+out:
+	free(ids);
+	free(rate);
+	return rc;
+}
+
+static void
+loader_release(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfiles; i++)
+		free(l->files[i].path);
+	for (i = 0; i < l->nrows; i++)
+		free(l->rows[i].blob);
+	free(l->files);
+	free(l->rows);
+	free(l->lt);
+	free(l->tmpl_of_id);
+	free(l->node_ids);
+	free(l->rank_node);
+	free(l->root);
+}
+
+/* Streams of files that had no template rows (empty files) end here. */
+static void
+end_empty(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfiles; i++) {
+		size_t s = l->files[i].stream;
+
+		if (s != (size_t)-1 && l->job->streams[s].niters == 0 &&
+		    l->job->streams[s].last_stage == STAGE_NONE)
+			diag_stream_end(l->job, s, -1, STAGE_NONE,
+			    l->files[i].last_ts);
+	}
+}
+
+int
+jobload(struct cache *c, const char *name, const char *const *baselines,
+    size_t nbase, struct diag_job **out, char **cause)
+{
+	struct loader l;
+	int rc = -1;
+
+	memset(&l, 0, sizeof l);
+	l.c = c;
+	l.job = diag_job_new(name);
+	if (load_job(&l, name, cause) != 0 || load_nodes(&l, cause) != 0 ||
+	    load_files(&l, cause) != 0 || load_rows(&l, cause) != 0 ||
+	    load_ranks(&l, cause) != 0)
+		goto out;
+	sample_templates(&l);
+	number_iterations(&l);
+	count_rows(&l);
+	l.time_stream = (size_t)-1;
+	replay(&l);
+	collect_times(&l);
+	restage(&l);
+	mark_context(&l);
+	end_empty(&l);
+	if (load_pool(&l, baselines, nbase, cause) != 0)
+		goto out;
+	*out = l.job;
+	l.job = NULL;
+	rc = 0;
+out:
+	diag_job_free(l.job);
+	loader_release(&l);
+	return rc;
+}
+
+
+/* Did the job end cleanly?  No failure found, no error, no missing node. */
+static int
+ended_cleanly(const struct diag_job *job, const struct diag_result *r)
+{
+	size_t i;
+
+	if (r->failure_iter >= 0 || job->nnodes == 0)
+		return 0;
+	for (i = 0; i < job->nnodes; i++)
+		if (job->nodes[i].missing)
+			return 0;
+	for (i = 0; i < job->ntmpls; i++)
+		if (job->tmpls[i].level >= DIAG_LEVEL_ERROR)
+			return 0;
+	return 1;
+}
+
+int
+jobload_store(struct cache *c, const struct diag_job *job,
+    const struct diag_result *r, char **cause)
+{
+	struct diagdb_tag *tags = xcalloc(job->ntmpls + 1, sizeof *tags);
+	size_t t, n = 0;
+	int rc;
+
+	for (t = 0; t < job->ntmpls; t++) {
+		const struct diag_first *f = &job->tmpls[t].first;
+
+		if (f->path == NULL)
+			continue;
+		tags[n].tmpl = job->tmpls[t].id;
+		tags[n].path = f->path;
+		tags[n].line = f->line;
+		tags[n].stage = stage_name(f->stage);
+		tags[n].iteration = f->iteration;
+		n++;
+	}
+	rc = diagdb_store(c, job->name, ended_cleanly(job, r) ? "healthy" :
+	    "failed", tags, n, cause);
+	free(tags);
+	return rc;
+}
