@@ -97,6 +97,7 @@ diag_job_free(struct diag_job *job)
 		free(job->streams[i].path);
 	}
 	free(job->times);
+	free(job->spans);
 	free(job->nodes);
 	free(job->tmpls);
 	free(job->streams);
@@ -264,6 +265,35 @@ diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
 }
 
 /* ------------------------------------------------------------ reasons */
+
+void
+diag_span_line(struct diag_job *job, size_t stream, enum stage st,
+    double ts, long iter)
+{
+	struct diag_stream *s = &job->streams[stream];
+	struct diag_span *sp = s->span > 0 ? &job->spans[s->span - 1] : NULL;
+
+	if (sp == NULL || sp->stage != st) {
+		job->spans = xgrow(job->spans, &job->spancap, job->nspans + 1,
+		    sizeof *job->spans);
+		sp = &job->spans[job->nspans++];
+		sp->stream = stream;
+		sp->stage = st;
+		sp->start = sp->end = NAN;
+		sp->iter_from = sp->iter_to = -1;
+		s->span = job->nspans;
+	}
+	if (!isnan(ts)) {
+		if (isnan(sp->start))
+			sp->start = ts;
+		sp->end = ts;
+	}
+	if (iter >= 0) {
+		if (sp->iter_from < 0)
+			sp->iter_from = iter;
+		sp->iter_to = iter;
+	}
+}
 
 static void reason_add(char ***v, size_t *n, const char *fmt, ...)
     TS_PRINTF(3, 4);
@@ -794,12 +824,14 @@ temporal_stream(struct work *w, struct diag_stream *s)
 	for (i = 1; i < last; i++)
 		if (flags[i] && s->iters[i].iteration >= 0 && novel(s, i)) {
 			w->flagged++;
+			s->iters[i].anomalous = 1;
 			mark_new(w, s, i, 0);
 		}
 	/* a final iteration cut short by an error; a clean end is no failure */
 	if (last < n && s->last_stage != STAGE_SHUTDOWN && (best[last] < 0.9 ||
 	    n == 1) && tail_has_error(w, s)) {
 		w->flagged++;
+		s->iters[last].anomalous = 1;
 		w->tail_node[s->node] = 1;
 		mark_new(w, s, last, 1);
 		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter) {

@@ -65,6 +65,8 @@ struct diag_iter {
 	size_t off, n;
 	double ts;		/* time of its first line, NAN unknown */
 	int truncated;		/* the stream ended inside it */
+	int anomalous;		/* set by diag_run(): its events broke the
+				   pattern of the iterations before it */
 };
 
 /* One log file (usually one rank) and its iterations. */
@@ -78,6 +80,18 @@ struct diag_stream {
 	long last_iter;		/* last completed iteration, -1 none */
 	double last_ts;
 	enum stage last_stage;
+	size_t span;		/* its current span in job->spans + 1, 0 none */
+};
+
+/*
+ * A stretch of one stream in one stage, as the loader's stage tracker saw
+ * it: from its first line in the stage to its last before the next.
+ */
+struct diag_span {
+	size_t stream;
+	enum stage stage;
+	double start, end;	/* epoch seconds, NAN unknown */
+	long iter_from, iter_to;	/* iterations it covers, -1 none */
 };
 
 /* Where a template was first seen in the job. */
@@ -123,6 +137,8 @@ struct diag_job {
 	struct diag_stream *streams;
 	size_t nstreams, streamcap;
 	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
+	struct diag_span *spans;	/* stage stretches of every stream */
+	size_t nspans, spancap;
 };
 
 /* An empty job; free with diag_job_free() (NULL is fine). */
@@ -159,6 +175,13 @@ struct diag_iter *diag_stream_iter(struct diag_job *job, size_t stream,
 void diag_stream_event(struct diag_job *job, size_t stream, uint32_t id);
 /* Add the duration of an iteration (one stream's, in order). */
 void diag_add_time(struct diag_job *job, long iteration, double ms);
+/*
+ * The stream's line at time ts (NAN unknown) in iteration iter is in
+ * stage `st`: extend the stream's current span, or start a new one when
+ * the stage changed.
+ */
+void diag_span_line(struct diag_job *job, size_t stream, enum stage st,
+    double ts, long iter);
 /* Record where the stream ended: its last completed iteration, stage, time. */
 void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts);

@@ -58,7 +58,7 @@ struct split {
 struct lrow {
 	size_t file;
 	size_t tmpl;
-	uint64_t count, first_line, first_off, last_off;
+	uint64_t count, first_line, first_off, last_line, last_off;
 	double first_ts, last_ts;
 	unsigned char *blob;
 	size_t bloblen;
@@ -237,6 +237,7 @@ add_row(void *arg, const struct diagdb_row *dr)
 	r->first_line = dr->first_line;
 	r->first_off = dr->first_off;
 	r->first_ts = dr->first_ts;
+	r->last_line = dr->last_line;
 	r->last_off = dr->last_off;
 	r->last_ts = dr->last_ts;
 	r->bloblen = dr->lineslen;
@@ -481,18 +482,23 @@ line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
 	return map;
 }
 
-/* Put one tagged line of template t into stream s. */
+/*
+ * Put one tagged line of template t, logged at ts (NAN unknown), into
+ * stream s: its iteration's events, and the stream's stage spans.
+ */
 static void
 stream_line(struct diag_job *job, size_t s, size_t t,
-    const struct stage_tag *tag, int *pending)
+    const struct stage_tag *tag, int *pending, double ts)
 {
 	struct diag_stream *st = &job->streams[s];
 	uint32_t id = job->tmpls[t].id;
 
+	diag_span_line(job, s, tag->stage, ts, tag->stage >= STAGE_TRAINING ?
+	    tag->iteration : -1);
 	if (tag->stage < STAGE_TRAINING && !tag->is_iter && st->niters == 0)
 		return;
 	if (st->niters == 0 || *pending) {
-		diag_stream_iter(job, s, tag->iteration, NAN);
+		diag_stream_iter(job, s, tag->iteration, ts);
 		*pending = 0;
 	} else if (tag->is_iter)	/* an iteration ends with its line */
 		st->iters[st->niters - 1].iteration = tag->iteration;
@@ -514,6 +520,89 @@ stream_finish(struct diag_job *job, size_t s, const struct stage_tracker *tr,
 		st->iters[st->niters - 1].truncated = 1;
 }
 
+/*
+ * When a file's lines were logged, as far as its rows tell: the first and
+ * last occurrence of every template give (line, time) points; a line
+ * between two points is placed by linear interpolation.
+ */
+struct lclock {
+	uint64_t *line;
+	double *ts;
+	size_t n;
+};
+
+static int
+cmp_point(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void
+clock_build(const struct loader *l, size_t from, size_t to, struct lclock *ck)
+{
+	double *pt = xcalloc(2 * (to - from) * 2 + 2, sizeof *pt);
+	size_t i, n = 0, k;
+
+	for (i = from; i < to; i++) {
+		const struct lrow *r = &l->rows[i];
+
+		if (!isnan(r->first_ts)) {
+			pt[2 * n] = (double)r->first_line;
+			pt[2 * n++ + 1] = r->first_ts;
+		}
+		if (!isnan(r->last_ts) && r->count > 1) {
+			pt[2 * n] = (double)r->last_line;
+			pt[2 * n++ + 1] = r->last_ts;
+		}
+	}
+	ts_qsort(pt, n, 2 * sizeof *pt, cmp_point);
+	ck->line = xcalloc(n + 1, sizeof *ck->line);
+	ck->ts = xcalloc(n + 1, sizeof *ck->ts);
+	for (i = 0, k = 0; i < n; i++) {
+		/* times go forward; a line out of order is left out */
+		if (k > 0 && (pt[2 * i + 1] < ck->ts[k - 1] ||
+		    (uint64_t)pt[2 * i] == ck->line[k - 1]))
+			continue;
+		ck->line[k] = (uint64_t)pt[2 * i];
+		ck->ts[k++] = pt[2 * i + 1];
+	}
+	ck->n = k;
+	free(pt);
+}
+
+/* The time of line `line`, NAN when the file has none. */
+static double
+clock_at(const struct lclock *ck, uint64_t line, size_t *hint)
+{
+	size_t i = *hint;
+
+	if (ck->n == 0)
+		return NAN;
+	if (line <= ck->line[0])
+		return ck->ts[0];
+	if (line >= ck->line[ck->n - 1])
+		return ck->ts[ck->n - 1];
+	if (i >= ck->n || ck->line[i] > line)
+		i = 0;
+	while (i + 1 < ck->n && ck->line[i + 1] <= line)
+		i++;
+	*hint = i;
+	if (ck->line[i] == line)
+		return ck->ts[i];
+	return ck->ts[i] + (ck->ts[i + 1] - ck->ts[i]) *
+	    (double)(line - ck->line[i]) /
+	    (double)(ck->line[i + 1] - ck->line[i]);
+}
+
+static void
+clock_release(struct lclock *ck)
+{
+	free(ck->line);
+	free(ck->ts);
+}
+
 /* Replay file fi (rows [from, to)) through the stage tracker. */
 static void
 replay_file(struct loader *l, size_t fi, size_t from, size_t to,
@@ -526,9 +615,12 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	size_t nlines, line, t, i;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
 	int pending = 0, after_frame = 0;
+	struct lclock ck;
+	size_t hint = 0;
 
 	for (i = from; i < to; i++)
 		l->lt[l->rows[i].tmpl].occ = 0;
+	clock_build(l, from, to, &ck);
 	stage_tracker_init(&tr);
 	for (line = 1; line < nlines; line++) {
 		const struct lrow *r;
@@ -550,10 +642,12 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 			job->tmpls[t].first.stage = tag.stage;
 			job->tmpls[t].first.iteration = tag.iteration;
 		}
-		stream_line(job, l->files[fi].stream, t, &tag, &pending);
+		stream_line(job, l->files[fi].stream, t, &tag, &pending,
+		    clock_at(&ck, line, &hint));
 	}
 	stream_finish(job, l->files[fi].stream, &tr, pending,
 	    l->files[fi].last_ts);
+	clock_release(&ck);
 	free(map);
 }
 
@@ -838,7 +932,7 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 		job->tmpls[t].first.stage = tag.stage;
 		job->tmpls[t].first.iteration = tag.iteration;
 	}
-	stream_line(job, sp->stream, t, &tag, &sp->pending);
+	stream_line(job, sp->stream, t, &tag, &sp->pending, ts);
 }
 
 /*
