@@ -11,7 +11,7 @@ for f in "$@"; do
 	printf '%s\t%s\n' "$n" "$f"
 done | LC_ALL=C sort | while IFS="$(printf '\t')" read -r n f; do
 	printf '\t{ "%s",\n' "$n"
-	LC_ALL=C awk '{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t");
+	LC_ALL=C awk '{ gsub(/\\/, "&&"); gsub(/"/, "\\\""); gsub(/\t/, "\\t");
 	    printf "\t  \"%s\\n\"\n", $0 }' "$srcdir/$f"
 	printf '\t},\n'
 done

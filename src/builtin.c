@@ -11,6 +11,7 @@
 #include "cache.h"
 #include "commands.h"
 #include "help.h"
+#include "keys.h"
 #include "util.h"
 
 /* The list printed by a bare `help`: commands, then topics. */
@@ -43,6 +44,10 @@ cmd_help(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 
 	if (a->argc == 0) {
 		help_list(ctx->out);
+		return CMD_OK;
+	}
+	if (strcmp(a->argv[0], "keys") == 0) {
+		keys_print(ctx->out);
 		return CMD_OK;
 	}
 	if ((text = help_find(a->argv[0])) == NULL) {

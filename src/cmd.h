@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 struct cache;
+struct view;
 
 /* Handler and dispatcher results; also the process exit status. */
 enum {
@@ -38,6 +39,7 @@ struct cmd_ctx {
 	int depth;		/* nesting of `source` */
 	int err_col;		/* byte offset of the bad word, or -1 */
 	int quit;		/* set by a command that ends the session */
+	struct view *view;	/* the investigation (viewcmd.c), or NULL */
 };
 
 /* One --option value as given on the command line. */
@@ -74,6 +76,8 @@ struct cmd {
 void cmd_ctx_init(struct cmd_ctx *ctx, FILE *out, FILE *err);
 /* Close the cache and free what the context owns. */
 void cmd_ctx_release(struct cmd_ctx *ctx);
+/* Free the investigation of the context (viewcmd.c). */
+void cmd_ctx_view_free(struct cmd_ctx *ctx);
 /* Use `path` (copied; NULL = default) as the cache from now on. */
 void cmd_ctx_set_cache_path(struct cmd_ctx *ctx, const char *path);
 /*

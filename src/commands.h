@@ -28,6 +28,25 @@ cmd_fn cmd_flows;
 cmd_fn cmd_diagnose;
 cmd_fn cmd_mark;
 
+/* viewcmd.c */
+cmd_fn cmd_back;
+cmd_fn cmd_context;
+cmd_fn cmd_drill;
+cmd_fn cmd_export;
+cmd_fn cmd_filter;
+cmd_fn cmd_filters;
+cmd_fn cmd_goto;
+cmd_fn cmd_move;
+cmd_fn cmd_next;
+cmd_fn cmd_open;
+cmd_fn cmd_pane;
+cmd_fn cmd_prev;
+cmd_fn cmd_quit;
+cmd_fn cmd_search;
+cmd_fn cmd_sort;
+cmd_fn cmd_unfilter;
+cmd_fn cmd_view;
+
 /* sim-cmd.c */
 cmd_fn cmd_demo;
 cmd_fn cmd_simulate;

@@ -51,7 +51,7 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	for (i = 0; i < faults_nerrors(o.faults); i++)
 		fprintf(ctx->err, "trainscope: %s\n", faults_error(o.faults, i));
 	if (!cmd_has_opt(a, "no-flows") &&
-	    flowjoin_evidence(job, c, ctx->err, &why) < 0) {
+	    flowjoin_evidence(job, c, ctx->err, NULL, &why) < 0) {
 		fprintf(ctx->err, "trainscope: captures left out: %s\n", why);
 		free(why);
 	}

@@ -26,6 +26,7 @@
 #include "flowasm.h"
 #include "flowdb.h"
 #include "flowjoin.h"
+#include "model.h"
 #include "util.h"
 
 /*
@@ -150,9 +151,21 @@ flowjoin_load(struct cache *c, const char *name, const char *root,
 	    warn_arg, cause);
 }
 
+/* The captures cannot be used: say so in the model too. */
+static int
+flows_error(struct model_flows *mf, char **cause)
+{
+	if (mf != NULL) {
+		mf->present = 1;
+		free(mf->error);
+		mf->error = xstrdup(*cause);
+	}
+	return -1;
+}
+
 int
 flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
-    char **cause)
+    struct model_flows *mf, char **cause)
 {
 	struct flow_params fp;
 	struct flowan_params ap;
@@ -165,7 +178,7 @@ flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
 	if (job->root == NULL)
 		return 0;
 	if (flow_find_captures(job->root, &paths, &np, cause) != 0)
-		return -1;
+		return flows_error(mf, cause);
 	if (np == 0) {
 		flow_paths_free(paths, np);
 		return 0;
@@ -175,19 +188,28 @@ flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
 	if (flowjoin_load(c, job->name, job->root, paths, np, &fp, warn_line,
 	    warn, &set, cause) != 0) {
 		flow_paths_free(paths, np);
-		return -1;
+		return flows_error(mf, cause);
 	}
 	flow_paths_free(paths, np);
 	names = flowan_names_from_dir(&set, job->root);
 	if (names != NULL) {
 		if (flowan_analyse_named(&fa, &set, names, &ap, cause) != 0)
-			given = -1;
+			given = flows_error(mf, cause);
 		for (j = 0; given >= 0 && j < fa.njobs; j++)
 			for (k = 0; k < fa.jobs[j].nfindings; k++)
 				given += join_finding(job, &fa, &fa.jobs[j],
 				    names, &fa.jobs[j].findings[k]);
+		if (given >= 0 && mf != NULL)
+			model_flows_fill(mf, &fa, names, job);
 		if (given >= 0)
 			flowan_free(&fa);
+	} else if (mf != NULL) {
+		if (flowan_analyse(&fa, &set, &ap, cause) != 0)
+			given = flows_error(mf, cause);
+		else {
+			model_flows_fill(mf, &fa, NULL, job);
+			flowan_free(&fa);
+		}
 	}
 	flowan_names_free(names, set.nhosts);
 	flow_set_free(&set);

@@ -11,6 +11,7 @@ struct cache;
 struct diag_job;
 struct flow_params;
 struct flow_set;
+struct model_flows;
 
 /*
  * Load the flow set of captures paths[0 .. n), the job `name` rooted at
@@ -33,9 +34,11 @@ int flowjoin_load(struct cache *c, const char *name, const char *root,
  * kept there otherwise.  Unreadable records are reported on `warn` (may
  * be NULL).  Returns how many pieces of evidence were added
  * (0 when there is no capture or no host could be named), or -1 with
- * *cause when a capture cannot be read.
+ * *cause when a capture cannot be read.  When mf is not NULL, what the
+ * captures show is filled in for the model (model_flows_fill()), or why
+ * they could not be used.
  */
 int flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
-    char **cause);
+    struct model_flows *mf, char **cause);
 
 #endif

@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "help.h"
 #include "scan.h"
+#include "ui.h"
 #include "util.h"
 
 struct options {
@@ -142,21 +143,34 @@ index_paths(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/* Whether the screen can open: both ends on a terminal. */
+static int
+on_terminal(void)
+{
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
 /*
- * `trainscope JOBDIR`: index the directory, then diagnose it.  (The screen
- * will open here; until then the diagnosis is printed.)
+ * `trainscope JOBDIR`: index the directory, then open the screen on it,
+ * or print its diagnosis when the output is not a terminal.
  */
 static int
 index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	char *words[3], *name, *cause = NULL;
 	struct stat sb;
-	int rc;
+	int rc, dir;
 
 	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
 		return rc;
-	if (argc != 1 || stat(argv[0], &sb) != 0 || !S_ISDIR(sb.st_mode) ||
-	    cmd_find("diagnose") == NULL)
+	dir = argc == 1 && stat(argv[0], &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (on_terminal()) {
+		name = dir ? scan_job_name(argv[0]) : NULL;
+		rc = ui_run(ctx, name);
+		free(name);
+		return rc;
+	}
+	if (!dir || cmd_find("diagnose") == NULL)
 		return CMD_OK;
 	name = scan_job_name(argv[0]);
 	words[0] = (char *)"diagnose";
@@ -222,6 +236,9 @@ main(int argc, char **argv)
 		rc = cmd_exec_argv(&ctx, argc, argv, &cause);
 		if (rc != CMD_OK)
 			report(&ctx, NULL, cause);
+		else if (argc == 1 && strcmp(argv[0], "demo") == 0 &&
+		    on_terminal())
+			rc = ui_run(&ctx, "failed");
 	} else if (o.batch) {
 		rc = run_batch(&ctx, &o, argc, argv);
 	} else if (argc > 0 && strchr(argv[0], '/') == NULL &&
@@ -231,6 +248,8 @@ main(int argc, char **argv)
 		rc = CMD_USAGE;
 	} else if (argc > 0) {
 		rc = index_and_diagnose(&ctx, argc, argv);
+	} else if (on_terminal()) {
+		rc = ui_run(&ctx, NULL);
 	} else {
 		usage_short(stderr);
 		rc = CMD_USAGE;

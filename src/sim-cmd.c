@@ -249,6 +249,16 @@ demo_run(struct cmd_ctx *ctx, char **jobs, size_t njobs, char **cause)
 		argv[1] = jobs[i];
 		rc = cmd_exec_argv(ctx, 2, argv, cause);
 	}
+	/* the healthy runs join the pool, so that views of the failed job
+	 * compare with them as diagnose does */
+	for (i = 1; i < njobs && rc == CMD_OK; i++) {
+		const char *base = strrchr(jobs[i], '/');
+
+		argv[0] = (char *)"mark";
+		argv[1] = (char *)(base != NULL ? base + 1 : jobs[i]);
+		argv[2] = (char *)"good";
+		rc = cmd_exec_argv(ctx, 3, argv, cause);
+	}
 	if (rc != CMD_OK)
 		return rc;
 	argv[argc++] = (char *)"diagnose";

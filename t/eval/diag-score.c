@@ -247,7 +247,7 @@ main(int argc, char **argv)
 	}
 	o.faults = faults_default();
 	t0 = ts_now();
-	if (flowjoin_evidence(job, stderr, &cause) < 0)
+	if (flowjoin_evidence(job, c, stderr, NULL, &cause) < 0)
 		fprintf(stderr, "diag-score: captures left out: %s\n", cause);
 	r = diag_run(job, &o);
 	t0 = ts_now() - t0;

@@ -1,0 +1,32 @@
+/*
+ * jobmodel.h -- the model of a job, from the cache to struct model.
+ *
+ * job_model() runs what `diagnose` runs (load, captures, scorer, fault
+ * library), records the outcome in the cache as `diagnose` does, and
+ * returns the model the views read.
+ */
+#ifndef TS_JOBMODEL_H
+#define TS_JOBMODEL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct cache;
+struct model;
+
+enum {
+	JOBMODEL_NO_FLOWS = 1	/* leave the captures out */
+};
+
+/*
+ * The model of job `name` (a name or an indexed directory), compared with
+ * the healthy pool and baselines[0 .. nbase).  Warnings (fault library,
+ * captures left out, a cache that cannot keep the outcome) go to `err`
+ * (may be NULL) as "trainscope: ..." lines.  Returns 0 and sets *out
+ * (free with model_free()), or -1 with *cause.
+ */
+int job_model(struct cache *c, const char *name,
+    const char *const *baselines, size_t nbase, int flags, FILE *err,
+    struct model **out, char **cause);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * keys.h -- the screen's keys, as data: each key runs a command line of
+ * the command table, so that every key press can be saved and replayed.
+ * Keys are named as `help keys` prints them: a character ("j", "G",
+ * "1"), or "Up", "Down", "PgUp", "PgDn", "Home", "End", "Enter",
+ * "Backspace", "Tab", "S-Tab", "Space".
+ */
+#ifndef TS_KEYS_H
+#define TS_KEYS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct key_binding {
+	const char *key;
+	const char *line;	/* the command line it runs; see below */
+	const char *what;
+};
+
+/*
+ * Lines that do not run a command but open the prompt: ":" (empty), or
+ * ":TEXT" (the prompt starts with TEXT, e.g. ":search /").
+ */
+extern const struct key_binding key_table[];
+extern const size_t key_count;
+
+/* The command line of key `name`, or NULL. */
+const char *keys_find(const char *name);
+/* Print the table for `help keys`. */
+void keys_print(FILE *out);
+
+#endif

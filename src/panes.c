@@ -1,0 +1,1688 @@
+/*
+ * panes.c -- drawing the screen and its six panes into a canvas.
+ *
+ * Every pane is a list of selectable rows under a few fixed rows (column
+ * titles, the heatmap's axis, the timeline's stage bars) and, for the
+ * events pane, above a detail area.  A pane draws the rows from its
+ * scroll offset that fit; with no height limit (export) it draws them
+ * all.  The cursor's row carries CA_SELECTED and search matches CA_MATCH;
+ * the painter turns those into reverse video and highlights.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "canvas.h"
+#include "diag.h"
+#include "jobmodel.h"
+#include "model.h"
+#include "stage.h"
+#include "util.h"
+#include "view.h"
+#include "viewdb.h"
+#include "viewint.h"
+
+/* Where a pane draws: the canvas, its first row, and how many it has. */
+struct area {
+	struct canvas *cv;
+	int row0;
+	int nrows;		/* < 0: no limit */
+	int w;
+};
+
+/* The next row of the area, or -1 when it is full. */
+static int
+area_row(struct area *a, int *used)
+{
+	if (a->nrows >= 0 && *used >= a->nrows)
+		return -1;
+	(*used)++;
+	if (a->cv->nrows < a->row0 + *used)
+		canvas_add_row(a->cv);
+	return a->row0 + *used - 1;
+}
+
+static void
+fmt_clock(double ts, char *buf, size_t len)
+{
+	if (isnan(ts))
+		snprintf(buf, len, "-");
+	else
+		diag_clock_str(ts, buf, len);
+}
+
+static const char *
+short_count(uint64_t n, char *buf, size_t len)
+{
+	if (n < 10000)
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+	else if (n < 10000000)
+		snprintf(buf, len, "%lluk", (unsigned long long)(n / 1000));
+	else
+		snprintf(buf, len, "%lluM", (unsigned long long)(n / 1000000));
+	return buf;
+}
+
+static const char *
+human_size(int64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB" };
+	double x = (double)b;
+	int u = 0;
+
+	while (x >= 1000 && u < 4) {
+		x /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", x, unit[u]);
+	return buf;
+}
+
+/* ---- filters ---- */
+
+static int
+iter_filter(const struct view *v, long *a, long *b)
+{
+	size_t i;
+	int any = 0;
+
+	*a = LONG_MIN;
+	*b = LONG_MAX;
+	for (i = 0; i < v->st.nfilters; i++) {
+		const struct view_filter *f = &v->st.filters[i];
+
+		if (f->kind != VF_ITER || f->negate)
+			continue;
+		if (f->a > *a)
+			*a = f->a;
+		if (f->b < *b)
+			*b = f->b;
+		any = 1;
+	}
+	return any;
+}
+
+static int
+event_has_node(const struct model_event *e, long n)
+{
+	size_t k;
+
+	for (k = 0; k < e->nnodes; k++)
+		if ((long)e->nodes[k] == n)
+			return 1;
+	return 0;
+}
+
+/* Whether event e has a heatmap mark in iterations [a, b]. */
+static int
+event_in_iters(const struct model *m, size_t e, long a, long b)
+{
+	const struct model_event *ev = &m->events[e];
+	size_t i;
+
+	if (ev->iteration >= a && ev->iteration <= b)
+		return 1;
+	for (i = 0; i < m->nmarks; i++)
+		if (m->marks[i].event == e && m->marks[i].at >= (double)a &&
+		    m->marks[i].at <= (double)b)
+			return 1;
+	return 0;
+}
+
+static int
+event_passes(const struct view *v, size_t e)
+{
+	const struct model *m = v->m;
+	const struct model_event *ev = &m->events[e];
+	size_t i;
+
+	for (i = 0; i < v->st.nfilters; i++) {
+		const struct view_filter *f = &v->st.filters[i];
+		const char *val = strchr(f->arg, '=');
+		int ok = 1;
+
+		val = val != NULL ? val + 1 : "";
+		switch (f->kind) {
+		case VF_NODE:
+			ok = event_has_node(ev, model_node_index(m, val));
+			break;
+		case VF_STAGE:
+			ok = ev->stage == f->a;
+			break;
+		case VF_ITER:
+			ok = event_in_iters(m, e, f->a, f->b);
+			break;
+		case VF_CATEGORY:
+			ok = ev->category != NULL && strcmp(ev->category,
+			    val) == 0;
+			break;
+		case VF_TEXT:
+			ok = view_regex_find(f->re, ev->text, strlen(ev->text),
+			    NULL, NULL);
+			break;
+		default:
+			break;
+		}
+		if (ok == f->negate)
+			return 0;
+	}
+	return 1;
+}
+
+static const struct model *sort_model;
+static enum view_sort sort_key;
+
+static int
+cmp_event(const void *a, const void *b)
+{
+	const struct model_event *x = &sort_model->events[*(const size_t *)a];
+	const struct model_event *y = &sort_model->events[*(const size_t *)b];
+
+	switch (sort_key) {
+	case SORT_TIME:
+		if (isnan(x->ts) != isnan(y->ts))
+			return isnan(x->ts) ? 1 : -1;
+		if (!isnan(x->ts) && x->ts != y->ts)
+			return x->ts < y->ts ? -1 : 1;
+		break;
+	case SORT_COUNT:
+		if (x->count != y->count)
+			return x->count > y->count ? -1 : 1;
+		break;
+	case SORT_NODES:
+		if (x->nnodes != y->nnodes)
+			return x->nnodes > y->nnodes ? -1 : 1;
+		break;
+	default:
+		break;
+	}
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* The events the filters let through, in the sort's order. */
+static size_t *
+event_list(const struct view *v, size_t *n)
+{
+	size_t *l = xcalloc(v->m->nevents + 1, sizeof *l), i;
+
+	*n = 0;
+	for (i = 0; i < v->m->nevents; i++)
+		if (event_passes(v, i))
+			l[(*n)++] = i;
+	sort_model = v->m;
+	sort_key = v->st.sort;
+	qsort(l, *n, sizeof *l, cmp_event);
+	return l;
+}
+
+static int
+node_passes(const struct view *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < v->st.nfilters; i++) {
+		const struct view_filter *f = &v->st.filters[i];
+
+		if (f->kind == VF_NODE && (strcmp(strchr(f->arg, '=') + 1,
+		    v->m->nodes[n].name) == 0) == f->negate)
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- the heatmap's rows ---- */
+
+/* A heatmap row: one node, or a folded group of nodes. */
+struct hrow {
+	long node;		/* -1: a group */
+	size_t *nodes;		/* the group's nodes (into hm.order) */
+	size_t n;
+};
+
+struct hm {
+	struct hrow *rows;
+	size_t nrows;
+	size_t *order;		/* node indices, in row order */
+	size_t norder;
+};
+
+static int
+is_suspect(const struct model *m, size_t n)
+{
+	double top = m->nsuspects > 0 ? m->nodes[m->suspects[0]].score : 0;
+
+	return m->nodes[n].rank > 0 && m->nodes[n].rank <= 8 &&
+	    m->nodes[n].score >= 0.3 && m->nodes[n].score >= 0.5 * top;
+}
+
+/*
+ * The rows: suspects first (by rank), then every other node by name; when
+ * they are more than `room` rows, the others fold into groups.
+ */
+static void
+hm_build(const struct view *v, struct hm *h, int room)
+{
+	const struct model *m = v->m;
+	size_t i, nsus = 0, rest, per;
+
+	memset(h, 0, sizeof *h);
+	h->order = xcalloc(m->nnodes + 1, sizeof *h->order);
+	h->rows = xcalloc(m->nnodes + 1, sizeof *h->rows);
+	for (i = 0; i < m->nsuspects; i++)
+		if (is_suspect(m, m->suspects[i]) && node_passes(v,
+		    m->suspects[i]))
+			h->order[h->norder++] = m->suspects[i];
+	nsus = h->norder;
+	for (i = 0; i < m->nreal; i++)
+		if (!is_suspect(m, i) && node_passes(v, i))
+			h->order[h->norder++] = i;
+	rest = h->norder - nsus;
+	if (v->st.hm_group >= 0) {
+		/* a drilled group: its nodes only, one row each */
+		size_t g = (size_t)v->st.hm_group, e = g + (size_t)v->st.hm_count;
+
+		for (i = g; i < e && i < h->norder; i++)
+			h->rows[h->nrows++].node = (long)h->order[i];
+		if (h->nrows > 0)
+			return;
+	}
+	if (room < 0 || (long)h->norder <= room || room <= (long)nsus + 1)
+		per = 1;
+	else {
+		size_t slots = (size_t)room - nsus;
+
+		per = (rest + slots - 1) / slots;
+	}
+	for (i = 0; i < nsus; i++)
+		h->rows[h->nrows++].node = (long)h->order[i];
+	for (i = nsus; i < h->norder; i += per) {
+		struct hrow *r = &h->rows[h->nrows++];
+
+		if (per == 1) {
+			r->node = (long)h->order[i];
+			continue;
+		}
+		r->node = -1;
+		r->nodes = &h->order[i];
+		r->n = per;
+		if (i + per > h->norder)
+			r->n = h->norder - i;
+	}
+}
+
+static void
+hm_free(struct hm *h)
+{
+	free(h->rows);
+	free(h->order);
+}
+
+/* The heatmap's columns: iterations (or seconds) per column. */
+struct hcols {
+	int n;			/* columns */
+	double from, step;	/* column c covers [from + c*step, +step) */
+	int by_time;
+};
+
+static void
+hm_cols(const struct view *v, int room, struct hcols *c)
+{
+	const struct model *m = v->m;
+	long a, b, lo, hi;
+	double span;
+
+	memset(c, 0, sizeof *c);
+	if (room < 1)
+		room = 1;
+	c->by_time = m->by_time;
+	if (m->by_time) {
+		if (isnan(m->first_ts) || isnan(m->last_ts))
+			return;
+		span = m->last_ts - m->first_ts;
+		c->from = m->first_ts;
+		c->step = span <= 0 ? 1 : ceil(span / room);
+		c->n = (int)ceil((span + 1) / c->step);
+		if (c->n > room)
+			c->n = room;
+		return;
+	}
+	if (m->niters == 0)
+		return;
+	lo = m->iters[0].iteration;
+	hi = m->iters[m->niters - 1].iteration;
+	if (iter_filter(v, &a, &b)) {
+		lo = a > lo ? a : lo;
+		hi = b < hi ? b : hi;
+	}
+	/* one column past the end: a log that ends early shows there */
+	hi++;
+	if (hi < lo)
+		return;
+	c->from = (double)lo;
+	c->step = ceil((double)(hi - lo + 1) / room);
+	c->n = (int)ceil((double)(hi - lo + 1) / c->step);
+}
+
+/* The strongest mark of node n in [a, b); 0 and *alive. */
+static const struct model_mark *
+hm_cell(const struct model *m, size_t n, double a, double b, int *flags,
+    int *level)
+{
+	size_t lo = 0, hi = m->nmarks;
+	const struct model_mark *best = NULL;
+
+	*flags = 0;
+	*level = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->marks[mid].node < n || (m->marks[mid].node == n &&
+		    m->marks[mid].at < a))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->nmarks && m->marks[lo].node == n && m->marks[lo].at < b;
+	    lo++) {
+		*flags |= m->marks[lo].flags;
+		if (m->marks[lo].level > *level) {
+			*level = m->marks[lo].level;
+			best = &m->marks[lo];
+		}
+	}
+	return best;
+}
+
+static int
+hm_alive(const struct model *m, size_t n, const struct hcols *c, double a)
+{
+	const struct model_node *nd = &m->nodes[n];
+
+	if (nd->missing)
+		return 0;
+	if (c->by_time)
+		return isnan(nd->last_ts) || a <= nd->last_ts;
+	return nd->last_iter < 0 ? a <= (double)m->iters[m->niters - 1].iteration
+	    : a <= (double)nd->last_iter + 0.5;
+}
+
+static void
+hm_draw_cell(struct canvas *cv, int row, int col, int level, int flags,
+    int alive)
+{
+	enum canvas_glyph g;
+
+	if (flags & MODEL_MARK_END) {
+		canvas_puts(cv, row, col, CS_ERROR, "X");
+		return;
+	}
+	if (level == 0) {
+		canvas_puts(cv, row, col, CS_DIM, alive ? (cv->ascii ? "." :
+		    "\u00b7") : " ");
+		return;
+	}
+	g = level >= 7 ? GL_BLOCK : level >= 5 ? GL_SHADE_DARK :
+	    level >= 3 ? GL_SHADE_MEDIUM : GL_SHADE_LIGHT;
+	canvas_glyph(cv, row, col, CS_HEAT0 + level, g, 1);
+}
+
+static void
+hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
+    const struct hcols *c)
+{
+	int col = 0, w;
+	char buf[32];
+
+	while (col < c->n) {
+		double at = c->from + col * c->step;
+
+		if (c->by_time)
+			fmt_clock(at, buf, sizeof buf);
+		else
+			snprintf(buf, sizeof buf, "%ld", (long)at);
+		w = (int)strlen(buf);
+		if (col + w > c->n)
+			break;
+		canvas_puts(cv, row, x0 + col, CS_DIM, buf);
+		col += w + 2 > 10 ? w + 2 : 10;
+	}
+	if (!c->by_time && v->m->failure_iter >= 0) {
+		double f = (double)v->m->failure_iter;
+
+		if (f >= c->from && f < c->from + c->n * c->step)
+			canvas_puts(cv, row + 1, x0 + (int)((f - c->from) /
+			    c->step), CS_ERROR, "v");
+	}
+}
+
+static int
+pane_heatmap(struct view *v, struct area *a, int *used)
+{
+	const struct model *m = v->m;
+	int room = a->nrows < 0 ? -1 : a->nrows - 4, label = 4, i, row, x0;
+	struct hcols c;
+	struct hm h;
+	size_t k, r;
+	char buf[64];
+
+	for (k = 0; k < m->nnodes; k++) {
+		int l = canvas_text_width(m->nodes[k].name,
+		    strlen(m->nodes[k].name));
+
+		if (l > label)
+			label = l;
+	}
+	if (label > 16)
+		label = 16;
+	hm_build(v, &h, room);
+	x0 = 5 + label + 1;
+	hm_cols(v, a->w - x0 - 1, &c);
+	row = area_row(a, used);
+	canvas_puts(a->cv, row, 0, CS_BOLD, "susp");
+	canvas_puts(a->cv, row, 5, CS_BOLD, "node");
+	canvas_printf(a->cv, row, x0, CS_BOLD, "%s%s",
+	    c.by_time ? "time" : "iteration",
+	    c.step > 1 ? (c.by_time ? " (s per column: " : " (per column: ")
+	    : "");
+	if (c.step > 1)
+		canvas_printf(a->cv, row, x0 + (c.by_time ? 4 : 9) + 16,
+		    CS_BOLD, "%.0f)", c.step);
+	row = area_row(a, used);
+	area_row(a, used);
+	hm_axis(v, a->cv, row, x0, &c);
+	if (c.n == 0)
+		canvas_puts(a->cv, row + 1, x0, CS_DIM, m->by_time ?
+		    "the logs carry no times" : "no iterations");
+	v->page = 0;
+	for (r = (size_t)v->st.top[PANE_HEATMAP]; r < h.nrows; r++) {
+		const struct hrow *hr = &h.rows[r];
+
+		if (a->nrows >= 0 && *used >= a->nrows - 1)
+			break;
+		row = area_row(a, used);
+		v->page++;
+		if (hr->node >= 0) {
+			const struct model_node *nd = &m->nodes[hr->node];
+
+			if (nd->score > 0)
+				canvas_printf(a->cv, row, 0, nd->score >= 0.5 ?
+				    CS_ERROR : CS_NORMAL, "%.2f", nd->score);
+			canvas_put_clip(a->cv, row, 5, 5 + label,
+			    is_suspect(m, (size_t)hr->node) ? CS_BOLD :
+			    CS_NORMAL, nd->name, strlen(nd->name));
+			if (nd->missing) {
+				canvas_puts(a->cv, row, x0, CS_ERROR,
+				    "no log at all");
+				continue;
+			}
+		} else {
+			snprintf(buf, sizeof buf, "%s..", m->nodes[hr->nodes[0]].name);
+			canvas_printf(a->cv, row, 0, CS_DIM, "%4zu", hr->n);
+			canvas_put_clip(a->cv, row, 5, 5 + label, CS_DIM, buf,
+			    strlen(buf));
+		}
+		for (i = 0; i < c.n; i++) {
+			double lo = c.from + i * c.step, hi = lo + c.step;
+			int fl = 0, lv = 0, alive = 0, f, l;
+
+			for (k = 0; k < (hr->node >= 0 ? 1 : hr->n); k++) {
+				size_t n = hr->node >= 0 ? (size_t)hr->node :
+				    hr->nodes[k];
+
+				hm_cell(m, n, lo, hi, &f, &l);
+				fl |= f;
+				lv = l > lv ? l : lv;
+				alive |= hm_alive(m, n, &c, lo);
+			}
+			hm_draw_cell(a->cv, row, x0 + i, lv, fl, alive);
+		}
+	}
+	if ((row = area_row(a, used)) >= 0) {
+		int x = 0;
+
+		x = canvas_glyph(a->cv, row, x, CS_HEAT0 + 2, GL_SHADE_LIGHT, 1);
+		x = canvas_glyph(a->cv, row, x, CS_HEAT0 + 4, GL_SHADE_MEDIUM, 1);
+		x = canvas_glyph(a->cv, row, x, CS_HEAT0 + 6, GL_SHADE_DARK, 1);
+		x = canvas_glyph(a->cv, row, x, CS_HEAT0 + 7, GL_BLOCK, 1);
+		x = canvas_puts(a->cv, row, x + 1, CS_DIM, "suspicion  ");
+		x = canvas_puts(a->cv, row, x, CS_ERROR, "X");
+		x = canvas_puts(a->cv, row, x + 1, CS_DIM, "log ends  ");
+		x = canvas_puts(a->cv, row, x, CS_DIM, a->cv->ascii ? "." :
+		    "\u00b7");
+		x = canvas_puts(a->cv, row, x + 1, CS_DIM, "quiet  ");
+		if (!m->by_time && m->failure_iter >= 0)
+			x = canvas_puts(a->cv, row, x, CS_ERROR, "v");
+		if (!m->by_time && m->failure_iter >= 0)
+			canvas_puts(a->cv, row, x + 1, CS_DIM, "failure");
+	}
+	hm_free(&h);
+	return 0;
+}
+
+/* ---- events ---- */
+
+/* Draw a template with its variable parts (<*>) in CS_VAR. */
+static void
+draw_template(struct canvas *cv, int row, int col, int end, int style,
+    const char *t)
+{
+	const char *p = t, *star;
+
+	while (col < end && (star = strstr(p, "<*>")) != NULL) {
+		col = canvas_put_clip(cv, row, col, end, style, p,
+		    (size_t)(star - p));
+		if (col < end)
+			col = canvas_put_clip(cv, row, col, end, CS_VAR, "<*>", 3);
+		p = star + 3;
+	}
+	if (col < end)
+		canvas_put_clip(cv, row, col, end, style, p, strlen(p));
+}
+
+static void
+score_bar(struct canvas *cv, int row, int col, int w, double s)
+{
+	int eighths = (int)lround(s * w * 8), full = eighths / 8;
+	int style = CS_HEAT0 + (s >= 0.75 ? 7 : s >= 0.5 ? 5 : s >= 0.25 ? 3 : 1);
+
+	canvas_glyph(cv, row, col, style, GL_BLOCK, full);
+	if (eighths % 8 != 0 && full < w)
+		canvas_glyph(cv, row, col + full, style,
+		    (enum canvas_glyph)(GL_BAR1 + eighths % 8 - 1), 1);
+}
+
+/* Wrap text into the area from column col, at most maxrows rows. */
+static void
+wrap_text(struct area *a, int *used, int col, int style, const char *label,
+    const char *text, int maxrows)
+{
+	size_t len = strlen(text), pos = 0;
+	int row, n = 0, lw = label != NULL ? (int)strlen(label) : 0;
+
+	while (pos < len && n < maxrows) {
+		size_t take = len - pos;
+		int room = a->w - col - lw;
+
+		if (room < 8 || (row = area_row(a, used)) < 0)
+			return;
+		if (n == 0 && label != NULL)
+			canvas_puts(a->cv, row, col, CS_BOLD, label);
+		if (canvas_text_width(text + pos, take) > room) {
+			size_t cut = 0, i;
+
+			for (i = pos; i < len; i++) {
+				if (canvas_text_width(text + pos, i - pos + 1) > room)
+					break;
+				if (text[i] == ' ')
+					cut = i;
+			}
+			take = (cut > pos ? cut : i) - pos;
+			if (take == 0)
+				take = 1;
+		}
+		if (n + 1 == maxrows && pos + take < len)
+			canvas_put_clip(a->cv, row, col + lw, a->w, style,
+			    text + pos, len - pos);
+		else
+			canvas_put(a->cv, row, col + lw, style, text + pos, take);
+		pos += take;
+		while (pos < len && text[pos] == ' ')
+			pos++;
+		n++;
+	}
+}
+
+static void
+event_detail(struct view *v, struct area *a, int *used, size_t e)
+{
+	const struct model_event *ev = &v->m->events[e];
+	char buf[64], where[64];
+	int row, room = a->nrows < 0 ? 1000 : a->nrows - *used;
+	size_t k;
+
+	if ((row = area_row(a, used)) < 0)
+		return;
+	canvas_glyph(a->cv, row, 0, CS_DIM, GL_HLINE, a->w);
+	if ((row = area_row(a, used)) < 0)
+		return;
+	fmt_clock(ev->ts, buf, sizeof buf);
+	snprintf(where, sizeof where, ":%ld", ev->line);
+	canvas_puts(a->cv, row, 0, CS_BOLD, "first ");
+	canvas_put_clip(a->cv, row, 6, a->w, CS_NORMAL, ev->path ? ev->path :
+	    "-", ev->path ? strlen(ev->path) : 1);
+	canvas_printf(a->cv, row, 6 + canvas_text_width(ev->path ? ev->path :
+	    "-", ev->path ? strlen(ev->path) : 1), CS_NORMAL,
+	    "%s  %s  %s%s", ev->path ? where : "", buf,
+	    stage_name((enum stage)ev->stage), ev->iteration >= 0 ?
+	    "" : "");
+	room -= 2;
+	for (k = 0; k < ev->nreasons && room > 0; k++, room--)
+		wrap_text(a, used, 0, CS_NORMAL, "- ", ev->reasons[k], 1);
+	if (ev->explain != NULL && room > 0)
+		wrap_text(a, used, 0, CS_NORMAL, "means ", ev->explain, 2);
+	if (ev->action != NULL)
+		wrap_text(a, used, 0, CS_NORMAL, "do    ", ev->action, 2);
+}
+
+static int
+pane_events(struct view *v, struct area *a, int *used)
+{
+	size_t n, i, *l = event_list(v, &n);
+	int row, detail = a->nrows < 0 ? 0 : a->nrows >= 16 ? 8 : 5;
+	int wide = a->w >= 120, x, end;
+	char cnt[16], t[16], it[24];
+
+	row = area_row(a, used);
+	canvas_puts(a->cv, row, 0, CS_BOLD, "score");
+	canvas_puts(a->cv, row, 7, CS_BOLD, "category");
+	canvas_puts(a->cv, row, 18, CS_BOLD, "count nodes    first");
+	x = 39;
+	if (wide) {
+		canvas_puts(a->cv, row, x, CS_BOLD, "stage            iter");
+		x += 23;
+	}
+	canvas_puts(a->cv, row, x, CS_BOLD, "event");
+	if (n == 0 && (row = area_row(a, used)) >= 0)
+		canvas_puts(a->cv, row, 0, CS_DIM, v->m->nevents == 0 ?
+		    "no events" : "no event passes the filters");
+	v->page = 0;
+	for (i = (size_t)v->st.top[PANE_EVENTS]; i < n; i++) {
+		const struct model_event *ev = &v->m->events[l[i]];
+
+		if (a->nrows >= 0 && *used >= a->nrows - detail)
+			break;
+		row = area_row(a, used);
+		v->page++;
+		score_bar(a->cv, row, 0, 4, ev->score);
+		canvas_printf(a->cv, row, 4, ev->score >= 0.5 ? CS_BOLD :
+		    CS_DIM, "%2.0f", ev->score * 100 > 99 ? 99 : ev->score * 100);
+		if (ev->category != NULL)
+			canvas_put_clip(a->cv, row, 7, 17,
+			    canvas_category_style(ev->category), ev->category,
+			    strlen(ev->category));
+		canvas_printf(a->cv, row, 18, CS_NORMAL, "%5s %5zu",
+		    short_count(ev->count, cnt, sizeof cnt), ev->nnodes);
+		fmt_clock(ev->ts, t, sizeof t);
+		canvas_printf(a->cv, row, 30, CS_DIM, "%8s", t);
+		x = 39;
+		if (wide) {
+			canvas_puts(a->cv, row, x, CS_DIM,
+			    stage_name((enum stage)ev->stage));
+			if (ev->iteration >= 0) {
+				snprintf(it, sizeof it, "%5ld", ev->iteration);
+				canvas_puts(a->cv, row, x + 16, CS_DIM, it);
+			}
+			x += 23;
+		}
+		end = a->w;
+		draw_template(a->cv, row, x, end,
+		    ev->level >= DIAG_LEVEL_ERROR ? CS_ERROR :
+		    ev->level == DIAG_LEVEL_WARN ? CS_WARN : CS_NORMAL,
+		    ev->text);
+		if ((int)i == v->st.cursor[PANE_EVENTS])
+			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
+		if (v->search_re != NULL && view_regex_find(v->search_re,
+		    ev->text, strlen(ev->text), NULL, NULL))
+			canvas_add_attr(a->cv, row, x, -1, CA_MATCH);
+	}
+	if (a->nrows >= 0 && n > 0) {
+		while (*used < a->nrows - detail)
+			area_row(a, used);
+		event_detail(v, a, used, l[v->st.cursor[PANE_EVENTS]]);
+	}
+	free(l);
+	return 0;
+}
+
+/* ---- timeline ---- */
+
+struct taxis {
+	double from, to;	/* seconds, or iterations when !time */
+	int time;
+	int x0, w;
+};
+
+static int
+tx(const struct taxis *t, double at)
+{
+	double span = t->to - t->from;
+	int c;
+
+	if (span <= 0)
+		return t->x0;
+	c = (int)((at - t->from) / span * (t->w - 1));
+	return t->x0 + (c < 0 ? 0 : c >= t->w ? t->w - 1 : c);
+}
+
+static void
+tl_stage_rows(struct view *v, struct area *a, int *used,
+    const struct taxis *t)
+{
+	const struct model *m = v->m;
+	int st, row;
+	size_t i;
+
+	for (st = 1; st < STAGE_COUNT; st++) {
+		int any = 0;
+
+		for (i = 0; i < m->nspans; i++)
+			any |= m->spans[i].stage == st;
+		if (!any)
+			continue;
+		if ((row = area_row(a, used)) < 0)
+			return;
+		canvas_puts(a->cv, row, 0, CS_BOLD, stage_name((enum stage)st));
+		for (i = 0; i < m->nspans; i++) {
+			const struct model_span *s = &m->spans[i];
+			double lo = t->time ? s->start : (double)s->iter_from;
+			double hi = t->time ? s->end : (double)s->iter_to;
+			int c0, c1;
+
+			if (s->stage != st || isnan(lo))
+				continue;
+			if (isnan(hi) || hi < lo)
+				hi = lo;
+			c0 = tx(t, lo);
+			c1 = tx(t, hi);
+			canvas_glyph(a->cv, row, c0, st == m->stage &&
+			    m->outcome == DIAG_FAILED ? CS_ERROR : CS_HEAT0 + 3,
+			    GL_BLOCK, c1 - c0 + 1);
+		}
+	}
+}
+
+static void
+tl_iter_rows(struct view *v, struct area *a, int *used,
+    const struct taxis *t)
+{
+	const struct model *m = v->m;
+	double lo = INFINITY, hi = -INFINITY;
+	int row, spark, c;
+	size_t i;
+
+	if ((row = area_row(a, used)) < 0)
+		return;
+	canvas_puts(a->cv, row, 0, CS_BOLD, "iterations");
+	if ((spark = area_row(a, used)) < 0)
+		return;
+	canvas_puts(a->cv, spark, 0, CS_BOLD, "duration");
+	for (i = 0; i < m->niters; i++)
+		if (!isnan(m->iters[i].ms)) {
+			lo = fmin(lo, m->iters[i].ms);
+			hi = fmax(hi, m->iters[i].ms);
+		}
+	for (i = 0; i < m->niters; i++) {
+		const struct model_iter *it = &m->iters[i];
+		double at = t->time ? it->start : (double)it->iteration;
+		int style = CS_DIM;
+		const char *g = "|";
+
+		if (isnan(at))
+			continue;
+		c = tx(t, at);
+		if (it->flags & MODEL_ITER_ANOMALOUS) {
+			style = CS_WARN;
+			g = "!";
+		}
+		if (it->flags & MODEL_ITER_FAILURE) {
+			style = CS_ERROR;
+			g = "X";
+		}
+		if (canvas_cell(a->cv, row, c) != NULL && style == CS_DIM &&
+		    canvas_cell(a->cv, row, c)->style != CS_NORMAL)
+			continue;
+		canvas_puts(a->cv, row, c, style, g);
+		if (!isnan(it->ms) && hi > lo) {
+			int lv = (int)((it->ms - lo) / (hi - lo) * 7.0);
+
+			canvas_glyph(a->cv, spark, c, it->flags & MODEL_ITER_SLOW ?
+			    CS_WARN : CS_NORMAL, (enum canvas_glyph)(GL_BAR1 +
+			    lv), 1);
+		} else if (!isnan(it->ms))
+			canvas_glyph(a->cv, spark, c, CS_NORMAL, GL_BAR1 + 3, 1);
+	}
+	if (m->flows.niters > 0 && t->time && (row = area_row(a, used)) >= 0) {
+		canvas_puts(a->cv, row, 0, CS_BOLD, "from flows");
+		for (i = 0; i < m->flows.niters; i++)
+			canvas_puts(a->cv, row, tx(t, m->flows.iters[i].start),
+			    CS_DIM, "|");
+	}
+}
+
+static void
+tl_ended(struct view *v, struct area *a, int *used)
+{
+	const struct model *m = v->m;
+	struct buf b;
+	long maxlast = -1;
+	size_t i, n = 0;
+	int row;
+
+	for (i = 0; i < m->nreal; i++)
+		if (m->nodes[i].last_iter > maxlast)
+			maxlast = m->nodes[i].last_iter;
+	buf_init(&b);
+	for (i = 0; i < m->nreal; i++) {
+		const struct model_node *nd = &m->nodes[i];
+
+		if (nd->missing || nd->last_iter >= maxlast)
+			continue;
+		if (n++ < 6)
+			buf_addf(&b, "%s%s at %ld", n > 1 ? ", " : "", nd->name,
+			    nd->last_iter);
+	}
+	if (n > 6)
+		buf_addf(&b, " and %zu more", n - 6);
+	if (n > 0 && (row = area_row(a, used)) >= 0) {
+		canvas_puts(a->cv, row, 0, CS_BOLD, "ended early ");
+		canvas_put_clip(a->cv, row, 12, a->w, CS_ERROR, buf_str(&b),
+		    b.len);
+	}
+	buf_release(&b);
+}
+
+static int
+tl_visible(const struct view *v, size_t i)
+{
+	long a, b;
+
+	if (!iter_filter(v, &a, &b))
+		return 1;
+	return v->m->iters[i].iteration >= a && v->m->iters[i].iteration <= b;
+}
+
+static int
+pane_timeline(struct view *v, struct area *a, int *used)
+{
+	const struct model *m = v->m;
+	struct taxis t;
+	char b1[16], b2[16];
+	size_t i, k = 0;
+	int row;
+
+	memset(&t, 0, sizeof t);
+	t.x0 = 16;
+	t.w = a->w - t.x0 - 1;
+	t.time = !isnan(m->first_ts) && !isnan(m->last_ts) &&
+	    m->last_ts > m->first_ts;
+	if (t.time) {
+		t.from = m->first_ts;
+		t.to = m->last_ts;
+	} else if (m->niters > 0) {
+		t.from = (double)m->iters[0].iteration;
+		t.to = (double)m->iters[m->niters - 1].iteration;
+	}
+	row = area_row(a, used);
+	if (t.time) {
+		fmt_clock(t.from, b1, sizeof b1);
+		fmt_clock(t.to, b2, sizeof b2);
+		canvas_puts(a->cv, row, t.x0, CS_DIM, b1);
+		canvas_puts(a->cv, row, t.x0 + t.w - (int)strlen(b2), CS_DIM, b2);
+	} else if (m->niters > 0) {
+		canvas_printf(a->cv, row, t.x0, CS_DIM, "iteration %.0f", t.from);
+		snprintf(b2, sizeof b2, "%.0f", t.to);
+		canvas_puts(a->cv, row, t.x0 + t.w - (int)strlen(b2), CS_DIM, b2);
+	}
+	canvas_puts(a->cv, row, 0, CS_BOLD, t.time ? "time (UTC)" :
+	    "no times");
+	tl_stage_rows(v, a, used, &t);
+	tl_iter_rows(v, a, used, &t);
+	tl_ended(v, a, used);
+	if ((row = area_row(a, used)) < 0)
+		return 0;
+	canvas_puts(a->cv, row, 0, CS_BOLD, "  iter     start        ms  ");
+	v->page = 0;
+	if (m->niters == 0 && (row = area_row(a, used)) >= 0)
+		canvas_puts(a->cv, row, 0, CS_DIM, "the logs name no iterations");
+	for (i = 0; i < m->niters; i++) {
+		const struct model_iter *it = &m->iters[i];
+
+		if (!tl_visible(v, i))
+			continue;
+		if (k++ < (size_t)v->st.top[PANE_TIMELINE])
+			continue;
+		if ((row = area_row(a, used)) < 0)
+			break;
+		v->page++;
+		fmt_clock(it->start, b1, sizeof b1);
+		canvas_printf(a->cv, row, 0, CS_NORMAL, "%6ld  %8s  ",
+		    it->iteration, b1);
+		if (!isnan(it->ms))
+			canvas_printf(a->cv, row, 18, CS_NORMAL, "%8.0f", it->ms);
+		if (it->flags & MODEL_ITER_FAILURE)
+			canvas_puts(a->cv, row, 29, CS_ERROR, "failure ");
+		if (it->flags & MODEL_ITER_ANOMALOUS)
+			canvas_puts(a->cv, row, 37, CS_WARN, "anomalous ");
+		if (it->flags & MODEL_ITER_SLOW)
+			canvas_puts(a->cv, row, 47, CS_WARN, "slow");
+		if ((int)k - 1 == v->st.cursor[PANE_TIMELINE])
+			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
+	}
+	return 0;
+}
+
+/* ---- groups ---- */
+
+static const char *
+host_label(const struct model_fhost *h)
+{
+	return h->name != NULL ? h->name : h->addr;
+}
+
+static int
+host_style(const struct model_fhost *h)
+{
+	if (h->flags & MODEL_FHOST_STRAGGLER)
+		return CS_ERROR;
+	if (h->flags & (MODEL_FHOST_SLOW_LINK | MODEL_FHOST_CONGESTED))
+		return CS_WARN;
+	return CS_NORMAL;
+}
+
+static void
+groups_grid(struct view *v, struct area *a, int *used)
+{
+	const struct model_flows *f = &v->m->flows;
+	size_t p, s, maxs = 0;
+	int row, cw = 14, x;
+
+	for (p = 0; p < f->npp; p++)
+		if (f->pp[p].n > maxs)
+			maxs = f->pp[p].n;
+	if (maxs == 0 || (row = area_row(a, used)) < 0)
+		return;
+	canvas_puts(a->cv, row, 0, CS_BOLD, "pipeline");
+	for (s = 0, x = 10; s < maxs && x + cw <= a->w; s++, x += cw)
+		canvas_printf(a->cv, row, x, CS_BOLD, "stage %zu", s + 1);
+	for (p = 0; p < f->npp; p++) {
+		if ((row = area_row(a, used)) < 0)
+			return;
+		canvas_printf(a->cv, row, 0, CS_NORMAL, "pp %zu", p + 1);
+		for (s = 0, x = 10; s < f->pp[p].n && x + cw <= a->w;
+		    s++, x += cw) {
+			const struct model_fhost *h = &f->hosts[f->pp[p].hosts[s]];
+
+			canvas_put_clip(a->cv, row, x, x + cw - 1, host_style(h),
+			    host_label(h), strlen(host_label(h)));
+		}
+	}
+}
+
+static long
+host_group(const struct model_fgroup *g, size_t n, size_t h)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < g[i].n; k++)
+			if (g[i].hosts[k] == h)
+				return (long)i;
+	return -1;
+}
+
+static int
+pane_groups(struct view *v, struct area *a, int *used)
+{
+	const struct model_flows *f = &v->m->flows;
+	char buf[24], pbuf[24], sum[200];
+	size_t i;
+	int row;
+
+	row = area_row(a, used);
+	v->page = 0;
+	if (!f->present) {
+		canvas_puts(a->cv, row, 0, CS_DIM, "no network captures in the "
+		    "job's directory: nothing to group by");
+		return 0;
+	}
+	if (f->error != NULL) {
+		canvas_puts(a->cv, row, 0, CS_ERROR, "captures left out: ");
+		canvas_put_clip(a->cv, row, 19, a->w, CS_ERROR, f->error,
+		    strlen(f->error));
+		return 0;
+	}
+	snprintf(sum, sizeof sum, "%zu host%s, %zu data-parallel "
+	    "group%s, %zu pipeline%s, %zu iteration%s of %.1f ms, %zu "
+	    "finding%s", f->nhosts, f->nhosts == 1 ? "" : "s", f->ndp,
+	    f->ndp == 1 ? "" : "s", f->npp, f->npp == 1 ? "" : "s", f->niters,
+	    f->niters == 1 ? "" : "s", f->period * 1e3, f->nfindings,
+	    f->nfindings == 1 ? "" : "s");
+	canvas_put_clip(a->cv, row, 0, a->w, CS_NORMAL, sum, strlen(sum));
+	groups_grid(v, a, used);
+	for (i = 0; i < f->nfindings && i < 4; i++) {
+		const struct model_finding *fd = &f->findings[i];
+
+		if ((row = area_row(a, used)) < 0)
+			return 0;
+		canvas_printf(a->cv, row, 0, CS_WARN, "%s %s", fd->kind,
+		    fd->subject);
+		if (fd->nreasons > 0)
+			canvas_put_clip(a->cv, row, 36, a->w, CS_NORMAL,
+			    fd->reasons[0], strlen(fd->reasons[0]));
+	}
+	if ((row = area_row(a, used)) < 0)
+		return 0;
+	canvas_puts(a->cv, row, 0, CS_BOLD, "host             node          "
+	    "  dp  pp   comm ms  compute ms  step ms");
+	for (i = (size_t)v->st.top[PANE_GROUPS]; i < f->nhosts; i++) {
+		const struct model_fhost *h = &f->hosts[i];
+		long dg = host_group(f->dp, f->ndp, i);
+		long pg = host_group(f->pp, f->npp, i);
+
+		if ((row = area_row(a, used)) < 0)
+			break;
+		v->page++;
+		canvas_put_clip(a->cv, row, 0, 16, host_style(h), h->addr,
+		    strlen(h->addr));
+		if (h->name != NULL)
+			canvas_put_clip(a->cv, row, 17, 31, CS_NORMAL, h->name,
+			    strlen(h->name));
+		snprintf(buf, sizeof buf, "%ld", dg + 1);
+		snprintf(pbuf, sizeof pbuf, "%ld", pg + 1);
+		canvas_printf(a->cv, row, 32, CS_NORMAL, "%3s %3s %9.1f %11.1f",
+		    dg < 0 ? "-" : buf, pg < 0 ? "-" : pbuf,
+		    h->comm * 1e3, h->compute * 1e3);
+		if (dg >= 0)
+			canvas_printf(a->cv, row, 66, f->dp[dg].slow ? CS_WARN :
+			    CS_NORMAL, "%7.1f", f->dp[dg].step * 1e3);
+		if (h->flags & MODEL_FHOST_STRAGGLER)
+			canvas_puts(a->cv, row, 75, CS_ERROR, "straggler");
+		else if (h->flags & MODEL_FHOST_SLOW_LINK)
+			canvas_puts(a->cv, row, 75, CS_WARN, "slow link");
+		if ((int)i == v->st.cursor[PANE_GROUPS])
+			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
+	}
+	return 0;
+}
+
+/* ---- lines ---- */
+
+static int
+pane_lines(struct view *v, struct area *a, int *used)
+{
+	int row, pw = 8, room;
+	size_t i, top = (size_t)v->st.top[PANE_LINES], last;
+	char num[24];
+
+	row = area_row(a, used);
+	if (!v->lines_valid)
+		view_lines_build(v);
+	if (v->lines_error != NULL) {
+		canvas_put_clip(a->cv, row, 0, a->w, CS_ERROR, v->lines_error,
+		    strlen(v->lines_error));
+		return 0;
+	}
+	if (v->st.lsrc == LS_NONE) {
+		canvas_puts(a->cv, row, 0, CS_DIM, "drill into an event, node or "
+		    "iteration to see its lines");
+		return 0;
+	}
+	if (v->st.lsrc == LS_EVENT) {
+		long e = model_event_index(v->m, v->st.l_event);
+
+		canvas_printf(a->cv, row, 0, CS_BOLD, "%zu line%s of ",
+		    v->nlines, v->nlines == 1 ? "" : "s");
+		if (e >= 0)
+			draw_template(a->cv, row, 12, a->w, CS_BOLD,
+			    v->m->events[e].text);
+	} else
+		canvas_printf(a->cv, row, 0, CS_BOLD, "%s around line %ld",
+		    v->st.l_path, v->st.l_line);
+	for (i = 0; i < v->nlines; i++) {
+		int l = canvas_text_width(v->lines[i].path,
+		    strlen(v->lines[i].path));
+
+		if (l > pw)
+			pw = l;
+	}
+	if (pw > a->w / 3)
+		pw = a->w / 3;
+	room = a->nrows < 0 ? (int)v->nlines : a->nrows - *used;
+	last = top + (size_t)(room < 0 ? 0 : room);
+	if (last > v->nlines)
+		last = v->nlines;
+	view_lines_fill(v, top, last);
+	v->page = 0;
+	for (i = top; i < last; i++) {
+		const struct view_line *l = &v->lines[i];
+		int x;
+
+		if ((row = area_row(a, used)) < 0)
+			break;
+		v->page++;
+		canvas_put_clip(a->cv, row, 0, pw, l->hit ? CS_NORMAL : CS_DIM,
+		    l->path, strlen(l->path));
+		snprintf(num, sizeof num, ":%llu", (unsigned long long)l->line);
+		x = canvas_puts(a->cv, row, pw, l->hit ? CS_NORMAL : CS_DIM, num);
+		x = x < pw + 8 ? pw + 8 : x + 1;
+		if (l->hit)
+			canvas_glyph(a->cv, row, x - 1, CS_BOLD, GL_ARROW_RIGHT, 1);
+		if (l->text != NULL)
+			canvas_put_clip(a->cv, row, x + 1, a->w, l->hit ?
+			    CS_BOLD : CS_DIM, l->text, strlen(l->text));
+		if ((int)i == v->st.cursor[PANE_LINES])
+			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
+		if (v->search_re != NULL && l->text != NULL &&
+		    view_regex_find(v->search_re, l->text, strlen(l->text),
+		    NULL, NULL))
+			canvas_add_attr(a->cv, row, x + 1, -1, CA_MATCH);
+	}
+	return 0;
+}
+
+/* ---- jobs ---- */
+
+struct jobs_walk {
+	struct view *v;
+	struct area *a;
+	int *used;
+	int idx;
+	const char *want;	/* collect the name of row `idx` */
+	char *name;
+	int n;
+};
+
+static int
+job_row(void *arg, const struct viewdb_job *j)
+{
+	struct jobs_walk *w = arg;
+	char size[24], when[32];
+	int row, r = w->n++;
+	time_t t;
+
+	if (w->want != NULL) {
+		if (r == w->idx)
+			w->name = xstrdup(j->name);
+		return 0;
+	}
+	if (w->a == NULL || r < w->v->st.top[PANE_JOBS] ||
+	    (row = area_row(w->a, w->used)) < 0)
+		return 0;
+	w->v->page++;
+	canvas_put_clip(w->a->cv, row, 0, 16, CS_BOLD, j->name,
+	    strlen(j->name));
+	canvas_puts(w->a->cv, row, 17, strcmp(j->outcome, "failed") == 0 ?
+	    CS_ERROR : strcmp(j->outcome, "healthy") == 0 ? CS_GOOD : CS_DIM,
+	    j->outcome[0] != '\0' ? j->outcome : "-");
+	canvas_puts(w->a->cv, row, 25, CS_NORMAL, j->marked[0] != '\0' ?
+	    j->marked : "-");
+	canvas_printf(w->a->cv, row, 30, CS_NORMAL, "%5lld %6lld %9s",
+	    (long long)j->nodes, (long long)j->files,
+	    human_size(j->bytes, size, sizeof size));
+	if (isnan(j->indexed))
+		snprintf(when, sizeof when, "flows only");
+	else {
+		struct tm tm;
+
+		t = (time_t)j->indexed;
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+	}
+	canvas_puts(w->a->cv, row, 53, CS_DIM, when);
+	canvas_put_clip(w->a->cv, row, 70, w->a->w, CS_DIM, j->root,
+	    strlen(j->root));
+	if (r == w->v->st.cursor[PANE_JOBS])
+		canvas_add_attr(w->a->cv, row, 0, -1, CA_SELECTED);
+	return 0;
+}
+
+static int
+pane_jobs(struct view *v, struct area *a, int *used)
+{
+	struct jobs_walk w;
+	char *why = NULL;
+	int row = area_row(a, used);
+
+	canvas_puts(a->cv, row, 0, CS_BOLD, "job              outcome mark "
+	    "nodes  files      size  indexed (UTC)    root");
+	memset(&w, 0, sizeof w);
+	w.v = v;
+	w.a = a;
+	w.used = used;
+	v->page = 0;
+	if (v->cache == NULL || viewdb_each_job(v->cache, job_row, &w,
+	    &why) != 0) {
+		if ((row = area_row(a, used)) >= 0)
+			canvas_put_clip(a->cv, row, 0, a->w, CS_ERROR, why ? why :
+			    "no cache", why ? strlen(why) : 8);
+		free(why);
+	} else if (w.n == 0 && (row = area_row(a, used)) >= 0)
+		canvas_puts(a->cv, row, 0, CS_DIM, "the cache holds no job: "
+		    "index a job directory first");
+	return 0;
+}
+
+static int
+jobs_count(struct view *v, int idx, char **name)
+{
+	struct jobs_walk w;
+	char *why = NULL;
+
+	memset(&w, 0, sizeof w);
+	w.v = v;
+	w.want = "";
+	w.idx = idx;
+	if (v->cache != NULL && viewdb_each_job(v->cache, job_row, &w,
+	    &why) != 0)
+		free(why);
+	if (name != NULL)
+		*name = w.name;
+	else
+		free(w.name);
+	return w.n;
+}
+
+/* ---- the screen ---- */
+
+static void
+draw_header(struct view *v, struct canvas *cv, int row)
+{
+	const struct model *m = v->m;
+	char buf[256];
+	int x;
+
+	if (m == NULL) {
+		canvas_puts(cv, row, 0, CS_HEADER, "trainscope");
+		canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+		return;
+	}
+	x = canvas_put_clip(cv, row, 0, cv->width / 3, CS_HEADER, m->name,
+	    strlen(m->name));
+	snprintf(buf, sizeof buf, "  %s", diag_outcome_name(
+	    (enum diag_outcome)m->outcome));
+	x = canvas_puts(cv, row, x, CS_HEADER, buf);
+	buf[0] = '\0';
+	if (m->outcome != DIAG_COMPLETED)
+		snprintf(buf, sizeof buf, " in %s", stage_name(
+		    (enum stage)m->stage));
+	if (m->failure_iter >= 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    " at iteration %ld", m->failure_iter);
+	snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+	    "  %zu node%s  %d healthy run%s compared", m->nreal,
+	    m->nreal == 1 ? "" : "s", m->nhealthy, m->nhealthy == 1 ? "" : "s");
+	canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf, strlen(buf));
+	canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+}
+
+static void
+draw_tabs(struct view *v, struct canvas *cv, int row)
+{
+	int i, x = 0;
+
+	for (i = 0; i < PANE_COUNT && x < cv->width; i++) {
+		int st = i == (int)v->st.pane ? CS_BOLD : CS_DIM;
+
+		x = canvas_printf(cv, row, x, st, "%d %s", i + 1,
+		    view_pane_name((enum view_pane)i));
+		if (i == (int)v->st.pane)
+			canvas_add_attr(cv, row, x - (int)strlen(view_pane_name(
+			    (enum view_pane)i)) - 2, x, CA_SELECTED);
+		x += 2;
+	}
+	if (v->st.nfilters > 0 && x + 12 < cv->width)
+		canvas_printf(cv, row, x, CS_WARN, "[%zu filter%s]",
+		    v->st.nfilters, v->st.nfilters == 1 ? "" : "s");
+}
+
+static void
+draw_status(struct view *v, struct canvas *cv, int row)
+{
+	int n = view_nrows(v);
+	char buf[96];
+
+	canvas_set_style(cv, row, 0, cv->width, CS_STATUS);
+	if (v->message != NULL) {
+		canvas_put_clip(cv, row, 0, cv->width, CS_STATUS, v->message,
+		    strlen(v->message));
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s %d/%d", view_pane_name(v->st.pane),
+	    n == 0 ? 0 : v->st.cursor[v->st.pane] + 1, n);
+	if (v->search != NULL)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    "  /%.40s", v->search);
+	canvas_puts(cv, row, 0, CS_STATUS, buf);
+	snprintf(buf, sizeof buf, "? help  : command  q quit");
+	canvas_puts(cv, row, cv->width - (int)strlen(buf) - 1 > 0 ?
+	    cv->width - (int)strlen(buf) - 1 : 0, CS_STATUS, buf);
+	canvas_set_style(cv, row, 0, cv->width, CS_STATUS);
+}
+
+/* Keep the cursor inside the rows and the scroll offset around it. */
+static void
+clamp(struct view *v, int page)
+{
+	int n = view_nrows(v), *cur = &v->st.cursor[v->st.pane];
+	int *top = &v->st.top[v->st.pane];
+
+	if (*cur >= n)
+		*cur = n - 1;
+	if (*cur < 0)
+		*cur = 0;
+	if (page < 1)
+		page = 1;
+	if (*cur < *top)
+		*top = *cur;
+	if (*cur >= *top + page)
+		*top = *cur - page + 1;
+	if (*top > n - page)
+		*top = n - page > 0 ? n - page : 0;
+	if (*top < 0)
+		*top = 0;
+}
+
+static int
+draw_pane(struct view *v, struct area *a, int *used)
+{
+	if (v->m == NULL && v->st.pane != PANE_JOBS)
+		v->st.pane = PANE_JOBS;
+	switch (v->st.pane) {
+	case PANE_EVENTS:
+		return pane_events(v, a, used);
+	case PANE_HEATMAP:
+		return pane_heatmap(v, a, used);
+	case PANE_TIMELINE:
+		return pane_timeline(v, a, used);
+	case PANE_GROUPS:
+		return pane_groups(v, a, used);
+	case PANE_LINES:
+		return pane_lines(v, a, used);
+	default:
+		return pane_jobs(v, a, used);
+	}
+}
+
+int
+view_draw(struct view *v, struct canvas *cv, int width, int height)
+{
+	struct area a;
+	int used = 0, attempt;
+
+	v->width = width;
+	v->height = height;
+	cv->width = width < 20 ? 20 : width;
+	for (attempt = 0; attempt < 2; attempt++) {
+		canvas_reset(cv);
+		canvas_add_row(cv);
+		draw_header(v, cv, 0);
+		canvas_add_row(cv);
+		draw_tabs(v, cv, 1);
+		a.cv = cv;
+		a.row0 = 2;
+		a.nrows = height <= 0 ? -1 : height - 3;
+		a.w = cv->width;
+		if (height <= 0)
+			v->st.top[v->st.pane] = 0;
+		used = 0;
+		/* the first pass learns the page size; the second scrolls */
+		draw_pane(v, &a, &used);
+		if (height <= 0)
+			break;
+		if (attempt == 0) {
+			int top = v->st.top[v->st.pane];
+
+			clamp(v, v->page);
+			if (top == v->st.top[v->st.pane])
+				break;
+		}
+	}
+	if (height > 0) {
+		while (cv->nrows < height)
+			canvas_add_row(cv);
+		cv->nrows = height;
+		draw_status(v, cv, height - 1);
+	}
+	return cv->nrows;
+}
+
+/* ---- rows, targets and search ---- */
+
+static int
+heatmap_rows(struct view *v, struct hm *h)
+{
+	int room = v->height <= 0 ? -1 : v->height - 7;
+
+	hm_build(v, h, room);
+	return (int)h->nrows;
+}
+
+int
+view_nrows(struct view *v)
+{
+	struct hm h;
+	size_t n, i;
+	int r;
+
+	if (v->m == NULL && v->st.pane != PANE_JOBS)
+		return 0;
+	switch (v->st.pane) {
+	case PANE_EVENTS:
+		free(event_list(v, &n));
+		return (int)n;
+	case PANE_HEATMAP:
+		r = heatmap_rows(v, &h);
+		hm_free(&h);
+		return r;
+	case PANE_TIMELINE:
+		for (i = n = 0; i < v->m->niters; i++)
+			n += (size_t)tl_visible(v, i);
+		return (int)n;
+	case PANE_GROUPS:
+		return (int)v->m->flows.nhosts;
+	case PANE_LINES:
+		if (!v->lines_valid)
+			view_lines_build(v);
+		return (int)v->nlines;
+	default:
+		return jobs_count(v, -1, NULL);
+	}
+}
+
+int
+view_page(const struct view *v)
+{
+	return v->page > 0 ? v->page : 1;
+}
+
+int
+view_target(struct view *v, struct view_target *t)
+{
+	int cur = v->st.cursor[v->st.pane], r = -1;
+	size_t n, i, k, *l;
+	struct hm h;
+	char *name;
+
+	memset(t, 0, sizeof *t);
+	t->node = -1;
+	if (v->m == NULL && v->st.pane != PANE_JOBS)
+		return -1;
+	switch (v->st.pane) {
+	case PANE_EVENTS:
+		l = event_list(v, &n);
+		if ((size_t)cur < n) {
+			long node = -1;
+
+			for (i = 0; i < v->st.nfilters; i++)
+				if (v->st.filters[i].kind == VF_NODE &&
+				    !v->st.filters[i].negate)
+					node = model_node_index(v->m,
+					    v->st.filters[i].arg + 5);
+			t->kind = VT_EVENT;
+			t->id = v->m->events[l[cur]].id;
+			t->node = node;
+			r = 0;
+		}
+		free(l);
+		return r;
+	case PANE_HEATMAP:
+		heatmap_rows(v, &h);
+		if ((size_t)cur < h.nrows) {
+			if (h.rows[cur].node >= 0) {
+				t->kind = VT_NODE;
+				t->node = h.rows[cur].node;
+			} else {
+				t->kind = VT_GROUP;
+				t->node = (long)(h.rows[cur].nodes - h.order);
+				t->iter = (long)h.rows[cur].n;
+			}
+			r = 0;
+		}
+		hm_free(&h);
+		return r;
+	case PANE_TIMELINE:
+		for (i = k = 0; i < v->m->niters; i++) {
+			if (!tl_visible(v, i))
+				continue;
+			if ((int)k++ == cur) {
+				t->kind = VT_ITER;
+				t->iter = v->m->iters[i].iteration;
+				return 0;
+			}
+		}
+		return -1;
+	case PANE_GROUPS:
+		if ((size_t)cur < v->m->flows.nhosts &&
+		    v->m->flows.hosts[cur].node >= 0) {
+			t->kind = VT_NODE;
+			t->node = v->m->flows.hosts[cur].node;
+			return 0;
+		}
+		return -1;
+	case PANE_LINES:
+		if (!v->lines_valid)
+			view_lines_build(v);
+		if ((size_t)cur < v->nlines && v->st.lsrc == LS_EVENT) {
+			t->kind = VT_LINE;
+			t->name = v->lines[cur].path;
+			t->iter = (long)v->lines[cur].line;
+			return 0;
+		}
+		return -1;
+	default:
+		jobs_count(v, cur, &name);
+		if (name == NULL)
+			return -1;
+		t->kind = VT_JOB;
+		t->name = t->owned = name;
+		return 0;
+	}
+}
+
+int
+view_row_matches(struct view *v, int r)
+{
+	size_t n, *l;
+	int ok = 0;
+
+	if (v->search_re == NULL || v->m == NULL)
+		return 0;
+	if (v->st.pane == PANE_EVENTS) {
+		l = event_list(v, &n);
+		if ((size_t)r < n)
+			ok = view_regex_find(v->search_re, v->m->events[l[r]].text,
+			    strlen(v->m->events[l[r]].text), NULL, NULL);
+		free(l);
+		return ok;
+	}
+	if (v->st.pane == PANE_LINES) {
+		if ((size_t)r >= v->nlines)
+			return 0;
+		view_lines_fill(v, (size_t)r, (size_t)r + 1);
+		return v->lines[r].text != NULL && view_regex_find(v->search_re,
+		    v->lines[r].text, strlen(v->lines[r].text), NULL, NULL);
+	}
+	if (v->st.pane == PANE_GROUPS && (size_t)r < v->m->flows.nhosts) {
+		const struct model_fhost *h = &v->m->flows.hosts[r];
+
+		return view_regex_find(v->search_re, h->addr, strlen(h->addr),
+		    NULL, NULL) || (h->name != NULL && view_regex_find(
+		    v->search_re, h->name, strlen(h->name), NULL, NULL));
+	}
+	if (v->st.pane == PANE_HEATMAP) {
+		struct hm h;
+
+		heatmap_rows(v, &h);
+		if ((size_t)r < h.nrows && h.rows[r].node >= 0)
+			ok = view_regex_find(v->search_re,
+			    v->m->nodes[h.rows[r].node].name,
+			    strlen(v->m->nodes[h.rows[r].node].name), NULL, NULL);
+		hm_free(&h);
+	}
+	return ok;
+}
+
+int
+view_select_node(struct view *v, long n, char **cause)
+{
+	struct hm h;
+	size_t r;
+
+	heatmap_rows(v, &h);
+	for (r = 0; r < h.nrows; r++)
+		if (h.rows[r].node == n) {
+			v->st.cursor[PANE_HEATMAP] = (int)r;
+			hm_free(&h);
+			return 0;
+		}
+	/* folded away: unfold everything */
+	hm_free(&h);
+	hm_build(v, &h, -1);
+	for (r = 0; r < h.nrows; r++)
+		if (h.rows[r].node == n)
+			break;
+	hm_free(&h);
+	if (v->st.nfilters > 0)
+		return ts_fail(cause, "node %s is filtered out",
+		    v->m->nodes[n].name);
+	v->st.cursor[PANE_HEATMAP] = (int)r;
+	return 0;
+}
+
+int
+view_select_time(struct view *v, const char *hms, char **cause)
+{
+	int h, m, s;
+	char c;
+	size_t i, best = 0;
+	double bestd = INFINITY;
+
+	if (sscanf(hms, "%d:%d:%d%c", &h, &m, &s, &c) != 3 || h < 0 ||
+	    h > 23 || m < 0 || m > 59 || s < 0 || s > 60)
+		return ts_fail(cause, "time wants HH:MM:SS, not '%s'", hms);
+	if (v->m->niters == 0)
+		return ts_fail(cause, "job %s has no iterations to go to",
+		    v->job);
+	for (i = 0; i < v->m->niters; i++) {
+		double t = v->m->iters[i].start, d;
+
+		if (isnan(t))
+			continue;
+		d = fabs(fmod(t, 86400.0) - (h * 3600 + m * 60 + s));
+		if (d < bestd) {
+			bestd = d;
+			best = i;
+		}
+	}
+	if (isinf(bestd))
+		return ts_fail(cause, "job %s's iterations carry no times",
+		    v->job);
+	v->st.pane = PANE_TIMELINE;
+	v->st.cursor[PANE_TIMELINE] = (int)best;
+	return 0;
+}
+
+int
+view_open_job(struct view *v, const char *name, struct model **out,
+    char **cause)
+{
+	if (v->cache == NULL)
+		return ts_fail(cause, "no cache");
+	return job_model(v->cache, name, NULL, 0, 0, NULL, out, cause);
+}

@@ -1,0 +1,141 @@
+/*
+ * view.h -- the investigation's view state and the six panes.
+ *
+ * A struct view is one investigation: the cache, the job model it looks
+ * at (src/model.h), and the view state that the commands `pane`,
+ * `filter`, `sort`, `drill`, `back`, `goto`, `search`, `context` and the
+ * cursor motions change.  view_draw() renders the whole screen (a header
+ * line, the active pane and a status line) into a canvas; the terminal
+ * painter (ui/) and the headless `view` and `export` commands both draw
+ * from it, so they show the same text.
+ *
+ * The panes:
+ *   events    the ranked suspicious events, with the selected one's
+ *             reasons and fault-library texts below the list;
+ *   heatmap   nodes x iterations (or time), suspect nodes first;
+ *   timeline  the stages on a time axis, iteration ticks, durations;
+ *   groups    data-parallel groups and pipelines from the captures;
+ *   lines     the raw lines behind an event, node or iteration;
+ *   jobs      the jobs in the cache.
+ */
+#ifndef TS_VIEW_H
+#define TS_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cache;
+struct canvas;
+struct model;
+
+enum view_pane {
+	PANE_EVENTS, PANE_HEATMAP, PANE_TIMELINE, PANE_GROUPS, PANE_LINES,
+	PANE_JOBS, PANE_COUNT
+};
+
+enum view_sort { SORT_SCORE, SORT_TIME, SORT_COUNT, SORT_NODES };
+
+enum view_fkind {
+	VF_NODE, VF_STAGE, VF_ITER, VF_CATEGORY, VF_TEXT, VF_EVENT
+};
+
+struct view_filter {
+	enum view_fkind kind;
+	int negate;
+	char *arg;		/* as the user typed it, for `filters` */
+	long a, b;		/* iteration range; stage; event id */
+	void *re;		/* pcre2_code for VF_TEXT, VF_NODE patterns */
+};
+
+/* What the lines pane shows. */
+enum view_lsrc {
+	LS_NONE,
+	LS_EVENT,		/* every line of an event (on a node, -1 all) */
+	LS_FILE			/* one file around a line */
+};
+
+struct view_state {
+	enum view_pane pane;
+	struct view_filter *filters;
+	size_t nfilters;
+	enum view_sort sort;
+	int cursor[PANE_COUNT];
+	int top[PANE_COUNT];
+	int context;		/* lines of context in the lines pane */
+	/* the lines pane's source */
+	enum view_lsrc lsrc;
+	uint32_t l_event;	/* template id */
+	long l_node;		/* model node, -1 any */
+	char *l_path;		/* LS_FILE: path relative to the root */
+	long l_line;
+	long hm_group;		/* heatmap: the unfolded group's first node
+				   (in row order), -1 none */
+	long hm_count;		/* its nodes */
+};
+
+struct view_line;
+
+struct view {
+	struct cache *cache;	/* borrowed */
+	struct model *m;	/* owned; NULL: no job open */
+	char *job;		/* its name */
+	struct view_state st;
+	struct view_state *hist;	/* `back` history, oldest first */
+	size_t nhist;
+	char *search;		/* the pattern, as typed */
+	void *search_re;	/* pcre2_code */
+	int width, height;	/* of the last draw */
+	int page;		/* list rows the active pane showed */
+	int ascii;		/* ASCII glyphs */
+	char *message;		/* shown on the status line once */
+	/* the lines pane's rows, filled on demand */
+	struct view_line *lines;
+	size_t nlines;
+	int lines_valid;
+	char *lines_error;
+};
+
+void view_init(struct view *v, struct cache *c);
+void view_release(struct view *v);
+
+/* Look at model m (taken) of job `name`; the view state starts afresh. */
+void view_set_model(struct view *v, const char *name, struct model *m);
+
+/* "events", ... (static); the pane of a name or prefix, -1. */
+const char *view_pane_name(enum view_pane p);
+int view_pane_parse(const char *s);
+
+/*
+ * Draw the screen at width x height into cv (reset, width set).  With
+ * height <= 0 the pane is drawn whole (every row, for export): no status
+ * line.  Returns the number of canvas rows.
+ */
+int view_draw(struct view *v, struct canvas *cv, int width, int height);
+
+/*
+ * The state commands; each returns 0, or -1 with *cause.  view_pane()
+ * also takes "next" and "prev".
+ */
+int view_pane(struct view *v, const char *name, char **cause);
+int view_filter(struct view *v, const char *spec, int negate, char **cause);
+int view_unfilter(struct view *v, const char *which, char **cause);
+/* The filters as text, one per line, numbered (allocated). */
+char *view_filters_text(const struct view *v);
+int view_sort(struct view *v, const char *key, char **cause);
+/* Move the cursor: "down", "up", "pgdn", "pgup", "top", "bottom", or N. */
+int view_move(struct view *v, const char *how, char **cause);
+int view_drill(struct view *v, char **cause);
+/* Back through the drill history; with or_quit, 1 when it is empty. */
+int view_back(struct view *v, int or_quit, char **cause);
+int view_context(struct view *v, long n, char **cause);
+int view_goto(struct view *v, const char *what, const char *arg,
+    char **cause);
+int view_search(struct view *v, const char *pattern, char **cause);
+/* Move to the next (dir 1) or previous (-1) row matching the search. */
+int view_search_next(struct view *v, int dir, char **cause);
+
+/* Names for completion: nodes, stages, categories of the model. */
+size_t view_complete(const struct view *v, const char *word,
+    char ***out);
+
+#endif

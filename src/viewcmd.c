@@ -1,0 +1,326 @@
+/*
+ * viewcmd.c -- the commands of the investigation: open a job, change the
+ * view state (pane, filter, sort, move, drill, back, goto, search) and
+ * print or export what the screen shows.
+ *
+ * The state commands print nothing: the screen repaints after them, and
+ * `view` or `export` prints the result in batch mode and replays.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canvas.h"
+#include "commands.h"
+#include "jobmodel.h"
+#include "model.h"
+#include "util.h"
+#include "view.h"
+#include "viewint.h"
+
+/* The investigation of this context, made on first use. */
+static struct view *
+ctx_view(struct cmd_ctx *ctx)
+{
+	struct cache *c = NULL;
+	char *why = NULL;
+
+	if (ctx->view == NULL) {
+		ctx->view = xcalloc(1, sizeof *ctx->view);
+		view_init(ctx->view, NULL);
+	}
+	if (cmd_ctx_cache(ctx, &c, &why) == 0)
+		ctx->view->cache = c;
+	free(why);
+	return ctx->view;
+}
+
+void
+cmd_ctx_view_free(struct cmd_ctx *ctx)
+{
+	if (ctx->view != NULL) {
+		view_release(ctx->view);
+		free(ctx->view);
+		ctx->view = NULL;
+	}
+}
+
+static int
+done(int rc)
+{
+	return rc == 0 ? CMD_OK : CMD_FAIL;
+}
+
+static int
+open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
+    char **cause)
+{
+	struct view *v = ctx_view(ctx);
+	const char **base = NULL;
+	struct model *m;
+	size_t nbase = 0;
+	int flags = 0, rc;
+
+	if (v->cache == NULL && cmd_ctx_cache(ctx, &v->cache, cause) != 0)
+		return CMD_FAIL;
+	if (a != NULL) {
+		nbase = cmd_opt_all(a, "baseline", &base);
+		if (cmd_has_opt(a, "no-flows"))
+			flags |= JOBMODEL_NO_FLOWS;
+	}
+	rc = job_model(v->cache, name, base, nbase, flags, ctx->err, &m, cause);
+	free(base);
+	if (rc != 0)
+		return CMD_FAIL;
+	view_set_model(v, m->name, m);
+	return CMD_OK;
+}
+
+int
+cmd_open(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return open_job(ctx, a->argv[0], a, cause);
+}
+
+int
+cmd_pane(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return done(view_pane(ctx_view(ctx), a->argv[0], cause));
+}
+
+int
+cmd_filter(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	struct view *v = ctx_view(ctx);
+	int i, neg = 0, any = 0;
+
+	for (i = 0; i < a->argc; i++) {
+		if (strcmp(a->argv[i], "-v") == 0) {
+			neg = 1;
+			continue;
+		}
+		if (view_filter(v, a->argv[i], neg, cause) != 0)
+			return CMD_FAIL;
+		neg = 0;
+		any = 1;
+	}
+	if (!any) {
+		ts_fail(cause, "filter: what to filter on? (node=NAME, "
+		    "stage=NAME, iter=A..B, category=NAME or /PATTERN/)");
+		return CMD_USAGE;
+	}
+	return CMD_OK;
+}
+
+int
+cmd_unfilter(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return done(view_unfilter(ctx_view(ctx), a->argc > 0 ? a->argv[0] :
+	    NULL, cause));
+}
+
+int
+cmd_filters(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	char *s = view_filters_text(ctx_view(ctx));
+
+	(void)a;
+	(void)cause;
+	fputs(s, ctx->out);
+	free(s);
+	return CMD_OK;
+}
+
+int
+cmd_sort(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return done(view_sort(ctx_view(ctx), a->argv[0], cause));
+}
+
+int
+cmd_move(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return done(view_move(ctx_view(ctx), a->argv[0], cause));
+}
+
+int
+cmd_drill(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	(void)a;
+	return done(view_drill(ctx_view(ctx), cause));
+}
+
+int
+cmd_back(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	int rc = view_back(ctx_view(ctx), cmd_has_opt(a, "or-quit"), cause);
+
+	if (rc == 1) {
+		ctx->quit = 1;
+		rc = 0;
+	}
+	return done(rc);
+}
+
+int
+cmd_context(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	long n;
+
+	if (ts_parse_long(a->argv[0], &n) != 0) {
+		ts_fail(cause, "context: wants a number of lines, not '%s'",
+		    a->argv[0]);
+		return CMD_USAGE;
+	}
+	return done(view_context(ctx_view(ctx), n, cause));
+}
+
+int
+cmd_goto(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return done(view_goto(ctx_view(ctx), a->argv[0], a->argv[1], cause));
+}
+
+int
+cmd_search(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return done(view_search(ctx_view(ctx), a->argc > 0 ? a->argv[0] : "",
+	    cause));
+}
+
+int
+cmd_next(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	(void)a;
+	return done(view_search_next(ctx_view(ctx), 1, cause));
+}
+
+int
+cmd_prev(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	(void)a;
+	return done(view_search_next(ctx_view(ctx), -1, cause));
+}
+
+int
+cmd_quit(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	(void)a;
+	(void)cause;
+	ctx->quit = 1;
+	return CMD_OK;
+}
+
+static int
+size_opt(struct cmd_args *a, const char *name, long def, long *out,
+    char **cause)
+{
+	const char *s = cmd_opt(a, name);
+
+	if (s != NULL && strcmp(s, "all") == 0) {
+		*out = 0;
+		return 0;
+	}
+	return cmd_opt_long(a, name, def, 20, 1000, out, cause);
+}
+
+/* Draw the view at width x height (0: whole) and write it to f. */
+static int
+write_view(struct view *v, FILE *f, long width, long height)
+{
+	struct canvas cv;
+	int rc;
+
+	canvas_init(&cv, (int)width, 0);
+	view_draw(v, &cv, (int)width, (int)height);
+	rc = canvas_write(&cv, 0, cv.nrows, f);
+	canvas_release(&cv);
+	return rc;
+}
+
+int
+cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	struct view *v = ctx_view(ctx);
+	long width, height;
+	int i, rc;
+
+	if (size_opt(a, "width", 80, &width, cause) != 0 ||
+	    size_opt(a, "height", 24, &height, cause) != 0)
+		return CMD_USAGE;
+	if (width == 0) {
+		ts_fail(cause, "view: --width wants a number of columns");
+		return CMD_USAGE;
+	}
+	i = 0;
+	if (a->argc > 0 && strcmp(a->argv[0], "-c") != 0 &&
+	    view_pane_parse(a->argv[0]) < 0) {
+		ts_fail(cause, "view: no pane '%s' (events, heatmap, timeline, "
+		    "groups, lines or jobs)", a->argv[0]);
+		return CMD_USAGE;
+	}
+	if (a->argc > 1 && strcmp(a->argv[1], "-c") != 0 &&
+	    (v->job == NULL || strcmp(v->job, a->argv[1]) != 0)) {
+		if ((rc = open_job(ctx, a->argv[1], a, cause)) != CMD_OK)
+			return rc;
+		i = 2;
+	} else if (a->argc > 1 && strcmp(a->argv[1], "-c") != 0)
+		i = 2;
+	else if (a->argc > 0 && strcmp(a->argv[0], "-c") != 0)
+		i = 1;
+	if (a->argc > 0 && strcmp(a->argv[0], "-c") != 0 &&
+	    view_pane(v, a->argv[0], cause) != 0)
+		return CMD_FAIL;
+	for (; i < a->argc; i++) {
+		char *inner = NULL;
+
+		if (strcmp(a->argv[i], "-c") != 0 || i + 1 >= a->argc) {
+			ts_fail(cause, "view: unexpected '%s' (-c COMMAND runs "
+			    "a command first)", a->argv[i]);
+			return CMD_USAGE;
+		}
+		if ((rc = cmd_exec_line(ctx, a->argv[++i], &inner)) != CMD_OK) {
+			ts_fail(cause, "view: -c '%s': %s", a->argv[i],
+			    inner != NULL ? inner : "failed");
+			free(inner);
+			return rc;
+		}
+	}
+	if (write_view(v, ctx->out, width, height) != 0) {
+		ts_fail(cause, "cannot write output");
+		return CMD_FAIL;
+	}
+	return CMD_OK;
+}
+
+int
+cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	struct view *v = ctx_view(ctx);
+	const char *path = a->argv[0];
+	long width;
+	FILE *f;
+	int rc;
+
+	if (cmd_opt_long(a, "width", v->width > 0 ? v->width : 80, 20, 1000,
+	    &width, cause) != 0)
+		return CMD_USAGE;
+	if (strcmp(path, "-") == 0)
+		f = ctx->out;
+	else if ((f = fopen(path, "w")) == NULL) {
+		ts_fail(cause, "export: cannot write '%s': %s", path,
+		    strerror(errno));
+		return CMD_FAIL;
+	}
+	rc = write_view(v, f, width, 0);
+	if (f != ctx->out && fclose(f) != 0)
+		rc = -1;
+	if (rc != 0) {
+		ts_fail(cause, "export: cannot write '%s'", path);
+		return CMD_FAIL;
+	}
+	return CMD_OK;
+}

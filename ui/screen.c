@@ -1,0 +1,749 @@
+/*
+ * screen.c -- the interactive screen (see ui.h).
+ *
+ * The screen is a painter: every frame is view_draw() of the
+ * investigation into a canvas, copied cell by cell onto the terminal with
+ * the colours of its style classes.  Keys are looked up in the key table
+ * (src/keys.c) and run as command lines, so a key and a typed command do
+ * the same.  The prompt is GNU readline through its callback interface:
+ * ncurses reads the keys and hands them to readline one byte at a time,
+ * and readline's redisplay draws into the status line.  Readline never
+ * touches the terminal itself: its terminal preparation is switched off,
+ * its output goes nowhere, and the variables the screen relies on are
+ * set after the user's inputrc is read.
+ *
+ * Output of commands that print (help, filters, diagnose, ...) opens in a
+ * pager over the pane; errors show on the status line with the bad word
+ * marked.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <curses.h>
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "canvas.h"
+#include "cmd.h"
+#include "keys.h"
+#include "util.h"
+#include "view.h"
+#include "ui.h"
+
+#define QUEUE_MAX 32
+
+static struct screen {
+	struct cmd_ctx *ctx;
+	struct canvas cv;
+	int active;		/* curses is on */
+	int ncolors;		/* 0, 8 or 256 */
+	int ascii;
+	/* the prompt */
+	int prompting;
+	unsigned char queue[QUEUE_MAX];
+	size_t qhead, qlen;
+	char *entered;		/* the line readline gave back */
+	int got_line;
+	char *history;		/* the history file, NULL: none */
+	/* the pager over the pane */
+	char **out;
+	size_t nout, outtop;
+	/* the last error: the line and the bad byte */
+	char *err_line;
+	int err_col;
+} S;
+
+static volatile sig_atomic_t got_term;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	got_term = 1;
+}
+
+/* ---- colours ---- */
+
+struct look {
+	short fg256, fg8;
+	attr_t attr;		/* with colours */
+	attr_t mono;		/* without */
+};
+
+static const struct look looks[CS_COUNT] = {
+	[CS_NORMAL] = { -1, -1, 0, 0 },
+	[CS_DIM] = { 244, -1, A_DIM, A_DIM },
+	[CS_BOLD] = { -1, -1, A_BOLD, A_BOLD },
+	[CS_HEADER] = { 15, 7, A_BOLD | A_REVERSE, A_BOLD | A_REVERSE },
+	[CS_STATUS] = { -1, -1, A_REVERSE, A_REVERSE },
+	[CS_WARN] = { 178, COLOR_YELLOW, 0, A_BOLD },
+	[CS_ERROR] = { 196, COLOR_RED, A_BOLD, A_BOLD },
+	[CS_GOOD] = { 71, COLOR_GREEN, 0, 0 },
+	[CS_HEAT0] = { 240, -1, A_DIM, A_DIM },
+	[CS_HEAT0 + 1] = { 101, COLOR_YELLOW, 0, 0 },
+	[CS_HEAT0 + 2] = { 143, COLOR_YELLOW, 0, 0 },
+	[CS_HEAT0 + 3] = { 178, COLOR_YELLOW, 0, 0 },
+	[CS_HEAT0 + 4] = { 208, COLOR_YELLOW, A_BOLD, 0 },
+	[CS_HEAT0 + 5] = { 202, COLOR_RED, 0, A_BOLD },
+	[CS_HEAT0 + 6] = { 160, COLOR_RED, A_BOLD, A_BOLD },
+	[CS_HEAT0 + 7] = { 196, COLOR_RED, A_BOLD, A_BOLD },
+	[CS_CAT_NETWORK] = { 39, COLOR_BLUE, 0, 0 },
+	[CS_CAT_GPU] = { 170, COLOR_MAGENTA, 0, 0 },
+	[CS_CAT_MEMORY] = { 203, COLOR_RED, 0, 0 },
+	[CS_CAT_TIMEOUT] = { 178, COLOR_YELLOW, 0, 0 },
+	[CS_CAT_DATA] = { 44, COLOR_CYAN, 0, 0 },
+	[CS_CAT_STORAGE] = { 71, COLOR_GREEN, 0, 0 },
+	[CS_CAT_CONFIG] = { 250, COLOR_WHITE, 0, 0 },
+	[CS_CAT_OTHER] = { -1, -1, 0, 0 },
+	[CS_VAR] = { 37, COLOR_CYAN, 0, A_UNDERLINE },
+};
+
+static void
+colours_init(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	short i;
+
+	S.ncolors = 0;
+	if ((nc != NULL && nc[0] != '\0') || !has_colors())
+		return;
+	start_color();
+	use_default_colors();
+	S.ncolors = COLORS >= 256 ? 256 : 8;
+	for (i = 0; i < CS_COUNT; i++) {
+		short fg = S.ncolors == 256 ? looks[i].fg256 : looks[i].fg8;
+
+		if (i == CS_HEADER)
+			init_pair(i + 1, S.ncolors == 256 ? 15 : COLOR_WHITE,
+			    S.ncolors == 256 ? 24 : COLOR_BLUE);
+		else
+			init_pair(i + 1, fg, -1);
+	}
+}
+
+static attr_t
+cell_attr(const struct canvas_cell *c)
+{
+	attr_t a;
+	int st = c->style < CS_COUNT ? c->style : CS_NORMAL;
+
+	if (S.ncolors == 0)
+		a = looks[st].mono;
+	else {
+		a = looks[st].attr | COLOR_PAIR(st + 1);
+		if (st == CS_HEADER)
+			a &= ~(attr_t)A_REVERSE;
+	}
+	if (c->attr & CA_SELECTED)
+		a ^= A_REVERSE;
+	if (c->attr & CA_MATCH)
+		a |= A_UNDERLINE | A_BOLD;
+	return a;
+}
+
+/* ---- painting ---- */
+
+static void
+paint_row(const struct canvas *cv, int crow, int y)
+{
+	int x;
+
+	move(y, 0);
+	for (x = 0; x < cv->width && x < COLS; x++) {
+		const struct canvas_cell *c = &cv->cells[(size_t)crow *
+		    cv->width + x];
+
+		if (c->s[0] == '\0')
+			continue;	/* the right half of a wide character */
+		attrset(cell_attr(c));
+		mvaddstr(y, x, c->s);
+	}
+	attrset(A_NORMAL);
+}
+
+static void
+draw_pager(void)
+{
+	struct canvas cv;
+	int y, rows = LINES - 3;
+	size_t i;
+
+	canvas_init(&cv, COLS, S.ascii);
+	for (y = 0; y < rows; y++) {
+		int r = canvas_add_row(&cv);
+
+		i = S.outtop + (size_t)y;
+		if (i < S.nout)
+			canvas_puts(&cv, r, 0, CS_NORMAL, S.out[i]);
+	}
+	for (y = 0; y < rows; y++)
+		paint_row(&cv, y, y + 2);
+	canvas_release(&cv);
+}
+
+/* The status line while the prompt is open. */
+static void
+draw_prompt(int y)
+{
+	struct canvas cv;
+	const char *buf = rl_line_buffer != NULL ? rl_line_buffer : "";
+	int r, x, cur, off = 0;
+
+	cur = 1 + canvas_text_width(buf, (size_t)rl_point);
+	if (cur >= COLS - 1)
+		off = cur - (COLS - 2);
+	canvas_init(&cv, COLS + off, S.ascii);
+	r = canvas_add_row(&cv);
+	x = canvas_puts(&cv, r, 0, CS_BOLD, ":");
+	canvas_puts(&cv, r, x, CS_NORMAL, buf);
+	move(y, 0);
+	clrtoeol();
+	for (x = 0; x < COLS && x + off < cv.width; x++) {
+		const struct canvas_cell *c = &cv.cells[x + off];
+
+		if (c->s[0] == '\0')
+			continue;
+		attrset(cell_attr(c));
+		mvaddstr(y, x, c->s);
+	}
+	attrset(A_NORMAL);
+	move(y, cur - off);
+	canvas_release(&cv);
+}
+
+/* The failed line with the bad word marked, then the message. */
+static void
+draw_error(struct view *v, int y)
+{
+	struct canvas cv;
+	int r, x = 0, col;
+
+	canvas_init(&cv, COLS, S.ascii);
+	r = canvas_add_row(&cv);
+	if (S.err_line != NULL) {
+		size_t len = strlen(S.err_line), end;
+
+		col = S.err_col >= 0 && (size_t)S.err_col < len ? S.err_col :
+		    (int)len;
+		x = canvas_put(&cv, r, 0, CS_NORMAL, S.err_line, (size_t)col);
+		for (end = (size_t)col; end < len && S.err_line[end] != ' ';
+		    end++)
+			;
+		x = canvas_put(&cv, r, x, CS_ERROR, S.err_line + col,
+		    end - (size_t)col);
+		canvas_add_attr(&cv, r, x - (int)(end - (size_t)col), x,
+		    CA_MATCH);
+		x = canvas_put(&cv, r, x, CS_NORMAL, S.err_line + end,
+		    len - end);
+		x = canvas_puts(&cv, r, x, CS_NORMAL, ": ");
+	}
+	canvas_put_clip(&cv, r, x, COLS, CS_ERROR, v->message,
+	    strlen(v->message));
+	move(y, 0);
+	clrtoeol();
+	paint_row(&cv, r, y);
+	canvas_release(&cv);
+}
+
+static void
+draw(void)
+{
+	struct view *v = S.ctx->view;
+	int y, err = v->message != NULL && S.err_line != NULL;
+	char *msg = NULL;
+
+	if (err) {
+		msg = v->message;
+		v->message = NULL;
+	}
+	view_draw(v, &S.cv, COLS, LINES);
+	if (err)
+		v->message = msg;
+	erase();
+	for (y = 0; y < S.cv.nrows && y < LINES; y++)
+		paint_row(&S.cv, y, y);
+	if (S.nout > 0)
+		draw_pager();
+	if (S.prompting) {
+		curs_set(1);
+		draw_prompt(LINES - 1);
+	} else {
+		curs_set(0);
+		if (err)
+			draw_error(v, LINES - 1);
+		move(LINES - 1, COLS - 1);
+	}
+	refresh();
+}
+
+/* ---- readline ---- */
+
+static int
+rl_getc_queue(FILE *f)
+{
+	int c;
+
+	(void)f;
+	if (S.qlen == 0)
+		return EOF;
+	c = S.queue[S.qhead];
+	S.qhead = (S.qhead + 1) % QUEUE_MAX;
+	S.qlen--;
+	return c;
+}
+
+static int
+rl_input_waiting(void)
+{
+	return S.qlen > 0;
+}
+
+static void
+rl_draw(void)
+{
+	if (S.active && S.prompting) {
+		draw_prompt(LINES - 1);
+		refresh();
+	}
+}
+
+static void
+rl_no_prep(int meta)
+{
+	(void)meta;
+}
+
+static void
+rl_no_deprep(void)
+{
+}
+
+static void
+on_line(char *line)
+{
+	S.entered = line;
+	S.got_line = 1;
+}
+
+static char **match_list;
+static size_t match_n;
+
+static char *
+match_next(const char *text, int state)
+{
+	static size_t i;
+
+	(void)text;
+	if (state == 0)
+		i = 0;
+	return i < match_n ? xstrdup(match_list[i++]) : NULL;
+}
+
+static void
+add_match(const char *s, const char *text)
+{
+	if (strncmp(s, text, strlen(text)) != 0)
+		return;
+	match_list = xreallocarray(match_list, match_n + 1,
+	    sizeof *match_list);
+	match_list[match_n++] = xstrdup(s);
+}
+
+static char **
+complete(const char *text, int start, int end)
+{
+	char **words = NULL, **m;
+	size_t i, n;
+
+	(void)end;
+	rl_attempted_completion_over = 1;
+	for (i = 0; i < match_n; i++)
+		free(match_list[i]);
+	match_n = 0;
+	if (start == 0 || strspn(rl_line_buffer, " ") == (size_t)start) {
+		for (i = 0; i < cmd_count; i++)
+			add_match(cmd_table[i].name, text);
+	} else {
+		n = view_complete(S.ctx->view, text, &words);
+		for (i = 0; i < n; i++) {
+			add_match(words[i], text);
+			free(words[i]);
+		}
+		free(words);
+	}
+	m = rl_completion_matches(text, match_next);
+	return m;
+}
+
+/* Several completions: list them on the status line's pager. */
+static void
+show_matches(char **matches, int n, int maxlen)
+{
+	struct buf b;
+	int i;
+
+	(void)maxlen;
+	buf_init(&b);
+	for (i = 1; i <= n && b.len < 2000; i++)
+		buf_addf(&b, "%s  ", matches[i]);
+	free(S.ctx->view->message);
+	S.ctx->view->message = buf_detach(&b);
+	S.err_line = NULL;
+}
+
+static char *
+history_path(void)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *dir, *p;
+
+	if (state != NULL && state[0] == '/')
+		dir = xasprintf("%s/trainscope", state);
+	else if (home != NULL && home[0] != '\0')
+		dir = xasprintf("%s/.local/state/trainscope", home);
+	else
+		return NULL;
+	for (p = dir + 1; *p != '\0'; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0700);
+			*p = '/';
+		}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		free(dir);
+		return NULL;
+	}
+	p = xasprintf("%s/history", dir);
+	free(dir);
+	return p;
+}
+
+static void
+readline_init(void)
+{
+	static FILE *devnull;
+
+	rl_readline_name = "trainscope";
+	rl_catch_signals = 0;
+	rl_catch_sigwinch = 0;
+	rl_change_environment = 0;
+	rl_prep_term_function = rl_no_prep;
+	rl_deprep_term_function = rl_no_deprep;
+	rl_getc_function = rl_getc_queue;
+	rl_input_available_hook = rl_input_waiting;
+	rl_redisplay_function = rl_draw;
+	rl_attempted_completion_function = complete;
+	rl_completion_display_matches_hook = show_matches;
+	if (devnull == NULL)
+		devnull = fopen("/dev/null", "w");
+	rl_outstream = devnull;
+	rl_initialize();	/* reads the user's inputrc */
+	/* what the screen relies on, whatever the inputrc says */
+	rl_variable_bind("horizontal-scroll-mode", "on");
+	rl_variable_bind("enable-bracketed-paste", "off");
+	rl_variable_bind("bell-style", "none");
+	rl_variable_bind("page-completions", "off");
+	rl_variable_bind("completion-query-items", "0");
+	rl_variable_bind("show-all-if-ambiguous", "on");
+	rl_variable_bind("echo-control-characters", "off");
+	rl_variable_bind("colored-stats", "off");
+	rl_variable_bind("colored-completion-prefix", "off");
+	using_history();
+	stifle_history(1000);
+	if ((S.history = history_path()) != NULL)
+		read_history(S.history);
+}
+
+static void
+queue_bytes(const char *s)
+{
+	for (; *s != '\0' && S.qlen < QUEUE_MAX; s++) {
+		S.queue[(S.qhead + S.qlen) % QUEUE_MAX] = (unsigned char)*s;
+		S.qlen++;
+	}
+}
+
+static void
+prompt_open(const char *text)
+{
+	S.prompting = 1;
+	S.got_line = 0;
+	S.qlen = 0;
+	rl_callback_handler_install("", on_line);
+	rl_replace_line(text, 0);
+	rl_point = rl_end;
+}
+
+static void
+prompt_close(void)
+{
+	rl_callback_handler_remove();
+	S.prompting = 0;
+}
+
+/* ---- running lines ---- */
+
+static void
+pager_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < S.nout; i++)
+		free(S.out[i]);
+	free(S.out);
+	S.out = NULL;
+	S.nout = S.outtop = 0;
+}
+
+static void
+pager_set(const char *text, size_t len)
+{
+	const char *p = text, *nl, *end = text + len;
+
+	pager_free();
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		S.out = xreallocarray(S.out, S.nout + 1, sizeof *S.out);
+		S.out[S.nout++] = xstrndup(p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+}
+
+static void
+run_line(const char *line)
+{
+	struct cmd_ctx *ctx = S.ctx;
+	FILE *out, *saved = ctx->out, *serr = ctx->err;
+	char *text = NULL, *cause = NULL;
+	size_t len = 0;
+	int rc;
+
+	free(S.err_line);
+	S.err_line = NULL;
+	free(ctx->view->message);
+	ctx->view->message = NULL;
+	if ((out = open_memstream(&text, &len)) == NULL)
+		return;
+	ctx->out = out;
+	ctx->err = out;
+	rc = cmd_exec_line(ctx, line, &cause);
+	fclose(out);
+	ctx->out = saved;
+	ctx->err = serr;
+	if (rc != CMD_OK) {
+		ctx->view->message = xstrdup(cause != NULL ? cause : "failed");
+		S.err_line = xstrdup(line);
+		S.err_col = ctx->err_col;
+		/* the whole line failed: mark its first word */
+		if (S.err_col < 0)
+			S.err_col = (int)strspn(line, " ");
+	} else if (len > 0)
+		pager_set(text, len);
+	free(cause);
+	free(text);
+}
+
+/* The key table's name of an ncurses key, or NULL. */
+static const char *
+key_label(int ch, char *buf)
+{
+	switch (ch) {
+	case KEY_UP: return "Up";
+	case KEY_DOWN: return "Down";
+	case KEY_NPAGE: return "PgDn";
+	case KEY_PPAGE: return "PgUp";
+	case KEY_HOME: return "Home";
+	case KEY_END: return "End";
+	case KEY_ENTER: case '\r': case '\n': return "Enter";
+	case KEY_BACKSPACE: case 127: case 8: return "Backspace";
+	case '\t': return "Tab";
+	case KEY_BTAB: return "S-Tab";
+	case ' ': return "Space";
+	default:
+		if (ch > ' ' && ch < 127) {
+			buf[0] = (char)ch;
+			buf[1] = '\0';
+			return buf;
+		}
+		return NULL;
+	}
+}
+
+/* Hand an ncurses key to readline as the bytes a terminal sends. */
+static void
+prompt_key(int ch)
+{
+	char b[2];
+
+	switch (ch) {
+	case KEY_LEFT: queue_bytes("\033[D"); break;
+	case KEY_RIGHT: queue_bytes("\033[C"); break;
+	case KEY_UP: queue_bytes("\033[A"); break;
+	case KEY_DOWN: queue_bytes("\033[B"); break;
+	case KEY_HOME: queue_bytes("\001"); break;
+	case KEY_END: queue_bytes("\005"); break;
+	case KEY_DC: queue_bytes("\004"); break;
+	case KEY_BACKSPACE: queue_bytes("\177"); break;
+	case KEY_ENTER: queue_bytes("\r"); break;
+	default:
+		if (ch < 0 || ch > 255)
+			return;
+		b[0] = (char)ch;
+		b[1] = '\0';
+		if (ch == 0)
+			return;
+		queue_bytes(b);
+	}
+	while (S.qlen > 0 && S.prompting && !S.got_line)
+		rl_callback_read_char();
+	if (!S.got_line)
+		return;
+	prompt_close();
+	if (S.entered != NULL && S.entered[strspn(S.entered, " ")] != '\0') {
+		add_history(S.entered);
+		if (S.history != NULL)
+			append_history(1, S.history);
+		run_line(S.entered);
+	}
+	free(S.entered);
+	S.entered = NULL;
+}
+
+static void
+pager_key(int ch)
+{
+	size_t page = LINES > 4 ? (size_t)LINES - 4 : 1;
+
+	switch (ch) {
+	case 'j': case KEY_DOWN: case '\r': case '\n': case KEY_ENTER:
+		if (S.outtop + 1 < S.nout)
+			S.outtop++;
+		break;
+	case 'k': case KEY_UP:
+		if (S.outtop > 0)
+			S.outtop--;
+		break;
+	case ' ': case KEY_NPAGE:
+		if (S.outtop + page < S.nout)
+			S.outtop += page;
+		break;
+	case KEY_PPAGE:
+		S.outtop = S.outtop > page ? S.outtop - page : 0;
+		break;
+	case 'g': case KEY_HOME:
+		S.outtop = 0;
+		break;
+	default:
+		pager_free();
+	}
+}
+
+static void
+screen_end(void)
+{
+	if (S.active) {
+		if (S.prompting)
+			prompt_close();
+		curs_set(1);
+		endwin();
+		S.active = 0;
+	}
+}
+
+int
+ui_run(struct cmd_ctx *ctx, const char *job)
+{
+	struct sigaction sa;
+	const char *cs;
+	char kb[2], *cause = NULL, *line;
+	int ch;
+
+	memset(&S, 0, sizeof S);
+	S.ctx = ctx;
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	S.ascii = cs == NULL || strcmp(cs, "UTF-8") != 0;
+	if (ctx->view == NULL && cmd_exec_line(ctx, "pane jobs", &cause) !=
+	    CMD_OK) {
+		fprintf(stderr, "trainscope: %s\n", cause);
+		free(cause);
+		return CMD_FAIL;
+	}
+	if (job != NULL) {
+		char *words[] = { (char *)"open", (char *)"--", (char *)job, NULL };
+
+		if (cmd_exec_argv(ctx, 3, words, &cause) != CMD_OK) {
+			fprintf(stderr, "trainscope: %s\n", cause != NULL ?
+			    cause : "cannot open the job");
+			free(cause);
+			return CMD_FAIL;
+		}
+	}
+	ctx->view->ascii = S.ascii;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (initscr() == NULL) {
+		fprintf(stderr, "trainscope: cannot start the screen (TERM=%s)\n",
+		    getenv("TERM") ? getenv("TERM") : "");
+		return CMD_FAIL;
+	}
+	S.active = 1;
+	atexit(screen_end);
+	raw();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	timeout(250);
+	colours_init();
+	readline_init();
+	canvas_init(&S.cv, COLS, S.ascii);
+	while (!got_term && !ctx->quit) {
+		draw();
+		ch = getch();
+		if (ch == ERR || ch == KEY_RESIZE)
+			continue;
+		if (ch == 3 && !S.prompting)	/* Ctrl-C */
+			break;
+		if (S.prompting) {
+			if (ch == 3 || (ch == 27 && rl_editing_mode == 1)) {
+				prompt_close();
+				continue;
+			}
+			prompt_key(ch);
+			continue;
+		}
+		if (S.nout > 0) {
+			if (ch == 'q' || ch == 27)
+				pager_free();
+			else
+				pager_key(ch);
+			continue;
+		}
+		if ((line = (char *)key_label(ch, kb)) == NULL ||
+		    (line = (char *)keys_find(line)) == NULL)
+			continue;
+		if (line[0] == ':')
+			prompt_open(line + 1);
+		else
+			run_line(line);
+	}
+	screen_end();
+	canvas_release(&S.cv);
+	pager_free();
+	free(S.err_line);
+	free(S.history);
+	return CMD_OK;
+}

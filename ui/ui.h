@@ -1,0 +1,17 @@
+/*
+ * ui.h -- the interactive screen: a painter of the views (src/view.h)
+ * with readline at the status line.  Only ui/ includes curses and
+ * readline.
+ */
+#ifndef TS_UI_H
+#define TS_UI_H
+
+struct cmd_ctx;
+
+/*
+ * Run the screen on the terminal until the user quits.  `job` (may be
+ * NULL: the jobs pane) is opened first.  Returns an exit status.
+ */
+int ui_run(struct cmd_ctx *ctx, const char *job);
+
+#endif
