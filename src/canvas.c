@@ -142,6 +142,18 @@ canvas_reset(struct canvas *c)
 	c->nrows = 0;
 }
 
+void
+canvas_set_width(struct canvas *c, int width)
+{
+	if (width < 1)
+		width = 1;
+	if (width != c->width) {
+		canvas_release(c);
+		c->width = width;
+	}
+	c->nrows = 0;
+}
+
 int
 canvas_add_row(struct canvas *c)
 {

@@ -81,6 +81,8 @@ void canvas_init(struct canvas *c, int width, int ascii);
 void canvas_release(struct canvas *c);
 /* Drop every row (the width stays). */
 void canvas_reset(struct canvas *c);
+/* Drop every row and take a new width. */
+void canvas_set_width(struct canvas *c, int width);
 /* Add a blank row; returns its index. */
 int canvas_add_row(struct canvas *c);
 struct canvas_cell *canvas_cell(struct canvas *c, int row, int col);

@@ -89,7 +89,7 @@ const struct cmd cmd_table[] = {
 	{ "quit", "", 0, 0,
 	  "leave the screen (a batch or a replay stops here)",
 	  cmd_quit, "" },
-	{ "search", "[/PATTERN/]", 0, 1,
+	{ "search", "[/PATTERN/]", 0, -1,
 	  "highlight rows that match a PCRE2 pattern and go to the first",
 	  cmd_search, "" },
 	{ "simulate", "[options] OUTDIR", 1, 1,

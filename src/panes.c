@@ -522,8 +522,8 @@ pane_heatmap(struct view *v, struct area *a, int *used)
 				continue;
 			}
 		} else {
-			snprintf(buf, sizeof buf, "%s..", m->nodes[hr->nodes[0]].name);
-			canvas_printf(a->cv, row, 0, CS_DIM, "%4zu", hr->n);
+			snprintf(buf, sizeof buf, "%s", m->nodes[hr->nodes[0]].name);
+			canvas_printf(a->cv, row, 0, CS_DIM, "%3zu+", hr->n);
 			canvas_put_clip(a->cv, row, 5, 5 + label, CS_DIM, buf,
 			    strlen(buf));
 		}
@@ -1407,7 +1407,7 @@ view_draw(struct view *v, struct canvas *cv, int width, int height)
 
 	v->width = width;
 	v->height = height;
-	cv->width = width < 20 ? 20 : width;
+	canvas_set_width(cv, width < 20 ? 20 : width);
 	for (attempt = 0; attempt < 2; attempt++) {
 		canvas_reset(cv);
 		canvas_add_row(cv);

@@ -145,6 +145,8 @@ view_init(struct view *v, struct cache *c)
 	v->st.l_node = -1;
 	v->st.pane = PANE_JOBS;
 	v->page = 18;
+	v->width = 80;
+	v->height = 24;
 }
 
 static void

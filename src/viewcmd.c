@@ -187,8 +187,19 @@ cmd_goto(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 int
 cmd_search(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	return done(view_search(ctx_view(ctx), a->argc > 0 ? a->argv[0] : "",
-	    cause));
+	struct buf b;
+	int i, rc;
+
+	/* the words are the pattern: "search /fallen off/" */
+	buf_init(&b);
+	for (i = 0; i < a->argc; i++) {
+		if (i > 0)
+			buf_addc(&b, ' ');
+		buf_adds(&b, a->argv[i]);
+	}
+	rc = view_search(ctx_view(ctx), buf_str(&b), cause);
+	buf_release(&b);
+	return done(rc);
 }
 
 int
@@ -215,8 +226,8 @@ cmd_quit(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 }
 
 static int
-size_opt(struct cmd_args *a, const char *name, long def, long *out,
-    char **cause)
+size_opt(struct cmd_args *a, const char *name, long def, long min,
+    long *out, char **cause)
 {
 	const char *s = cmd_opt(a, name);
 
@@ -224,7 +235,7 @@ size_opt(struct cmd_args *a, const char *name, long def, long *out,
 		*out = 0;
 		return 0;
 	}
-	return cmd_opt_long(a, name, def, 20, 1000, out, cause);
+	return cmd_opt_long(a, name, def, min, 1000, out, cause);
 }
 
 /* Draw the view at width x height (0: whole) and write it to f. */
@@ -248,8 +259,8 @@ cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	long width, height;
 	int i, rc;
 
-	if (size_opt(a, "width", 80, &width, cause) != 0 ||
-	    size_opt(a, "height", 24, &height, cause) != 0)
+	if (size_opt(a, "width", 80, 20, &width, cause) != 0 ||
+	    size_opt(a, "height", 24, 5, &height, cause) != 0)
 		return CMD_USAGE;
 	if (width == 0) {
 		ts_fail(cause, "view: --width wants a number of columns");
@@ -274,6 +285,9 @@ cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (a->argc > 0 && strcmp(a->argv[0], "-c") != 0 &&
 	    view_pane(v, a->argv[0], cause) != 0)
 		return CMD_FAIL;
+	/* the commands move and drill on the screen of this size */
+	v->width = (int)width;
+	v->height = (int)height;
 	for (; i < a->argc; i++) {
 		char *inner = NULL;
 

@@ -458,8 +458,11 @@ readline_init(void)
 	rl_variable_bind("colored-completion-prefix", "off");
 	using_history();
 	stifle_history(1000);
-	if ((S.history = history_path()) != NULL)
-		read_history(S.history);
+	if ((S.history = history_path()) != NULL &&
+	    read_history(S.history) != 0 && write_history(S.history) != 0) {
+		free(S.history);
+		S.history = NULL;
+	}
 }
 
 static void

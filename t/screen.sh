@@ -1,0 +1,129 @@
+#!/bin/sh
+# screen.sh -- the interactive screen, driven through tmux as a person
+# would: keys, the prompt, errors, resizing, terminals and quitting.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	test_skip 'the screen under tmux' 'tmux is not installed'
+	test_done
+fi
+
+# The tests run in subshells: the server's socket is kept in a file.
+echo "$TRASH/tmux.0.sock" >"$TRASH/sock"
+tm() { tmux -S "$(cat "$TRASH/sock")" "$@"; }
+
+# start TERM LANG [ENV...]: run the screen on the demo job at 80x24.
+start() {
+	term=$1 lang=$2
+	shift 2
+	tm kill-server 2>/dev/null
+	# a fresh server each time: the last one may still be going away
+	n=$(($(cat "$TRASH/nstart" 2>/dev/null || echo 0) + 1))
+	echo $n >"$TRASH/nstart"
+	echo "$TRASH/tmux.$n.sock" >"$TRASH/sock"
+	tm -f /dev/null new-session -d -x 80 -y 24 \
+	    "env TERM=$term LANG=$lang LC_ALL=$lang $* HOME='$HOME' \
+	    XDG_CACHE_HOME='$XDG_CACHE_HOME' XDG_STATE_HOME='$TRASH/state' \
+	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $XDG_CACHE_HOME/trainscope/demo/failed' \
+	    2>'$TRASH/stderr'; echo EXITED \$?; sleep 60"
+	wait_for "healthy runs compared"
+}
+
+# wait_for TEXT: until the pane shows TEXT (5 s at most).
+wait_for() {
+	i=0
+	while [ $i -lt 50 ]; do
+		tm capture-pane -p >screen 2>/dev/null
+		grep -qF -- "$1" screen && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cat screen >&2
+	return 1
+}
+
+keys() { tm send-keys "$@"; sleep 0.3; }
+
+test_expect_success 'the demo job is made' '
+	trainscope demo >/dev/null 2>&1 &&
+	test -d "$XDG_CACHE_HOME/trainscope/demo/failed"
+'
+test_expect_success 'the screen opens on the demo job at 80x24' '
+	start xterm-256color C.UTF-8 &&
+	grep "^failed  failed in training at iteration 41" screen &&
+	grep "^1 events  2 heatmap" screen &&
+	grep "CUDA error: unspecified" screen &&
+	tail -1 screen | grep "^events 1/"
+'
+test_expect_success 'j moves, Enter drills into the lines, q goes back' '
+	keys j j && wait_for "events 3/" &&
+	keys Enter && wait_for "lines of" && grep "→" screen &&
+	keys q && wait_for "events 3/"
+'
+test_expect_success 'number keys and Tab switch panes' '
+	keys 2 && wait_for "suspicion" && grep "node-003" screen &&
+	keys Tab && wait_for "time (UTC)" &&
+	keys BTab && wait_for "suspicion" &&
+	keys 1 && wait_for "score  category"
+'
+test_expect_success 'the prompt runs a command; a bad one shows its error and the screen stays' '
+	keys : && keys "filter node=node-001" Enter && wait_for "[1 filter]" &&
+	keys : && keys "filter nod=x" Enter &&
+	wait_for "cannot filter on" && grep "score  category" screen &&
+	keys F && wait_for "events 1/117"
+'
+test_expect_success 'Esc and Ctrl-C cancel the prompt' '
+	keys : && keys "pane heat" && keys Escape && sleep 0.2 &&
+	tm capture-pane -p >screen && ! grep "pane heat" screen &&
+	keys : && keys "pane heat" && keys C-c && sleep 0.2 &&
+	tm capture-pane -p >screen && ! grep "pane heat" screen &&
+	grep "score  category" screen
+'
+test_expect_success 'Tab completes at the prompt' '
+	keys : && keys "pan" Tab && keys "heat" Tab Enter &&
+	wait_for "suspicion" && keys 1
+'
+test_expect_success 'history keeps the commands typed' '
+	test -s "$TRASH/state/trainscope/history" &&
+	grep "filter node=node-001" "$TRASH/state/trainscope/history"
+'
+test_expect_success '/ searches and n moves to the next match' '
+	keys / && keys "fallen off" Enter && wait_for "events 2/" &&
+	keys n && wait_for "events 3/"
+'
+test_expect_success '? shows the keys; any key closes them' '
+	keys ? && wait_for "Keys of the screen" &&
+	keys q && wait_for "score  category"
+'
+test_expect_success 'the screen follows a resize' '
+	tm resize-window -x 120 -y 30 && sleep 0.5 &&
+	wait_for "stage            iter" &&
+	test "$(wc -l <screen)" -ge 30 &&
+	tm resize-window -x 80 -y 24 && sleep 0.5 &&
+	wait_for "events 3/"
+'
+test_expect_success 'q quits and the terminal is given back' '
+	keys q && wait_for "EXITED 0"
+'
+test_expect_success 'Ctrl-C quits too' '
+	start xterm-256color C.UTF-8 && keys C-c && wait_for "EXITED 0"
+'
+test_expect_success 'SIGTERM restores the terminal' '
+	start xterm-256color C.UTF-8 &&
+	kill -TERM "$(cat "$TRASH/pid")" && wait_for "EXITED 0"
+'
+test_expect_success 'vt100 and a C locale: ASCII glyphs, no colours needed' '
+	start vt100 C && keys 2 && wait_for "suspicion" &&
+	grep "node-003 \.\.\.\.\." screen && ! grep "█" screen &&
+	keys q && wait_for "EXITED 0"
+'
+test_expect_success 'NO_COLOR and TERM=linux work' '
+	start linux C.UTF-8 NO_COLOR=1 && keys 3 && wait_for "time (UTC)" &&
+	keys q && wait_for "EXITED 0"
+'
+test_expect_success 'screen-256color and tmux-256color work' '
+	start screen-256color C.UTF-8 && keys q && wait_for "EXITED 0" &&
+	start tmux-256color C.UTF-8 && keys q && wait_for "EXITED 0"
+'
+tm kill-server 2>/dev/null
+test_done

@@ -1,0 +1,121 @@
+#!/bin/sh
+# view.sh -- the panes as text: goldens on the demo job, the view-state
+# commands, folding of a large job, and outside bytes kept inert.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+GOLDEN="$TS_SRCDIR/t/golden/view"
+
+# test_expect_code CODE COMMAND...: the command exits with CODE.
+test_expect_code() {
+	want=$1
+	shift
+	"$@"
+	test $? = "$want"
+}
+
+# Nothing a pane prints may carry a control byte but the newline.
+no_controls() {
+	! LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$1"
+}
+
+test_expect_success 'the demo job is made' '
+	trainscope demo >demo.out 2>&1 &&
+	grep "^job failed" demo.out
+'
+for size in 80x24 200x50; do
+	w=${size%x*} h=${size#*x}
+	for pane in events heatmap timeline groups; do
+		test_expect_success "view $pane at $size matches its golden" "
+			trainscope view --width $w --height $h $pane failed >got &&
+			test \$(wc -l <got) = $h &&
+			no_controls got &&
+			test_cmp '$GOLDEN/$pane-$size.txt' got
+		"
+	done
+	test_expect_success "view lines (an event drilled) at $size matches its golden" "
+		trainscope view --width $w --height $h events failed -c drill >got &&
+		test_cmp '$GOLDEN/lines-$size.txt' got
+	"
+done
+test_expect_success 'the jobs pane lists the cache' '
+	trainscope view jobs --height 10 >got &&
+	grep "^failed  *failed" got && grep "^healthy-1  *-  *good" got
+'
+test_expect_success 'no line of a pane is wider than the screen' '
+	for p in events heatmap timeline groups jobs; do
+		trainscope view --width 80 $p failed >got &&
+		test "$(LC_ALL=C.UTF-8 wc -L <got)" -le 80 || exit 1
+	done
+'
+test_expect_success 'a filter, a sort and a drill change what view shows' '
+	trainscope view events failed -c "filter node=node-001" -c "sort count" >f &&
+	grep "\[1 filter\]" f && ! grep "CUDA error: unspecified" f &&
+	trainscope view events failed -c "filter -v category=timeout" >g &&
+	! grep " timeout " g &&
+	trainscope view heatmap failed -c "goto node node-003" -c drill >d &&
+	grep "^1 events" d && grep "\[1 filter\]" d
+'
+test_expect_success 'back returns to the view the drill left' '
+	trainscope view events failed -c "move 2" -c drill -c back >b &&
+	grep "^events 2/" b
+'
+test_expect_success 'bad view commands fail with one clear line' '
+	test_expect_code 1 trainscope view events failed -c "filter nod=x" 2>e &&
+	grep "cannot filter on .nod=x." e &&
+	test_expect_code 1 trainscope view events failed -c "filter node=nope" 2>e &&
+	grep "no node .nope." e &&
+	test_expect_code 1 trainscope view events failed -c "filter /(/" 2>e &&
+	grep "bad pattern" e &&
+	test_expect_code 2 trainscope view nopane failed 2>e &&
+	grep "no pane .nopane." e &&
+	test_expect_code 1 trainscope view events failed -c back 2>e &&
+	grep "nothing to go back to" e &&
+	test_expect_code 1 trainscope view events nojob 2>e &&
+	grep "nojob" e
+'
+test_expect_success 'export writes the pane whole, as view --height all does' '
+	trainscope -n -c "open failed" -c "export --width 100 whole.txt" &&
+	trainscope view --width 100 --height all events failed >all.txt &&
+	test_cmp all.txt whole.txt &&
+	test $(wc -l <whole.txt) -gt 100
+'
+test_expect_success 'search moves to the first match and next wraps' '
+	trainscope view events failed -c "search /fallen off/" >s &&
+	grep "^events 2/" s &&
+	trainscope view events failed -c "search /fallen off/" -c next >s &&
+	grep "^events 3/" s &&
+	trainscope view events failed -c "search /fallen off/" -c next \
+	    -c next >s &&
+	grep "^events 2/" s
+'
+test_expect_success 'a 512-node job folds its heatmap into 80x24 and unfolds on drill' '
+	trainscope simulate --nodes 512 --gpus-per-node 1 --tp 1 --pp 4 --dp 128 \
+	    --iters 6 --no-flows --fault gpu-xid79@77:5 big >/dev/null &&
+	trainscope index big >/dev/null 2>&1 &&
+	trainscope view heatmap big >h &&
+	test $(wc -l <h) = 24 &&
+	grep "node-077" h && grep " 32+ " h &&
+	trainscope view heatmap big -c "move 3" -c drill >u &&
+	! grep "+ " u && grep "^heatmap 1/32 " u
+'
+
+# A log line and a file name carrying terminal control sequences.
+test_expect_success 'escape sequences in lines and names stay visible text' '
+	mkdir -p hostile/node01 &&
+	esc=$(printf "\033") && bel=$(printf "\007") &&
+	f="hostile/node01/rank-0${esc}[2J.log" &&
+	for i in 1 2 3 4 5; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |" >>"$f"
+	done &&
+	echo "[2024-05-01 12:00:17,000] ERROR RuntimeError: owned ${esc}]0;pwned${bel} ${esc}[2J" >>"$f" &&
+	trainscope index hostile >/dev/null 2>&1 &&
+	for p in events heatmap timeline groups jobs; do
+		trainscope view --width 200 $p hostile >p.$p || exit 1
+		no_controls p.$p || exit 1
+	done &&
+	trainscope view --width 200 events hostile -c "search /owned/" -c drill >p.lines &&
+	no_controls p.lines &&
+	grep -F "^[]0;pwned^G ^[[2J" p.lines &&
+	grep -F "rank-0^[[2J.log" p.lines
+'
+test_done
