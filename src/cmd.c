@@ -89,6 +89,12 @@ const struct cmd cmd_table[] = {
 	{ "quit", "", 0, 0,
 	  "leave the screen (a batch or a replay stops here)",
 	  cmd_quit, "" },
+	{ "report", "[--format text|md] [--paths] FILE|-", 1, 1,
+	  "write a failure report of the open job for a ticket",
+	  cmd_report, "format= paths" },
+	{ "save", "FILE", 1, 1,
+	  "save the session: the commands that made the current view",
+	  cmd_save, "" },
 	{ "search", "[/PATTERN/]", 0, -1,
 	  "highlight rows that match a PCRE2 pattern and go to the first",
 	  cmd_search, "" },
@@ -445,15 +451,46 @@ cmd_exec_line(struct cmd_ctx *ctx, const char *line, char **cause)
 	return rc;
 }
 
+/* "FILE:LINE: message", then the line and a caret under the bad word. */
+static char *
+source_error(const char *path, long lineno, const char *line, int col,
+    const char *msg)
+{
+	struct buf b;
+	size_t len = strcspn(line, "\r\n");
+	int i;
+
+	/* a command that failed as a whole: its last word is the likely one */
+	if (col < 0) {
+		size_t end = len;
+
+		while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+			end--;
+		while (end > 0 && line[end - 1] != ' ' && line[end - 1] != '\t')
+			end--;
+		col = (int)end;
+	}
+	buf_init(&b);
+	buf_addf(&b, "%s:%ld: %s", path, lineno, msg);
+	/* nested sources already carry their own FILE:LINE and caret */
+	if (col >= 0 && strchr(msg, '\n') == NULL) {
+		buf_addf(&b, "\n  %.*s\n  ", (int)len, line);
+		for (i = 0; i < col && (size_t)i < len; i++)
+			buf_addc(&b, line[i] == '\t' ? '\t' : ' ');
+		buf_addc(&b, '^');
+	}
+	return buf_detach(&b);
+}
+
 int
 cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 {
 	FILE *f;
-	char *line = NULL, *inner = NULL;
+	char *line = NULL, *inner = NULL, *msg;
 	size_t cap = 0;
 	ssize_t n;
 	long lineno = 0;
-	int rc = CMD_OK;
+	int rc = CMD_OK, failed = CMD_OK;
 
 	if (ctx->depth >= 16) {
 		ts_fail(cause, "%s: files source each other too deeply", path);
@@ -467,15 +504,24 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 	while (rc == CMD_OK && !ctx->quit && (n = getline(&line, &cap, f)) != -1) {
 		lineno++;
 		if (memchr(line, '\0', (size_t)n) != NULL) {
-			ts_fail(cause, "%s:%ld: NUL byte in command line", path, lineno);
+			ts_fail(cause, "%s:%ld: NUL byte in command line (not a "
+			    "file of commands?)", path, lineno);
 			rc = CMD_USAGE;
 			break;
 		}
 		rc = cmd_exec_line(ctx, line, &inner);
 		if (rc != CMD_OK) {
-			/* Nested sources already carry their own FILE:LINE. */
-			ts_fail(cause, "%s:%ld: %s", path, lineno,
+			msg = source_error(path, lineno, line, ctx->err_col,
 			    inner != NULL ? inner : "failed");
+			if (ctx->keep_going) {
+				fprintf(ctx->err, "trainscope: %s\n", msg);
+				free(msg);
+				failed = rc;
+				rc = CMD_OK;
+			} else {
+				free(*cause);
+				*cause = msg;
+			}
 		}
 		free(inner);
 		inner = NULL;
@@ -483,6 +529,10 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 	if (rc == CMD_OK && ferror(f)) {
 		ts_fail(cause, "cannot read '%s': %s", path, strerror(errno));
 		rc = CMD_FAIL;
+	}
+	if (rc == CMD_OK && failed != CMD_OK) {
+		ts_fail(cause, "%s: some commands failed", path);
+		rc = failed;
 	}
 	ctx->depth--;
 	free(line);

@@ -40,6 +40,7 @@ struct cmd_ctx {
 	int err_col;		/* byte offset of the bad word, or -1 */
 	int quit;		/* set by a command that ends the session */
 	struct view *view;	/* the investigation (viewcmd.c), or NULL */
+	int keep_going;		/* `source` goes on after a failed line */
 };
 
 /* One --option value as given on the command line. */

@@ -42,10 +42,14 @@ cmd_fn cmd_open;
 cmd_fn cmd_pane;
 cmd_fn cmd_prev;
 cmd_fn cmd_quit;
+cmd_fn cmd_save;
 cmd_fn cmd_search;
 cmd_fn cmd_sort;
 cmd_fn cmd_unfilter;
 cmd_fn cmd_view;
+
+/* report.c */
+cmd_fn cmd_report;
 
 /* sim-cmd.c */
 cmd_fn cmd_demo;

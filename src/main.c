@@ -29,6 +29,9 @@ struct options {
 	const char **cmds;
 	size_t ncmds, cap;
 	const char *replay;
+	const char *export;	/* --export OUT: the final view, headless */
+	const char *width;
+	int keep_going;
 	const char *cache;
 	int batch;
 	int quiet;
@@ -67,6 +70,9 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "no-screen", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "replay", required_argument, NULL, 'r' },
+		{ "export", required_argument, NULL, 'E' },
+		{ "width", required_argument, NULL, 'W' },
+		{ "keep-going", no_argument, NULL, 'K' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -95,7 +101,16 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'r':
 			o->replay = optarg;
+			break;
+		case 'E':
+			o->export = optarg;
 			o->batch = 1;
+			break;
+		case 'W':
+			o->width = optarg;
+			break;
+		case 'K':
+			o->keep_going = 1;
 			break;
 		case 'V':
 			printf("trainscope %s\n", PACKAGE_VERSION);
@@ -195,8 +210,26 @@ run_batch(struct cmd_ctx *ctx, struct options *o, int argc, char **argv)
 	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
 		return rc;
 	if (o->replay != NULL) {
+		ctx->keep_going = o->keep_going;
 		rc = cmd_source_file(ctx, o->replay, &cause);
 		if (rc != CMD_OK) {
+			report(ctx, NULL, cause);
+			free(cause);
+			return rc;
+		}
+	}
+	if (o->export != NULL) {
+		char *words[5];
+		int n = 0;
+
+		words[n++] = (char *)"export";
+		if (o->width != NULL) {
+			words[n++] = (char *)"--width";
+			words[n++] = (char *)o->width;
+		}
+		words[n++] = (char *)o->export;
+		words[n] = NULL;
+		if ((rc = cmd_exec_argv(ctx, n, words, &cause)) != CMD_OK) {
 			report(ctx, NULL, cause);
 			free(cause);
 			return rc;
@@ -239,8 +272,12 @@ main(int argc, char **argv)
 		else if (argc == 1 && strcmp(argv[0], "demo") == 0 &&
 		    on_terminal())
 			rc = ui_run(&ctx, "failed");
-	} else if (o.batch) {
+	} else if (o.batch || (o.replay != NULL && !on_terminal())) {
 		rc = run_batch(&ctx, &o, argc, argv);
+	} else if (o.replay != NULL) {
+		/* the session replayed, then the screen where it left off */
+		if ((rc = run_batch(&ctx, &o, argc, argv)) == CMD_OK)
+			rc = ui_run(&ctx, NULL);
 	} else if (argc > 0 && strchr(argv[0], '/') == NULL &&
 	    access(argv[0], F_OK) != 0) {
 		fprintf(stderr, "trainscope: unknown command '%s' (try "

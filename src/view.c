@@ -164,6 +164,8 @@ history_clear(struct view *v)
 void
 view_release(struct view *v)
 {
+	size_t i;
+
 	state_release(&v->st);
 	history_clear(v);
 	model_free(v->m);
@@ -173,6 +175,9 @@ view_release(struct view *v)
 		pcre2_code_free(v->search_re);
 	free(v->message);
 	view_lines_clear(v);
+	for (i = 0; i < v->nlog; i++)
+		free(v->log[i]);
+	free(v->log);
 	memset(v, 0, sizeof *v);
 }
 

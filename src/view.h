@@ -93,6 +93,9 @@ struct view {
 	size_t nlines;
 	int lines_valid;
 	char *lines_error;
+	/* the session: every command that changed the view, to replay */
+	char **log;
+	size_t nlog;
 };
 
 void view_init(struct view *v, struct cache *c);

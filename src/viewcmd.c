@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "canvas.h"
 #include "commands.h"
 #include "jobmodel.h"
@@ -54,6 +55,84 @@ done(int rc)
 	return rc == 0 ? CMD_OK : CMD_FAIL;
 }
 
+/* Add w to b as one word of a command line, quoted when it must be. */
+static void
+quote_word(struct buf *b, const char *w)
+{
+	const char *p;
+
+	if (w[0] != '\0' && strpbrk(w, " \t'\"\\#") == NULL) {
+		buf_adds(b, w);
+		return;
+	}
+	buf_addc(b, '"');
+	for (p = w; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			buf_addc(b, '\\');
+		buf_addc(b, *p);
+	}
+	buf_addc(b, '"');
+}
+
+static void
+log_line(struct view *v, char *line)
+{
+	v->log = xreallocarray(v->log, v->nlog + 1, sizeof *v->log);
+	v->log[v->nlog++] = line;
+}
+
+/*
+ * Append a command that changed the view to the session's log, as a
+ * line that runs it again.  Cursor moves are logged as the row they end
+ * on, and a run of them as one line: a replay does not depend on the
+ * size of the screen it runs on.
+ */
+static void
+log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
+{
+	struct view *v = ctx_view(ctx);
+	struct buf b;
+	size_t i;
+	int k;
+
+	buf_init(&b);
+	if (strcmp(a->name, "move") == 0) {
+		buf_addf(&b, "move %d", v->st.cursor[v->st.pane] + 1);
+		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1], "move ")) {
+			free(v->log[v->nlog - 1]);
+			v->log[v->nlog - 1] = buf_detach(&b);
+			return;
+		}
+		log_line(v, buf_detach(&b));
+		return;
+	}
+	buf_adds(&b, a->name);
+	for (i = 0; i < a->nopts; i++) {
+		if (strcmp(a->opts[i].name, "cache") == 0 ||
+		    strcmp(a->opts[i].name, "or-quit") == 0)
+			continue;
+		buf_addf(&b, " --%s", a->opts[i].name);
+		if (a->opts[i].value[0] != '\0') {
+			buf_addc(&b, ' ');
+			quote_word(&b, a->opts[i].value);
+		}
+	}
+	for (k = 0; k < a->argc; k++) {
+		buf_addc(&b, ' ');
+		quote_word(&b, a->argv[k]);
+	}
+	log_line(v, buf_detach(&b));
+}
+
+/* Log the command when it succeeded; pass its status on. */
+static int
+logged(struct cmd_ctx *ctx, const struct cmd_args *a, int rc)
+{
+	if (rc == CMD_OK)
+		log_args(ctx, a);
+	return rc;
+}
+
 static int
 open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
     char **cause)
@@ -82,13 +161,14 @@ open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
 int
 cmd_open(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	return open_job(ctx, a->argv[0], a, cause);
+	return logged(ctx, a, open_job(ctx, a->argv[0], a, cause));
 }
 
 int
 cmd_pane(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	return done(view_pane(ctx_view(ctx), a->argv[0], cause));
+	return logged(ctx, a, done(view_pane(ctx_view(ctx), a->argv[0],
+	    cause)));
 }
 
 int
@@ -112,14 +192,14 @@ cmd_filter(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		    "stage=NAME, iter=A..B, category=NAME or /PATTERN/)");
 		return CMD_USAGE;
 	}
-	return CMD_OK;
+	return logged(ctx, a, CMD_OK);
 }
 
 int
 cmd_unfilter(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	return done(view_unfilter(ctx_view(ctx), a->argc > 0 ? a->argv[0] :
-	    NULL, cause));
+	return logged(ctx, a, done(view_unfilter(ctx_view(ctx), a->argc > 0 ?
+	    a->argv[0] : NULL, cause)));
 }
 
 int
@@ -137,20 +217,21 @@ cmd_filters(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 int
 cmd_sort(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	return done(view_sort(ctx_view(ctx), a->argv[0], cause));
+	return logged(ctx, a, done(view_sort(ctx_view(ctx), a->argv[0],
+	    cause)));
 }
 
 int
 cmd_move(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	return done(view_move(ctx_view(ctx), a->argv[0], cause));
+	return logged(ctx, a, done(view_move(ctx_view(ctx), a->argv[0],
+	    cause)));
 }
 
 int
 cmd_drill(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	(void)a;
-	return done(view_drill(ctx_view(ctx), cause));
+	return logged(ctx, a, done(view_drill(ctx_view(ctx), cause)));
 }
 
 int
@@ -160,9 +241,9 @@ cmd_back(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 
 	if (rc == 1) {
 		ctx->quit = 1;
-		rc = 0;
+		return CMD_OK;
 	}
-	return done(rc);
+	return logged(ctx, a, done(rc));
 }
 
 int
@@ -175,13 +256,14 @@ cmd_context(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		    a->argv[0]);
 		return CMD_USAGE;
 	}
-	return done(view_context(ctx_view(ctx), n, cause));
+	return logged(ctx, a, done(view_context(ctx_view(ctx), n, cause)));
 }
 
 int
 cmd_goto(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	return done(view_goto(ctx_view(ctx), a->argv[0], a->argv[1], cause));
+	return logged(ctx, a, done(view_goto(ctx_view(ctx), a->argv[0],
+	    a->argv[1], cause)));
 }
 
 int
@@ -199,21 +281,20 @@ cmd_search(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	rc = view_search(ctx_view(ctx), buf_str(&b), cause);
 	buf_release(&b);
-	return done(rc);
+	return logged(ctx, a, done(rc));
 }
 
 int
 cmd_next(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	(void)a;
-	return done(view_search_next(ctx_view(ctx), 1, cause));
+	return logged(ctx, a, done(view_search_next(ctx_view(ctx), 1, cause)));
 }
 
 int
 cmd_prev(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	(void)a;
-	return done(view_search_next(ctx_view(ctx), -1, cause));
+	return logged(ctx, a, done(view_search_next(ctx_view(ctx), -1,
+	    cause)));
 }
 
 int
@@ -334,6 +415,38 @@ cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		rc = -1;
 	if (rc != 0) {
 		ts_fail(cause, "export: cannot write '%s'", path);
+		return CMD_FAIL;
+	}
+	return CMD_OK;
+}
+
+int
+cmd_save(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	struct view *v = ctx_view(ctx);
+	const char *path = a->argv[0];
+	FILE *f;
+	size_t i;
+	int bad;
+
+	if ((f = fopen(path, "w")) == NULL) {
+		ts_fail(cause, "save: cannot write '%s': %s", path,
+		    strerror(errno));
+		return CMD_FAIL;
+	}
+	fprintf(f, "# trainscope session\n# version %s\n", PACKAGE_VERSION);
+	if (v->cache != NULL)
+		fprintf(f, "# cache %s\n", cache_path(v->cache));
+	if (v->m != NULL)
+		fprintf(f, "# job %s %s\n", v->m->name, v->m->root != NULL ?
+		    v->m->root : "-");
+	fputs("# replay: trainscope --replay FILE [--export OUT --width N]\n",
+	    f);
+	for (i = 0; i < v->nlog; i++)
+		fprintf(f, "%s\n", v->log[i]);
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		ts_fail(cause, "save: cannot write '%s'", path);
 		return CMD_FAIL;
 	}
 	return CMD_OK;

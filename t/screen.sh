@@ -102,7 +102,17 @@ test_expect_success 'the screen follows a resize' '
 	tm resize-window -x 80 -y 24 && sleep 0.5 &&
 	wait_for "events 3/"
 '
+test_expect_success 'a session saved on the screen replays to the same export' '
+	keys 2 && wait_for "suspicion" && keys j Enter && wait_for "[1 filter]" &&
+	keys : && keys "export $TRASH/live.txt" Enter &&
+	keys : && keys "save $TRASH/live.ts" Enter && sleep 0.5 &&
+	test -s "$TRASH/live.txt" && grep "^drill" "$TRASH/live.ts" &&
+	trainscope --replay "$TRASH/live.ts" --export "$TRASH/replayed.txt" \
+	    --width 80 &&
+	test_cmp "$TRASH/live.txt" "$TRASH/replayed.txt"
+'
 test_expect_success 'q quits and the terminal is given back' '
+	keys q &&
 	keys q && wait_for "EXITED 0"
 '
 test_expect_success 'Ctrl-C quits too' '

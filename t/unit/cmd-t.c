@@ -146,8 +146,10 @@ test_source(void)
 	cmd_ctx_init(&ctx, out, out);
 	is_int(cmd_source_file(&ctx, path, &cause), CMD_USAGE,
 	    "source stops at the bad line");
-	want = xasprintf("%s:5: usage: version", path);
-	is_str(cause, want, "error comes back as FILE:LINE: message");
+	want = xasprintf("%s:5: usage: version\n  version 1 2\n            ^",
+	    path);
+	is_str(cause, want, "error comes back as FILE:LINE: message, the line "
+	    "and a caret");
 	free(want);
 	free(cause);
 	cause = NULL;

@@ -1,0 +1,86 @@
+#!/bin/sh
+# session.sh -- save, replay, export and report; bad session files.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+GOLDEN="$TS_SRCDIR/t/golden/view"
+
+test_expect_code() {
+	want=$1
+	shift
+	"$@"
+	test $? = "$want"
+}
+
+test_expect_success 'the demo job is made' '
+	trainscope demo >/dev/null 2>&1
+'
+test_expect_success 'save writes the commands that changed the view' '
+	trainscope -n -c "open failed" -c "pane heatmap" -c "move down" \
+	    -c "move down" -c drill -c "search /fallen off/" -c "filters" \
+	    -c "export --width 120 live.txt" -c "save s.ts" >/dev/null &&
+	grep "^# trainscope session" s.ts && grep "^# job failed " s.ts &&
+	sed -n "/^[^#]/p" s.ts >cmds &&
+	printf "open failed\npane heatmap\nmove 3\ndrill\nsearch /fallen off/\n" >want &&
+	test_cmp want cmds
+'
+test_expect_success 'a replay exports the very view the session left' '
+	trainscope --replay s.ts --export replay.txt --width 120 &&
+	test_cmp live.txt replay.txt &&
+	trainscope --replay s.ts --export - --width 120 >again.txt &&
+	test_cmp live.txt again.txt
+'
+test_expect_success 'a report is the same on every replay, text and Markdown' '
+	printf "report r1.txt\nreport --format md r1.md\n" >>s.ts &&
+	trainscope --replay s.ts --export /dev/null &&
+	mv r1.txt r0.txt && mv r1.md r0.md &&
+	trainscope --replay s.ts --export /dev/null &&
+	test_cmp r0.txt r1.txt && test_cmp r0.md r1.md &&
+	grep "^Failure report: failed" r1.txt &&
+	grep "^# Failure report: failed" r1.md &&
+	grep "CUDA error: unspecified launch failure" r1.txt &&
+	grep "rank-8.log:107: RuntimeError" r1.txt &&
+	grep "^## Heatmap" r1.md && grep "^\`\`\`" r1.md &&
+	! grep "$TRASH" r1.txt
+'
+test_expect_success 'the report of the demo job matches its golden' '
+	trainscope -n -c "open failed" -c "report -" >r.txt &&
+	test_cmp "$GOLDEN/report.txt" r.txt &&
+	trainscope -n -c "open failed" -c "report --format md -" >r.md &&
+	test_cmp "$GOLDEN/report.md" r.md
+'
+test_expect_success 'a failing line stops the replay with FILE:LINE and a caret' '
+	printf "open failed\nfilter nod=x\npane events\n" >bad.ts &&
+	test_expect_code 1 trainscope --replay bad.ts --export out 2>e &&
+	grep "^trainscope: bad.ts:2: cannot filter on .nod=x." e &&
+	grep "^  filter nod=x$" e && grep "^         ^$" e &&
+	! test -e out
+'
+test_expect_success '--keep-going reports the line and goes on' '
+	test_expect_code 1 trainscope --replay bad.ts --keep-going --export out 2>e &&
+	grep "bad.ts:2:" e && grep "some commands failed" e
+'
+test_expect_success 'an unknown command, a missing job, a truncated file' '
+	printf "open failed\nfrobnicate\n" >u.ts &&
+	test_expect_code 2 trainscope --replay u.ts --export out 2>e &&
+	grep "u.ts:2: unknown command .frobnicate." e &&
+	printf "open nosuchjob\n" >m.ts &&
+	test_expect_code 1 trainscope --replay m.ts --export out 2>e &&
+	grep "m.ts:1: .*nosuchjob" e &&
+	printf "open failed\npane heat" >t.ts &&
+	trainscope --replay t.ts --export out &&
+	grep "^2 heatmap" out >/dev/null || grep "suspicion" out
+'
+test_expect_success 'binary garbage is refused, not run' '
+	head -c 4096 "$TS_BIN" >g.ts &&
+	test_expect_code 2 trainscope --replay g.ts --export out 2>e &&
+	grep "g.ts:1: NUL byte" e &&
+	printf "\033[2J\377\376 open\n" >g2.ts &&
+	test_expect_code 2 trainscope --replay g2.ts --export out 2>e &&
+	grep "g2.ts:1:" e
+'
+test_expect_success 'source runs a file of commands at the prompt' '
+	printf "pane timeline\nmove 5\n" >part.ts &&
+	trainscope -n -c "open failed" -c "source part.ts" -c "view" >v &&
+	grep "^timeline 5/" v
+'
+test_done
