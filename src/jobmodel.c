@@ -5,9 +5,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cache.h"
+#include "diagdb.h"
 #include "diag.h"
 #include "faults.h"
 #include "flowjoin.h"
@@ -15,6 +17,10 @@
 #include "jobmodel.h"
 #include "model.h"
 #include "util.h"
+
+static int compute(struct cache *c, const char *name,
+    const char *const *baselines, size_t nbase, int flags, FILE *err,
+    struct model **out, char **cause);
 
 static void
 warn(FILE *err, const char *fmt, const char *what)
@@ -26,8 +32,115 @@ warn(FILE *err, const char *fmt, const char *what)
 	}
 }
 
+/* FNV-1a, 64 bits, continued from h. */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n-- > 0) {
+		h ^= *b++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t
+fnv_str(uint64_t h, const char *s)
+{
+	return fnv(h, s != NULL ? s : "", s != NULL ? strlen(s) + 1 : 1);
+}
+
+/*
+ * The key of a model: everything it is computed from.  The trainscope
+ * version, the encoding, the options, the fault library as loaded (the
+ * user's rules included), and the cache's description of the job, its
+ * files, captures, mark and healthy pool (diagdb_stamp()).  Returns 0 and
+ * sets *job_id, 1 when the job is not in the cache, -1 with *cause.
+ */
+static int
+model_key(struct cache *c, const char *name, int flags,
+    const struct faults *f, int64_t *job_id, char *key, size_t len,
+    char **cause)
+{
+	struct diagdb_job dj;
+	struct buf b;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char *abs;
+	size_t i;
+	int rc;
+
+	abs = realpath(name, NULL);
+	rc = diagdb_find_job(c, name, abs, &dj, cause);
+	free(abs);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	*job_id = dj.id;
+	h = fnv_str(h, PACKAGE_VERSION);
+	h = fnv_str(h, "model-format-1");
+	h = fnv(h, &flags, sizeof flags);
+	for (i = 0; i < faults_count(f); i++) {
+		const struct fault_rule *r = faults_rule(f, i);
+
+		h = fnv_str(h, r->name);
+		h = fnv_str(h, r->pattern);
+		h = fnv_str(h, r->category);
+		h = fnv_str(h, r->explain);
+		h = fnv_str(h, r->action);
+	}
+	buf_init(&b);
+	rc = diagdb_stamp(c, dj.id, &b, cause);
+	if (rc == 0)
+		h = fnv(h, buf_str(&b), b.len);
+	buf_release(&b);
+	diagdb_job_release(&dj);
+	snprintf(key, len, "%016llx", (unsigned long long)h);
+	return rc;
+}
+
 int
 job_model(struct cache *c, const char *name, const char *const *baselines,
+    size_t nbase, int flags, FILE *err, struct model **out, char **cause)
+{
+	struct faults *fl = faults_default();
+	char key[32], *why = NULL;
+	int64_t id = 0;
+	void *blob = NULL;
+	size_t len = 0;
+	int keyed = 0, rc;
+
+	*out = NULL;
+	/* explicit baselines are not part of the key: computed every time */
+	if (nbase == 0 && !(flags & JOBMODEL_FRESH) &&
+	    model_key(c, name, flags, fl, &id, key, sizeof key, &why) == 0) {
+		keyed = 1;
+		if (diagdb_result_get(c, id, key, &blob, &len, &why) == 1 &&
+		    (*out = model_decode(blob, len)) != NULL) {
+			free(blob);
+			faults_free(fl);
+			return 0;
+		}
+		free(blob);
+	}
+	free(why);
+	why = NULL;
+	faults_free(fl);
+	rc = compute(c, name, baselines, nbase, flags, err, out, cause);
+	if (rc == 0 && keyed) {
+		unsigned char *bytes;
+
+		model_encode(*out, &bytes, &len);
+		if (diagdb_result_put(c, id, key, bytes, len, &why) != 0) {
+			warn(err, "the results were not kept: %s", why);
+			free(why);
+		}
+		free(bytes);
+	}
+	return rc;
+}
+
+static int
+compute(struct cache *c, const char *name, const char *const *baselines,
     size_t nbase, int flags, FILE *err, struct model **out, char **cause)
 {
 	struct diag_opts o = { 1, NULL };

@@ -3,7 +3,11 @@
  *
  * job_model() runs what `diagnose` runs (load, captures, scorer, fault
  * library), records the outcome in the cache as `diagnose` does, and
- * returns the model the views read.
+ * returns the model the views read.  The model is kept in the cache
+ * under a key of everything it was computed from (the trainscope
+ * version, the fault library, the options, the job's indexed files,
+ * captures and mark, and the healthy pool): an unchanged job is read
+ * back instead of computed; any change makes the kept one stale.
  */
 #ifndef TS_JOBMODEL_H
 #define TS_JOBMODEL_H
@@ -15,7 +19,8 @@ struct cache;
 struct model;
 
 enum {
-	JOBMODEL_NO_FLOWS = 1	/* leave the captures out */
+	JOBMODEL_NO_FLOWS = 1,	/* leave the captures out */
+	JOBMODEL_FRESH = 2	/* compute, do not read a stored model */
 };
 
 /*

@@ -213,6 +213,14 @@ void model_flows_fill(struct model_flows *mf, const struct flowan *fa,
 /* Release what *mf holds and zero it. */
 void model_flows_release(struct model_flows *mf);
 
+/* Encode a model into *out (allocated, *len bytes); see modelio.c. */
+void model_encode(const struct model *m, unsigned char **out, size_t *len);
+/*
+ * Decode bytes made by model_encode().  Returns the model, or NULL when
+ * the bytes are not a whole, consistent model of this encoding.
+ */
+struct model *model_decode(const unsigned char *p, size_t len);
+
 /* Add a note (copied) to the model. */
 void model_note(struct model *m, const char *fmt, ...) TS_PRINTF(2, 3);
 

@@ -99,6 +99,50 @@ test_expect_success 'a 512-node job folds its heatmap into 80x24 and unfolds on 
 	! grep "+ " u && grep "^heatmap 1/32 " u
 '
 
+# The model kept in the cache: read back when nothing changed, made
+# again when anything it rests on did.
+DB="$XDG_CACHE_HOME/trainscope/cache.db"
+test_expect_success 'a kept model reads back the same as a computed one' '
+	trainscope view --height all events failed >kept1 &&
+	test "$(sqlite3 "$DB" "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.name = '"'failed'"'")" = 1 &&
+	trainscope view --height all events failed >kept2 &&
+	sqlite3 "$DB" "DELETE FROM results" &&
+	trainscope view --height all events failed >fresh &&
+	test_cmp kept1 fresh && test_cmp kept2 fresh
+'
+test_expect_success 'a changed file makes the kept model stale' '
+	mkdir -p grow/node01 grow/node02 &&
+	for n in 01 02; do
+		for i in 1 2 3 4; do
+			echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |" >>grow/node$n/rank-0.log
+		done
+	done &&
+	trainscope index grow >/dev/null 2>&1 &&
+	trainscope view events grow >before &&
+	! grep "illegal mem" before &&
+	echo "[2024-05-01 12:00:17,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>grow/node02/rank-0.log &&
+	trainscope index grow >/dev/null 2>&1 &&
+	trainscope view events grow >after &&
+	grep "an illegal mem" after
+'
+test_expect_success 'a mark and a changed rules file make it stale too' '
+	k1=$(sqlite3 "$DB" "SELECT key FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.name = '"'grow'"'") &&
+	trainscope mark grow bad &&
+	trainscope view events grow >/dev/null &&
+	k2=$(sqlite3 "$DB" "SELECT key FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.name = '"'grow'"'") &&
+	test -n "$k1" && test "$k1" != "$k2" &&
+	mkdir -p "$HOME/.config/trainscope" &&
+	printf "[iter-line]\npattern = elapsed time per iteration\ncategory = config\nexplain = an iteration line\n" >"$HOME/.config/trainscope/faults" &&
+	trainscope view events grow >ruled &&
+	grep " config " ruled &&
+	rm "$HOME/.config/trainscope/faults"
+'
+test_expect_success 'a damaged kept model is made again, not trusted' '
+	sqlite3 "$DB" "UPDATE results SET model = x'"'5453'"'" &&
+	trainscope view events grow >again &&
+	grep "an illegal mem" again
+'
+
 # A log line and a file name carrying terminal control sequences.
 test_expect_success 'escape sequences in lines and names stay visible text' '
 	mkdir -p hostile/node01 &&
