@@ -17,6 +17,8 @@
 #include "diag.h"
 #include "diagdb.h"
 #include "jobload.h"
+#include "jobmodel.h"
+#include "model.h"
 #include "faults.h"
 #include "flowjoin.h"
 #include "util.h"
@@ -25,13 +27,10 @@ int
 cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	const char **base = NULL, *fmtname = cmd_opt(a, "format");
-	char *why = NULL;
-	struct diag_job *job = NULL;
-	struct diag_result *r = NULL;
-	struct diag_opts o = { 1, NULL };
 	enum diag_format fmt = DIAG_TEXT;
+	struct model *m = NULL;
 	struct cache *c;
-	size_t nbase, i;
+	size_t nbase;
 	long top;
 	int rc = CMD_FAIL;
 
@@ -45,33 +44,16 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
 	nbase = cmd_opt_all(a, "baseline", &base);
-	if (jobload(c, a->argv[0], base, nbase, &job, cause) != 0)
+	if (job_model(c, a->argv[0], base, nbase, cmd_has_opt(a, "no-flows") ?
+	    JOBMODEL_NO_FLOWS : 0, ctx->err, &m, cause) != 0)
 		goto out;
-	o.faults = faults_default();
-	for (i = 0; i < faults_nerrors(o.faults); i++)
-		fprintf(ctx->err, "trainscope: %s\n", faults_error(o.faults, i));
-	if (!cmd_has_opt(a, "no-flows") &&
-	    flowjoin_evidence(job, c, ctx->err, NULL, &why) < 0) {
-		fprintf(ctx->err, "trainscope: captures left out: %s\n", why);
-		free(why);
-	}
-	r = diag_run(job, &o);
-	if (diag_print(ctx->out, r, fmt, (size_t)top) != 0) {
+	if (model_print(ctx->out, m, (int)fmt, (size_t)top) != 0) {
 		ts_fail(cause, "cannot write output");
 		goto out;
 	}
-	/* the answer is printed; a cache that cannot take it (read-only,
-	 * full) costs only the remembered outcome */
-	if (jobload_store(c, job, r, &why) != 0) {
-		fprintf(ctx->err, "trainscope: the outcome was not saved: %s\n",
-		    why);
-		free(why);
-	}
 	rc = CMD_OK;
 out:
-	diag_result_free(r);
-	diag_job_free(job);
-	faults_free((struct faults *)o.faults);
+	model_free(m);
 	free(base);
 	return rc;
 }

@@ -19,8 +19,8 @@
 #include "util.h"
 
 static int compute(struct cache *c, const char *name,
-    const char *const *baselines, size_t nbase, int flags, FILE *err,
-    struct model **out, char **cause);
+    const char *const *baselines, size_t nbase, int flags,
+    const struct faults *fl, FILE *err, struct model **out, char **cause);
 
 static void
 warn(FILE *err, const char *fmt, const char *what)
@@ -106,16 +106,21 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	char key[32], *why = NULL;
 	int64_t id = 0;
 	void *blob = NULL;
-	size_t len = 0;
+	size_t len = 0, i;
 	int keyed = 0, rc;
 
 	*out = NULL;
+	for (i = 0; i < faults_nerrors(fl); i++)
+		warn(err, "%s", faults_error(fl, i));
 	/* explicit baselines are not part of the key: computed every time */
 	if (nbase == 0 && !(flags & JOBMODEL_FRESH) &&
 	    model_key(c, name, flags, fl, &id, key, sizeof key, &why) == 0) {
 		keyed = 1;
 		if (diagdb_result_get(c, id, key, &blob, &len, &why) == 1 &&
 		    (*out = model_decode(blob, len)) != NULL) {
+			if ((*out)->flows.error != NULL)
+				warn(err, "captures left out: %s",
+				    (*out)->flows.error);
 			free(blob);
 			faults_free(fl);
 			return 0;
@@ -124,8 +129,8 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	}
 	free(why);
 	why = NULL;
+	rc = compute(c, name, baselines, nbase, flags, fl, err, out, cause);
 	faults_free(fl);
-	rc = compute(c, name, baselines, nbase, flags, err, out, cause);
 	if (rc == 0 && keyed) {
 		unsigned char *bytes;
 
@@ -141,22 +146,20 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 
 static int
 compute(struct cache *c, const char *name, const char *const *baselines,
-    size_t nbase, int flags, FILE *err, struct model **out, char **cause)
+    size_t nbase, int flags, const struct faults *fl, FILE *err,
+    struct model **out, char **cause)
 {
 	struct diag_opts o = { 1, NULL };
 	struct model_flows mf;
 	struct diag_job *job = NULL;
 	struct diag_result *r;
 	char *why = NULL;
-	size_t i;
 
 	*out = NULL;
 	memset(&mf, 0, sizeof mf);
 	if (jobload(c, name, baselines, nbase, &job, cause) != 0)
 		return -1;
-	o.faults = faults_default();
-	for (i = 0; i < faults_nerrors(o.faults); i++)
-		warn(err, "%s", faults_error(o.faults, i));
+	o.faults = fl;
 	if (!(flags & JOBMODEL_NO_FLOWS) &&
 	    flowjoin_evidence(job, c, err, &mf, &why) < 0) {
 		warn(err, "captures left out: %s", why);
@@ -171,7 +174,6 @@ compute(struct cache *c, const char *name, const char *const *baselines,
 	}
 	diag_result_free(r);
 	diag_job_free(job);
-	faults_free((struct faults *)o.faults);
 	model_flows_release(&mf);
 	return 0;
 }

@@ -221,6 +221,13 @@ void model_encode(const struct model *m, unsigned char **out, size_t *len);
  */
 struct model *model_decode(const unsigned char *p, size_t len);
 
+/*
+ * Print the diagnosis in the model: the outcome, the top `top` nodes and
+ * events (0: all), as text, TSV or JSON (enum diag_format); modelout.c.
+ * Returns 0, or -1 when writing failed.
+ */
+int model_print(FILE *out, const struct model *m, int fmt, size_t top);
+
 /* Add a note (copied) to the model. */
 void model_note(struct model *m, const char *fmt, ...) TS_PRINTF(2, 3);
 

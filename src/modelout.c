@@ -1,0 +1,335 @@
+/*
+ * modelout.c -- the diagnosis printed from the model: text, TSV, JSON
+ * (`diagnose`, diag_print()).
+ *
+ * Log text reaches the text and TSV forms only made inert (as the canvas
+ * shows it: ^X for control characters, \xNN for invalid UTF-8), so
+ * printing a diagnosis cannot retitle or clear the user's terminal; JSON
+ * escapes control characters itself.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canvas.h"
+#include "diag.h"
+#include "json.h"
+#include "model.h"
+#include "stage.h"
+#include "util.h"
+
+static size_t
+limit(size_t n, size_t top)
+{
+	return top > 0 && top < n ? top : n;
+}
+
+/* Write s made inert; in TSV also with tabs and newlines as spaces. */
+static void
+put(FILE *out, const char *s, int tsv)
+{
+	struct canvas cv;
+	char *buf;
+	size_t len;
+	int w;
+
+	if (s == NULL)
+		return;
+	if (strpbrk(s, "\t") == NULL) {
+		const unsigned char *p;
+
+		for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f; p++)
+			;
+		if (*p == '\0') {	/* plain ASCII: as it is */
+			fputs(s, out);
+			return;
+		}
+	}
+	w = canvas_text_width(s, strlen(s)) + 1;
+	canvas_init(&cv, w, 0);
+	canvas_add_row(&cv);
+	canvas_puts(&cv, 0, 0, CS_NORMAL, s);
+	len = (size_t)cv.width * sizeof cv.cells->s + 1;
+	buf = xmalloc(len);
+	canvas_row_text(&cv, 0, buf, len);
+	(void)tsv;	/* tabs are already spaces, newlines ^J */
+	fputs(buf, out);
+	free(buf);
+	canvas_release(&cv);
+}
+
+static void
+json_reasons(struct json *j, char **v, size_t n)
+{
+	size_t i;
+
+	json_key(j, "reasons");
+	json_arr_begin(j);
+	for (i = 0; i < n; i++)
+		json_str(j, v[i]);
+	json_arr_end(j);
+}
+
+static void
+json_iter(struct json *j, const char *key, long v)
+{
+	json_key(j, key);
+	if (v < 0)
+		json_null(j);
+	else
+		json_int(j, v);
+}
+
+static void
+json_event(struct json *j, const struct model *m, size_t i)
+{
+	const struct model_event *e = &m->events[i];
+	size_t k;
+
+	json_obj_begin(j);
+	json_key(j, "rank"); json_int(j, (int64_t)i + 1);
+	json_key(j, "score"); json_numf(j, e->score, 3);
+	json_key(j, "template_id"); json_int(j, e->id);
+	json_key(j, "template"); json_str(j, e->text);
+	json_key(j, "category"); json_str(j, e->category);
+	json_key(j, "count"); json_int(j, (int64_t)e->count);
+	json_key(j, "nodes");
+	json_arr_begin(j);
+	for (k = 0; k < e->nnodes; k++)
+		json_str(j, m->nodes[e->nodes[k]].name);
+	json_arr_end(j);
+	json_key(j, "first");
+	json_obj_begin(j);
+	json_key(j, "path"); json_str(j, e->path);
+	json_key(j, "line"); json_int(j, e->line);
+	json_key(j, "ts");
+	if (isnan(e->ts))
+		json_null(j);
+	else
+		json_numf(j, e->ts, 3);
+	json_obj_end(j);
+	json_key(j, "stage"); json_str(j, stage_name((enum stage)e->stage));
+	json_iter(j, "iteration", e->iteration);
+	json_reasons(j, e->reasons, e->nreasons);
+	if (e->rule != NULL) {
+		json_key(j, "explain"); json_str(j, e->explain);
+		json_key(j, "action"); json_str(j, e->action);
+	}
+	json_obj_end(j);
+}
+
+static void
+print_json(FILE *out, const struct model *m, size_t top)
+{
+	struct json j;
+	size_t i;
+
+	json_init(&j, out, 1);
+	json_obj_begin(&j);
+	json_key(&j, "job"); json_str(&j, m->name);
+	json_key(&j, "stage"); json_str(&j, stage_name((enum stage)m->stage));
+	json_key(&j, "outcome");
+	json_str(&j, diag_outcome_name((enum diag_outcome)m->outcome));
+	json_iter(&j, "failure_iteration", m->failure_iter);
+	json_iter(&j, "last_healthy_iteration", m->last_healthy_iter);
+	json_key(&j, "healthy_runs"); json_int(&j, m->nhealthy);
+	json_key(&j, "anomalous_iterations");
+	json_int(&j, (int64_t)m->anomalous);
+	json_key(&j, "slowdown");
+	if (m->slow_iter < 0)
+		json_null(&j);
+	else {
+		json_obj_begin(&j);
+		json_key(&j, "iteration"); json_int(&j, m->slow_iter);
+		json_key(&j, "before_ms"); json_numf(&j, m->slow_before_ms, 1);
+		json_key(&j, "after_ms"); json_numf(&j, m->slow_after_ms, 1);
+		json_obj_end(&j);
+	}
+	json_key(&j, "nodes");
+	json_arr_begin(&j);
+	for (i = 0; i < limit(m->nsuspects, top); i++) {
+		const struct model_node *n = &m->nodes[m->suspects[i]];
+
+		json_obj_begin(&j);
+		json_key(&j, "node"); json_str(&j, n->name);
+		json_key(&j, "score"); json_numf(&j, n->score, 3);
+		json_reasons(&j, n->reasons, n->nreasons);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_key(&j, "events");
+	json_arr_begin(&j);
+	for (i = 0; i < limit(m->nevents, top); i++)
+		json_event(&j, m, i);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+static void
+put_reasons(FILE *out, char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			fputs("; ", out);
+		put(out, v[i], 1);
+	}
+}
+
+static void
+print_tsv(FILE *out, const struct model *m, size_t top)
+{
+	size_t i, k;
+
+	fprintf(out, "kind\trank\tscore\tname\tcategory\tcount\tnodes\tfirst\t"
+	    "stage\titeration\treasons\n");
+	for (i = 0; i < limit(m->nsuspects, top); i++) {
+		const struct model_node *n = &m->nodes[m->suspects[i]];
+
+		fprintf(out, "node\t%zu\t%.3f\t", i + 1, n->score);
+		put(out, n->name, 1);
+		fputs("\t\t\t\t\t\t\t", out);
+		put_reasons(out, n->reasons, n->nreasons);
+		fputc('\n', out);
+	}
+	for (i = 0; i < limit(m->nevents, top); i++) {
+		const struct model_event *e = &m->events[i];
+
+		fprintf(out, "event\t%zu\t%.3f\t", i + 1, e->score);
+		put(out, e->text, 1);
+		fputc('\t', out);
+		put(out, e->category, 1);
+		fprintf(out, "\t%llu\t", (unsigned long long)e->count);
+		for (k = 0; k < e->nnodes; k++) {
+			fputs(k ? "," : "", out);
+			put(out, m->nodes[e->nodes[k]].name, 1);
+		}
+		fputc('\t', out);
+		put(out, e->path, 1);
+		fprintf(out, ":%ld\t%s\t", e->line,
+		    stage_name((enum stage)e->stage));
+		if (e->iteration >= 0)
+			fprintf(out, "%ld", e->iteration);
+		fputc('\t', out);
+		put_reasons(out, e->reasons, e->nreasons);
+		fputc('\n', out);
+	}
+}
+
+static void
+text_event(FILE *out, const struct model *m, size_t i)
+{
+	const struct model_event *e = &m->events[i];
+	char when[32] = "";
+	size_t k;
+
+	fprintf(out, "%3zu. %.2f  %s", i + 1, e->score, e->category ? "[" : "");
+	put(out, e->category, 0);
+	fputs(e->category ? "] " : "", out);
+	put(out, e->text, 0);
+	fputc('\n', out);
+	if (!isnan(e->ts))
+		diag_clock_str(e->ts, when, sizeof when);
+	fprintf(out, "       %llu time%s on ", (unsigned long long)e->count,
+	    e->count == 1 ? "" : "s");
+	for (k = 0; k < e->nnodes && k < 5; k++) {
+		fputs(k ? ", " : "", out);
+		put(out, m->nodes[e->nodes[k]].name, 0);
+	}
+	if (e->nnodes > 5)
+		fprintf(out, " and %zu more nodes", e->nnodes - 5);
+	fputs("; first ", out);
+	put(out, e->path, 0);
+	fprintf(out, ":%ld%s%s (%s", e->line, when[0] ? " at " : "", when,
+	    stage_name((enum stage)e->stage));
+	if (e->iteration >= 0)
+		fprintf(out, ", iteration %ld", e->iteration);
+	fputs(")\n", out);
+	for (k = 0; k < e->nreasons; k++) {
+		fputs("       - ", out);
+		put(out, e->reasons[k], 0);
+		fputc('\n', out);
+	}
+	if (e->rule != NULL) {
+		fputs("       means: ", out);
+		put(out, e->explain, 0);
+		fputs("\n       do: ", out);
+		put(out, e->action, 0);
+		fputc('\n', out);
+	}
+}
+
+/* "failed in iteration N", or how a job that ran to the end went. */
+static void
+text_outcome(FILE *out, const struct model *m)
+{
+	if (m->outcome == DIAG_COMPLETED)
+		fputs(", ran to the end", out);
+	else if (m->outcome == DIAG_DEGRADED && m->slow_iter >= 0 &&
+	    m->slow_iter == m->failure_iter)
+		fprintf(out, ", ran to the end but slowed down from iteration "
+		    "%ld", m->failure_iter);
+	else if (m->outcome == DIAG_DEGRADED)
+		fprintf(out, ", ran to the end but went wrong from iteration "
+		    "%ld", m->failure_iter);
+	else if (m->failure_iter >= 0)
+		fprintf(out, ", failed in iteration %ld", m->failure_iter);
+}
+
+static void
+print_text(FILE *out, const struct model *m, size_t top)
+{
+	size_t i, k;
+
+	fputs("job ", out);
+	put(out, m->name, 0);
+	fprintf(out, ": stage %s", stage_name((enum stage)m->stage));
+	text_outcome(out, m);
+	if (m->last_healthy_iter >= 0)
+		fprintf(out, ", last healthy iteration %ld", m->last_healthy_iter);
+	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",
+	    m->nhealthy, m->nhealthy == 1 ? "" : "s", m->anomalous,
+	    m->anomalous == 1 ? "" : "s");
+	if (m->slow_iter >= 0)
+		fprintf(out, "iterations slowed down from iteration %ld: "
+		    "%.0f ms, then %.0f ms\n", m->slow_iter, m->slow_before_ms,
+		    m->slow_after_ms);
+	for (i = 0; i < m->nnotes; i++) {
+		fputs("note: ", out);
+		put(out, m->notes[i], 0);
+		fputc('\n', out);
+	}
+	fputs("\nsuspect nodes:\n", out);
+	for (i = 0; i < limit(m->nsuspects, top); i++) {
+		const struct model_node *n = &m->nodes[m->suspects[i]];
+
+		fprintf(out, "%3zu. %.2f  ", i + 1, n->score);
+		put(out, n->name, 0);
+		fputc('\n', out);
+		for (k = 0; k < n->nreasons; k++) {
+			fputs("       - ", out);
+			put(out, n->reasons[k], 0);
+			fputc('\n', out);
+		}
+	}
+	fputs("\nsuspect events:\n", out);
+	for (i = 0; i < limit(m->nevents, top); i++)
+		text_event(out, m, i);
+}
+
+int
+model_print(FILE *out, const struct model *m, int fmt, size_t top)
+{
+	if (fmt == DIAG_JSON)
+		print_json(out, m, top);
+	else if (fmt == DIAG_TSV)
+		print_tsv(out, m, top);
+	else
+		print_text(out, m, top);
+	return ferror(out) ? -1 : 0;
+}
