@@ -55,6 +55,19 @@ test_expect_success 'the screen opens on the demo job at 80x24' '
 	grep "CUDA error: unspecified" screen &&
 	tail -1 screen | grep "^events 1/"
 '
+test_expect_success 'what the screen shows is what view prints, pane by pane' '
+	for p in 1:events 2:heatmap 3:timeline 4:groups; do
+		keys ${p%%:*} && sleep 0.3 && tm capture-pane -p >shown &&
+		trainscope view ${p#*:} failed >printed &&
+		sed "s/ *\$//" printed >want && sed "s/ *\$//" shown >got &&
+		test_cmp want got || exit 1
+	done &&
+	keys 1 && wait_for "events 1/"
+'
+test_expect_success 'history is there in the next run' '
+	keys : && keys "sort count" Enter && wait_for "events 1/" &&
+	keys : && keys "sort score" Enter && wait_for "events 1/"
+'
 test_expect_success 'j moves, Enter drills into the lines, q goes back' '
 	keys j j && wait_for "events 3/" &&
 	keys Enter && wait_for "lines of" && grep "→" screen &&
@@ -115,8 +128,10 @@ test_expect_success 'q quits and the terminal is given back' '
 	keys q &&
 	keys q && wait_for "EXITED 0"
 '
-test_expect_success 'Ctrl-C quits too' '
-	start xterm-256color C.UTF-8 && keys C-c && wait_for "EXITED 0"
+test_expect_success 'Ctrl-C quits too; the next run recalls the history' '
+	start xterm-256color C.UTF-8 &&
+	keys : && keys Up && wait_for ":save $TRASH/live.ts" &&
+	keys C-c && keys C-c && wait_for "EXITED 0"
 '
 test_expect_success 'SIGTERM restores the terminal' '
 	start xterm-256color C.UTF-8 &&

@@ -113,3 +113,7 @@ b=$(date +%s.%N)
 awk -v a="$a" -v b="$b" 'BEGIN { printf "view lines (drill, last row) %5.0f ms\n", (b - a) * 1000 }'
 sed -n '/^suspect nodes/{n;p;}' "$dir/out"
 sed -n '/^suspect events/{n;p;}' "$dir/out"
+# the screen on the same job, through a pseudo-terminal
+if [ -n "$SCREEN_BENCH" ] && [ -x "$SCREEN_BENCH" ]; then
+	"$SCREEN_BENCH" "$TS_BIN" "$cache" "$dir/job"
+fi
