@@ -41,9 +41,9 @@ const struct cmd cmd_table[] = {
 	{ "drill", "", 0, 0,
 	  "open what the selected row leads to (an event's lines, a node's events)",
 	  cmd_drill, "" },
-	{ "export", "[--width N] FILE|-", 1, 1,
-	  "write the current pane, whole, as plain text",
-	  cmd_export, "width=" },
+	{ "export", "[--width N] [--format text|json|tsv] FILE|-", 1, 1,
+	  "write the current pane, whole, as plain text (or its data)",
+	  cmd_export, "width= format=" },
 	{ "filter", "[-v] node=NAME|stage=NAME|iter=A..B|category=NAME|/PATTERN/...",
 	  0, -1,
 	  "keep only the rows that match (-v: that do not); filters stack",
@@ -118,10 +118,10 @@ const struct cmd cmd_table[] = {
 	{ "version", "", 0, 0,
 	  "print the version",
 	  cmd_version, "" },
-	{ "view", "[--width N] [--height N|all] [PANE [JOB]] [-c COMMAND]...",
-	  0, -1,
-	  "print a pane as the screen shows it, as plain text",
-	  cmd_view, "width= height= baseline= no-flows" },
+	{ "view", "[--width N] [--height N|all] [--format text|json|tsv] "
+	  "[PANE [JOB]] [-c COMMAND]...", 0, -1,
+	  "print a pane as the screen shows it, as plain text (or its data)",
+	  cmd_view, "width= height= format= baseline= no-flows" },
 };
 const size_t cmd_count = TS_NELEM(cmd_table);
 

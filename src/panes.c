@@ -19,6 +19,7 @@
 #include "canvas.h"
 #include "diag.h"
 #include "jobmodel.h"
+#include "json.h"
 #include "model.h"
 #include "stage.h"
 #include "util.h"
@@ -1685,4 +1686,292 @@ view_open_job(struct view *v, const char *name, struct model **out,
 	if (v->cache == NULL)
 		return ts_fail(cause, "no cache");
 	return job_model(v->cache, name, NULL, 0, 0, NULL, out, cause);
+}
+
+/* ---- the table-like panes as data ---- */
+
+struct jobs_json {
+	struct json *j;
+	FILE *out;
+	int tsv;
+};
+
+static void
+tsv_put(FILE *out, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+}
+
+static int
+job_json(void *arg, const struct viewdb_job *jb)
+{
+	struct jobs_json *w = arg;
+
+	if (w->tsv) {
+		tsv_put(w->out, jb->name);
+		fputc('\t', w->out);
+		tsv_put(w->out, jb->outcome);
+		fputc('\t', w->out);
+		tsv_put(w->out, jb->marked);
+		fprintf(w->out, "\t%lld\t%lld\t%lld\t%lld\t", (long long)jb->nodes,
+		    (long long)jb->files, (long long)jb->bytes,
+		    (long long)jb->lines);
+		if (!isnan(jb->indexed))
+			fprintf(w->out, "%.0f", jb->indexed);
+		fputc('\t', w->out);
+		tsv_put(w->out, jb->root);
+		fputc('\n', w->out);
+		return 0;
+	}
+	json_obj_begin(w->j);
+	json_key(w->j, "name"); json_str(w->j, jb->name);
+	json_key(w->j, "root"); json_str(w->j, jb->root);
+	json_key(w->j, "outcome");
+	json_str(w->j, jb->outcome[0] ? jb->outcome : NULL);
+	json_key(w->j, "marked");
+	json_str(w->j, jb->marked[0] ? jb->marked : NULL);
+	json_key(w->j, "nodes"); json_int(w->j, jb->nodes);
+	json_key(w->j, "files"); json_int(w->j, jb->files);
+	json_key(w->j, "bytes"); json_int(w->j, jb->bytes);
+	json_key(w->j, "lines"); json_int(w->j, jb->lines);
+	json_key(w->j, "indexed"); json_num(w->j, jb->indexed);
+	json_obj_end(w->j);
+	return 0;
+}
+
+static void
+events_data(struct view *v, struct json *j, FILE *out, int tsv)
+{
+	size_t n, i, k, *l = event_list(v, &n);
+
+	if (tsv)
+		fputs("rank\tscore\tcategory\tcount\tnodes\tfirst\tstage\t"
+		    "iteration\ttemplate\n", out);
+	else
+		json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &v->m->events[l[i]];
+
+		if (tsv) {
+			fprintf(out, "%zu\t%.3f\t", i + 1, e->score);
+			tsv_put(out, e->category);
+			fprintf(out, "\t%llu\t%zu\t", (unsigned long long)e->count,
+			    e->nnodes);
+			tsv_put(out, e->path);
+			fprintf(out, ":%ld\t%s\t", e->line,
+			    stage_name((enum stage)e->stage));
+			if (e->iteration >= 0)
+				fprintf(out, "%ld", e->iteration);
+			fputc('\t', out);
+			tsv_put(out, e->text);
+			fputc('\n', out);
+			continue;
+		}
+		json_obj_begin(j);
+		json_key(j, "rank"); json_int(j, (int64_t)i + 1);
+		json_key(j, "score"); json_numf(j, e->score, 3);
+		json_key(j, "template_id"); json_int(j, e->id);
+		json_key(j, "template"); json_str(j, e->text);
+		json_key(j, "category"); json_str(j, e->category);
+		json_key(j, "count"); json_int(j, (int64_t)e->count);
+		json_key(j, "nodes");
+		json_arr_begin(j);
+		for (k = 0; k < e->nnodes; k++)
+			json_str(j, v->m->nodes[e->nodes[k]].name);
+		json_arr_end(j);
+		json_key(j, "path"); json_str(j, e->path);
+		json_key(j, "line"); json_int(j, e->line);
+		json_key(j, "ts"); json_num(j, e->ts);
+		json_key(j, "stage"); json_str(j, stage_name((enum stage)e->stage));
+		json_key(j, "iteration");
+		if (e->iteration >= 0)
+			json_int(j, e->iteration);
+		else
+			json_null(j);
+		json_obj_end(j);
+	}
+	if (!tsv)
+		json_arr_end(j);
+	free(l);
+}
+
+static void
+heatmap_data(struct view *v, struct json *j, FILE *out, int tsv)
+{
+	const struct model *m = v->m;
+	struct hcols c;
+	struct hm h;
+	size_t r;
+	int i;
+
+	hm_build(v, &h, -1);
+	hm_cols(v, 100000, &c);
+	if (tsv) {
+		fputs("node\tscore", out);
+		for (i = 0; i < c.n; i++)
+			fprintf(out, "\t%.0f", c.from + i * c.step);
+		fputc('\n', out);
+	} else {
+		json_obj_begin(j);
+		json_key(j, "by"); json_str(j, c.by_time ? "time" : "iteration");
+		json_key(j, "columns");
+		json_arr_begin(j);
+		for (i = 0; i < c.n; i++)
+			json_num(j, c.from + i * c.step);
+		json_arr_end(j);
+		json_key(j, "rows");
+		json_arr_begin(j);
+	}
+	for (r = 0; r < h.nrows; r++) {
+		size_t n = (size_t)h.rows[r].node;
+		const struct model_node *nd = &m->nodes[n];
+
+		if (tsv) {
+			tsv_put(out, nd->name);
+			fprintf(out, "\t%.3f", nd->score);
+		} else {
+			json_obj_begin(j);
+			json_key(j, "node"); json_str(j, nd->name);
+			json_key(j, "score"); json_numf(j, nd->score, 3);
+			json_key(j, "missing"); json_bool(j, nd->missing);
+			json_key(j, "cells");
+			json_arr_begin(j);
+		}
+		for (i = 0; i < c.n; i++) {
+			double lo = c.from + i * c.step;
+			int fl, lv;
+
+			hm_cell(m, n, lo, lo + c.step, &fl, &lv);
+			if (fl & MODEL_MARK_END)
+				lv = -1;	/* the log ends here */
+			else if (lv == 0 && !hm_alive(m, n, &c, lo))
+				lv = -2;	/* nothing: before or after */
+			if (tsv)
+				fprintf(out, "\t%d", lv);
+			else
+				json_int(j, lv);
+		}
+		if (tsv)
+			fputc('\n', out);
+		else {
+			json_arr_end(j);
+			json_obj_end(j);
+		}
+	}
+	if (!tsv) {
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	hm_free(&h);
+}
+
+static void
+groups_data(struct view *v, struct json *j, FILE *out, int tsv)
+{
+	const struct model_flows *f = &v->m->flows;
+	size_t i;
+
+	if (tsv)
+		fputs("host\tnode\tdp\tpp\tcomm_ms\tcompute_ms\tstraggler\t"
+		    "slow_link\n", out);
+	else {
+		json_obj_begin(j);
+		json_key(j, "captures"); json_bool(j, f->present);
+		json_key(j, "error"); json_str(j, f->error);
+		json_key(j, "period_ms"); json_numf(j, f->period * 1e3, 3);
+		json_key(j, "hosts");
+		json_arr_begin(j);
+	}
+	for (i = 0; i < f->nhosts; i++) {
+		const struct model_fhost *h = &f->hosts[i];
+		long dg = host_group(f->dp, f->ndp, i);
+		long pg = host_group(f->pp, f->npp, i);
+
+		if (tsv) {
+			tsv_put(out, h->addr);
+			fputc('\t', out);
+			tsv_put(out, h->name);
+			fprintf(out, "\t%ld\t%ld\t%.3f\t%.3f\t%d\t%d\n", dg + 1,
+			    pg + 1, h->comm * 1e3, h->compute * 1e3,
+			    !!(h->flags & MODEL_FHOST_STRAGGLER),
+			    !!(h->flags & MODEL_FHOST_SLOW_LINK));
+			continue;
+		}
+		json_obj_begin(j);
+		json_key(j, "host"); json_str(j, h->addr);
+		json_key(j, "node"); json_str(j, h->name);
+		json_key(j, "dp_group"); json_int(j, dg + 1);
+		json_key(j, "pipeline"); json_int(j, pg + 1);
+		json_key(j, "comm_ms"); json_numf(j, h->comm * 1e3, 3);
+		json_key(j, "compute_ms"); json_numf(j, h->compute * 1e3, 3);
+		json_key(j, "straggler");
+		json_bool(j, h->flags & MODEL_FHOST_STRAGGLER);
+		json_key(j, "slow_link");
+		json_bool(j, h->flags & MODEL_FHOST_SLOW_LINK);
+		json_obj_end(j);
+	}
+	if (!tsv) {
+		json_arr_end(j);
+		json_key(j, "findings");
+		json_arr_begin(j);
+		for (i = 0; i < f->nfindings; i++) {
+			json_obj_begin(j);
+			json_key(j, "kind"); json_str(j, f->findings[i].kind);
+			json_key(j, "subject"); json_str(j, f->findings[i].subject);
+			json_key(j, "from"); json_int(j, f->findings[i].from);
+			json_key(j, "iterations");
+			json_int(j, (int64_t)f->findings[i].niters);
+			json_key(j, "magnitude");
+			json_num(j, f->findings[i].magnitude);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+}
+
+int
+view_data(struct view *v, FILE *out, int tsv, char **cause)
+{
+	struct jobs_json w;
+	struct json j;
+	char *why = NULL;
+	int rc = 0;
+
+	if (v->st.pane != PANE_JOBS && v->m == NULL)
+		return ts_fail(cause, "no job is open");
+	if (v->st.pane == PANE_TIMELINE || v->st.pane == PANE_LINES)
+		return ts_fail(cause, "the %s pane is text only (json and tsv: "
+		    "events, heatmap, groups, jobs)", view_pane_name(v->st.pane));
+	json_init(&j, out, 1);
+	switch (v->st.pane) {
+	case PANE_EVENTS:
+		events_data(v, &j, out, tsv);
+		break;
+	case PANE_HEATMAP:
+		heatmap_data(v, &j, out, tsv);
+		break;
+	case PANE_GROUPS:
+		groups_data(v, &j, out, tsv);
+		break;
+	default:
+		w.j = &j;
+		w.out = out;
+		w.tsv = tsv;
+		if (tsv)
+			fputs("name\toutcome\tmarked\tnodes\tfiles\tbytes\tlines\t"
+			    "indexed\troot\n", out);
+		else
+			json_arr_begin(&j);
+		if (v->cache == NULL || viewdb_each_job(v->cache, job_json, &w,
+		    &why) != 0)
+			rc = ts_fail(cause, "%s", why != NULL ? why : "no cache");
+		free(why);
+		if (!tsv)
+			json_arr_end(&j);
+	}
+	if (!tsv)
+		json_finish(&j);
+	return rc != 0 ? -1 : ferror(out) ? ts_fail(cause, "cannot write") : 0;
 }

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct cache;
 struct canvas;
@@ -114,6 +115,13 @@ int view_pane_parse(const char *s);
  * line.  Returns the number of canvas rows.
  */
 int view_draw(struct view *v, struct canvas *cv, int width, int height);
+
+/*
+ * The table-like panes (events, heatmap, groups, jobs) as JSON, or TSV
+ * when tsv: every row, as the filters and sort leave them.  Returns 0,
+ * or -1 with *cause.
+ */
+int view_data(struct view *v, FILE *out, int tsv, char **cause);
 
 /*
  * The state commands; each returns 0, or -1 with *cause.  view_pane()

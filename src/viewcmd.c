@@ -337,9 +337,16 @@ int
 cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	struct view *v = ctx_view(ctx);
+	const char *fmt = cmd_opt(a, "format");
 	long width, height;
 	int i, rc;
 
+	if (fmt != NULL && strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0 &&
+	    strcmp(fmt, "tsv") != 0) {
+		ts_fail(cause, "view: unknown format '%s' (text, json or tsv)",
+		    fmt);
+		return CMD_USAGE;
+	}
 	if (size_opt(a, "width", 80, 20, &width, cause) != 0 ||
 	    size_opt(a, "height", 24, 5, &height, cause) != 0)
 		return CMD_USAGE;
@@ -384,6 +391,9 @@ cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 			return rc;
 		}
 	}
+	if (fmt != NULL && strcmp(fmt, "text") != 0)
+		return view_data(v, ctx->out, strcmp(fmt, "tsv") == 0, cause) ==
+		    0 ? CMD_OK : CMD_FAIL;
 	if (write_view(v, ctx->out, width, height) != 0) {
 		ts_fail(cause, "cannot write output");
 		return CMD_FAIL;
@@ -395,11 +405,18 @@ int
 cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	struct view *v = ctx_view(ctx);
-	const char *path = a->argv[0];
+	const char *path = a->argv[0], *fmt = cmd_opt(a, "format");
+	char *why = NULL;
 	long width;
 	FILE *f;
 	int rc;
 
+	if (fmt != NULL && strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0 &&
+	    strcmp(fmt, "tsv") != 0) {
+		ts_fail(cause, "export: unknown format '%s' (text, json or tsv)",
+		    fmt);
+		return CMD_USAGE;
+	}
 	if (cmd_opt_long(a, "width", v->width > 0 ? v->width : 80, 20, 1000,
 	    &width, cause) != 0)
 		return CMD_USAGE;
@@ -410,7 +427,17 @@ cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		    strerror(errno));
 		return CMD_FAIL;
 	}
-	rc = write_view(v, f, width, 0);
+	if (fmt != NULL && strcmp(fmt, "text") != 0) {
+		rc = view_data(v, f, strcmp(fmt, "tsv") == 0, &why);
+		if (rc != 0) {
+			if (f != ctx->out)
+				fclose(f);
+			ts_fail(cause, "export: %s", why);
+			free(why);
+			return CMD_FAIL;
+		}
+	} else
+		rc = write_view(v, f, width, 0);
 	if (f != ctx->out && fclose(f) != 0)
 		rc = -1;
 	if (rc != 0) {

@@ -55,6 +55,21 @@ test_expect_success 'a filter, a sort and a drill change what view shows' '
 	trainscope view heatmap failed -c "goto node node-003" -c drill >d &&
 	grep "^1 events" d && grep "\[1 filter\]" d
 '
+test_expect_success 'the table-like panes as JSON and TSV' '
+	trainscope view --format json events failed >e.json &&
+	grep "\"template\": \"RuntimeError: CUDA error: unspecified launch failure\"" e.json &&
+	trainscope view --format json events failed -c "filter category=xid" >x.json &&
+	test "$(grep -c "\"rank\"" x.json)" = 2 &&
+	trainscope view --format tsv heatmap failed >h.tsv &&
+	head -1 h.tsv | grep "^node	score	1	2" &&
+	grep "^node-003	0.950	" h.tsv &&
+	trainscope view --format json groups failed | grep "\"dp_group\": 1" &&
+	trainscope view --format tsv jobs | grep "^healthy-1		good	4	" &&
+	test_expect_code 1 trainscope view --format json timeline failed 2>e &&
+	grep "text only" e &&
+	trainscope -n -c "open failed" -c "export --format tsv ev.tsv" &&
+	test "$(wc -l <ev.tsv)" = 118
+'
 test_expect_success 'back returns to the view the drill left' '
 	trainscope view events failed -c "move 2" -c drill -c back >b &&
 	grep "^events 2/" b
