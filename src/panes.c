@@ -1299,7 +1299,7 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	    (enum diag_outcome)m->outcome));
 	x = canvas_puts(cv, row, x, CS_HEADER, buf);
 	buf[0] = '\0';
-	if (m->outcome != DIAG_COMPLETED)
+	if (m->outcome != DIAG_COMPLETED && m->stage != STAGE_NONE)
 		snprintf(buf, sizeof buf, " in %s", stage_name(
 		    (enum stage)m->stage));
 	if (m->failure_iter >= 0)
