@@ -1069,8 +1069,8 @@ pane_groups(struct view *v, struct area *a, int *used)
 	}
 	if ((row = area_row(a, used)) < 0)
 		return 0;
-	canvas_puts(a->cv, row, 0, CS_BOLD, "host             node          "
-	    "  dp  pp   comm ms  compute ms  step ms");
+	canvas_puts(a->cv, row, 0, CS_BOLD, "host            node          "
+	    " dp  pp  comm ms compute  step ms");
 	for (i = (size_t)v->st.top[PANE_GROUPS]; i < f->nhosts; i++) {
 		const struct model_fhost *h = &f->hosts[i];
 		long dg = host_group(f->dp, f->ndp, i);
@@ -1079,23 +1079,25 @@ pane_groups(struct view *v, struct area *a, int *used)
 		if ((row = area_row(a, used)) < 0)
 			break;
 		v->page++;
-		canvas_put_clip(a->cv, row, 0, 16, host_style(h), h->addr,
+		canvas_put_clip(a->cv, row, 0, 15, host_style(h), h->addr,
 		    strlen(h->addr));
 		if (h->name != NULL)
-			canvas_put_clip(a->cv, row, 17, 31, CS_NORMAL, h->name,
+			canvas_put_clip(a->cv, row, 16, 29, CS_NORMAL, h->name,
 			    strlen(h->name));
 		snprintf(buf, sizeof buf, "%ld", dg + 1);
 		snprintf(pbuf, sizeof pbuf, "%ld", pg + 1);
-		canvas_printf(a->cv, row, 32, CS_NORMAL, "%3s %3s %9.1f %11.1f",
+		canvas_printf(a->cv, row, 30, CS_NORMAL, "%3s %3s %8.1f %7.1f",
 		    dg < 0 ? "-" : buf, pg < 0 ? "-" : pbuf,
 		    h->comm * 1e3, h->compute * 1e3);
 		if (dg >= 0)
-			canvas_printf(a->cv, row, 66, f->dp[dg].slow ? CS_WARN :
-			    CS_NORMAL, "%7.1f", f->dp[dg].step * 1e3);
+			canvas_printf(a->cv, row, 55, f->dp[dg].slow ? CS_WARN :
+			    CS_NORMAL, "%8.1f", f->dp[dg].step * 1e3);
 		if (h->flags & MODEL_FHOST_STRAGGLER)
-			canvas_puts(a->cv, row, 75, CS_ERROR, "straggler");
+			canvas_puts(a->cv, row, 65, CS_ERROR, "straggler");
 		else if (h->flags & MODEL_FHOST_SLOW_LINK)
-			canvas_puts(a->cv, row, 75, CS_WARN, "slow link");
+			canvas_puts(a->cv, row, 65, CS_WARN, "slow link");
+		else if (h->flags & MODEL_FHOST_CONGESTED)
+			canvas_puts(a->cv, row, 65, CS_WARN, "congested");
 		if ((int)i == v->st.cursor[PANE_GROUPS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 	}
