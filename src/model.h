@@ -60,6 +60,7 @@ struct model_node {
 	double last_ts;		/* when its logs end, NAN unknown */
 	int last_stage;		/* enum stage its logs end in */
 	double first_error_ts;	/* NAN: no error */
+	int nranks;		/* ranks its logs show */
 };
 
 enum {

@@ -16,7 +16,7 @@
 #include "model.h"
 #include "util.h"
 
-#define MAGIC "TSMODEL1"
+#define MAGIC "TSMODEL2"
 
 struct mio {
 	struct buf *out;		/* writing */
@@ -208,6 +208,7 @@ walk_node(struct mio *io, struct model_node *n)
 	f64(io, &n->last_ts);
 	int32(io, &n->last_stage);
 	f64(io, &n->first_error_ts);
+	int32(io, &n->nranks);
 	if (io->out == NULL && n->name == NULL)
 		io->err = 1;
 }

@@ -1038,8 +1038,30 @@ pane_groups(struct view *v, struct area *a, int *used)
 	row = area_row(a, used);
 	v->page = 0;
 	if (!f->present) {
+		const struct model *m = v->m;
+
 		canvas_puts(a->cv, row, 0, CS_DIM, "no network captures in the "
-		    "job's directory: nothing to group by");
+		    "job's directory; the ranks its logs show:");
+		if ((row = area_row(a, used)) < 0)
+			return 0;
+		canvas_puts(a->cv, row, 0, CS_BOLD, "node                ranks  "
+		    "last iteration");
+		for (i = 0; i < m->nreal; i++) {
+			const struct model_node *n = &m->nodes[i];
+
+			if ((row = area_row(a, used)) < 0)
+				break;
+			canvas_put_clip(a->cv, row, 0, 19, n->missing ? CS_ERROR :
+			    CS_NORMAL, n->name, strlen(n->name));
+			if (n->missing)
+				canvas_puts(a->cv, row, 20, CS_ERROR, "no log");
+			else if (n->last_iter < 0)
+				canvas_printf(a->cv, row, 20, CS_NORMAL, "%5d  -",
+				    n->nranks);
+			else
+				canvas_printf(a->cv, row, 20, CS_NORMAL, "%5d  %ld",
+				    n->nranks, n->last_iter);
+		}
 		return 0;
 	}
 	if (f->error != NULL) {
