@@ -56,6 +56,7 @@ static struct screen {
 	/* the pager over the pane */
 	char **out;
 	size_t nout, outtop;
+	char *matches;		/* completions offered, shown over the prompt */
 	/* the last error: the line and the bad byte */
 	char *err_line;
 	int err_col;
@@ -274,6 +275,17 @@ draw(void)
 		draw_pager();
 	if (S.prompting) {
 		curs_set(1);
+		if (S.matches != NULL && LINES > 2) {
+			struct canvas mc;
+
+			canvas_init(&mc, COLS, S.ascii);
+			canvas_add_row(&mc);
+			canvas_put_clip(&mc, 0, 0, COLS, CS_STATUS, S.matches,
+			    strlen(S.matches));
+			canvas_set_style(&mc, 0, 0, COLS, CS_STATUS);
+			paint_row(&mc, 0, LINES - 2);
+			canvas_release(&mc);
+		}
 		draw_prompt(LINES - 1);
 	} else {
 		curs_set(0);
@@ -394,9 +406,8 @@ show_matches(char **matches, int n, int maxlen)
 	buf_init(&b);
 	for (i = 1; i <= n && b.len < 2000; i++)
 		buf_addf(&b, "%s  ", matches[i]);
-	free(S.ctx->view->message);
-	S.ctx->view->message = buf_detach(&b);
-	S.err_line = NULL;
+	free(S.matches);
+	S.matches = buf_detach(&b);
 }
 
 static char *
@@ -490,6 +501,8 @@ prompt_close(void)
 {
 	rl_callback_handler_remove();
 	S.prompting = 0;
+	free(S.matches);
+	S.matches = NULL;
 }
 
 /* ---- running lines ---- */
