@@ -83,14 +83,15 @@ json_iter(struct json *j, const char *key, long v)
 		json_int(j, v);
 }
 
-static void
-json_event(struct json *j, const struct model *m, size_t i)
+void
+model_json_event(struct json *j, const struct model *m, size_t i,
+    size_t rank)
 {
 	const struct model_event *e = &m->events[i];
 	size_t k;
 
 	json_obj_begin(j);
-	json_key(j, "rank"); json_int(j, (int64_t)i + 1);
+	json_key(j, "rank"); json_int(j, (int64_t)rank);
 	json_key(j, "score"); json_numf(j, e->score, 3);
 	json_key(j, "template_id"); json_int(j, e->id);
 	json_key(j, "template"); json_str(j, e->text);
@@ -163,7 +164,7 @@ print_json(FILE *out, const struct model *m, size_t top)
 	json_key(&j, "events");
 	json_arr_begin(&j);
 	for (i = 0; i < limit(m->nevents, top); i++)
-		json_event(&j, m, i);
+		model_json_event(&j, m, i, i + 1);
 	json_arr_end(&j);
 	json_obj_end(&j);
 	json_finish(&j);

@@ -1767,7 +1767,7 @@ job_json(void *arg, const struct viewdb_job *jb)
 static void
 events_data(struct view *v, struct json *j, FILE *out, int tsv)
 {
-	size_t n, i, k, *l = event_list(v, &n);
+	size_t n, i, *l = event_list(v, &n);
 
 	if (tsv)
 		fputs("rank\tscore\tcategory\tcount\tnodes\tfirst\tstage\t"
@@ -1792,28 +1792,7 @@ events_data(struct view *v, struct json *j, FILE *out, int tsv)
 			fputc('\n', out);
 			continue;
 		}
-		json_obj_begin(j);
-		json_key(j, "rank"); json_int(j, (int64_t)i + 1);
-		json_key(j, "score"); json_numf(j, e->score, 3);
-		json_key(j, "template_id"); json_int(j, e->id);
-		json_key(j, "template"); json_str(j, e->text);
-		json_key(j, "category"); json_str(j, e->category);
-		json_key(j, "count"); json_int(j, (int64_t)e->count);
-		json_key(j, "nodes");
-		json_arr_begin(j);
-		for (k = 0; k < e->nnodes; k++)
-			json_str(j, v->m->nodes[e->nodes[k]].name);
-		json_arr_end(j);
-		json_key(j, "path"); json_str(j, e->path);
-		json_key(j, "line"); json_int(j, e->line);
-		json_key(j, "ts"); json_num(j, e->ts);
-		json_key(j, "stage"); json_str(j, stage_name((enum stage)e->stage));
-		json_key(j, "iteration");
-		if (e->iteration >= 0)
-			json_int(j, e->iteration);
-		else
-			json_null(j);
-		json_obj_end(j);
+		model_json_event(j, v->m, l[i], i + 1);
 	}
 	if (!tsv)
 		json_arr_end(j);

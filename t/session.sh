@@ -4,13 +4,6 @@
 
 GOLDEN="$TS_SRCDIR/t/golden/view"
 
-test_expect_code() {
-	want=$1
-	shift
-	"$@"
-	test $? = "$want"
-}
-
 test_expect_success 'the demo job is made' '
 	trainscope demo >/dev/null 2>&1
 '

@@ -5,14 +5,6 @@
 
 GOLDEN="$TS_SRCDIR/t/golden/view"
 
-# test_expect_code CODE COMMAND...: the command exits with CODE.
-test_expect_code() {
-	want=$1
-	shift
-	"$@"
-	test $? = "$want"
-}
-
 # Nothing a pane prints may carry a control byte but the newline.
 no_controls() {
 	! LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$1"

@@ -63,6 +63,14 @@ test_must_fail() {
 	return 0
 }
 
+# test_expect_code CODE COMMAND...: the command exits with CODE.
+test_expect_code() {
+	want=$1
+	shift
+	"$@"
+	test $? = "$want"
+}
+
 # test_cmp EXPECTED ACTUAL: files must be identical (shows a diff).
 test_cmp() { diff -u "$1" "$2"; }
 
