@@ -172,3 +172,26 @@ viewdb_checkpoint(struct cache *c, int64_t file, uint64_t line,
 		return 0;
 	return cache_fail(c, "cannot read the checkpoints", cause);
 }
+
+int
+viewdb_each_file(struct cache *c, int64_t job,
+    int (*fn)(void *arg, const char *path, int64_t size, double mtime),
+    void *arg, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc, stop = 0;
+
+	if (prep(c, "SELECT path, size, mtime FROM files WHERE job_id = ?1 "
+	    "ORDER BY path", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((stop = fn(arg, text_or_empty(st, 0),
+		    sqlite3_column_int64(st, 1),
+		    sqlite3_column_double(st, 2))) != 0)
+			break;
+	if (stop == 0 && rc != SQLITE_DONE)
+		stop = cache_fail(c, "cannot read the files", cause);
+	sqlite3_finalize(st);
+	return stop;
+}

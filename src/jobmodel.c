@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cache.h"
 #include "diagdb.h"
@@ -17,6 +18,7 @@
 #include "jobmodel.h"
 #include "model.h"
 #include "util.h"
+#include "viewdb.h"
 
 static int compute(struct cache *c, const char *name,
     const char *const *baselines, size_t nbase, int flags,
@@ -51,6 +53,41 @@ fnv_str(uint64_t h, const char *s)
 	return fnv(h, s != NULL ? s : "", s != NULL ? strlen(s) + 1 : 1);
 }
 
+/* What the job's files look like on disk now, against the index. */
+struct ondisk {
+	const char *root;
+	uint64_t h;		/* hash of each file's state */
+	size_t files, missing, changed;
+	char *first_missing;
+};
+
+static int
+file_state(void *arg, const char *path, int64_t size, double mtime)
+{
+	struct ondisk *d = arg;
+	struct stat sb;
+	char *full = xasprintf("%s/%s", d->root, path);
+	int64_t now_size = -1;
+	double now_mtime = 0;
+
+	d->files++;
+	if (stat(full, &sb) != 0) {
+		d->missing++;
+		if (d->first_missing == NULL)
+			d->first_missing = xstrdup(path);
+	} else {
+		now_size = (int64_t)sb.st_size;
+		now_mtime = (double)sb.st_mtim.tv_sec +
+		    (double)sb.st_mtim.tv_nsec / 1e9;
+		if (now_size != size || (int64_t)now_mtime != (int64_t)mtime)
+			d->changed++;
+	}
+	d->h = fnv(d->h, &now_size, sizeof now_size);
+	d->h = fnv(d->h, &now_mtime, sizeof now_mtime);
+	free(full);
+	return 0;
+}
+
 /*
  * The key of a model: everything it is computed from.  The trainscope
  * version, the encoding, the options, the fault library as loaded (the
@@ -60,8 +97,8 @@ fnv_str(uint64_t h, const char *s)
  */
 static int
 model_key(struct cache *c, const char *name, int flags,
-    const struct faults *f, int64_t *job_id, char *key, size_t len,
-    char **cause)
+    const struct faults *f, struct ondisk *disk, int64_t *job_id,
+    char *key, size_t len, char **cause)
 {
 	struct diagdb_job dj;
 	struct buf b;
@@ -93,6 +130,13 @@ model_key(struct cache *c, const char *name, int flags,
 	if (rc == 0)
 		h = fnv(h, buf_str(&b), b.len);
 	buf_release(&b);
+	/* files that vanished or changed since they were indexed */
+	disk->root = dj.root;
+	disk->h = h;
+	if (rc == 0)
+		rc = viewdb_each_file(c, dj.id, file_state, disk, cause);
+	h = disk->h;
+	disk->root = NULL;
 	diagdb_job_release(&dj);
 	snprintf(key, len, "%016llx", (unsigned long long)h);
 	return rc;
@@ -103,6 +147,7 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
     size_t nbase, int flags, FILE *err, struct model **out, char **cause)
 {
 	struct faults *fl = faults_default();
+	struct ondisk disk;
 	char key[32], *why = NULL;
 	int64_t id = 0;
 	void *blob = NULL;
@@ -113,8 +158,10 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	for (i = 0; i < faults_nerrors(fl); i++)
 		warn(err, "%s", faults_error(fl, i));
 	/* explicit baselines are not part of the key: computed every time */
+	memset(&disk, 0, sizeof disk);
 	if (nbase == 0 && !(flags & JOBMODEL_FRESH) &&
-	    model_key(c, name, flags, fl, &id, key, sizeof key, &why) == 0) {
+	    model_key(c, name, flags, fl, &disk, &id, key, sizeof key,
+	    &why) == 0) {
 		keyed = 1;
 		if (diagdb_result_get(c, id, key, &blob, &len, &why) == 1 &&
 		    (*out = model_decode(blob, len)) != NULL) {
@@ -122,6 +169,7 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 				warn(err, "captures left out: %s",
 				    (*out)->flows.error);
 			free(blob);
+			free(disk.first_missing);
 			faults_free(fl);
 			return 0;
 		}
@@ -131,6 +179,16 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	why = NULL;
 	rc = compute(c, name, baselines, nbase, flags, fl, err, out, cause);
 	faults_free(fl);
+	if (rc == 0 && disk.missing > 0)
+		model_note(*out, "%zu of %zu files are gone since they were "
+		    "indexed (%s first): the diagnosis has only what the "
+		    "index kept of them",
+		    disk.missing, disk.files, disk.first_missing);
+	if (rc == 0 && disk.changed > 0)
+		model_note(*out, "%zu of %zu files changed since they were "
+		    "indexed: index the job again to see what is new",
+		    disk.changed, disk.files);
+	free(disk.first_missing);
 	if (rc == 0 && keyed) {
 		unsigned char *bytes;
 

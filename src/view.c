@@ -195,6 +195,9 @@ view_set_model(struct view *v, const char *name, struct model *m)
 	v->st.hm_group = -1;
 	v->st.l_node = -1;
 	v->st.pane = PANE_EVENTS;
+	/* what the user must know about the data shows first */
+	free(v->message);
+	v->message = m != NULL && m->nnotes > 0 ? xstrdup(m->notes[0]) : NULL;
 }
 
 static int

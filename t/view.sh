@@ -144,6 +144,17 @@ test_expect_success 'a mark and a changed rules file make it stale too' '
 	grep " config " ruled &&
 	rm "$HOME/.config/trainscope/faults"
 '
+test_expect_success 'files gone or changed since indexing are said, not hidden' '
+	mv grow/node01/rank-0.log away.log &&
+	trainscope diagnose grow >gone &&
+	grep "^note: 1 of 2 files are gone since they were indexed (node01/rank-0.log first)" gone &&
+	trainscope view events grow | tail -1 | grep "1 of 2 files are gone" &&
+	mv away.log grow/node01/rank-0.log &&
+	trainscope diagnose grow >back && ! grep "^note:" back &&
+	echo "[2024-05-01 12:00:18,000] INFO one more" >>grow/node01/rank-0.log &&
+	trainscope diagnose grow >changed &&
+	grep "^note: 1 of 2 files changed since they were indexed" changed
+'
 test_expect_success 'a damaged kept model is made again, not trusted' '
 	sqlite3 "$DB" "UPDATE results SET model = x'"'5453'"'" &&
 	trainscope view events grow >again &&
