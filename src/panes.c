@@ -329,6 +329,7 @@ struct hcols {
 	int n;			/* columns */
 	double from, step;	/* column c covers [from + c*step, +step) */
 	int by_time;
+	int cw;			/* cells a column takes on screen (1 to 3) */
 };
 
 static void
@@ -339,6 +340,7 @@ hm_cols(const struct view *v, int room, struct hcols *c)
 	double span;
 
 	memset(c, 0, sizeof *c);
+	c->cw = 1;
 	if (room < 1)
 		room = 1;
 	c->by_time = m->by_time;
@@ -368,6 +370,9 @@ hm_cols(const struct view *v, int room, struct hcols *c)
 	c->from = (double)lo;
 	c->step = ceil((double)(hi - lo + 1) / room);
 	c->n = (int)ceil((double)(hi - lo + 1) / c->step);
+	/* few iterations on a wide screen: wider cells */
+	c->cw = c->n > 0 ? room / c->n : 1;
+	c->cw = c->cw < 1 ? 1 : c->cw > 3 ? 3 : c->cw;
 }
 
 /* The strongest mark of node n in [a, b); 0 and *alive. */
@@ -440,6 +445,7 @@ hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
 	int col = 0, w;
 	char buf[32];
 
+	/* a label every 10 screen cells, on the column it names */
 	while (col < c->n) {
 		double at = c->from + col * c->step;
 
@@ -448,17 +454,17 @@ hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
 		else
 			snprintf(buf, sizeof buf, "%ld", (long)at);
 		w = (int)strlen(buf);
-		if (col + w > c->n)
+		if (col * c->cw + w > c->n * c->cw)
 			break;
-		canvas_puts(cv, row, x0 + col, CS_DIM, buf);
-		col += w + 2 > 10 ? w + 2 : 10;
+		canvas_puts(cv, row, x0 + col * c->cw, CS_DIM, buf);
+		col += ((w + 2 > 10 ? w + 2 : 10) + c->cw - 1) / c->cw;
 	}
 	if (!c->by_time && v->m->failure_iter >= 0) {
 		double f = (double)v->m->failure_iter;
 
 		if (f >= c->from && f < c->from + c->n * c->step)
 			canvas_puts(cv, row + 1, x0 + (int)((f - c->from) /
-			    c->step), CS_ERROR, "v");
+			    c->step) * c->cw, CS_ERROR, "v");
 	}
 }
 
@@ -541,7 +547,9 @@ pane_heatmap(struct view *v, struct area *a, int *used)
 				lv = l > lv ? l : lv;
 				alive |= hm_alive(m, n, &c, lo);
 			}
-			hm_draw_cell(a->cv, row, x0 + i, lv, fl, alive);
+			for (k = 0; k < (size_t)c.cw; k++)
+				hm_draw_cell(a->cv, row, x0 + i * c.cw + (int)k, lv,
+				    fl, alive);
 		}
 	}
 	if ((row = area_row(a, used)) >= 0) {
