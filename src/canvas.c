@@ -110,7 +110,7 @@ static const char *const glyphs_utf8[GL_COUNT] = {
 	"\u2589", "\u2588"
 };
 static const char *const glyphs_ascii[GL_COUNT] = {
-	"#", ".", ":", "%", "-", "|", ">", "~",
+	"#", "-", "=", "%", "-", "|", ">", "~",
 	" ", " ", " ", "=", "=", "=", "=", "#"
 };
 

@@ -126,7 +126,8 @@ test_expect_success 'a session saved on the screen replays to the same export' '
 '
 test_expect_success 'q quits and the terminal is given back' '
 	keys q &&
-	keys q && wait_for "EXITED 0"
+	keys q && wait_for "EXITED 0" &&
+	! grep -e "healthy runs compared" -e "q quit" screen
 '
 test_expect_success 'Ctrl-C quits too; the next run recalls the history' '
 	start xterm-256color C.UTF-8 &&
@@ -140,7 +141,8 @@ test_expect_success 'SIGTERM restores the terminal' '
 test_expect_success 'vt100 and a C locale: ASCII glyphs, no colours needed' '
 	start vt100 C && keys 2 && wait_for "suspicion" &&
 	grep "node-003 \.\.\.\.\." screen && ! grep "█" screen &&
-	keys q && wait_for "EXITED 0"
+	keys q && wait_for "EXITED 0" &&
+	test "$(grep -c . screen)" = 1
 '
 test_expect_success 'NO_COLOR and TERM=linux work' '
 	start linux C.UTF-8 NO_COLOR=1 && keys 3 && wait_for "time (UTC)" &&

@@ -670,6 +670,11 @@ screen_end(void)
 	if (S.active) {
 		if (S.prompting)
 			prompt_close();
+		/* a terminal without an alternate screen keeps what was
+		 * drawn: leave it blank, the cursor at the top */
+		erase();
+		move(0, 0);
+		refresh();
 		curs_set(1);
 		endwin();
 		S.active = 0;
