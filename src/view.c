@@ -20,6 +20,7 @@
 #include "stage.h"
 #include "util.h"
 #include "view.h"
+#include "viewdb.h"
 #include "viewint.h"
 
 #define HIST_MAX 64
@@ -625,6 +626,21 @@ add_name(char ***out, size_t *n, const char *s, const char *word)
 	(*out)[*n] = NULL;
 }
 
+struct complete_jobs {
+	char ***out;
+	size_t *n;
+	const char *word;
+};
+
+static int
+complete_job(void *arg, const struct viewdb_job *j)
+{
+	struct complete_jobs *c = arg;
+
+	add_name(c->out, c->n, j->name, c->word);
+	return 0;
+}
+
 size_t
 view_complete(const struct view *v, const char *word, char ***out)
 {
@@ -637,6 +653,13 @@ view_complete(const struct view *v, const char *word, char ***out)
 	for (i = 1; i < STAGE_COUNT; i++) {
 		snprintf(buf, sizeof buf, "stage=%s", stage_name((enum stage)i));
 		add_name(out, &n, buf, word);
+	}
+	if (v->cache != NULL) {
+		struct complete_jobs cj = { out, &n, word };
+		char *why = NULL;
+
+		if (viewdb_each_job(v->cache, complete_job, &cj, &why) != 0)
+			free(why);
 	}
 	if (v->m == NULL)
 		return n;

@@ -94,7 +94,9 @@ test_expect_success 'Esc and Ctrl-C cancel the prompt' '
 '
 test_expect_success 'Tab completes at the prompt' '
 	keys : && keys "pan" Tab && keys "heat" Tab Enter &&
-	wait_for "suspicion" && keys 1
+	wait_for "suspicion" && keys 1 &&
+	keys : && keys "open heal" Tab && wait_for "healthy-1  healthy-2" &&
+	keys C-c
 '
 test_expect_success 'history keeps the commands typed' '
 	test -s "$TRASH/state/trainscope/history" &&
