@@ -514,3 +514,44 @@ canvas_category_style(const char *category)
 			return categories[i].style;
 	return CS_CAT_OTHER;
 }
+
+void
+canvas_fput(FILE *out, const char *s)
+{
+	const unsigned char *p;
+	struct canvas cv;
+	size_t len;
+	char *buf;
+
+	if (s == NULL)
+		return;
+	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f; p++)
+		;
+	if (*p == '\0') {	/* printable ASCII: as it is */
+		fputs(s, out);
+		return;
+	}
+	canvas_init(&cv, canvas_text_width(s, strlen(s)) + 1, 0);
+	canvas_add_row(&cv);
+	canvas_puts(&cv, 0, 0, CS_NORMAL, s);
+	len = (size_t)cv.width * sizeof cv.cells->s + 1;
+	buf = xmalloc(len);
+	canvas_row_text(&cv, 0, buf, len);
+	fputs(buf, out);
+	free(buf);
+	canvas_release(&cv);
+}
+
+char *
+canvas_inert(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		ts_fatal("out of memory");
+	canvas_fput(f, s != NULL ? s : "");
+	fclose(f);
+	return out;
+}

@@ -127,6 +127,15 @@ int canvas_write(const struct canvas *c, int from, int to, FILE *out);
 /* One row as plain text into buf (NUL-terminated, truncated to len). */
 void canvas_row_text(const struct canvas *c, int row, char *buf, size_t len);
 
+/*
+ * Write s to out made inert as a canvas shows it (^X, \xNN, <U+XXXX>,
+ * tabs as spaces): for the text and TSV printers of outside text.
+ * NULL writes nothing.
+ */
+void canvas_fput(FILE *out, const char *s);
+/* The same into an allocated string. */
+char *canvas_inert(const char *s);
+
 /* The class of a fault category name (NULL: CS_NORMAL). */
 int canvas_category_style(const char *category);
 

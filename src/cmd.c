@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "commands.h"
+#include "help.h"
 #include "util.h"
 #include "cache.h"
 
@@ -384,6 +385,38 @@ word_col(const char *line, int w)
 	}
 }
 
+/* COMMAND ... --help or -h (before a "--"): the user wants its help. */
+static int
+wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The usage line, then the help text of command c. */
+static int
+print_help(struct cmd_ctx *ctx, const struct cmd *c)
+{
+	const char *text = help_find(c->name);
+	char *usage = cmd_usage_line(c);
+
+	fprintf(ctx->out, "%s\n", usage);
+	free(usage);
+	if (text != NULL) {
+		/* the text's first line is the summary: the usage says it */
+		fputc('\n', ctx->out);
+		fputs(text, ctx->out);
+	}
+	return CMD_OK;
+}
+
 static int
 exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
     char **cause)
@@ -402,6 +435,8 @@ exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
 		ts_fail(cause, "unknown command '%s' (try 'help')", argv[0]);
 		return CMD_USAGE;
 	}
+	if (wants_help(argc, argv))
+		return print_help(ctx, c);
 	memset(&a, 0, sizeof a);
 	a.name = c->name;
 	if (parse_args(c, argc, argv, &a, bad_word, cause) != 0) {

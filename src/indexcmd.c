@@ -17,6 +17,7 @@
 #include "index.h"
 #include "json.h"
 #include "logdb.h"
+#include "canvas.h"
 #include "util.h"
 
 int
@@ -66,12 +67,11 @@ struct listing {
 	char *job;		/* the job of the previous row */
 };
 
-/* TSV fields: tabs and newlines in a template become spaces. */
+/* TSV fields: a template made inert (tabs become spaces, ESC ^[). */
 static void
 tsv_text(FILE *out, const char *s)
 {
-	for (; *s != '\0'; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
+	canvas_fput(out, s);
 }
 
 static int
@@ -90,9 +90,10 @@ row_cb(void *arg, const struct logdb_tmpl_row *r, char **cause)
 		if (newjob)
 			fprintf(l->out, "job %s\n%10s %6s %5s  %s\n", r->job,
 			    "count", "id", "nodes", "template");
-		fprintf(l->out, "%10llu %6u %5lld  %s\n",
-		    (unsigned long long)r->count, r->id, (long long)r->nodes,
-		    r->text);
+		fprintf(l->out, "%10llu %6u %5lld  ",
+		    (unsigned long long)r->count, r->id, (long long)r->nodes);
+		canvas_fput(l->out, r->text);
+		fputc('\n', l->out);
 		break;
 	case FMT_TSV:
 		fprintf(l->out, "%s\t%u\t%llu\t%lld\t%lld\t", r->job, r->id,

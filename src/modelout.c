@@ -27,38 +27,12 @@ limit(size_t n, size_t top)
 	return top > 0 && top < n ? top : n;
 }
 
-/* Write s made inert; in TSV also with tabs and newlines as spaces. */
+/* Write s made inert (tabs and newlines too, so a TSV field stays one). */
 static void
 put(FILE *out, const char *s, int tsv)
 {
-	struct canvas cv;
-	char *buf;
-	size_t len;
-	int w;
-
-	if (s == NULL)
-		return;
-	if (strpbrk(s, "\t") == NULL) {
-		const unsigned char *p;
-
-		for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f; p++)
-			;
-		if (*p == '\0') {	/* plain ASCII: as it is */
-			fputs(s, out);
-			return;
-		}
-	}
-	w = canvas_text_width(s, strlen(s)) + 1;
-	canvas_init(&cv, w, 0);
-	canvas_add_row(&cv);
-	canvas_puts(&cv, 0, 0, CS_NORMAL, s);
-	len = (size_t)cv.width * sizeof cv.cells->s + 1;
-	buf = xmalloc(len);
-	canvas_row_text(&cv, 0, buf, len);
-	(void)tsv;	/* tabs are already spaces, newlines ^J */
-	fputs(buf, out);
-	free(buf);
-	canvas_release(&cv);
+	(void)tsv;
+	canvas_fput(out, s);
 }
 
 static void

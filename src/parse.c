@@ -19,6 +19,7 @@
 #include "lineparse.h"
 #include "reader.h"
 #include "tmpl.h"
+#include "canvas.h"
 #include "util.h"
 
 struct parse_run {
@@ -40,12 +41,13 @@ parse_line(struct parse_run *r, const char *s, size_t len)
 	lp_parse(s, len, &lp);
 	tmpl_mask(lp.msg, lp.msg_len, &r->masked);
 	id = tmpl_match(r->miner, r->masked.s, r->masked.len, NULL);
+	canvas_fput(r->ctx->out, r->path);
 	if (r->tsv)
-		fprintf(r->ctx->out, "%s\t%lu\t%u\t%s\n", r->path, r->lineno,
-		    id, tmpl_text(r->miner, id));
+		fprintf(r->ctx->out, "\t%lu\t%u\t", r->lineno, id);
 	else
-		fprintf(r->ctx->out, "%s:%lu: [%u] %s\n", r->path, r->lineno,
-		    id, tmpl_text(r->miner, id));
+		fprintf(r->ctx->out, ":%lu: [%u] ", r->lineno, id);
+	canvas_fput(r->ctx->out, tmpl_text(r->miner, id));
+	fputc('\n', r->ctx->out);
 }
 
 /* Parse one file; returns 0, or -1 after a one-line warning naming it. */

@@ -48,19 +48,7 @@ heading(struct rep *r, const char *title)
 static char *
 inert(const char *s)
 {
-	struct canvas cv;
-	char *out;
-	size_t len;
-	int w = canvas_text_width(s, strlen(s)) + 1;
-
-	canvas_init(&cv, w < 1 ? 1 : w, 0);
-	canvas_add_row(&cv);
-	canvas_puts(&cv, 0, 0, CS_NORMAL, s);
-	len = (size_t)cv.width * sizeof cv.cells->s + 1;
-	out = xmalloc(len);
-	canvas_row_text(&cv, 0, out, len);
-	canvas_release(&cv);
-	return out;
+	return canvas_inert(s);
 }
 
 /* fprintf(f, fmt, s) with s made inert; fmt has one %s. */

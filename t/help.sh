@@ -34,4 +34,14 @@ test_expect_success 'every command is in the man page' '
 test_expect_success 'help for an unknown name fails with status 1' '
 	test_must_fail 1 trainscope help nosuch 2>err && grep "no help for .nosuch." err
 '
+test_expect_success 'COMMAND --help and -h print its help and exit 0' '
+	trainscope simulate -h >out &&
+	head -1 out | grep "^usage: simulate " && ! test -e ./-h &&
+	trainscope diagnose --help >out && head -1 out | grep "^usage: diagnose " &&
+	trainscope -n -c "filter --help" >out && head -1 out | grep "^usage: filter "
+'
+test_expect_success 'help flows prints its usage once' '
+	trainscope help flows >out &&
+	test "$(grep -c "^usage: flows" out)" = 1
+'
 test_done

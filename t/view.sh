@@ -176,6 +176,12 @@ test_expect_success 'escape sequences in lines and names stay visible text' '
 		no_controls p.$p || exit 1
 	done &&
 	trainscope diagnose hostile >d.text && no_controls d.text &&
+	trainscope templates hostile >t.text && no_controls t.text &&
+	grep -F "owned ^[]" t.text &&
+	trainscope templates --format tsv hostile | tr -d "\t" >t.tsv &&
+	no_controls t.tsv &&
+	trainscope parse hostile/node01/* >p.text && no_controls p.text &&
+	grep -F "rank-0^[[2J.log:6:" p.text &&
 	grep -F "RuntimeError: owned ^[]" d.text &&
 	trainscope diagnose --format tsv hostile | tr -d "\t" >d.tsv && no_controls d.tsv &&
 	trainscope view --width 200 events hostile -c "search /owned/" -c drill >p.lines &&
