@@ -195,3 +195,29 @@ viewdb_each_file(struct cache *c, int64_t job,
 	sqlite3_finalize(st);
 	return stop;
 }
+
+int
+viewdb_forget(struct cache *c, const char *name, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc, n;
+
+	if (cache_begin(c, cause) != 0)
+		return -1;
+	if (prep(c, "DELETE FROM jobs WHERE name = ?1", &st, cause) != 0) {
+		cache_rollback(c);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	n = sqlite3_changes(cache_db(c));
+	if (rc != SQLITE_DONE) {
+		cache_fail(c, "cannot forget the job", cause);
+		cache_rollback(c);
+		return -1;
+	}
+	if (cache_commit(c, cause) != 0)
+		return -1;
+	return n > 0 ? 1 : 0;
+}

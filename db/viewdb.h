@@ -67,4 +67,12 @@ int viewdb_each_file(struct cache *c, int64_t job,
     int (*fn)(void *arg, const char *path, int64_t size, double mtime),
     void *arg, char **cause);
 
+/*
+ * Remove job `name` and all that is its own (files, line lists,
+ * checkpoints, node summaries, captures, flow sets, kept results) in one
+ * transaction.  The templates stay: they are shared by every job.
+ * Returns 1, 0 when there is no such job, -1 with *cause.
+ */
+int viewdb_forget(struct cache *c, const char *name, char **cause);
+
 #endif

@@ -20,6 +20,7 @@
 #include "model.h"
 #include "util.h"
 #include "view.h"
+#include "viewdb.h"
 #include "viewint.h"
 
 /* The investigation of this context, made on first use. */
@@ -476,5 +477,63 @@ cmd_save(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		ts_fail(cause, "save: cannot write '%s'", path);
 		return CMD_FAIL;
 	}
+	return CMD_OK;
+}
+
+int
+cmd_jobs(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	const char *fmt = cmd_opt(a, "format");
+	struct view v;
+	struct canvas cv;
+	int rc = CMD_OK;
+
+	if (fmt != NULL && strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0 &&
+	    strcmp(fmt, "tsv") != 0) {
+		ts_fail(cause, "jobs: unknown format '%s' (text, json or tsv)",
+		    fmt);
+		return CMD_USAGE;
+	}
+	view_init(&v, NULL);
+	if (cmd_ctx_cache(ctx, &v.cache, cause) != 0)
+		return CMD_FAIL;
+	v.st.pane = PANE_JOBS;
+	if (fmt != NULL && strcmp(fmt, "text") != 0) {
+		if (view_data(&v, ctx->out, strcmp(fmt, "tsv") == 0, cause) != 0)
+			rc = CMD_FAIL;
+	} else {
+		/* the jobs pane, whole and wide enough for the roots */
+		canvas_init(&cv, 200, 0);
+		view_draw(&v, &cv, 200, 0);
+		if (canvas_write(&cv, 2, cv.nrows, ctx->out) != 0)
+			rc = CMD_FAIL;
+		canvas_release(&cv);
+	}
+	v.cache = NULL;
+	view_release(&v);
+	return rc;
+}
+
+int
+cmd_forget(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	struct cache *c;
+	int rc;
+
+	if (cmd_ctx_cache(ctx, &c, cause) != 0)
+		return CMD_FAIL;
+	if ((rc = viewdb_forget(c, a->argv[0], cause)) < 0)
+		return CMD_FAIL;
+	if (rc == 0) {
+		ts_fail(cause, "forget: no job '%s' in the cache", a->argv[0]);
+		return CMD_FAIL;
+	}
+	if (ctx->view != NULL && ctx->view->job != NULL &&
+	    strcmp(ctx->view->job, a->argv[0]) == 0) {
+		view_set_model(ctx->view, a->argv[0], NULL);
+		free(ctx->view->job);
+		ctx->view->job = NULL;
+	}
+	fprintf(ctx->err, "trainscope: forgot job %s\n", a->argv[0]);
 	return CMD_OK;
 }

@@ -62,6 +62,17 @@ test_expect_success 'the table-like panes as JSON and TSV' '
 	trainscope -n -c "open failed" -c "export --format tsv ev.tsv" &&
 	test "$(wc -l <ev.tsv)" = 118
 '
+test_expect_success 'jobs lists the cache; forget removes a job and all its own' '
+	trainscope jobs >j && grep "^failed  *failed" j && grep "^job " j &&
+	trainscope jobs --format json | grep "\"name\": \"healthy-2\"" &&
+	mkdir -p gonejob/node01 &&
+	echo "[2024-05-01 12:00:11,000] INFO  iteration 1/ 10 | elapsed time per iteration (ms): 100.1 |" >gonejob/node01/rank-0.log &&
+	trainscope index gonejob >/dev/null 2>&1 && trainscope view events gonejob >/dev/null &&
+	trainscope forget gonejob 2>err && grep "forgot job gonejob" err &&
+	! trainscope jobs | grep "^gonejob " &&
+	test "$(sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "SELECT count(*) FROM files f LEFT JOIN jobs j ON j.id = f.job_id WHERE j.id IS NULL")" = 0 &&
+	test_expect_code 1 trainscope forget gonejob 2>err && grep "no job .gonejob." err
+'
 test_expect_success 'back returns to the view the drill left' '
 	trainscope view events failed -c "move 2" -c drill -c back >b &&
 	grep "^events 2/" b
