@@ -38,6 +38,7 @@ cmd_fn cmd_filters;
 cmd_fn cmd_forget;
 cmd_fn cmd_goto;
 cmd_fn cmd_jobs;
+cmd_fn cmd_lines;
 cmd_fn cmd_move;
 cmd_fn cmd_next;
 cmd_fn cmd_open;

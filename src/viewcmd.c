@@ -537,3 +537,97 @@ cmd_forget(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	fprintf(ctx->err, "trainscope: forgot job %s\n", a->argv[0]);
 	return CMD_OK;
 }
+
+/* Parse PATH:LINE (the last colon splits); 0, or -1. */
+static int
+parse_location(const char *s, char **path, long *line)
+{
+	const char *colon = strrchr(s, ':');
+
+	if (colon == NULL || colon == s || ts_parse_long(colon + 1, line) != 0 ||
+	    *line < 1)
+		return -1;
+	*path = xstrndup(s, (size_t)(colon - s));
+	return 0;
+}
+
+int
+cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	const char *ev = cmd_opt(a, "event");
+	struct view v;
+	struct model *m;
+	struct cache *c;
+	long ctxn = 3, id = -1, line = 0;
+	char *path = NULL;
+	size_t i, from, to;
+	int rc = CMD_FAIL;
+
+	if (cmd_opt_long(a, "context", 3, 0, 10000, &ctxn, cause) != 0)
+		return CMD_USAGE;
+	if ((ev == NULL) == (a->argc < 2)) {
+		ts_fail(cause, "lines: give PATH:LINE or --event ID");
+		return CMD_USAGE;
+	}
+	if (ev != NULL && (ts_parse_long(ev, &id) != 0 || id < 0)) {
+		ts_fail(cause, "lines: --event wants a template id, not '%s'", ev);
+		return CMD_USAGE;
+	}
+	if (ev == NULL && parse_location(a->argv[1], &path, &line) != 0) {
+		ts_fail(cause, "lines: '%s' is not PATH:LINE", a->argv[1]);
+		return CMD_USAGE;
+	}
+	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
+	    job_model(c, a->argv[0], NULL, 0, 0, ctx->err, &m, cause) != 0) {
+		free(path);
+		return CMD_FAIL;
+	}
+	view_init(&v, c);
+	view_set_model(&v, m->name, m);
+	v.st.context = (int)ctxn;
+	if (ev != NULL) {
+		v.st.lsrc = LS_EVENT;
+		v.st.l_event = (uint32_t)id;
+	} else {
+		v.st.lsrc = LS_FILE;
+		v.st.l_path = path;
+		v.st.l_line = line;
+		path = NULL;
+	}
+	view_lines_build(&v);
+	if (v.lines_error != NULL) {
+		ts_fail(cause, "lines: %s", v.lines_error);
+		goto out;
+	}
+	from = 0;
+	to = v.nlines;
+	if (ev == NULL) {
+		/* the file's window: keep the context asked for */
+		for (i = 0; i < v.nlines; i++) {
+			if ((long)v.lines[i].line < line - ctxn)
+				from = i + 1;
+			if ((long)v.lines[i].line <= line + ctxn)
+				to = i + 1;
+		}
+	}
+	for (i = from; i < to; i += 256) {
+		size_t k, end = i + 256 < to ? i + 256 : to;
+
+		view_lines_fill(&v, i, end);
+		for (k = i; k < end; k++) {
+			const struct view_line *l = &v.lines[k];
+
+			canvas_fput(ctx->out, l->path);
+			fprintf(ctx->out, ":%llu:%c", (unsigned long long)l->line,
+			    l->hit ? '>' : ' ');
+			canvas_fput(ctx->out, l->text != NULL ? l->text : "");
+			fputc('\n', ctx->out);
+		}
+	}
+	rc = CMD_OK;
+out:
+	v.cache = NULL;
+	view_release(&v);
+	free(path);
+	return rc;
+}

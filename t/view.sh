@@ -73,6 +73,17 @@ test_expect_success 'jobs lists the cache; forget removes a job and all its own'
 	test "$(sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "SELECT count(*) FROM files f LEFT JOIN jobs j ON j.id = f.job_id WHERE j.id IS NULL")" = 0 &&
 	test_expect_code 1 trainscope forget gonejob 2>err && grep "no job .gonejob." err
 '
+test_expect_success 'lines prints raw lines around a line, or of an event' '
+	trainscope lines --context 2 failed logs/node-003/rank-8.log:107 >l &&
+	test $(wc -l <l) = 5 &&
+	sed -n 3p l | grep "^logs/node-003/rank-8.log:107:>RuntimeError: CUDA error" &&
+	trainscope lines --context 0 --event 9 failed >e &&
+	grep "^host/node-003.log:8:>.*GPU has fallen off the bus" e &&
+	test_expect_code 2 trainscope lines failed nocolon 2>err &&
+	grep "not PATH:LINE" err &&
+	test_expect_code 1 trainscope lines failed nofile.log:3 2>err &&
+	grep "no file .nofile.log." err
+'
 test_expect_success 'back returns to the view the drill left' '
 	trainscope view events failed -c "move 2" -c drill -c back >b &&
 	grep "^events 2/" b
