@@ -174,6 +174,9 @@ cmd_ctx_cache(struct cmd_ctx *ctx, struct cache **out, char **cause)
 	int rc;
 
 	if (ctx->cache == NULL) {
+		if (ctx->cache_path != NULL && ctx->cache_path[0] == '\0')
+			return ts_fail(cause, "--cache wants a file name, not an "
+			    "empty one");
 		path = ctx->cache_path != NULL ? xstrdup(ctx->cache_path) :
 		    cache_default_path();
 		rc = cache_open(path, 0, &ctx->cache, cause);

@@ -44,6 +44,12 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	o.threads = (int)threads;
 	if (cmd_opt_long(a, "chunk", 0, 0, LONG_MAX, &chunk, cause) != 0)
 		return CMD_USAGE;
+	/* tiny ranges cost more to hand over than to read */
+	if (chunk > 0 && chunk < 1024) {
+		ts_fail(cause, "index: --chunk wants at least 1024 bytes (or 0 "
+		    "for the default), not %ld", chunk);
+		return CMD_USAGE;
+	}
 	o.chunk = (uint64_t)chunk;
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;

@@ -160,7 +160,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	test_expect_success 'ranges of big files store what whole files store' '
 		mkbig big &&
 		trainscope --cache w.db index --threads 1 big >/dev/null &&
-		trainscope --cache r.db index --threads 2 --chunk 1000 big \
+		trainscope --cache r.db index --threads 2 --chunk 1024 big \
 		    >/dev/null 2>err &&
 		grep "rank-1.log.: line 3430: NUL" err &&
 		dump w.db >w && dump r.db >r && test_cmp w r &&
@@ -169,9 +169,9 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	test_expect_success 'appending in ranges stores what one run stores' '
 		mkdir -p app/n1 && head -n 1000 big/n1/rank-0.log >app/n1/rank-0.log &&
 		cp big/n1/rank-1.log app/n1/rank-1.log &&
-		trainscope --cache a.db index --chunk 1000 app >/dev/null &&
+		trainscope --cache a.db index --chunk 1024 app >/dev/null &&
 		tail -n +1001 big/n1/rank-0.log >>app/n1/rank-0.log &&
-		trainscope --cache a.db index --chunk 1000 app >out &&
+		trainscope --cache a.db index --chunk 1024 app >out &&
 		grep "(1 read, 1 unchanged" out &&
 		dump a.db >a.out && test_cmp w a.out
 	'
@@ -225,4 +225,11 @@ else
 	test_skip 'real job: 4 ranks, 40 iterations each' 'no realjobs data'
 	test_skip 'real failed job: the traceback template is found' 'no realjobs data'
 fi
+test_expect_success 'values that make no sense are refused' '
+	test_expect_code 1 trainscope --cache "" jobs 2>err &&
+	grep "cache wants a file name" err &&
+	mkdir -p tiny && echo "a line" >tiny/x.log &&
+	test_expect_code 2 trainscope index --chunk 1 tiny 2>err &&
+	grep "chunk wants at least 1024 bytes" err
+'
 test_done
