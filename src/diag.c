@@ -1015,7 +1015,7 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 		ev->score = 0;
 	ev->category = f->category;
 	ev->rule = f->rule;
-	ev->nodes = xcalloc(f->nn + 1, sizeof *ev->nodes);
+	ev->nodes = xcalloc(w->job->nnodes + 1, sizeof *ev->nodes);
 	for (n = 0; n < w->job->nnodes; n++)
 		if (w->job->counts[n * w->job->ntmpls + t] > 0)
 			ev->nodes[ev->nnodes++] = n;
