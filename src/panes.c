@@ -149,7 +149,7 @@ event_passes(const struct view *v, size_t e)
 		val = val != NULL ? val + 1 : "";
 		switch (f->kind) {
 		case VF_NODE:
-			ok = event_has_node(ev, model_node_index(m, val));
+			ok = event_has_node(ev, f->a);
 			break;
 		case VF_STAGE:
 			ok = ev->stage == f->a;
@@ -230,8 +230,7 @@ node_passes(const struct view *v, size_t n)
 	for (i = 0; i < v->st.nfilters; i++) {
 		const struct view_filter *f = &v->st.filters[i];
 
-		if (f->kind == VF_NODE && (strcmp(strchr(f->arg, '=') + 1,
-		    v->m->nodes[n].name) == 0) == f->negate)
+		if (f->kind == VF_NODE && (f->a == (long)n) == f->negate)
 			return 0;
 	}
 	return 1;
@@ -1545,8 +1544,7 @@ view_target(struct view *v, struct view_target *t)
 			for (i = 0; i < v->st.nfilters; i++)
 				if (v->st.filters[i].kind == VF_NODE &&
 				    !v->st.filters[i].negate)
-					node = model_node_index(v->m,
-					    v->st.filters[i].arg + 5);
+					node = v->st.filters[i].a;
 			t->kind = VT_EVENT;
 			t->id = v->m->events[l[cur]].id;
 			t->node = node;

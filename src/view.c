@@ -128,8 +128,13 @@ state_copy(struct view_state *d, const struct view_state *s)
 		d->filters[i] = s->filters[i];
 		d->filters[i].arg = xstrdup(s->filters[i].arg);
 		if (s->filters[i].re != NULL) {
-			d->filters[i].re = view_regex(s->filters[i].arg + 1,
-			    &why);
+			/* arg is "/PATTERN/" */
+			const char *a = s->filters[i].arg;
+			char *pat = xstrndup(a + 1, strlen(a) >= 2 ?
+			    strlen(a) - 2 : 0);
+
+			d->filters[i].re = view_regex(pat, &why);
+			free(pat);
 			free(why);
 			why = NULL;
 		}
@@ -292,7 +297,7 @@ view_filter(struct view *v, const char *spec, int negate, char **cause)
 			return -1;
 		}
 	} else if (eq != NULL && klen == 4 && strncmp(spec, "node", 4) == 0) {
-		if (model_node_index(v->m, val) < 0)
+		if ((f.a = model_node_index(v->m, val)) < 0)
 			return ts_fail(cause, "no node '%s' in job %s", val,
 			    v->job);
 		f.kind = VF_NODE;

@@ -44,7 +44,7 @@ struct view_filter {
 	enum view_fkind kind;
 	int negate;
 	char *arg;		/* as the user typed it, for `filters` */
-	long a, b;		/* iteration range; stage; event id */
+	long a, b;		/* iteration range; stage; node index */
 	void *re;		/* pcre2_code for VF_TEXT, VF_NODE patterns */
 };
 

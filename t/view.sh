@@ -86,7 +86,10 @@ test_expect_success 'lines prints raw lines around a line, or of an event' '
 '
 test_expect_success 'back returns to the view the drill left' '
 	trainscope view events failed -c "move 2" -c drill -c back >b &&
-	grep "^events 2/" b
+	grep "^events 2/" b &&
+	trainscope view events failed -c "filter /fallen/" >f1 &&
+	trainscope view events failed -c "filter /fallen/" -c drill -c back >f2 &&
+	test_cmp f1 f2
 '
 test_expect_success 'bad view commands fail with one clear line' '
 	test_expect_code 1 trainscope view events failed -c "filter nod=x" 2>e &&
