@@ -118,24 +118,28 @@ event_has_node(const struct model_event *e, long n)
 	return 0;
 }
 
-/* Whether event e has a heatmap mark in iterations [a, b]. */
-static int
-event_in_iters(const struct model *m, size_t e, long a, long b)
+/*
+ * For each event, whether it was first seen in iterations [a, b] or has
+ * a heatmap mark there (one pass over the marks, not one per event).
+ */
+static unsigned char *
+events_in_iters(const struct model *m, long a, long b)
 {
-	const struct model_event *ev = &m->events[e];
+	unsigned char *in = xcalloc(m->nevents + 1, 1);
 	size_t i;
 
-	if (ev->iteration >= a && ev->iteration <= b)
-		return 1;
+	for (i = 0; i < m->nevents; i++)
+		in[i] = m->events[i].iteration >= a && m->events[i].iteration <= b;
 	for (i = 0; i < m->nmarks; i++)
-		if (m->marks[i].event == e && m->marks[i].at >= (double)a &&
-		    m->marks[i].at <= (double)b)
-			return 1;
-	return 0;
+		if (m->marks[i].event != UINT32_MAX &&
+		    m->marks[i].event < m->nevents &&
+		    m->marks[i].at >= (double)a && m->marks[i].at <= (double)b)
+			in[m->marks[i].event] = 1;
+	return in;
 }
 
 static int
-event_passes(const struct view *v, size_t e)
+event_passes(const struct view *v, size_t e, unsigned char **initer)
 {
 	const struct model *m = v->m;
 	const struct model_event *ev = &m->events[e];
@@ -155,7 +159,7 @@ event_passes(const struct view *v, size_t e)
 			ok = ev->stage == f->a;
 			break;
 		case VF_ITER:
-			ok = event_in_iters(m, e, f->a, f->b);
+			ok = initer[i][e];
 			break;
 		case VF_CATEGORY:
 			ok = ev->category != NULL && strcmp(ev->category,
@@ -211,11 +215,19 @@ static size_t *
 event_list(const struct view *v, size_t *n)
 {
 	size_t *l = xcalloc(v->m->nevents + 1, sizeof *l), i;
+	unsigned char **initer = xcalloc(v->st.nfilters + 1, sizeof *initer);
 
+	for (i = 0; i < v->st.nfilters; i++)
+		if (v->st.filters[i].kind == VF_ITER)
+			initer[i] = events_in_iters(v->m, v->st.filters[i].a,
+			    v->st.filters[i].b);
 	*n = 0;
 	for (i = 0; i < v->m->nevents; i++)
-		if (event_passes(v, i))
+		if (event_passes(v, i, initer))
 			l[(*n)++] = i;
+	for (i = 0; i < v->st.nfilters; i++)
+		free(initer[i]);
+	free(initer);
 	sort_model = v->m;
 	sort_key = v->st.sort;
 	qsort(l, *n, sizeof *l, cmp_event);

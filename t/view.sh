@@ -84,6 +84,14 @@ test_expect_success 'lines prints raw lines around a line, or of an event' '
 	test_expect_code 1 trainscope lines failed nofile.log:3 2>err &&
 	grep "no file .nofile.log." err
 '
+test_expect_success 'iteration filters, and a drill from the timeline' '
+	trainscope view events failed -c "filter iter=41" >i41 &&
+	grep "CUDA error: unspecified" i41 &&
+	trainscope view events failed -c "filter iter=1..5" >i15 &&
+	! grep "CUDA error: unspecified" i15 &&
+	trainscope view timeline failed -c "goto iter 41" -c drill >td &&
+	grep "^1 events .*\[1 filter\]" td && grep "CUDA error: unspecified" td
+'
 test_expect_success 'back returns to the view the drill left' '
 	trainscope view events failed -c "move 2" -c drill -c back >b &&
 	grep "^events 2/" b &&
