@@ -56,7 +56,7 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0)
 		return CMD_FAIL;
 	mb = st.bytes / 1e6;
-	fprintf(ctx->out, "indexed %zu job%s: %zu files (%zu read, %zu "
+	fprintf(ctx->err, "indexed %zu job%s: %zu files (%zu read, %zu "
 	    "unchanged, %zu failed), %llu lines, %.1f MB in %.2f s (%.0f MB/s), "
 	    "%u templates\n", st.jobs, st.jobs == 1 ? "" : "s", st.files,
 	    st.indexed, st.skipped, st.failed, (unsigned long long)st.lines, mb,

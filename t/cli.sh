@@ -68,7 +68,16 @@ test_expect_success 'trainscope JOBDIR indexes the job, then diagnoses it' '
 	echo "[2024-05-01 12:00:04,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>job7/node02/rank-0.log &&
 	echo "[2024-05-01 12:10:04,000] ERROR Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>job7/node01/rank-0.log &&
 	trainscope job7 >out 2>err &&
-	grep "^indexed 1 job" out && grep "^job job7:" out &&
+	grep "^indexed 1 job" err && grep "^job job7:" out &&
 	sed -n "/^suspect nodes/{n;p;}" out | grep node02
+'
+test_expect_success 'machine output stays clean: status lines go to stderr' '
+	mkdir -p clean/node01 &&
+	for i in 1 2 3; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |" >>clean/node01/rank-0.log
+	done &&
+	trainscope -n -c "diagnose --format json clean" clean >out 2>err &&
+	head -c 1 out | grep -q "{" && tail -1 out | grep -q "^}$" &&
+	! grep "indexed" out && grep "^indexed 1 job" err
 '
 test_done

@@ -90,7 +90,7 @@ test_expect_success 'a bad rule in the user fault file is reported, diagnose sti
 G="$TS_SHARED/data/realjobs/g_same_job"
 if [ -d "$G/run2_failed/logs" ]; then
 	test_expect_success 'real sample: index the healthy and the failed run' '
-		trainscope index "$G/run1_normal" "$G/run2_failed" >out &&
+		trainscope index "$G/run1_normal" "$G/run2_failed" 2>out &&
 		grep "indexed 2 jobs" out
 	'
 	test_expect_success 'real sample: the faulty node of log_truth ranks first' '

@@ -24,7 +24,8 @@ count_of() {	# count_of PATTERN [JOB]: the count column of a template
 test_expect_success 'index a job: summary line' '
 	mkjob job1 &&
 	trainscope index job1 >out 2>err &&
-	grep "^indexed 1 job: 2 files (2 read, 0 unchanged, 0 failed), 103 lines" out
+	grep "^indexed 1 job: 2 files (2 read, 0 unchanged, 0 failed), 103 lines" err &&
+	! test -s out
 '
 test_expect_success 'templates: counts per job, plain and gzip alike' '
 	test "$(count_of "iteration <*>" job1)" = 100 &&
@@ -48,30 +49,30 @@ test_expect_success 'a bad --format is a usage error' '
 	test_must_fail 2 trainscope templates --format xml 2>err
 '
 test_expect_success 'an unchanged job is skipped' '
-	trainscope index job1 >out &&
+	trainscope index job1 2>out &&
 	grep "(0 read, 2 unchanged, 0 failed), 0 lines" out &&
 	test "$(count_of "iteration <*>" job1)" = 100
 '
 test_expect_success 'an appended file continues where it stopped' '
 	tail -n 5 job1/node-01/rank-0.log >>job1/node-01/rank-0.log &&
-	trainscope index job1 >out &&
+	trainscope index job1 2>out &&
 	grep "(1 read, 1 unchanged, 0 failed), 5 lines" out &&
 	test "$(count_of "Connection closed" job1)" = 6 &&
 	test "$(count_of "iteration <*>" job1)" = 102
 '
 test_expect_success 'a rewritten file is read again' '
 	head -n 10 job1/node-01/rank-0.log >x && mv x job1/node-01/rank-0.log &&
-	trainscope index job1 >out &&
+	trainscope index job1 2>out &&
 	grep "(1 read, 1 unchanged, 0 failed), 10 lines" out &&
 	test "$(count_of "iteration <*>" job1)" = 60
 '
 test_expect_success 'trainscope JOBDIR indexes without a command' '
-	mkjob job2 && trainscope job2 >out && grep "^indexed 1 job" out &&
+	mkjob job2 && trainscope job2 >out 2>&1 && grep "^indexed 1 job" out &&
 	test "$(count_of "iteration <*>" job2)" = 100
 '
 test_expect_success 'several jobs at once; --job only with one' '
 	mkjob a/x && mkjob b/y &&
-	trainscope index a/x b/y >out && grep "^indexed 2 jobs: 4 files" out &&
+	trainscope index a/x b/y 2>out && grep "^indexed 2 jobs: 4 files" out &&
 	test_must_fail 1 trainscope index --job z a/x b/y 2>err &&
 	grep "job names one job" err
 '
@@ -79,7 +80,7 @@ test_expect_success 'another directory with a job'"'"'s name is refused' '
 	mkdir -p other && cp -r job1 other/ &&
 	test_must_fail 1 trainscope index other/job1 2>err &&
 	grep "job .job1. is indexed from .*/job1.; name this one with --job" err &&
-	trainscope index --job job1b other/job1 >out && grep "2 files (2 read" out
+	trainscope index --job job1b other/job1 2>out && grep "2 files (2 read" out
 '
 test_expect_success 'loose files form one job; --job names it' '
 	trainscope index --job loose job2/node-01/rank-0.log \
@@ -88,7 +89,7 @@ test_expect_success 'loose files form one job; --job names it' '
 '
 test_expect_success 'a file named twice is read once' '
 	trainscope index --job twice job2/node-01/rank-0.log \
-	    job2/node-01/rank-0.log >out &&
+	    job2/node-01/rank-0.log 2>out &&
 	grep "1 files (1 read" out
 '
 test_expect_success 'same ids and texts whatever the thread count' '
@@ -171,7 +172,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		cp big/n1/rank-1.log app/n1/rank-1.log &&
 		trainscope --cache a.db index --chunk 1024 app >/dev/null &&
 		tail -n +1001 big/n1/rank-0.log >>app/n1/rank-0.log &&
-		trainscope --cache a.db index --chunk 1024 app >out &&
+		trainscope --cache a.db index --chunk 1024 app 2>out &&
 		grep "(1 read, 1 unchanged" out &&
 		dump a.db >a.out && test_cmp w a.out
 	'
@@ -212,7 +213,7 @@ fi
 REAL="$TS_SHARED/data/realjobs"
 if [ -d "$REAL/a_normal_dp2_pp2/logs" ]; then
 	test_expect_success 'real job: 4 ranks, 40 iterations each' '
-		trainscope index --job real "$REAL/a_normal_dp2_pp2/logs" >out &&
+		trainscope index --job real "$REAL/a_normal_dp2_pp2/logs" 2>out &&
 		grep "4 files (4 read" out &&
 		trainscope templates --format tsv real >t &&
 		awk -F "\t" "\$6 ~ /^iteration .*lm loss/ && \$3 == 160 && \$4 == 4" t | grep .
