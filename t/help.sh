@@ -44,4 +44,22 @@ test_expect_success 'help flows prints its usage once' '
 	trainscope help flows >out &&
 	test "$(grep -c "^usage: flows" out)" = 1
 '
+test_expect_success 'every option of every command is in the man page' '
+	for c in $(commands); do
+		trainscope help $c | head -1 | grep -o -- "--[a-z-]*" | sort -u |
+		while read -r o; do
+			esc=$(printf "%s" "$o" | sed "s/-/\\\\\\\\-/g") &&
+			grep -q -- "$esc" "$TS_SRCDIR/help/trainscope.1" ||
+				{ echo "$c $o missing from trainscope.1"; exit 1; }
+		done || exit 1
+	done
+'
+test_expect_success 'the man page has its sections' '
+	for sec in SYNOPSIS OPTIONS COMMANDS SCREEN ENVIRONMENT FILES "EXIT STATUS" EXAMPLES; do
+		grep -q "^\.SH $sec" "$TS_SRCDIR/help/trainscope.1" || { echo "no $sec"; exit 1; }
+	done &&
+	for e in XDG_CACHE_HOME XDG_STATE_HOME XDG_CONFIG_HOME NO_COLOR TERM; do
+		grep -q "^\.B $e" "$TS_SRCDIR/help/trainscope.1" || { echo "no $e"; exit 1; }
+	done
+'
 test_done
