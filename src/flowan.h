@@ -116,6 +116,8 @@ struct flowan {
 	struct flowan_job *jobs;
 	size_t njobs;
 	uint64_t control_bytes;	/* bytes dropped as control or storage */
+	const char *name;	/* the job's name when the captures are one
+				   job's (borrowed; NULL: by id only) */
 };
 
 void flowan_params_default(struct flowan_params *p);

@@ -181,6 +181,12 @@ cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 		goto out;
 	names = names_from_args(args, &set);
 	if (flowan_analyse_named(&fa, &set, names, &ap, cause) == 0) {
+		char *root = scan_job_root(args->argv, (size_t)args->argc);
+		char *name = cmd_opt(args, "job") != NULL ?
+		    xstrdup(cmd_opt(args, "job")) : root != NULL ?
+		    scan_job_name(root) : NULL;
+
+		fa.name = name;
 		if (strcmp(fmt, "json") == 0)
 			flowan_print_json(&fa, ctx->out);
 		else if (strcmp(fmt, "tsv") == 0)
@@ -188,6 +194,8 @@ cmd_flows(struct cmd_ctx *ctx, struct cmd_args *args, char **cause)
 		else
 			flowan_print_text(&fa, ctx->out);
 		flowan_free(&fa);
+		free(name);
+		free(root);
 		rc = CMD_OK;
 	}
 	flowan_names_free(names, set.nhosts);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canvas.h"
 #include "flowan.h"
 #include "json.h"
 #include "stats.h"
@@ -74,7 +75,12 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 	double mean, med, lo, hi, comm;
 	size_t i, k;
 
-	fprintf(out, "job %s: %zu hosts\n", job->id, job->nhosts);
+	if (fa->name != NULL && fa->njobs == 1) {
+		fputs("job ", out);
+		canvas_fput(out, fa->name);
+		fprintf(out, " (%s): %zu hosts\n", job->id, job->nhosts);
+	} else
+		fprintf(out, "job %s: %zu hosts\n", job->id, job->nhosts);
 	for (i = 0; i < job->ndp; i++) {
 		fprintf(out, "  dp group %zu: ", i + 1);
 		text_group(fa, &job->dp[i], " ", out);
@@ -304,6 +310,8 @@ json_job(struct json *j, const struct flowan *fa, const struct flowan_job *job)
 
 	json_obj_begin(j);
 	json_key(j, "id"); json_str(j, job->id);
+	json_key(j, "name");
+	json_str(j, fa->name != NULL && fa->njobs == 1 ? fa->name : NULL);
 	json_key(j, "hosts");
 	json_group(j, fa, &(struct flowan_group){ job->hosts, job->nhosts });
 	json_key(j, "dp_groups");

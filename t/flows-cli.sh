@@ -22,7 +22,13 @@ test_expect_success 'a directory without captures fails clearly' '
 # The cache: a job directory's flow set is kept and reused.
 if ! command -v sqlite3 >/dev/null 2>&1; then
 	say 'no sqlite3 program: the cache tests are skipped'
-	test_done
+	test_expect_success 'flows on a job directory names the job, not only its hash' '
+	trainscope simulate --nodes 4 --gpus-per-node 4 --tp 4 --dp 2 --pp 2 --iters 8 --seed 3 named >/dev/null 2>&1 &&
+	trainscope flows named >out 2>/dev/null &&
+	grep "^job named ([0-9a-f]*): 4 hosts" out &&
+	trainscope flows --format json named 2>/dev/null | grep "\"name\": \"named\""
+'
+test_done
 fi
 printf '%s\n' 'ts,te,src,dst,sport,dport,proto,bytes,packets' \
     '100.0,100.1,10.0.0.1,10.0.0.2,1,4791,udp,1000000,100' \
@@ -74,5 +80,11 @@ test_expect_success 'a cache that cannot be opened is a warning' '
 	mkdir -p nocache && echo garbage >nocache/c.db &&
 	trainscope --cache nocache/c.db flows jobA >out 2>err &&
 	cmp first out && grep "flows not kept in the cache" err
+'
+test_expect_success 'flows on a job directory names the job, not only its hash' '
+	trainscope simulate --nodes 4 --gpus-per-node 4 --tp 4 --dp 2 --pp 2 --iters 8 --seed 3 named >/dev/null 2>&1 &&
+	trainscope flows named >out 2>/dev/null &&
+	grep "^job named ([0-9a-f]*): 4 hosts" out &&
+	trainscope flows --format json named 2>/dev/null | grep "\"name\": \"named\""
 '
 test_done
