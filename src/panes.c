@@ -826,6 +826,8 @@ tl_iter_rows(struct view *v, struct area *a, int *used,
 	int row, spark, c;
 	size_t i;
 
+	if (m->niters == 0)
+		return;
 	if ((row = area_row(a, used)) < 0)
 		return;
 	canvas_puts(a->cv, row, 0, CS_BOLD, "iterations");
