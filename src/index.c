@@ -1260,7 +1260,8 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	struct scan_opts so;
 	struct scan_job *jobs = NULL;
 	struct writer w;
-	size_t njobs = 0, i;
+	size_t njobs = 0, i, nlen = 0, ncap = 0;
+	char *names = NULL;
 	int rc = -1;
 
 	memset(st, 0, sizeof *st);
@@ -1288,6 +1289,9 @@ index_run(struct cache *c, char *const *paths, size_t n,
 		if (index_job(&w, &jobs[i], cause) != 0)
 			goto out;
 		st->jobs++;
+		names = xgrow(names, &ncap, nlen + strlen(jobs[i].name) + 3, 1);
+		nlen += (size_t)sprintf(names + nlen, "%s%s", nlen > 0 ? ", " :
+		    "", jobs[i].name);
 	}
 	rc = 0;
 out:
@@ -1296,6 +1300,7 @@ out:
 		fputs("\r\033[K", o->err);
 	st->templates = tmpl_max_id(w.miner);
 	st->seconds = ts_now() - w.t0;
+	st->names = names;
 	scan_free(jobs, njobs);
 	writer_release(&w);
 	return rc;

@@ -39,6 +39,7 @@ struct index_stats {
 	uint64_t bytes;		/* file bytes read in this run */
 	uint32_t templates;	/* templates in the cache afterwards */
 	double seconds;
+	char *names;		/* the jobs indexed, ", "-separated (free it) */
 };
 
 /*

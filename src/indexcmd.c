@@ -53,14 +53,22 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	o.chunk = (uint64_t)chunk;
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
-	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0)
+	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0) {
+		free(st.names);
 		return CMD_FAIL;
+	}
 	mb = st.bytes / 1e6;
 	fprintf(ctx->err, "indexed %zu job%s: %zu files (%zu read, %zu "
 	    "unchanged, %zu failed), %llu lines, %.1f MB in %.2f s (%.0f MB/s), "
-	    "%u templates\n", st.jobs, st.jobs == 1 ? "" : "s", st.files,
+	    "%u templates", st.jobs, st.jobs == 1 ? "" : "s", st.files,
 	    st.indexed, st.skipped, st.failed, (unsigned long long)st.lines, mb,
 	    st.seconds, st.seconds > 0 ? mb / st.seconds : 0.0, st.templates);
+	if (st.names != NULL) {
+		fputs(st.jobs == 1 ? "; job " : "; jobs ", ctx->err);
+		canvas_fput(ctx->err, st.names);
+	}
+	fputc('\n', ctx->err);
+	free(st.names);
 	return CMD_OK;
 }
 

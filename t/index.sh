@@ -25,6 +25,7 @@ test_expect_success 'index a job: summary line' '
 	mkjob job1 &&
 	trainscope index job1 >out 2>err &&
 	grep "^indexed 1 job: 2 files (2 read, 0 unchanged, 0 failed), 103 lines" err &&
+	grep "; job job1$" err &&
 	! test -s out
 '
 test_expect_success 'templates: counts per job, plain and gzip alike' '
@@ -73,6 +74,7 @@ test_expect_success 'trainscope JOBDIR indexes without a command' '
 test_expect_success 'several jobs at once; --job only with one' '
 	mkjob a/x && mkjob b/y &&
 	trainscope index a/x b/y 2>out && grep "^indexed 2 jobs: 4 files" out &&
+	grep "; jobs x, y$" out &&
 	test_must_fail 1 trainscope index --job z a/x b/y 2>err &&
 	grep "job names one job" err
 '
