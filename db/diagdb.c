@@ -149,7 +149,7 @@ diagdb_each_log_file(struct cache *c, int64_t job,
 	sqlite3_stmt *st;
 
 	if (prep(c, "SELECT id, path, node_id, lines, last_ts FROM files "
-	    "WHERE job_id = ?1 AND kind = 'log' ORDER BY path", &st, cause) != 0)
+	    "WHERE job_id = ?1 ORDER BY path", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
 	return walk(c, st, file_row, (void *)fn, arg, "cannot read files",
@@ -190,7 +190,7 @@ diagdb_each_row(struct cache *c, int64_t job,
 	    "ft.first_line, ft.first_off, ft.first_ts, ft.last_line, "
 	    "ft.last_off, ft.lines, t.text, ft.last_ts FROM file_templates ft "
 	    "JOIN files f ON f.id = ft.file_id LEFT JOIN templates t ON t.id = "
-	    "ft.template_id WHERE f.job_id = ?1 AND f.kind = 'log' ORDER BY "
+	    "ft.template_id WHERE f.job_id = ?1 ORDER BY "
 	    "ft.file_id, ft.template_id", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
@@ -268,15 +268,15 @@ diagdb_template_sums(struct cache *c, int64_t h, double *nodes,
 
 	*nodes = 1;
 	if (prep(c, "SELECT count(DISTINCT coalesce(node_id, -id)) FROM files "
-	    "WHERE job_id = ?1 AND kind = 'log'", &st, cause) != 0)
+	    "WHERE job_id = ?1", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, h);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
 		*nodes = (double)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (prep(c, "SELECT ft.template_id, sum(ft.count) FROM file_templates "
-	    "ft JOIN files f ON f.id = ft.file_id WHERE f.job_id = ?1 AND "
-	    "f.kind = 'log' GROUP BY ft.template_id", &st, cause) != 0)
+	    "ft JOIN files f ON f.id = ft.file_id WHERE f.job_id = ?1 "
+	    "GROUP BY ft.template_id", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, h);
 	return walk(c, st, sum_row, (void *)fn, arg, "cannot read the healthy "

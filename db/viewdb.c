@@ -47,8 +47,7 @@ viewdb_each_job(struct cache *c,
 	int rc, stop = 0;
 
 	if (prep(c, "SELECT j.name, j.root, j.outcome, j.marked, j.indexed, "
-	    "(SELECT count(*) FROM files f WHERE f.job_id = j.id AND "
-	    "f.kind = 'log'), "
+	    "(SELECT count(*) FROM files f WHERE f.job_id = j.id), "
 	    "(SELECT coalesce(sum(size), 0) FROM files f WHERE f.job_id = j.id), "
 	    "(SELECT coalesce(sum(lines), 0) FROM files f WHERE f.job_id = j.id), "
 	    "(SELECT count(*) FROM nodes n WHERE n.job_id = j.id) "

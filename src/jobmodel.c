@@ -115,6 +115,7 @@ model_key(struct cache *c, const char *name, int flags,
 	*job_id = dj.id;
 	h = fnv_str(h, PACKAGE_VERSION);
 	h = fnv_str(h, "model-format-2");
+	h = fnv(h, &diag_revision, sizeof diag_revision);
 	h = fnv(h, &flags, sizeof flags);
 	for (i = 0; i < faults_count(f); i++) {
 		const struct fault_rule *r = faults_rule(f, i);
