@@ -37,10 +37,12 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "diag.h"
@@ -473,6 +475,44 @@ signals_error(const struct work *w, size_t t)
 	    w->tf[t].category != NULL;
 }
 
+/*
+ * Words that say something went wrong, whatever level the line was logged
+ * at: "[W socket.cpp] ... failed to bind (errno: 98 - Address already in
+ * use)" and "NCCL WARN Call to ibv_reg_mr failed" are errors in all but
+ * name.  Matched case-blind at the start of a word.
+ */
+static const char *const error_words[] = {
+	"error", "errno", "failed", "failure", "fatal", "abort", "exception",
+	"cannot ", "can't ", "unable to", "denied", "refused", "invalid",
+	"illegal", "corrupt", "uncorrectable", "out of memory",
+	"no space left", "no such file", "segmentation fault", "sigsegv",
+	"sigabrt", "sigbus", "core dumped", "duplicate", "already in use",
+	"panic", "timed out", "not responding", "unreachable",
+};
+
+static int
+says_error(const char *m)
+{
+	size_t i, k, n;
+
+	for (i = 0; m[i] != '\0'; i++) {
+		if (i > 0 && (isalnum((unsigned char)m[i - 1]) ||
+		    m[i - 1] == '_'))
+			continue;
+		for (k = 0; k < TS_NELEM(error_words); k++) {
+			n = strlen(error_words[k]);
+			if (strncasecmp(m + i, error_words[k], n) != 0)
+				continue;
+			/* "error_handler", "errors.py": names, not errors */
+			if (m[i + n] == '_' || (m[i + n] == 's' &&
+			    m[i + n + 1] == '.') || m[i + n] == '.')
+				continue;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Fault library labels, totals, levels, and the first timeout. */
 static void
 label(struct work *w)
@@ -494,6 +534,8 @@ label(struct work *w)
 		f->library = faults_category_weight(f->category);
 		f->level = tp->level >= DIAG_LEVEL_ERROR ? 1 :
 		    tp->level == DIAG_LEVEL_WARN ? 0.5 : 0;
+		if (f->level < 1 && !tp->context && says_error(msg))
+			f->level = tp->level == DIAG_LEVEL_WARN ? 1 : 0.75;
 		f->new_in_iter = -1;
 		for (n = 0; n < job->nnodes; n++) {
 			uint32_t c = job->counts[n * job->ntmpls + t];
@@ -1004,6 +1046,7 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 
 	ev->tmpl = t;
 	ev->count = f->total;
+	ev->first = &tp->first;
 	crossjob(w, t, &ev->reasons, &ev->nreasons);
 	tmpl_spatial(w, t, col, &ev->reasons, &ev->nreasons);
 	tmpl_temporal(w, t, &ev->reasons, &ev->nreasons);
@@ -1032,13 +1075,27 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 			ev->nodes[ev->nnodes++] = n;
 }
 
+/*
+ * Highest score first; a tie goes to the event that happened first (by
+ * time when both lines carry one, else by place in the same file), then
+ * to the rarer one.
+ */
 static int
 cmp_event(const void *a, const void *b)
 {
 	const struct diag_event_result *x = a, *y = b;
+	const struct diag_first *p = x->first, *q = y->first;
+	int c;
 
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
+	if (p != NULL && q != NULL) {
+		if (!isnan(p->ts) && !isnan(q->ts) && p->ts != q->ts)
+			return p->ts < q->ts ? -1 : 1;
+		if (p->path != NULL && q->path != NULL &&
+		    (c = strcmp(p->path, q->path)) == 0 && p->line != q->line)
+			return p->line < q->line ? -1 : 1;
+	}
 	if (x->count != y->count)	/* rarer first */
 		return x->count < y->count ? -1 : 1;
 	return x->tmpl < y->tmpl ? -1 : x->tmpl > y->tmpl;

@@ -202,6 +202,7 @@ struct diag_event_result {
 	size_t tmpl;
 	double score;
 	uint64_t count;
+	const struct diag_first *first;	/* borrowed: ties go to the earliest */
 	const char *category;		/* borrowed, may be NULL */
 	const struct fault_rule *rule;	/* borrowed, may be NULL */
 	size_t *nodes;			/* indices of nodes it occurs on */
@@ -212,7 +213,8 @@ struct diag_event_result {
 
 /*
  * How the job ended.  It ran to the end when every rank that trained
- * reached shutdown at the same iteration and no node is missing.
+ * reached the same last iteration with no error after it (or shut down)
+ * and no node is missing.
  */
 enum diag_outcome {
 	DIAG_FAILED,		/* it did not run to the end: a crash, a
@@ -232,7 +234,7 @@ struct diag_result {
 	size_t nnodes;
 	struct diag_event_result *events;	/* highest score first */
 	size_t nevents;
-	size_t anomalous_iters;		/* flagged iterations over all streams */
+	size_t anomalous_iters;		/* iterations flagged on any stream */
 	long slow_iter;			/* iterations slowed down from here,
 					   -1: no slowdown */
 	double slow_before_ms, slow_after_ms;	/* typical durations */

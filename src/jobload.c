@@ -48,6 +48,7 @@ struct lfile {
 /* One node's lines inside a file of several ranks (combined logs). */
 struct split {
 	size_t node;
+	char *host;		/* the lines' host prefix, or NULL */
 	size_t stream;
 	struct stage_tracker tr;
 	int pending;
@@ -70,6 +71,8 @@ struct ltmpl {
 	int rule;		/* stage rule index, -1 none */
 	int is_iter;
 	int is_frame;		/* a traceback frame: '  File "...", line N' */
+	int is_filler;		/* a traceback header, an underline, ... */
+	int is_exc;		/* an exception line: never a frame's source */
 	uint64_t ctx;		/* occurrences as a frame or right after one */
 	size_t first_row;
 	long occ;		/* occurrences seen in the current file */
@@ -269,7 +272,7 @@ row_before(const struct loader *l, const struct lrow *a, const struct lrow *b)
 	return c != 0 ? c < 0 : a->first_line < b->first_line;
 }
 
-/* Python's way of dying: a traceback or "SomethingError: ..." line. */
+/* Python's way of dying: a "SomethingError: ..." line. */
 static int
 looks_like_error(const char *m, size_t len)
 {
@@ -278,22 +281,75 @@ looks_like_error(const char *m, size_t len)
 	while (i < len && (isalnum((unsigned char)m[i]) || m[i] == '_' ||
 	    m[i] == '.'))
 		i++;
-	if (i >= 9 && strncmp(m, "Traceback", 9) == 0)
-		return 1;
 	return i < len && m[i] == ':' && i >= 5 &&
 	    (strncmp(m + i - 5, "Error", 5) == 0 ||
 	    (i >= 9 && strncmp(m + i - 9, "Exception", 9) == 0));
 }
 
-/* A Python traceback frame: blanks, then 'File "'. */
+/* Does m (len bytes, blanks skipped) start with the string w? */
 static int
-is_frame(const char *m, size_t len)
+starts(const char *m, size_t len, const char *w)
 {
-	size_t i = 0;
+	size_t n = strlen(w);
+
+	return len >= n && strncmp(m, w, n) == 0;
+}
+
+/*
+ * The part a line plays in a multi-line error, which the error's telling
+ * line speaks for: a traceback frame ('  File "...", line N'), or filler
+ * -- the "Traceback (most recent call last):" header, the notes chaining
+ * two tracebacks, caret and tilde underlines, elision marks, the braces
+ * and key lines of a JSON error record, C++'s "terminate called after
+ * throwing" (its what() line says what) and the banner of a signal
+ * handler's report.
+ */
+enum role { ROLE_TEXT, ROLE_FRAME, ROLE_FILLER };
+
+static enum role
+line_role(const char *m, size_t len)
+{
+	size_t i = 0, marks = 0, k;
 
 	while (i < len && (m[i] == ' ' || m[i] == '\t'))
 		i++;
-	return len - i > 6 && strncmp(m + i, "File \"", 6) == 0;
+	m += i;
+	len -= i;
+	while (len > 0 && (m[len - 1] == ' ' || m[len - 1] == '\t'))
+		len--;
+	if (starts(m, len, "File \"") && len > 6)
+		return ROLE_FRAME;
+	if (len == 0)
+		return ROLE_TEXT;
+	if (starts(m, len, "Traceback (most recent call last)") ||
+	    starts(m, len, "During handling of the above exception") ||
+	    starts(m, len, "The above exception was the direct cause") ||
+	    starts(m, len, "terminate called after throwing") ||
+	    starts(m, len, "*** Process received signal") ||
+	    starts(m, len, "*** End of error message") ||
+	    starts(m, len, "Stack trace (most recent call") ||
+	    starts(m, len, "[...]") || starts(m, len, "<snip"))
+		return ROLE_FILLER;
+	/* underlines and elisions: only ^ ~ . and blanks */
+	for (k = 0; k < len; k++) {
+		if (m[k] == '^' || m[k] == '~' || m[k] == '.')
+			marks++;
+		else if (m[k] != ' ')
+			break;
+	}
+	if (k == len && marks >= 3)
+		return ROLE_FILLER;
+	/* JSON structure: a lone brace or bracket, or '"key": {' */
+	if (len <= 2 && strchr("{}[]", m[0]) != NULL &&
+	    (len == 1 || m[1] == ','))
+		return ROLE_FILLER;
+	if (m[0] == '"' && (m[len - 1] == '{' || m[len - 1] == '[')) {
+		const char *q = memchr(m + 1, '"', len - 1);
+
+		if (q != NULL && q + 1 < m + len && q[1] == ':')
+			return ROLE_FILLER;
+	}
+	return ROLE_TEXT;
 }
 
 /*
@@ -384,7 +440,10 @@ sample_templates(struct loader *l)
 			tp->level = DIAG_LEVEL_ERROR;
 		l->lt[t].rule = stage_rule_index(lp.msg, lp.msg_len);
 		l->lt[t].is_iter = stage_parse_iter(lp.msg, lp.msg_len, &it);
-		l->lt[t].is_frame = is_frame(lp.msg, lp.msg_len);
+		l->lt[t].is_frame = line_role(lp.msg, lp.msg_len) == ROLE_FRAME;
+		l->lt[t].is_filler = line_role(lp.msg, lp.msg_len) ==
+		    ROLE_FILLER;
+		l->lt[t].is_exc = looks_like_error(lp.msg, lp.msg_len);
 	}
 	buf_release(&b);
 }
@@ -629,7 +688,8 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 			continue;
 		t = map[line] - 1;
 		r = &l->rows[row_of[t]];
-		if (l->lt[t].is_frame || after_frame)
+		if (l->lt[t].is_frame || l->lt[t].is_filler ||
+		    (after_frame && !l->lt[t].is_exc))
 			l->lt[t].ctx++;
 		after_frame = l->lt[t].is_frame;
 		if (l->lt[t].is_iter) {
@@ -851,6 +911,48 @@ load_ranks(struct loader *l, char **cause)
  * its index + 1.
  */
 static struct split *
+split_new(struct loader *l, size_t node, char *path, struct split **sp,
+    size_t *nsp, size_t *cap)
+{
+	struct split *x;
+
+	*sp = xgrow(*sp, cap, *nsp + 1, sizeof **sp);
+	x = &(*sp)[*nsp];
+	memset(x, 0, sizeof *x);
+	x->node = node;
+	x->stream = diag_add_stream(l->job, node, path);
+	free(path);
+	stage_tracker_init(&x->tr);
+	l->job->nodes[node].missing = 0;
+	(*nsp)++;
+	return x;
+}
+
+/*
+ * The split stream of the lines of file fi that carry a host prefix: one
+ * per host, on the node of that name (NCCL's "host:pid:tid" and pdsh's
+ * "host: " name the machine that wrote the line).
+ */
+static struct split *
+split_for_host(struct loader *l, size_t fi, const char *host, size_t len,
+    struct split **sp, size_t *nsp, size_t *cap)
+{
+	char *name = xstrndup(host, len);
+	struct split *x;
+	size_t i;
+
+	for (i = 0; i < *nsp; i++)
+		if ((*sp)[i].host != NULL && strcmp((*sp)[i].host, name) == 0) {
+			free(name);
+			return &(*sp)[i];
+		}
+	x = split_new(l, node_named(l, name), xasprintf("%s (%s)",
+	    l->files[fi].path, name), sp, nsp, cap);
+	x->host = name;
+	return x;
+}
+
+static struct split *
 split_for(struct loader *l, size_t fi, long rank, struct split **sp,
     size_t *nsp, size_t *cap, size_t **by_rank, size_t *nby)
 {
@@ -873,17 +975,10 @@ split_for(struct loader *l, size_t fi, long rank, struct split **sp,
 		node = node_named(l, l->files[fi].path);
 		l->job->nodes[node].pseudo = 1;
 	}
-	*sp = xgrow(*sp, cap, *nsp + 1, sizeof **sp);
-	memset(&(*sp)[*nsp], 0, sizeof **sp);
-	(*sp)[*nsp].node = node;
 	path = slot > 0 ? xasprintf("%s (rank %ld)", l->files[fi].path, rank) :
 	    xstrdup(l->files[fi].path);
-	(*sp)[*nsp].stream = diag_add_stream(l->job, node, path);
-	free(path);
-	stage_tracker_init(&(*sp)[*nsp].tr);
-	l->job->nodes[node].missing = 0;
 	(*by_rank)[slot] = *nsp + 1;
-	return &(*sp)[(*nsp)++];
+	return split_new(l, node, path, sp, nsp, cap);
 }
 
 /*
@@ -915,7 +1010,8 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 	if (job->tmpls[t].level >= DIAG_LEVEL_ERROR && !isnan(ts) &&
 	    (isnan(n->first_error_ts) || ts < n->first_error_ts))
 		n->first_error_ts = ts;
-	if (l->lt[t].is_frame || sp->after_frame)
+	if (l->lt[t].is_frame || l->lt[t].is_filler ||
+	    (sp->after_frame && !l->lt[t].is_exc))
 		l->lt[t].ctx++;
 	sp->after_frame = l->lt[t].is_frame;
 	if (l->lt[t].is_iter && split_iter(l, sp, lp, &it)) {
@@ -961,15 +1057,18 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 				ts = lp.ts;
 			if (rl.lineno >= nlines || map[rl.lineno] == 0)
 				continue;
-			split_line(l, split_for(l, fi, lp.rank, &sp, &nsp, &cap,
-			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno, &lp,
-			    ts, row_of);
+			split_line(l, lp.host != NULL ? split_for_host(l, fi,
+			    lp.host, lp.host_len, &sp, &nsp, &cap) : split_for(l,
+			    fi, lp.rank, &sp, &nsp, &cap, &by_rank, &nby),
+			    map[rl.lineno] - 1, rl.lineno, &lp, ts, row_of);
 		}
 		reader_close(rd);
 	}
-	for (i = 0; i < nsp; i++)
+	for (i = 0; i < nsp; i++) {
 		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
 		    l->files[fi].last_ts);
+		free(sp[i].host);
+	}
 	free(cause);
 	free(path);
 	free(sp);

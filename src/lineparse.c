@@ -39,6 +39,7 @@ struct lp_scan {
 	struct lp_line *out;
 	int have_ts;
 	int syslog;		/* the timestamp had no year (host may follow) */
+	int kernel;		/* a dmesg header: no tag field follows */
 };
 
 /* Month and day names as three lower-case letters packed in an int. */
@@ -612,6 +613,30 @@ lp_anchor_rank(struct lp_scan *sc)
 		return 0;
 	}
 	j++;
+	/* mpirun --tag-output: "[jobid,rank]<stdout>:" */
+	if (lp_small(s, &j, sc->end) >= 0 && j < sc->end && s[j] == ',') {
+		j++;
+		if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end ||
+		    s[j] != ']')
+			return -1;
+		j++;
+		if (j < sc->end && s[j] == '<') {
+			size_t k = j + 1;
+
+			while (k < sc->end && k - j < 10 && lp_alpha(
+			    (unsigned char)s[k]))
+				k++;
+			if (k >= sc->end || s[k] != '>')
+				return -1;
+			j = k + 1;
+		}
+		if (j < sc->end && s[j] == ':')
+			j++;
+		sc->out->rank = r;
+		sc->pos = j;
+		return 0;
+	}
+	j = sc->pos + 1;
 	if (!lp_word(s, &j, sc->end, "default") &&
 	    !lp_word(s, &j, sc->end, "rank"))
 		return -1;
@@ -863,11 +888,97 @@ lp_weak(const struct lp_scan *sc, size_t i, int *idish, int record)
 	return 0;
 }
 
+/* Is s[i..j) a dotted IPv4 address? */
+static int
+lp_ipv4(const char *s, size_t i, size_t j)
+{
+	int parts = 0;
+
+	while (i < j) {
+		size_t k = i;
+
+		while (k < j && lp_digit((unsigned char)s[k]) && k - i < 3)
+			k++;
+		if (k == i)
+			return 0;
+		parts++;
+		if (k == j)
+			break;
+		if (s[k] != '.')
+			return 0;
+		i = k + 1;
+	}
+	return parts == 4;
+}
+
+/*
+ * A host prefix at the start of the line: "10.0.0.3: " or "node-7: " (pdsh
+ * and launchers built on it).  The name must hold a digit, so that
+ * "RuntimeError: " or "torch.distributed.run: " stay message and logger.
+ */
+static int
+lp_anchor_host(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, k;
+	int digit = 0;
+
+	if (j != 0 || sc->out->host != NULL)
+		return -1;
+	for (k = j; k < sc->end && k - j <= 64 && (lp_alpha((unsigned char)
+	    s[k]) || lp_digit((unsigned char)s[k]) || s[k] == '-' ||
+	    s[k] == '.' || s[k] == '_'); k++)
+		digit |= lp_digit((unsigned char)s[k]);
+	if (k == j || k + 1 >= sc->end || s[k] != ':' || s[k + 1] != ' ' ||
+	    !digit || s[k - 1] == '.' || s[k - 1] == '-')
+		return -1;
+	if (!lp_ipv4(s, j, k) && !lp_alpha((unsigned char)s[j]))
+		return -1;
+	sc->out->host = s + j;
+	sc->out->host_len = k - j;
+	sc->pos = k + 2;
+	return 0;
+}
+
+/*
+ * dmesg -H and its deltas: "[Mar12 08:15]", "[  +0.000004]" -- header
+ * without a usable time.
+ */
+static int
+lp_anchor_dmesg_human(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, k;
+
+	if (s[j] != '[')
+		return -1;
+	for (j++; j < sc->end && s[j] == ' '; j++)
+		;
+	k = j;
+	if (k < sc->end && (s[k] == '+' || s[k] == '-')) {
+		for (k++; k < sc->end && (lp_digit((unsigned char)s[k]) ||
+		    s[k] == '.' || s[k] == ':'); k++)
+			;
+	} else if (k + 3 < sc->end && lp_key3(s + k, lp_months, 12) >= 0) {
+		for (k += 3; k < sc->end && (lp_digit((unsigned char)s[k]) ||
+		    s[k] == ' ' || s[k] == ':' || s[k] == ','); k++)
+			;
+	} else
+		return -1;
+	if (k >= sc->end || s[k] != ']' || k == j + 1 ||
+	    !lp_digit((unsigned char)s[k - 1]))
+		return -1;
+	sc->pos = k + 1;
+	sc->kernel = 1;
+	return 0;
+}
+
 /* Try each anchor at the cursor; 0 when one matched and was consumed. */
 static int
 lp_anchor(struct lp_scan *sc, int nweak, int idish)
 {
-	if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0)
+	if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
+	    lp_anchor_host(sc) == 0 || lp_anchor_dmesg_human(sc) == 0)
 		return 0;
 	if (nweak > 0 && !sc->have_ts && !idish)
 		return -1;
@@ -1139,11 +1250,24 @@ lp_tail(struct lp_scan *sc, size_t i)
 		i = e;
 	}
 	/* the kernel ring buffer has no tag field: "NVRM:" is message */
-	if (i >= sc->end || sc->out->ts_kind == LP_TS_UPTIME ||
+	if (i >= sc->end || sc->out->ts_kind == LP_TS_UPTIME || sc->kernel ||
 	    (e = lp_component(sc, i)) == 0)
 		return i;
-	/* a request context after the component: "nova.api [req-1 - -] msg" */
+	/* the kernel's own time after a syslog "kernel:" tag */
 	j = lp_skipspace(sc, e);
+	if (j < sc->end && sc->s[j] == '[') {
+		size_t k = j + 1;
+
+		while (k < sc->end && sc->s[k] == ' ')
+			k++;
+		while (k < sc->end && (lp_digit((unsigned char)sc->s[k]) ||
+		    sc->s[k] == '.'))
+			k++;
+		if (k < sc->end && sc->s[k] == ']' && k > j + 1 &&
+		    lp_digit((unsigned char)sc->s[k - 1]))
+			return k + 1;
+	}
+	/* a request context after the component: "nova.api [req-1 - -] msg" */
 	if (j < sc->end && (e2 = lp_context(sc, j)) != 0)
 		return e2;
 	/* a level after the component: "torch.distributed.run: [WARNING]" */
@@ -1194,11 +1318,83 @@ lp_logger(const struct lp_scan *sc, size_t i)
 	return i;
 }
 
+/*
+ * What a terminal would no longer show: everything up to the last carriage
+ * return, and a tqdm progress bar glued in front of the line ("45%|####  |
+ * 450/1000 [01:23<01:40, 5.47it/s]").  Returns the bytes to skip.
+ */
+static size_t
+lp_overwritten(const char *s, size_t len)
+{
+	size_t i, end = len < LP_MAXHDR ? len : LP_MAXHDR, k, skip = 0;
+
+	for (i = end; i > 0; i--)
+		if (s[i - 1] == '\r' && i < len) {
+			skip = i;
+			break;
+		}
+	i = skip;
+	while (i < end && s[i] == ' ')
+		i++;
+	k = i;
+	while (k < end && lp_digit((unsigned char)s[k]))
+		k++;
+	if (k == i || k + 1 >= end || s[k] != '%' || s[k + 1] != '|')
+		return skip;
+	/* the bar, then the counts and rates up to the closing bracket */
+	for (k += 2; k < end && s[k] != '|'; k++)
+		;
+	for (; k < end && s[k] != ']'; k++)
+		if (s[k] == '[' && k + 1 < end && s[k + 1] == '[')
+			return skip;
+	if (k >= end || (k >= 2 && !(s[k - 1] == 's' || s[k - 1] == '}')))
+		return skip;
+	return k + 1;
+}
+
+/*
+ * NCCL's "host:pid:tid [dev]" header: the host belongs to this line (a
+ * file may hold the lines of several hosts).
+ */
+static void
+lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
+{
+	const char *s = sc->s;
+	size_t i = 0, k;
+
+	if (sc->out->host != NULL)
+		return;
+	while (i < hdr_end) {
+		i = lp_skipspace(sc, i);
+		k = lp_tokend(sc, i);
+		if (k > hdr_end)
+			return;
+		/* name:digits:digits */
+		{
+			const char *c1 = memchr(s + i, ':', k - i), *c2;
+
+			if (c1 != NULL && c1 > s + i && lp_alpha(
+			    (unsigned char)s[i]) && (c2 = memchr(c1 + 1, ':',
+			    (size_t)(s + k - c1 - 1))) != NULL &&
+			    c2 > c1 + 1 && c2 + 1 < s + k &&
+			    lp_digit((unsigned char)c1[1]) &&
+			    lp_digit((unsigned char)c2[1])) {
+				sc->out->host = s + i;
+				sc->out->host_len = (size_t)(c1 - (s + i));
+				return;
+			}
+		}
+		if (k == i)
+			return;
+		i = k;
+	}
+}
+
 void
 lp_parse(const char *line, size_t len, struct lp_line *out)
 {
 	struct lp_scan sc;
-	size_t start;
+	size_t start, skip;
 	int seen;
 
 	memset(out, 0, sizeof *out);
@@ -1207,12 +1403,19 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	out->msg_len = len;
 	if (line == NULL || len == 0)
 		return;
+	skip = lp_overwritten(line, len);
+	line += skip;
+	len -= skip;
+	out->msg = line;
+	out->msg_len = len;
 	memset(&sc, 0, sizeof sc);
 	sc.s = line;
 	sc.len = len;
 	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
 	sc.out = out;
 	start = lp_anchors(&sc, &seen);
+	if (seen)
+		lp_nccl_host(&sc, start);
 	if (!seen)
 		return;
 	start = lp_logger(&sc, start);

@@ -2,12 +2,19 @@
  * lineparse.h -- split one raw log line into header fields and message.
  *
  * Recognised headers (anywhere a training job's logs put them):
- *   rank prefixes      "3: ", "[default3]:", "[rank3]:", "[Rank 3] "
+ *   rank prefixes      "3: ", "[default3]:", "[rank3]:", "[Rank 3] ",
+ *                      mpirun --tag-output "[1,3]<stderr>:"
+ *   host prefixes      "10.0.0.3: ", "node-7: " at the start (pdsh and the
+ *                      launchers built on it), NCCL's "host:pid:tid"
+ *   progress bars      a tqdm bar glued in front ("45%|###  | 9/20 [..]"),
+ *                      and anything before the last carriage return
  *   timestamps         ISO 8601 with or without zone ("2024-05-01T12:00:00.123Z",
  *                      "2024-05-01 12:00:00+02:00"), "YYYY-MM-DD HH:MM:SS,mmm",
  *                      syslog "Mon DD HH:MM:SS" (no year), glog
  *                      "I0501 12:00:00.123456", epoch seconds, dmesg
- *                      "[ 1234.567890]" (seconds since boot), and the
+ *                      "[ 1234.567890]" (seconds since boot; also after a
+ *                      syslog "kernel:" tag), dmesg -H's "[Mar12 08:15]" and
+ *                      its deltas "[  +0.000004]" (read, no time), and the
  *                      header layouts of common system logs
  *   level              INFO, WARN(ING), ERROR, FATAL, DEBUG, CRITICAL, glog I/W/E/F
  *
@@ -43,6 +50,8 @@ struct lp_line {
 	int tz_known;		/* the timestamp carried a zone */
 	enum lp_level level;
 	int rank;		/* from a rank prefix, or -1 */
+	const char *host;	/* from a host prefix, or NULL */
+	size_t host_len;
 };
 
 /* Parse `len` bytes of `line` (no newline; may hold any bytes). */

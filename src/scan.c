@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lineparse.h"
 #include "reader.h"
 #include "scan.h"
 #include "util.h"
@@ -342,6 +343,7 @@ dmesg_line(const char *line, size_t n)
 static void
 sniff_line(struct scan_file *f, const char *s, size_t n, int first)
 {
+	struct lp_line lp;
 	char *h = NULL;
 	int r;
 
@@ -356,10 +358,21 @@ sniff_line(struct scan_file *f, const char *s, size_t n, int first)
 	else if ((h = nccl_host(s, n)) != NULL && f->rank < 0 &&
 	    (r = nccl_rank(s, n)) >= 0)
 		f->rank = r;
-	if (h != NULL && f->node == NULL)
-		f->node = h;
-	else
+	if (h == NULL) {
+		lp_parse(s, n, &lp);
+		if (lp.host != NULL)
+			h = host_name(lp.host, lp.host_len);
+	}
+	if (h == NULL)
+		return;
+	/* one host is the file's; the lines of several are split by host */
+	if (f->line_host == NULL)
+		f->line_host = h;
+	else {
+		if (strcmp(f->line_host, h) != 0)
+			f->multi_host = 1;
 		free(h);
+	}
 }
 
 /* Length of a valid UTF-8 sequence at s (n bytes left), or 0. */
@@ -432,6 +445,11 @@ scan_sniff(struct scan_file *f, char **cause)
 	}
 	free(ignored);
 	reader_close(r);
+	if (f->node == NULL && !f->multi_host)
+		f->node = f->line_host;
+	else
+		free(f->line_host);
+	f->line_host = NULL;
 	first = binary(head.s, head.len);
 	buf_release(&head);
 	return first;

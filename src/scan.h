@@ -36,6 +36,8 @@ struct scan_file {
 	char *path;		/* the path to open */
 	char *rel;		/* relative to the job root */
 	char *node;		/* NULL when unknown */
+	char *line_host;	/* while sniffing: the first host a line names */
+	int multi_host;		/* lines name several hosts: split by line */
 	int rank;		/* -1 when unknown */
 	int kind;		/* enum scan_kind */
 	int gz;			/* gzip-compressed (set by scan_sniff()) */

@@ -29,6 +29,67 @@ check(const char *line, const char *msg, double ts, enum lp_ts_kind kind)
 		    lp.ts_kind, lp.ts, kind, ts);
 }
 
+/* Parse `line`; check the message, rank and host. */
+static void
+check_prefix(const char *line, const char *msg, int rank, const char *host)
+{
+	char what[256], got[256];
+	size_t n;
+
+	lp_parse(line, strlen(line), &lp);
+	n = lp.msg_len < sizeof got - 1 ? lp.msg_len : sizeof got - 1;
+	memcpy(got, lp.msg, n);
+	got[n] = '\0';
+	snprintf(what, sizeof what, "message of '%.60s'", line);
+	is_str(got, msg, what);
+	snprintf(what, sizeof what, "rank of '%.60s'", line);
+	is_int(lp.rank, rank, what);
+	n = lp.host_len < sizeof got - 1 ? lp.host_len : sizeof got - 1;
+	if (lp.host != NULL)
+		memcpy(got, lp.host, n);
+	got[lp.host != NULL ? n : 0] = '\0';
+	snprintf(what, sizeof what, "host of '%.60s'", line);
+	is_str(got, host != NULL ? host : "", what);
+}
+
+/* The line shapes launchers put in front of a rank's output. */
+static void
+test_launchers(void)
+{
+	check_prefix("[1,3]<stderr>:RuntimeError: CUDA error", "RuntimeError: "
+	    "CUDA error", 3, NULL);
+	check_prefix("[1,0]<stdout>: epoch 1 loss 2.3", "epoch 1 loss 2.3", 0,
+	    NULL);
+	check_prefix("2024-03-12T08:15:00.123456Z [1,12]<stderr>:boom", "boom",
+	    12, NULL);
+	check_prefix("10.0.0.3: [rank3]: RuntimeError: NCCL error",
+	    "RuntimeError: NCCL error", 3, "10.0.0.3");
+	check_prefix("host-7: [2024-03-12 08:15:00,123] [INFO] [engine.py:1:"
+	    "step] step=10", "step=10", -1, "host-7");
+	check_prefix("worker-5:   File \"train.py\", line 3, in main",
+	    "File \"train.py\", line 3, in main", -1, "worker-5");
+	check_prefix("RuntimeError: boom", "RuntimeError: boom", -1, NULL);
+	check_prefix("torch.distributed.run: [WARNING] x",
+	    "torch.distributed.run: [WARNING] x", -1, NULL);
+	check_prefix("12: srun: error: node-12: task 12: Exited",
+	    "error: node-12: task 12: Exited", 12, NULL);
+	check_prefix("node1:1234:5678 [0] NCCL INFO NET/IB : Using mlx5_0",
+	    "NET/IB : Using mlx5_0", -1, "node1");
+	check_prefix("[  +0.000004] NVRM: Xid (PCI:0000:46:00): 79, fell off",
+	    "NVRM: Xid (PCI:0000:46:00): 79, fell off", -1, NULL);
+	check_prefix("[Mar12 08:15] NVRM: Xid (PCI:0000:46:00): 79, x",
+	    "NVRM: Xid (PCI:0000:46:00): 79, x", -1, NULL);
+	check_prefix("Jan 16 13:20:54 gpu-w17 kernel: [ 4030.873111] NVRM: Xid "
+	    "48", "NVRM: Xid 48", -1, NULL);
+	check_prefix(" 45%|####5     | 450/1000 [01:23<01:40,  5.47it/s][2024-"
+	    "03-12 08:15:00,123] [ERROR] oops", "oops", -1, NULL);
+	is_int(lp.level, LP_LEVEL_ERROR, "the level after a progress bar");
+	check_prefix("step 1\rstep 2\r[rank1]: loss nan", "loss nan", 1, NULL);
+	check_prefix("E0312 08:15:00.123456 12345 nccl.cc:42] NCCL error: x",
+	    "NCCL error: x", -1, NULL);
+	is_int(lp.level, LP_LEVEL_ERROR, "glog E is ERROR");
+}
+
 static void
 test_timestamps(void)
 {
@@ -161,6 +222,7 @@ test_garbage(void)
 int
 main(void)
 {
+	test_launchers();
 	test_timestamps();
 	test_ranks_levels();
 	test_garbage();
