@@ -1,0 +1,155 @@
+#!/bin/sh
+# reallogs.sh -- the diagnosis on the shapes real logs have: launcher
+# prefixes, multi-line errors, causes logged below error level, kernel
+# logs, healthy runs without a shutdown line; and the pasted failure logs
+# of $TS_SHARED/data/failure-logs, whose cause line must rank in the top 3.
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+# top JOB: the template of the first ranked event
+top() {
+	trainscope diagnose --format json "$1" | jq -r '.events[0].template'
+}
+
+test_expect_success 'mpirun --tag-output: ranks are split, the exception line leads' '
+	mkdir -p mpi &&
+	cat >mpi/out.log <<-\EOF &&
+	[1,0]<stdout>:step 1 loss 2.31
+	[1,1]<stdout>:step 1 loss 2.30
+	[1,0]<stdout>:step 2 loss 2.20
+	[1,1]<stderr>:Traceback (most recent call last):
+	[1,1]<stderr>:  File "train.py", line 88, in <module>
+	[1,1]<stderr>:    run(cfg)
+	[1,1]<stderr>:  File "train.py", line 41, in run
+	[1,1]<stderr>:    opt.step()
+	[1,1]<stderr>:            ^^^^^^^^^^
+	[1,1]<stderr>:ZeroDivisionError: float division by zero
+	[1,0]<stdout>:step 3 loss 2.11
+	EOF
+	trainscope index mpi >/dev/null 2>&1 &&
+	top mpi >t && grep "^ZeroDivisionError: float division by zero" t &&
+	trainscope diagnose --format json mpi >d.json &&
+	jq -r ".nodes[].node" d.json | sort >nodes &&
+	printf "rank-0\nrank-1\n" >want && test_cmp want nodes &&
+	jq -r ".events[].template" d.json >ranked &&
+	e=$(grep -n "^ZeroDivisionError" ranked | cut -d: -f1) &&
+	h=$(grep -n -e "^Traceback" ranked | cut -d: -f1) &&
+	c=$(grep -n -e "\^\^\^" ranked | cut -d: -f1) &&
+	test "$e" -lt "$h" && test "$e" -lt "$c"
+'
+
+test_expect_success 'pdsh host prefixes: one file, a node per host, never the file name' '
+	mkdir -p pdsh &&
+	cat >pdsh/launch.log <<-\EOF &&
+	gpu-a01: [2025-01-02 10:00:00,100] [INFO] [engine.py:10:init] ready
+	gpu-a02: [2025-01-02 10:00:00,200] [INFO] [engine.py:10:init] ready
+	gpu-a02: [2025-01-02 10:00:05,000] [INFO] [engine.py:99:step] step=1
+	gpu-a01: [2025-01-02 10:00:05,100] [INFO] [engine.py:99:step] step=1
+	gpu-a02: [2025-01-02 10:00:06,000] [ERROR] [engine.py:120:step] NCCL communicator was aborted on rank 3
+	gpu-a01: [2025-01-02 10:00:06,500] [ERROR] [engine.py:120:step] NCCL communicator was aborted on rank 0
+	EOF
+	trainscope index pdsh >/dev/null 2>&1 &&
+	trainscope diagnose --format json pdsh >d.json &&
+	jq -r ".nodes[].node" d.json | sort >nodes &&
+	printf "gpu-a01\ngpu-a02\n" >want && test_cmp want nodes
+'
+
+test_expect_success 'a cause logged as a warning ranks above the error it leads to' '
+	mkdir -p bind &&
+	cat >bind/log.txt <<-\EOF &&
+	[I store.cpp:10] [c10d] starting the rendezvous store
+	[W store.cpp:77] [c10d] bind to 0.0.0.0:29400 failed (errno: 98 - Address already in use).
+	[E store.cpp:90] [c10d] The store could not start on any address.
+	Traceback (most recent call last):
+	  File "/opt/launch.py", line 5, in <module>
+	    main()
+	RuntimeError: the store could not start
+	EOF
+	trainscope index bind >/dev/null 2>&1 &&
+	top bind >t && grep "Address already in use" t &&
+	trainscope diagnose --format json bind | jq -r ".events[0].category" >c &&
+	echo config >want && test_cmp want c
+'
+
+test_expect_success 'a JSON error record and a bare traceback header never lead' '
+	mkdir -p rec &&
+	cat >rec/log.txt <<-\EOF &&
+	INFO:launcher:starting 2 workers
+	[E socket.cpp:100] [c10d] The client socket timed out after 30s connecting to (head-0, 2999).
+	ERROR:launcher.errors:{
+	  "message": {
+	    "message": "StoreConnectionError: lost the store",
+	    "extraInfo": { ... }
+	  }
+	}
+	Traceback (most recent call last):
+	EOF
+	trainscope index rec >/dev/null 2>&1 &&
+	top rec >t && grep "client socket timed out" t
+'
+
+test_expect_success 'a kernel log alone still gives its Xid as the top event' '
+	mkdir -p kern &&
+	cat >kern/messages <<-\EOF &&
+	Feb  3 04:05:06 gpu-b07 kernel: [ 100.000001] eth0: renamed from veth1
+	Feb  3 04:05:07 gpu-b07 kernel: [ 101.000001] NVRM: Xid (PCI:0000:1b:00): 79, pid=4242, GPU has fallen off the bus.
+	Feb  3 04:05:08 gpu-b07 kernel: [ 102.000001] NVRM: GPU 0000:1b:00.0: GPU is lost
+	EOF
+	trainscope index kern >/dev/null 2>&1 &&
+	top kern >t && grep "Xid" t &&
+	trainscope diagnose --format json kern | jq -r ".nodes[0].node" >n &&
+	echo gpu-b07 >want && test_cmp want n
+'
+
+test_expect_success 'healthy runs of several shapes are completed and join the healthy pool' '
+	for s in "deepspeed per-node 4 2" "hf combined 8 4" "megatron per-rank 4 8"; do
+		set -- $s &&
+		trainscope simulate --healthy --no-flows --format $1 --layout $2 \
+		    --nodes $3 --gpus-per-node $4 --iters 30 h-$1 >/dev/null &&
+		trainscope index h-$1 >/dev/null 2>&1 &&
+		trainscope diagnose --format json h-$1 >d.json &&
+		test "$(jq -r .outcome d.json)" = completed &&
+		test "$(jq -r .failure_iteration d.json)" = null &&
+		test "$(jq -r .anomalous_iterations d.json)" -le 30 || exit 1
+	done &&
+	trainscope jobs --format tsv >jobs &&
+	test "$(grep -c "	healthy	" jobs)" = 3
+'
+
+test_expect_success 'a failed paste is not taken for a healthy run' '
+	trainscope jobs --format tsv >jobs &&
+	grep "^mpi	" jobs | grep -v "	healthy	" &&
+	grep "^rec	" jobs | grep -v "	healthy	"
+'
+
+FL="$TS_SHARED/data/failure-logs"
+if ! test -d "$FL"; then
+	test_skip 'real failure logs' "no $FL"
+else
+	test_expect_success 'real failure logs: the cause line is in the top 3 of every case, first in 90%' '
+		n=0 first=0 &&
+		for d in "$FL"/fl*; do
+			roots=$(jq -r "(.root_cause_lines // []) | map(tostring) | join(\" \")" "$d/meta.json") &&
+			test -n "$roots" || continue
+			id=$(basename "$d") &&
+			mkdir -p "$id" && cp "$d/log.txt" "$id/" &&
+			trainscope index "$id" >/dev/null 2>&1 &&
+			trainscope diagnose --format json "$id" >d.json &&
+			rank=0 k=0 &&
+			for tid in $(jq -r ".events[0:3][].template_id" d.json); do
+				k=$((k + 1))
+				for l in $(trainscope lines --context 0 --event "$tid" "$id" | cut -d: -f2); do
+					for r in $roots; do
+						test "$l" != "$r" || { rank=$k; break 3; }
+					done
+				done
+			done
+			test "$rank" -gt 0 || { echo "$id: cause not in the top 3" >&2; exit 1; }
+			n=$((n + 1))
+			test "$rank" != 1 || first=$((first + 1))
+		done &&
+		echo "$first of $n first" &&
+		test $((first * 10)) -ge $((n * 9))
+	'
+fi
+
+test_done
