@@ -36,7 +36,7 @@ const struct cmd cmd_table[] = {
 	  "simulate a failed job and healthy runs, then diagnose it",
 	  cmd_demo, "" },
 	{ "diagnose", "[--baseline JOB]... [--top N] [--format text|tsv|json] "
-	  "[--no-flows] JOB", 1, 1,
+	  "[--no-flows] JOB|PATH", 1, 1,
 	  "rank the suspect events and nodes of a failed job, with reasons",
 	  cmd_diagnose, "baseline= top= format= no-flows" },
 	{ "drill", "", 0, 0,

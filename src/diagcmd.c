@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,51 @@
 #include "flowjoin.h"
 #include "util.h"
 
+/*
+ * The job `arg` names.  A path to a directory or file on disk that the
+ * cache holds no job for (by name or root) is indexed first, as
+ * `trainscope JOBDIR` does, and stands for the job rooted at that
+ * directory (a file's own directory).  Returns what to look up, to free;
+ * NULL when that failed.
+ */
+static char *
+index_first(struct cmd_ctx *ctx, struct cache *c, const char *arg,
+    char **cause)
+{
+	struct diagdb_job dj;
+	struct stat sb;
+	char *words[3], *dir, *slash, *abs;
+	int rc;
+
+	if (stat(arg, &sb) != 0 || (!S_ISDIR(sb.st_mode) &&
+	    !S_ISREG(sb.st_mode)) || (strchr(arg, '/') == NULL &&
+	    !S_ISDIR(sb.st_mode)))
+		return xstrdup(arg);
+	dir = xstrdup(arg);
+	if (S_ISREG(sb.st_mode) && (slash = strrchr(dir, '/')) != NULL)
+		slash[slash == dir] = '\0';	/* "/f" is in "/" */
+	abs = realpath(dir, NULL);
+	rc = diagdb_find_job(c, S_ISDIR(sb.st_mode) ? arg : dir, abs, &dj,
+	    cause);
+	free(abs);
+	if (rc < 0) {
+		free(dir);
+		return NULL;
+	}
+	if (rc > 0) {
+		diagdb_job_release(&dj);
+		return dir;
+	}
+	words[0] = (char *)"index";
+	words[1] = (char *)arg;
+	words[2] = NULL;
+	if (cmd_exec_argv(ctx, 2, words, cause) != CMD_OK) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 int
 cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
@@ -33,6 +80,7 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	size_t nbase;
 	long top;
 	int rc = CMD_FAIL;
+	char *job;
 
 	if (cmd_opt_long(a, "top", 10, 0, 1000000, &top, cause) != 0)
 		return CMD_USAGE;
@@ -41,10 +89,11 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		    "json)", fmtname);
 		return CMD_USAGE;
 	}
-	if (cmd_ctx_cache(ctx, &c, cause) != 0)
+	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
+	    (job = index_first(ctx, c, a->argv[0], cause)) == NULL)
 		return CMD_FAIL;
 	nbase = cmd_opt_all(a, "baseline", &base);
-	if (job_model(c, a->argv[0], base, nbase, cmd_has_opt(a, "no-flows") ?
+	if (job_model(c, job, base, nbase, cmd_has_opt(a, "no-flows") ?
 	    JOBMODEL_NO_FLOWS : 0, ctx->err, &m, cause) != 0)
 		goto out;
 	if (model_print(ctx->out, m, (int)fmt, (size_t)top) != 0) {
@@ -55,6 +104,7 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 out:
 	model_free(m);
 	free(base);
+	free(job);
 	return rc;
 }
 

@@ -105,6 +105,11 @@ print_json(FILE *out, const struct model *m, size_t top)
 	json_init(&j, out, 1);
 	json_obj_begin(&j);
 	json_key(&j, "job"); json_str(&j, m->name);
+	json_key(&j, "root");
+	if (m->root != NULL)
+		json_str(&j, m->root);
+	else
+		json_null(&j);
 	json_key(&j, "stage"); json_str(&j, stage_name((enum stage)m->stage));
 	json_key(&j, "outcome");
 	json_str(&j, diag_outcome_name((enum diag_outcome)m->outcome));
@@ -270,6 +275,11 @@ print_text(FILE *out, const struct model *m, size_t top)
 	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",
 	    m->nhealthy, m->nhealthy == 1 ? "" : "s", m->anomalous,
 	    m->anomalous == 1 ? "" : "s");
+	if (m->root != NULL) {
+		fputs("files under ", out);
+		put(out, m->root, 0);
+		fputc('\n', out);
+	}
 	if (m->slow_iter >= 0)
 		fprintf(out, "iterations slowed down from iteration %ld: "
 		    "%.0f ms, then %.0f ms\n", m->slow_iter, m->slow_before_ms,

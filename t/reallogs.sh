@@ -121,6 +121,18 @@ test_expect_success 'a failed paste is not taken for a healthy run' '
 	grep "^rec	" jobs | grep -v "	healthy	"
 '
 
+test_expect_success 'diagnose PATH indexes what is not indexed yet and names the root' '
+	mkdir -p paste &&
+	printf "%s\n" "start" "RuntimeError: CUDA error: an illegal memory access was encountered" >paste/crash.log &&
+	trainscope diagnose --format json ./paste/crash.log >d.json 2>err &&
+	grep "^indexed 1 job" err &&
+	test "$(jq -r .job d.json)" = paste &&
+	test "$(jq -r .root d.json)" = "$(cd paste && pwd -P)" &&
+	trainscope diagnose paste >d.txt 2>err &&
+	! grep "^indexed" err &&
+	grep "^files under .*/paste$" d.txt
+'
+
 FL="$TS_SHARED/data/failure-logs"
 if ! test -d "$FL"; then
 	test_skip 'real failure logs' "no $FL"

@@ -184,7 +184,8 @@ test_explode(void)
 	diag_job_free(job);
 }
 
-#define JSON_HEAD "{\n  \"job\": \"j\",\n  \"stage\": \"training\",\n" \
+#define JSON_HEAD "{\n  \"job\": \"j\",\n  \"root\": null,\n" \
+    "  \"stage\": \"training\",\n" \
     "  \"outcome\": \"failed\",\n  \"failure_iteration\": 15,\n" \
     "  \"last_healthy_iteration\": 14,"
 
