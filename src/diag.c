@@ -1080,6 +1080,61 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
  * time when both lines carry one, else by place in the same file), then
  * to the rarer one.
  */
+/* Does category c name what follows a failure rather than a cause? */
+static int
+consequence(const char *c)
+{
+	return c != NULL && (strcmp(c, "timeout") == 0 ||
+	    strcmp(c, "disconnect") == 0 || strcmp(c, "process") == 0 ||
+	    strcmp(c, "collective") == 0);
+}
+
+/*
+ * Cause before consequence: when some rank reports an error of its own (an
+ * error that is no timeout, lost peer or exit report, not seen in healthy
+ * runs, not logged after the first timeout), the timeouts, lost peers and
+ * exit reports of the others follow from it.  Scale them all down so the
+ * strongest ranks just below that error, keeping their order.
+ */
+static void
+demote_consequences(struct work *w, struct diag_result *r)
+{
+	double own = 0, worst = 0, k;
+	size_t i;
+	char why[160];
+
+	for (i = 0; i < r->nevents; i++) {
+		const struct diag_event_result *e = &r->events[i];
+		const struct tfacts *f = &w->tf[e->tmpl];
+		const struct diag_tmpl *tp = &w->job->tmpls[e->tmpl];
+
+		if (consequence(e->category)) {
+			if (e->score > worst)
+				worst = e->score;
+			continue;
+		}
+		if (tp->context || f->level < 0.75 || f->novelty < 0.5 ||
+		    (!isnan(w->first_timeout) && !isnan(tp->first.ts) &&
+		    tp->first.ts > w->first_timeout))
+			continue;
+		if (e->score > own)
+			own = e->score;
+	}
+	if (own <= 0 || worst < own)
+		return;
+	k = 0.95 * own / worst;
+	snprintf(why, sizeof why, "a consequence: another event reports the "
+	    "error it follows from");
+	for (i = 0; i < r->nevents; i++) {
+		struct diag_event_result *e = &r->events[i];
+
+		if (!consequence(e->category))
+			continue;
+		e->score *= k;
+		reason_add(&e->reasons, &e->nreasons, "%s", why);
+	}
+}
+
 static int
 cmp_event(const void *a, const void *b)
 {
@@ -1650,6 +1705,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	spatial(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);
+	demote_consequences(&w, r);
 	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);
 	slowdown(job, r);

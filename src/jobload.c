@@ -982,6 +982,31 @@ split_for(struct loader *l, size_t fi, long rank, struct split **sp,
 }
 
 /*
+ * The split stream of a line: by its rank (a stream per rank, on the node
+ * the ranks table or hostfile gives, else on the host the line names),
+ * else by the host it names, else the file's lines of no rank.
+ */
+static struct split *
+split_pick(struct loader *l, size_t fi, const struct lp_line *lp,
+    struct split **sp, size_t *nsp, size_t *cap, size_t **by_rank,
+    size_t *nby)
+{
+	char *name;
+
+	if (lp->host == NULL)
+		return split_for(l, fi, lp->rank, sp, nsp, cap, by_rank, nby);
+	if (lp->rank < 0)
+		return split_for_host(l, fi, lp->host, lp->host_len, sp, nsp,
+		    cap);
+	if ((size_t)lp->rank >= l->nrank || l->rank_node[lp->rank] == 0) {
+		name = xstrndup(lp->host, lp->host_len);
+		rank_set(l, lp->rank, node_named(l, name));
+		free(name);
+	}
+	return split_for(l, fi, lp->rank, sp, nsp, cap, by_rank, nby);
+}
+
+/*
  * Read an iteration line of a split file.  Durations come from one stream
  * only (the first whose lines carry them), so the others need only their
  * numbers, which are much cheaper to read.
@@ -1057,10 +1082,9 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 				ts = lp.ts;
 			if (rl.lineno >= nlines || map[rl.lineno] == 0)
 				continue;
-			split_line(l, lp.host != NULL ? split_for_host(l, fi,
-			    lp.host, lp.host_len, &sp, &nsp, &cap) : split_for(l,
-			    fi, lp.rank, &sp, &nsp, &cap, &by_rank, &nby),
-			    map[rl.lineno] - 1, rl.lineno, &lp, ts, row_of);
+			split_line(l, split_pick(l, fi, &lp, &sp, &nsp, &cap,
+			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno,
+			    &lp, ts, row_of);
 		}
 		reader_close(rd);
 	}

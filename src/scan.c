@@ -358,9 +358,10 @@ sniff_line(struct scan_file *f, const char *s, size_t n, int first)
 	else if ((h = nccl_host(s, n)) != NULL && f->rank < 0 &&
 	    (r = nccl_rank(s, n)) >= 0)
 		f->rank = r;
+	/* a line with a rank prefix is one of several ranks: split by rank */
 	if (h == NULL) {
 		lp_parse(s, n, &lp);
-		if (lp.host != NULL)
+		if (lp.host != NULL && lp.rank < 0)
 			h = host_name(lp.host, lp.host_len);
 	}
 	if (h == NULL)
