@@ -330,6 +330,36 @@ line_role(const char *m, size_t len)
 	    starts(m, len, "Stack trace (most recent call") ||
 	    starts(m, len, "[...]") || starts(m, len, "<snip"))
 		return ROLE_FILLER;
+	/* an exception with nothing after its colon: the detail follows */
+	if (m[len - 1] == ':' && looks_like_error(m, len) &&
+	    memchr(m, ' ', len) == NULL)
+		return ROLE_FILLER;
+	/* a launcher's failure summary: its title, rules, headings, fields */
+	if (len > 7 && strcmp(m + len - 7, " FAILED") == 0 &&
+	    memchr(m, ' ', len - 7) == NULL)
+		return ROLE_FILLER;
+	if (starts(m, len, "Root Cause (first observed failure)") ||
+	    starts(m, len, "Failures:") || starts(m, len, "<NO_OTHER_FAILURES>") ||
+	    starts(m, len, "error_file:") ||
+	    starts(m, len, "traceback : To enable traceback"))
+		return ROLE_FILLER;
+	for (k = 0; k < len && (m[k] == '=' || m[k] == '-'); k++)
+		;
+	if (k == len && len >= 8)
+		return ROLE_FILLER;
+	if (m[0] == '[' && m[len - 1] == ':' && len <= 8 && m[len - 2] == ']')
+		return ROLE_FILLER;
+	for (k = 0; k < len && islower((unsigned char)m[k]); k++)
+		;
+	if (k > 0 && k < len && (starts(m, k, "time") ||
+	    starts(m, k, "host") || starts(m, k, "rank"))) {
+		size_t c = k;
+
+		while (c < len && m[c] == ' ')
+			c++;
+		if (c < len && m[c] == ':' && c > k)
+			return ROLE_FILLER;
+	}
 	/* underlines and elisions: only ^ ~ . and blanks */
 	for (k = 0; k < len; k++) {
 		if (m[k] == '^' || m[k] == '~' || m[k] == '.')

@@ -446,10 +446,14 @@ static const struct stage_rule rule_table[] = {
 	  "checkpoint|resuming from checkpoint|resuming training from|"
 	  "loading model state" },
 	{ STAGE_EVAL, RULE_END,
-	  "validation loss at|eval_loss|val_loss=|evaluation finished" },
+	  "validation loss at|eval_loss|val_loss=|evaluation finished|"
+	  "eval_runtime|validation (finished|done|completed?)\\b|"
+	  "\\| valid on '[^']*' subset \\|" },
 	{ STAGE_EVAL, RULE_BEGIN,
 	  "running evaluation|evaluating iter|validation:|\\bevaluating\\b|"
-	  "starting validation" },
+	  "starting validation|validation dataloader|begin validation|"
+	  "\\bvalidating\\b|run(ning)? validation|validation (step|loop|epoch)|"
+	  "evaluation:|start(ing)? eval" },
 	{ STAGE_SHUTDOWN, RULE_BEGIN,
 	  "training finished|training completed?\\b|after training is done|"
 	  "destroy_process_group|shutting down|job finished|"

@@ -113,6 +113,20 @@ test_tracker(void)
 	is_int(stage_from_name("nope"), -1, "unknown name");
 	is_int(stage_rule("successfully saved checkpoint", 29),
 	    STAGE_CKPT_SAVE, "stage_rule");
+	{
+		static const char *const evals[] = {
+			"Validation DataLoader 0: 100%", "begin validation on "
+			"\"valid\" subset", "Epoch 3: validating",
+			"starting eval at step 100", "Running validation step 5",
+			"| valid on 'valid' subset | loss 4.1 | ppl 17",
+			"{'eval_runtime': 12.5, 'epoch': 1.0}",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof evals / sizeof evals[0]; i++)
+			ok(stage_rule(evals[i], strlen(evals[i])) == STAGE_EVAL,
+			    evals[i]);
+	}
 }
 
 /* Numbers only: the same verdict, number and framework, no fields. */
