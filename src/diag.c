@@ -100,6 +100,8 @@ diag_job_free(struct diag_job *job)
 		free(job->streams[i].path);
 	}
 	free(job->times);
+	free(job->losses);
+	free(job->losspath);
 	free(job->spans);
 	free(job->nodes);
 	free(job->tmpls);
@@ -255,6 +257,25 @@ diag_add_time(struct diag_job *job, long iteration, double ms)
 }
 
 void
+diag_add_loss(struct diag_job *job, long iteration, double loss, size_t tmpl,
+    const char *path, long line)
+{
+	struct diag_loss *x;
+
+	if (job->losspath == NULL)
+		job->losspath = xstrdup(path);
+	else if (strcmp(job->losspath, path) != 0)
+		return;
+	job->losses = xgrow(job->losses, &job->losscap, job->nlosses + 1,
+	    sizeof *job->losses);
+	x = &job->losses[job->nlosses++];
+	x->iteration = iteration;
+	x->loss = loss;
+	x->tmpl = tmpl;
+	x->line = line;
+}
+
+void
 diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts)
 {
@@ -369,6 +390,8 @@ struct work {
 	size_t flagged;
 	int reached_training;
 	int ran_to_end;		/* every training rank shut down at one iteration */
+	const struct diag_loss *bad_loss;	/* the first NaN or spike, or NULL */
+	double loss_median;	/* the running median before it */
 };
 
 static int
@@ -511,6 +534,55 @@ says_error(const char *m)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The training loss goes wrong: the first iteration whose loss is NaN or
+ * infinite, or more than five times the median of the (up to twenty)
+ * iterations before it, once five are known.  The iteration lines' event
+ * carries it, dated to that iteration.
+ */
+static void
+loss_signal(struct work *w)
+{
+	const struct diag_job *job = w->job;
+	double win[20], tmp[20], med;
+	size_t i, n = 0, k;
+
+	for (i = 0; i < job->nlosses; i++) {
+		const struct diag_loss *x = &job->losses[i];
+
+		if (isnan(x->loss) || isinf(x->loss)) {
+			w->bad_loss = x;
+			w->loss_median = n > 0 ? stats_median(memcpy(tmp, win,
+			    n * sizeof *win), n) : NAN;
+			break;
+		}
+		if (n >= 5) {
+			memcpy(tmp, win, n * sizeof *win);
+			med = stats_median(tmp, n);
+			if (med > 0 && x->loss > 5 * med) {
+				w->bad_loss = x;
+				w->loss_median = med;
+				break;
+			}
+		}
+		if (n == TS_NELEM(win)) {
+			for (k = 1; k < n; k++)
+				win[k - 1] = win[k];
+			n--;
+		}
+		win[n++] = x->loss;
+	}
+	if (w->bad_loss != NULL && w->bad_loss->tmpl < job->ntmpls) {
+		struct tfacts *f = &w->tf[w->bad_loss->tmpl];
+
+		if (f->category == NULL)
+			f->category = "nan";
+		if (f->library < faults_category_weight("nan"))
+			f->library = faults_category_weight("nan");
+		f->level = 1;
+	}
 }
 
 /* Fault library labels, totals, levels, and the first timeout. */
@@ -1050,6 +1122,23 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 	crossjob(w, t, &ev->reasons, &ev->nreasons);
 	tmpl_spatial(w, t, col, &ev->reasons, &ev->nreasons);
 	tmpl_temporal(w, t, &ev->reasons, &ev->nreasons);
+	if (w->bad_loss != NULL && w->bad_loss->tmpl == t) {
+		const struct diag_loss *x = w->bad_loss;
+
+		if (f->temporal < 0.8)
+			f->temporal = 0.8;
+		f->novelty = 1;		/* healthy runs log the line, not this */
+		if (isnan(x->loss) || isinf(x->loss))
+			reason_add(&ev->reasons, &ev->nreasons, "the loss is %s "
+			    "in iteration %ld (%s:%ld)", isnan(x->loss) ? "NaN" :
+			    "infinite", x->iteration, w->job->losspath, x->line);
+		else
+			reason_add(&ev->reasons, &ev->nreasons, "the loss jumps "
+			    "to %.4g in iteration %ld, %.0fx its running median "
+			    "%.4g (%s:%ld)", x->loss, x->iteration, x->loss /
+			    w->loss_median, w->loss_median, w->job->losspath,
+			    x->line);
+	}
 	if (f->rule != NULL)
 		reason_add(&ev->reasons, &ev->nreasons, "fault library: %s (%s)",
 		    f->rule->name, f->category);
@@ -1432,6 +1521,10 @@ when(struct work *w, struct diag_result *r)
 		    (!w->ran_to_end || w->tf[e->tmpl].library >= 0.85))
 			fail = w->tf[e->tmpl].new_in_iter;
 	}
+	/* a job that failed or stopped after its loss went bad failed there */
+	if (w->bad_loss != NULL && !w->ran_to_end &&
+	    (fail < 0 || w->bad_loss->iteration < fail))
+		fail = w->bad_loss->iteration;
 	/* no crash but a lasting slowdown: that is where it went wrong */
 	if (fail < 0 && r->slow_iter >= 0)
 		fail = r->slow_iter;
@@ -1690,6 +1783,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	loss_signal(&w);
 	w.ran_to_end = ran_to_end(&w);
 	w.tail_node = xcalloc(job->nnodes + 1, 1);
 	for (i = 0; i < job->nstreams; i++)

@@ -122,11 +122,22 @@ struct diag_time {
 	double ms;
 };
 
+/* One iteration line's training loss, where the line says it. */
+struct diag_loss {
+	long iteration;
+	double loss;		/* may be NaN or infinite */
+	size_t tmpl;		/* the iteration line's template */
+	long line;		/* its line in losspath */
+};
+
 struct diag_job {
 	char *name;
 	char *root;		/* the job's directory, or NULL */
 	struct diag_time *times;	/* one stream's iteration durations */
 	size_t ntimes, timecap;
+	struct diag_loss *losses;	/* the same stream's losses */
+	size_t nlosses, losscap;
+	char *losspath;			/* the file they were read from */
 	struct diag_node *nodes;
 	size_t nnodes, nodecap;
 	size_t nreal;		/* set by diag_run(): nodes [0, nreal) are
@@ -155,6 +166,12 @@ size_t diag_add_stream(struct diag_job *job, size_t node, const char *path);
 /* Set a template's first occurrence (path copied). */
 void diag_set_first(struct diag_job *job, size_t tmpl, size_t node,
     const char *path, long line, double ts, enum stage stage, long iteration);
+/*
+ * The loss an iteration line of `path` (copied; one file per job) logged
+ * at `line`, template index `tmpl`.
+ */
+void diag_add_loss(struct diag_job *job, long iteration, double loss,
+    size_t tmpl, const char *path, long line);
 /*
  * Evidence about node `name` from outside its logs (the network captures):
  * weight in [0, 1] (the strongest counts) and a reason (copied).  Returns

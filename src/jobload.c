@@ -49,6 +49,7 @@ struct lfile {
 struct split {
 	size_t node;
 	char *host;		/* the lines' host prefix, or NULL */
+	const char *path;	/* the file's, borrowed */
 	size_t stream;
 	struct stage_tracker tr;
 	int pending;
@@ -824,9 +825,15 @@ collect_times(struct loader *l)
 			    !l->lt[map[rl.lineno] - 1].is_iter)
 				continue;
 			lp_parse(rl.s, rl.len, &lp);
-			if (stage_parse_iter(lp.msg, lp.msg_len, &it) &&
-			    it.has_duration && it.iteration >= 0)
+			if (!stage_parse_iter(lp.msg, lp.msg_len, &it) ||
+			    it.iteration < 0)
+				continue;
+			if (it.has_duration)
 				diag_add_time(l->job, it.iteration, it.duration_ms);
+			if (it.has_loss)
+				diag_add_loss(l->job, it.iteration, it.loss,
+				    map[rl.lineno] - 1, l->files[best].path,
+				    (long)rl.lineno);
 		}
 		reader_close(rd);
 	}
@@ -941,8 +948,8 @@ load_ranks(struct loader *l, char **cause)
  * its index + 1.
  */
 static struct split *
-split_new(struct loader *l, size_t node, char *path, struct split **sp,
-    size_t *nsp, size_t *cap)
+split_new(struct loader *l, size_t fi, size_t node, char *path,
+    struct split **sp, size_t *nsp, size_t *cap)
 {
 	struct split *x;
 
@@ -950,6 +957,7 @@ split_new(struct loader *l, size_t node, char *path, struct split **sp,
 	x = &(*sp)[*nsp];
 	memset(x, 0, sizeof *x);
 	x->node = node;
+	x->path = l->files[fi].path;
 	x->stream = diag_add_stream(l->job, node, path);
 	free(path);
 	stage_tracker_init(&x->tr);
@@ -976,7 +984,7 @@ split_for_host(struct loader *l, size_t fi, const char *host, size_t len,
 			free(name);
 			return &(*sp)[i];
 		}
-	x = split_new(l, node_named(l, name), xasprintf("%s (%s)",
+	x = split_new(l, fi, node_named(l, name), xasprintf("%s (%s)",
 	    l->files[fi].path, name), sp, nsp, cap);
 	x->host = name;
 	return x;
@@ -1008,7 +1016,7 @@ split_for(struct loader *l, size_t fi, long rank, struct split **sp,
 	path = slot > 0 ? xasprintf("%s (rank %ld)", l->files[fi].path, rank) :
 	    xstrdup(l->files[fi].path);
 	(*by_rank)[slot] = *nsp + 1;
-	return split_new(l, node, path, sp, nsp, cap);
+	return split_new(l, fi, node, path, sp, nsp, cap);
 }
 
 /*
@@ -1076,6 +1084,9 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 			l->time_stream = sp->stream;
 			diag_add_time(job, tag.iteration, it.duration_ms);
 		}
+		if (it.has_loss && l->time_stream == sp->stream)
+			diag_add_loss(job, tag.iteration, it.loss, t, sp->path,
+			    (long)line);
 	} else
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
 	if (l->lt[t].first_row == row_of[t] && line == r->first_line) {

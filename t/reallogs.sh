@@ -133,6 +133,36 @@ test_expect_success 'diagnose PATH indexes what is not indexed yet and names the
 	grep "^files under .*/paste$" d.txt
 '
 
+# loss_log DIR BAD-ITER VALUE: a Megatron rank log of 30 iterations whose
+# loss from BAD-ITER on is VALUE, then an error.
+loss_log() {
+	mkdir -p "$1/node01" &&
+	for i in $(seq 1 30); do
+		l=$(awk -v i=$i "BEGIN { printf \"%.6E\", 3 + 1 / i }")
+		test "$i" -lt "$2" || l=$3
+		printf "[2024-05-01 12:00:%02d,000] INFO  iteration %8d/     100 | elapsed time per iteration (ms): 1000.$i | lm loss: %s | loss scale: 1.0 |\n" "$i" "$i" "$l"
+	done >"$1/node01/rank-0.log" &&
+	echo "[2024-05-01 12:00:31,000] ERROR RuntimeError: training stopped" >>"$1/node01/rank-0.log"
+}
+
+test_expect_success 'a loss that turns NaN is an event dated to its iteration' '
+	loss_log nanloss 22 nan &&
+	trainscope diagnose --format json ./nanloss >d.json 2>/dev/null &&
+	test "$(jq -r .failure_iteration d.json)" = 22 &&
+	test "$(jq -r .events[0].category d.json)" = nan &&
+	jq -r ".events[0].reasons[]" d.json | grep "the loss is NaN in iteration 22 (node01/rank-0.log:22)"
+'
+
+test_expect_success 'a loss far above its running median is an event too; a falling loss is not' '
+	loss_log spike 17 4.2E+01 &&
+	trainscope diagnose --format json ./spike >d.json 2>/dev/null &&
+	test "$(jq -r .failure_iteration d.json)" = 17 &&
+	jq -r ".events[0].reasons[]" d.json | grep "the loss jumps to 42 in iteration 17" &&
+	loss_log calm 99 x &&
+	trainscope diagnose --format json ./calm >d.json 2>/dev/null &&
+	! jq -r ".events[].reasons[]" d.json | grep "the loss"
+'
+
 FL="$TS_SHARED/data/failure-logs"
 if ! test -d "$FL"; then
 	test_skip 'real failure logs' "no $FL"
