@@ -184,6 +184,7 @@ diag_add_stream(struct diag_job *job, size_t node, const char *path)
 	s->path = xstrdup(path);
 	s->last_iter = -1;
 	s->last_ts = NAN;
+	s->last_iter_ts = NAN;
 	return job->nstreams++;
 }
 
@@ -354,7 +355,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 2;
+const int diag_revision = 3;
 
 /* ------------------------------------------------------------ working set */
 
@@ -392,6 +393,10 @@ struct work {
 	int ran_to_end;		/* every training rank shut down at one iteration */
 	const struct diag_loss *bad_loss;	/* the first NaN or spike, or NULL */
 	double loss_median;	/* the running median before it */
+	size_t hang_tmpl;	/* the last progress line of a hang, or -1 */
+	double hang_sec, hang_period;	/* the stall and an iteration's time */
+	long hang_iter;
+	double hang_ts;
 };
 
 static int
@@ -583,6 +588,66 @@ loss_signal(struct work *w)
 			f->library = faults_category_weight("nan");
 		f->level = 1;
 	}
+}
+
+/*
+ * A silent hang: the training output stopped -- no stream logged an
+ * iteration line for at least ten iteration periods (and a minute) --
+ * while other timestamped lines went on.  The last progress line is the
+ * event, and the job did not run to the end.  Not when a stream shut down,
+ * nor when a run that otherwise ran to the end spent that time in a final
+ * checkpoint save or evaluation.
+ */
+static void
+hang_signal(struct work *w)
+{
+	const struct diag_job *job = w->job;
+	const struct diag_stream *last = NULL;
+	double end = NAN, period, *v;
+	size_t i, n = 0;
+
+	w->hang_tmpl = (size_t)-1;
+	for (i = 0; i < job->nstreams; i++) {
+		const struct diag_stream *s = &job->streams[i];
+
+		if (s->last_stage == STAGE_SHUTDOWN)
+			return;
+
+		if (!isnan(s->last_ts) && (isnan(end) || s->last_ts > end))
+			end = s->last_ts;
+		if (!isnan(s->last_iter_ts) && (last == NULL ||
+		    s->last_iter_ts > last->last_iter_ts))
+			last = s;
+	}
+	/* a long final save or evaluation after a clean run is no hang */
+	if (last == NULL || isnan(end) || (w->ran_to_end &&
+	    last->last_stage != STAGE_TRAINING))
+		return;
+	v = xcalloc(job->ntimes + last->niters + 1, sizeof *v);
+	for (i = 0; i < job->ntimes; i++)
+		if (job->times[i].ms > 0)
+			v[n++] = job->times[i].ms / 1000;
+	if (n == 0)	/* no durations logged: the spacing of the lines */
+		for (i = 1; i < last->niters; i++)
+			if (!isnan(last->iters[i].ts) &&
+			    !isnan(last->iters[i - 1].ts) &&
+			    last->iters[i].ts > last->iters[i - 1].ts)
+				v[n++] = last->iters[i].ts - last->iters[i - 1].ts;
+	period = n >= 3 ? stats_median(v, n) : NAN;
+	free(v);
+	if (isnan(period) || end - last->last_iter_ts < 10 * period ||
+	    end - last->last_iter_ts < 60 ||
+	    (w->hang_tmpl = tmpl_index(w, last->iter_id)) == (size_t)-1)
+		return;
+	w->hang_sec = end - last->last_iter_ts;
+	w->hang_period = period;
+	w->hang_iter = last->last_iter;
+	w->hang_ts = last->last_iter_ts;
+	if (w->tf[w->hang_tmpl].category == NULL)
+		w->tf[w->hang_tmpl].category = "hang";
+	if (w->tf[w->hang_tmpl].library < faults_category_weight("hang"))
+		w->tf[w->hang_tmpl].library = faults_category_weight("hang");
+	w->tf[w->hang_tmpl].level = 1;
 }
 
 /* Fault library labels, totals, levels, and the first timeout. */
@@ -1128,6 +1193,8 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 		if (f->temporal < 0.8)
 			f->temporal = 0.8;
 		f->novelty = 1;		/* healthy runs log the line, not this */
+		ev->one_iter = 1;
+		ev->at_iter = x->iteration;
 		if (isnan(x->loss) || isinf(x->loss))
 			reason_add(&ev->reasons, &ev->nreasons, "the loss is %s "
 			    "in iteration %ld (%s:%ld)", isnan(x->loss) ? "NaN" :
@@ -1138,6 +1205,21 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 			    "%.4g (%s:%ld)", x->loss, x->iteration, x->loss /
 			    w->loss_median, w->loss_median, w->job->losspath,
 			    x->line);
+	}
+	if (w->hang_tmpl == t) {
+		char at[32], gap[32];
+
+		if (f->temporal < 0.8)
+			f->temporal = 0.8;
+		f->novelty = 1;
+		ev->one_iter = 1;
+		ev->at_iter = w->hang_iter;
+		diag_clock_str(w->hang_ts, at, sizeof at);
+		span_str(w->hang_sec, gap, sizeof gap);
+		reason_add(&ev->reasons, &ev->nreasons, "training output stopped "
+		    "after iteration %ld at %s while other lines went on for %s "
+		    "(%.0f iteration periods): a hang", w->hang_iter, at, gap,
+		    w->hang_sec / w->hang_period);
 	}
 	if (f->rule != NULL)
 		reason_add(&ev->reasons, &ev->nreasons, "fault library: %s (%s)",
@@ -1174,13 +1256,13 @@ static int
 consequence(const char *c)
 {
 	return c != NULL && (strcmp(c, "timeout") == 0 ||
-	    strcmp(c, "disconnect") == 0 || strcmp(c, "process") == 0 ||
+	    strcmp(c, "hang") == 0 || strcmp(c, "disconnect") == 0 || strcmp(c, "process") == 0 ||
 	    strcmp(c, "collective") == 0);
 }
 
 /*
  * Cause before consequence: when some rank reports an error of its own (an
- * error that is no timeout, lost peer or exit report, not seen in healthy
+ * error that is no timeout, hang, lost peer or exit report, not seen in healthy
  * runs, not logged after the first timeout), the timeouts, lost peers and
  * exit reports of the others follow from it.  Scale them all down so the
  * strongest ranks just below that error, keeping their order.
@@ -1525,6 +1607,9 @@ when(struct work *w, struct diag_result *r)
 	if (w->bad_loss != NULL && !w->ran_to_end &&
 	    (fail < 0 || w->bad_loss->iteration < fail))
 		fail = w->bad_loss->iteration;
+	/* a hang: the iteration that never finished */
+	if (fail < 0 && w->hang_tmpl != (size_t)-1)
+		fail = w->hang_iter + 1;
 	/* no crash but a lasting slowdown: that is where it went wrong */
 	if (fail < 0 && r->slow_iter >= 0)
 		fail = r->slow_iter;
@@ -1785,6 +1870,9 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	label(&w);
 	loss_signal(&w);
 	w.ran_to_end = ran_to_end(&w);
+	hang_signal(&w);
+	if (w.hang_tmpl != (size_t)-1)
+		w.ran_to_end = 0;
 	w.tail_node = xcalloc(job->nnodes + 1, 1);
 	for (i = 0; i < job->nstreams; i++)
 		temporal_stream(&w, &job->streams[i]);

@@ -79,6 +79,8 @@ struct diag_stream {
 	size_t nevents, evcap;
 	long last_iter;		/* last completed iteration, -1 none */
 	double last_ts;
+	double last_iter_ts;	/* time of its last iteration line, NAN */
+	uint32_t iter_id;	/* that line's template id */
 	enum stage last_stage;
 	size_t span;		/* its current span in job->spans + 1, 0 none */
 };
@@ -220,6 +222,10 @@ struct diag_event_result {
 	double score;
 	uint64_t count;
 	const struct diag_first *first;	/* borrowed: ties go to the earliest */
+	int one_iter;			/* the event is what one of its lines
+					   said (a NaN loss, the last progress
+					   line of a hang), in iteration */
+	long at_iter;
 	const char *category;		/* borrowed, may be NULL */
 	const struct fault_rule *rule;	/* borrowed, may be NULL */
 	size_t *nodes;			/* indices of nodes it occurs on */

@@ -350,7 +350,8 @@ static const struct {
 	{ "xid", 1.0 }, { "ecc", 1.0 }, { "network", 0.9 }, { "cuda", 0.9 },
 	{ "oom", 0.9 }, { "nan", 0.85 }, { "checkpoint", 0.85 },
 	{ "config", 0.85 }, { "dataloader", 0.8 }, { "hardware", 1.0 },
-	{ "link", 0.95 }, { "gpu", 0.9 }, { "collective", 0.6 },
+	{ "link", 0.95 }, { "gpu", 0.9 }, { "hang", 0.8 },
+	{ "collective", 0.6 },
 	{ "disconnect", 0.5 }, { "timeout", 0.35 }, { "process", 0.2 },
 };
 

@@ -593,8 +593,13 @@ stream_line(struct diag_job *job, size_t s, size_t t,
 	} else if (tag->is_iter)	/* an iteration ends with its line */
 		st->iters[st->niters - 1].iteration = tag->iteration;
 	diag_stream_event(job, s, id);
-	if (tag->is_iter)
+	if (tag->is_iter) {
 		*pending = 1;
+		if (!isnan(ts)) {
+			st->last_iter_ts = ts;
+			st->iter_id = id;
+		}
+	}
 }
 
 /* Record the end of a stream and mark its unfinished iteration. */

@@ -290,7 +290,8 @@ marks_merge(struct model *m)
 
 static void
 build_marks_iter(struct model *m, const struct diag_job *job,
-    const struct idmap *im, const long *evmap, size_t *cap)
+    const struct diag_result *r, const struct idmap *im, const long *evmap,
+    size_t *cap)
 {
 	long maxlast = -1;
 	size_t s, i, k;
@@ -301,6 +302,7 @@ build_marks_iter(struct model *m, const struct diag_job *job,
 		for (i = 0; i < st->niters; i++) {
 			const struct diag_iter *it = &st->iters[i];
 			struct model_mark *mk = NULL;
+			long e;
 
 			for (k = 0; k < it->n; k++) {
 				uint32_t id = st->events[it->off + k];
@@ -308,10 +310,15 @@ build_marks_iter(struct model *m, const struct diag_job *job,
 
 				if (t < 0)
 					continue;
+				e = evmap[t];
+				/* an event of one iteration marks only that */
+				if (e >= 0 && r->events[e].one_iter &&
+				    r->events[e].at_iter != it->iteration)
+					e = -1;
 				if (mk == NULL)
 					mk = add_mark(m, cap, (uint32_t)st->node,
 					    (double)it->iteration);
-				mark_event(m, job, mk, &job->tmpls[t], evmap[t]);
+				mark_event(m, job, mk, &job->tmpls[t], e);
 			}
 			if (it->anomalous) {
 				if (mk == NULL)
@@ -561,7 +568,7 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 	if (m->by_time)
 		build_marks_time(m, job, &cap);
 	else
-		build_marks_iter(m, job, &im, evmap, &cap);
+		build_marks_iter(m, job, r, &im, evmap, &cap);
 	marks_merge(m);
 	free(evmap);
 	free(im.ids);

@@ -163,6 +163,21 @@ test_expect_success 'a loss far above its running median is an event too; a fall
 	! jq -r ".events[].reasons[]" d.json | grep "the loss"
 '
 
+test_expect_success 'a silent hang is an event on the last progress line, with the stall' '
+	mkdir -p hang/node01 &&
+	for i in $(seq 1 20); do
+		printf "[2024-05-01 12:00:%02d,000] INFO  iteration %8d/     100 | elapsed time per iteration (ms): 1000.0 | lm loss: 3.0 |\n" $i $i
+	done >hang/node01/rank-0.log &&
+	for m in 01 05 10 15 20 25 30; do
+		echo "[2024-05-01 12:$m:30,000] INFO  heartbeat: data loader alive"
+	done >>hang/node01/rank-0.log &&
+	trainscope diagnose --format json ./hang >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = failed &&
+	test "$(jq -r .failure_iteration d.json)" = 21 &&
+	test "$(jq -r .events[0].category d.json)" = hang &&
+	jq -r ".events[0].reasons[]" d.json | grep "stopped after iteration 20 at 12:00:20 while other lines went on for 30 min"
+'
+
 FL="$TS_SHARED/data/failure-logs"
 if ! test -d "$FL"; then
 	test_skip 'real failure logs' "no $FL"
