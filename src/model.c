@@ -79,7 +79,9 @@ build_nodes(struct model *m, const struct diag_job *job,
 		const struct diag_node *d = &job->nodes[i];
 		struct model_node *n = &m->nodes[i];
 
-		n->name = xstrdup(d->name);
+		/* lines no machine is named for: their file, not a host */
+		n->name = d->pseudo ? xasprintf("unknown (%s)", d->name) :
+		    xstrdup(d->name);
 		n->missing = d->missing;
 		n->pseudo = d->pseudo;
 		n->last_iter = d->last_iter;

@@ -489,7 +489,7 @@ pane_heatmap(struct view *v, struct area *a, int *used)
 	size_t k, r;
 	char buf[64];
 
-	for (k = 0; k < m->nnodes; k++) {
+	for (k = 0; k < m->nreal; k++) {	/* the rows hm_build() draws */
 		int l = canvas_text_width(m->nodes[k].name,
 		    strlen(m->nodes[k].name));
 
