@@ -329,7 +329,17 @@ line_role(const char *m, size_t len)
 	    starts(m, len, "*** Process received signal") ||
 	    starts(m, len, "*** End of error message") ||
 	    starts(m, len, "Stack trace (most recent call") ||
-	    starts(m, len, "[...]") || starts(m, len, "<snip"))
+	    starts(m, len, "[...]") || starts(m, len, "<snip") ||
+	    starts(m, len, "Last error:"))
+		return ROLE_FILLER;
+	/* NCCL's description of an error class; "Last error:" has the cause */
+	if (starts(m, len, "nccl") && memchr(m, ':', len) != NULL &&
+	    (starts(m, len, "ncclSystemError:") ||
+	    starts(m, len, "ncclInternalError:") ||
+	    starts(m, len, "ncclUnhandledCudaError:") ||
+	    starts(m, len, "ncclInvalidUsage:") ||
+	    starts(m, len, "ncclInvalidArgument:") ||
+	    starts(m, len, "ncclRemoteError:")))
 		return ROLE_FILLER;
 	/* an exception with nothing after its colon: the detail follows */
 	if (m[len - 1] == ':' && looks_like_error(m, len) &&

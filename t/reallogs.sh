@@ -87,6 +87,24 @@ test_expect_success 'a JSON error record and a bare traceback header never lead'
 	top rec >t && grep "client socket timed out" t
 '
 
+test_expect_success 'an NCCL exception speaks through its last error; C++ through what()' '
+	mkdir -p lasterr &&
+	cat >lasterr/log.txt <<-\EOF &&
+	[rank2]: terminate called after throwing an instance of '"'"'c10::DistBackendError'"'"'
+	[rank2]:   what():  NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5
+	[rank2]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.
+	[rank2]: Last error:
+	[rank2]: socket recv from 10.1.2.3<41000> failed: Connection reset by peer
+	EOF
+	trainscope index lasterr >/dev/null 2>&1 &&
+	trainscope diagnose --format json lasterr >d.json &&
+	jq -r ".events[].template" d.json >ranked &&
+	d=$(grep -n "^socket recv" ranked | cut -d: -f1) &&
+	s=$(grep -n "^ncclSystemError" ranked | cut -d: -f1) &&
+	t=$(grep -n "^terminate called" ranked | cut -d: -f1) &&
+	test "$d" -lt "$s" && test "$d" -lt "$t"
+'
+
 test_expect_success 'a kernel log alone still gives its Xid as the top event' '
 	mkdir -p kern &&
 	cat >kern/messages <<-\EOF &&
