@@ -10,19 +10,35 @@
 
 static struct lp_line lp;
 
+/* Copy s[0..n) (NULL: empty) into got as a string. */
+static void
+copy_out(char *got, size_t cap, const char *s, size_t n)
+{
+	n = s == NULL ? 0 : n < cap - 1 ? n : cap - 1;
+	if (n > 0)
+		memcpy(got, s, n);
+	got[n] = '\0';
+}
+
+/* Parse `line` and check its message. */
+static void
+parse_msg(const char *line, const char *msg)
+{
+	char what[256], got[256];
+
+	lp_parse(line, strlen(line), &lp);
+	copy_out(got, sizeof got, lp.msg, lp.msg_len);
+	snprintf(what, sizeof what, "message of '%.60s'", line);
+	is_str(got, msg, what);
+}
+
 /* Parse `line`; check the message, time and kind. */
 static void
 check(const char *line, const char *msg, double ts, enum lp_ts_kind kind)
 {
-	char what[256], got[256];
-	size_t n;
+	char what[256];
 
-	lp_parse(line, strlen(line), &lp);
-	n = lp.msg_len < sizeof got - 1 ? lp.msg_len : sizeof got - 1;
-	memcpy(got, lp.msg, n);
-	got[n] = '\0';
-	snprintf(what, sizeof what, "message of '%.60s'", line);
-	is_str(got, msg, what);
+	parse_msg(line, msg);
 	snprintf(what, sizeof what, "time of '%.60s'", line);
 	if (!ok(lp.ts_kind == kind && fabs(lp.ts - ts) < 1e-3, what))
 		printf("#   got kind %d ts %.6f, want kind %d ts %.6f\n",
@@ -34,20 +50,11 @@ static void
 check_prefix(const char *line, const char *msg, int rank, const char *host)
 {
 	char what[256], got[256];
-	size_t n;
 
-	lp_parse(line, strlen(line), &lp);
-	n = lp.msg_len < sizeof got - 1 ? lp.msg_len : sizeof got - 1;
-	memcpy(got, lp.msg, n);
-	got[n] = '\0';
-	snprintf(what, sizeof what, "message of '%.60s'", line);
-	is_str(got, msg, what);
+	parse_msg(line, msg);
 	snprintf(what, sizeof what, "rank of '%.60s'", line);
 	is_int(lp.rank, rank, what);
-	n = lp.host_len < sizeof got - 1 ? lp.host_len : sizeof got - 1;
-	if (lp.host != NULL)
-		memcpy(got, lp.host, n);
-	got[lp.host != NULL ? n : 0] = '\0';
+	copy_out(got, sizeof got, lp.host, lp.host_len);
 	snprintf(what, sizeof what, "host of '%.60s'", line);
 	is_str(got, host != NULL ? host : "", what);
 }
