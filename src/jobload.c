@@ -1113,6 +1113,80 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 }
 
 /*
+ * A launcher's failure summary ("Root Cause (first observed failure):"
+ * then "host : NAME", "rank : N", "exitcode : ...") reports a rank of
+ * another machine: its lines belong to that host, and its rank is placed
+ * there.  The summary ends at its closing rule.
+ */
+struct summary {
+	int in;
+	char host[128];
+	size_t len;
+};
+
+/* The value of "  KEY   : value" in m (its start and length), or 0. */
+static size_t
+summary_field(const char *m, size_t len, const char *key, const char **val)
+{
+	size_t i = 0, k = strlen(key), e;
+
+	while (i < len && m[i] == ' ')
+		i++;
+	if (len - i < k || strncmp(m + i, key, k) != 0)
+		return 0;
+	for (i += k; i < len && m[i] == ' '; i++)
+		;
+	if (i >= len || m[i] != ':')
+		return 0;
+	for (i++; i < len && m[i] == ' '; i++)
+		;
+	for (e = i; e < len && m[e] != ' '; e++)
+		;
+	*val = m + i;
+	return e - i;
+}
+
+static void
+summary_line(struct loader *l, struct summary *sum, struct lp_line *lp)
+{
+	const char *m = lp->msg, *v;
+	size_t len = lp->msg_len, n;
+	long rank;
+
+	while (len > 0 && *m == ' ')
+		m++, len--;
+	if (starts(m, len, "Root Cause (first observed failure)") ||
+	    starts(m, len, "Failures:")) {
+		sum->in = 1;
+		sum->len = 0;
+		return;
+	}
+	if (!sum->in)
+		return;
+	if (len >= 8 && (m[0] == '=' || m[0] == '-') && m[len - 1] == m[0]) {
+		if (m[0] == '=')
+			sum->in = 0;
+		sum->len = 0;
+		return;
+	}
+	if ((n = summary_field(m, len, "host", &v)) > 0 && n < sizeof sum->host) {
+		memcpy(sum->host, v, n);
+		sum->len = n;
+	}
+	if (sum->len > 0 && (n = summary_field(m, len, "rank", &v)) > 0 &&
+	    (rank = strtol(v, NULL, 10)) >= 0 && v[0] >= '0' && v[0] <= '9') {
+		char *name = xstrndup(sum->host, sum->len);
+
+		rank_set(l, rank, node_named(l, name));
+		free(name);
+	}
+	if (sum->len > 0 && lp->host == NULL && lp->rank < 0) {
+		lp->host = sum->host;
+		lp->host_len = sum->len;
+	}
+}
+
+/*
  * Replay a file of several ranks: each line goes to the node of its rank
  * prefix (the ranks table, the hostfile, else a node per rank), with a
  * stream and a stage tracker per rank.
@@ -1130,12 +1204,15 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 	size_t nlines, nsp = 0, cap = 0, i, *by_rank = NULL, nby = 0;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
 	double ts = NAN;
+	struct summary sum;
 
+	memset(&sum, 0, sizeof sum);
 	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
 		while (reader_next(rd, &rl, &cause) == 1) {
 			lp_parse(rl.s, rl.len, &lp);
 			if (lp.ts_kind == LP_TS_EPOCH)
 				ts = lp.ts;
+			summary_line(l, &sum, &lp);
 			if (rl.lineno >= nlines || map[rl.lineno] == 0)
 				continue;
 			split_line(l, split_pick(l, fi, &lp, &sp, &nsp, &cap,

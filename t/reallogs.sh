@@ -105,6 +105,33 @@ test_expect_success 'an NCCL exception speaks through its last error; C++ throug
 	test "$d" -lt "$s" && test "$d" -lt "$t"
 '
 
+test_expect_success 'a launcher summary names the failed rank'"'"'s host as the node' '
+	mkdir -p summ &&
+	cat >summ/agent.log <<-\EOF &&
+	torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+	============================================================
+	train.py FAILED
+	------------------------------------------------------------
+	Failures:
+	  <NO_OTHER_FAILURES>
+	------------------------------------------------------------
+	Root Cause (first observed failure):
+	[0]:
+	  time      : 2025-02-03_04:05:06
+	  host      : gpu-c12.example
+	  rank      : 5 (local_rank: 1)
+	  exitcode  : -9 (pid: 4242)
+	  error_file: <N/A>
+	  traceback : Signal 9 (SIGKILL) received by PID 4242
+	============================================================
+	EOF
+	trainscope index summ >/dev/null 2>&1 &&
+	trainscope diagnose --format json summ >d.json &&
+	test "$(jq -r ".nodes[0].node" d.json)" = gpu-c12.example &&
+	jq -r ".events[0].template" d.json | grep -e "^exitcode" -e "^traceback : Signal" &&
+	! jq -r ".events[0:2][].template" d.json | grep -e FAILED -e "^Root Cause" -e "^=="
+'
+
 test_expect_success 'a kernel log alone still gives its Xid as the top event' '
 	mkdir -p kern &&
 	cat >kern/messages <<-\EOF &&
