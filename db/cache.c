@@ -25,6 +25,7 @@
 struct cache {
 	sqlite3 *db;
 	char *path;
+	int readonly;		/* opened for reading only */
 };
 
 /* Generated from db/schema.sql and db/migrate-N.sql by make. */
@@ -278,22 +279,75 @@ configure(struct cache *c, int readonly, char **cause)
 	return 0;
 }
 
+/*
+ * Can this process not write the cache file at `path` or its directory?
+ * Then it cannot even read a WAL database the usual way (readers write
+ * the -shm index): the file is opened immutable, for reading only.
+ */
+static int
+cannot_write(const char *path)
+{
+	char *dir, *slash;
+	int no;
+
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (access(path, W_OK) != 0)
+		return 1;
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		no = access(".", W_OK) != 0;
+	else {
+		slash[slash == dir] = '\0';
+		no = access(dir, W_OK) != 0;
+	}
+	free(dir);
+	return no;
+}
+
+/* "file:PATH?immutable=1" with the URI's special characters escaped. */
+static char *
+immutable_uri(const char *path)
+{
+	struct buf b = BUF_INIT;
+	const char *p;
+
+	buf_adds(&b, "file:");
+	for (p = path; *p != '\0'; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			buf_addf(&b, "%%%02X", (unsigned char)*p);
+		else
+			buf_addc(&b, *p);
+	}
+	buf_adds(&b, "?immutable=1");
+	return buf_detach(&b);
+}
+
 int
 cache_open(const char *path, int flags, struct cache **out, char **cause)
 {
 	struct cache *c;
+	char *uri = NULL;
 	int oflags, rc;
 
 	*out = NULL;
 	if (check_header(path, cause) != 0)
 		return -1;
+	if (cannot_write(path))
+		flags |= CACHE_READONLY;
 	if (!(flags & CACHE_READONLY) && make_parent(path, cause) != 0)
 		return -1;
 	c = xcalloc(1, sizeof *c);
 	c->path = xstrdup(path);
 	oflags = (flags & CACHE_READONLY) ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	rc = sqlite3_open_v2(path, &c->db, oflags, NULL);
+	if ((flags & CACHE_READONLY) && cannot_write(path)) {
+		uri = immutable_uri(path);
+		oflags |= SQLITE_OPEN_URI;
+	}
+	c->readonly = (flags & CACHE_READONLY) != 0;
+	rc = sqlite3_open_v2(uri != NULL ? uri : path, &c->db, oflags, NULL);
+	free(uri);
 	if (rc != SQLITE_OK) {
 		if (c->db == NULL)
 			ts_fail(cause, "cannot open cache '%s': out of memory",
@@ -337,7 +391,16 @@ cache_path(const struct cache *c)
 int
 cache_begin(struct cache *c, char **cause)
 {
+	if (c->readonly)
+		return ts_fail(cause, "cache '%s' is read-only here: nothing "
+		    "can be stored in it", c->path);
 	return cache_exec(c, "BEGIN IMMEDIATE", cause);
+}
+
+int
+cache_readonly(const struct cache *c)
+{
+	return c->readonly;
 }
 
 int

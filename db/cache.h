@@ -38,6 +38,12 @@ enum {
  * *cause naming the file and what is wrong.
  */
 int cache_open(const char *path, int flags, struct cache **out, char **cause);
+/*
+ * Was the cache opened for reading only (asked for, or a file or
+ * directory this process cannot write)?  Then cache_begin() fails with a
+ * message that says so.
+ */
+int cache_readonly(const struct cache *c);
 /* Close a cache; NULL is fine. */
 void cache_close(struct cache *c);
 /* The connection, for the other db/ modules (borrowed). */

@@ -32,6 +32,37 @@ test_expect_success 'an unwritable cache directory is reported' '
 		grep "cannot create" err
 	fi
 '
+# as_reader ARGS...: trainscope ARGS as a user who cannot write the cache
+# (nobody, when the tests run as root; else the files are read-only).
+as_reader() {
+	if [ "$(id -u)" -eq 0 ]; then
+		su nobody -s /bin/sh -c "XDG_CACHE_HOME='$XDG_CACHE_HOME' HOME=/tmp '$TS_BIN' $*"
+	else
+		"$TS_BIN" "$@"
+	fi
+}
+test_expect_success 'a cache this user cannot write is read: diagnose works, nothing is kept' '
+	mkdir -p rojob/node01 &&
+	for i in 1 2 3 4 5; do
+		echo "[2024-05-01 12:00:0$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+	done >rojob/node01/rank-0.log &&
+	echo "[2024-05-01 12:00:07,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>rojob/node01/rank-0.log &&
+	trainscope index rojob >/dev/null 2>&1 &&
+	mv rojob rojob.moved &&
+	chmod -R a+rX . "$XDG_CACHE_HOME" &&
+	if [ "$(id -u)" -ne 0 ]; then chmod -R a-w "$XDG_CACHE_HOME"; fi &&
+	# (as root, only where nobody can reach the program and the cache)
+	if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
+	    test -r '$XDG_CACHE_HOME/trainscope/cache.db'" 2>/dev/null; then
+		as_reader diagnose rojob >out 2>err &&
+		grep "^job rojob" out && grep "an illegal memory access" out &&
+		grep "read-only here" err &&
+		as_reader jobs >out && grep "^rojob " out
+	fi
+	rc=$?
+	chmod -R u+w "$XDG_CACHE_HOME"
+	exit $rc
+'
 test_expect_success 'bad --cache value: usage status 2' '
 	test_must_fail 2 trainscope cache --cache 2>err && grep "needs a value" err
 '
