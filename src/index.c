@@ -102,6 +102,7 @@ struct seg {
 	uint64_t bytes;		/* file bytes consumed for it */
 	size_t mem;		/* memory it holds, roughly */
 	char *warn;		/* warnings, '\n'-separated, or NULL */
+	int read_error;		/* reading stopped early: the rest is lost */
 
 	/* Set on the last segment. */
 	uint64_t end_off, lines, size;
@@ -496,8 +497,10 @@ read_unit(struct pipe *p, int worker, size_t idx)
 			s = seg_new(idx, worker, l.lineno - wf.shift + 1);
 		}
 	}
-	if (rc < 0)
+	if (rc < 0) {
 		seg_warn(s, cause);
+		s->read_error = 1;
+	}
 	finish_unit(p, s, &wf);
 out:
 	free(cause);
@@ -966,6 +969,8 @@ store_seg(struct writer *w, struct unit *u, struct seg *s, int first,
 		w->skip = 1;
 	} else if (s->failed)
 		w->broken = 1;	/* keep what was stored, read it all again */
+	else if (s->read_error)
+		w->st->partial++;
 	if (w->skip)
 		return 0;
 	if (first && u->first && begin_file(w, wk, cause) != 0)

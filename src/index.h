@@ -35,6 +35,7 @@ struct index_stats {
 	size_t indexed;		/* files read (whole or appended part) */
 	size_t skipped;		/* unchanged files */
 	size_t failed;		/* files that could not be read */
+	size_t partial;		/* files read up to an error (lines kept) */
 	uint64_t lines;		/* lines read in this run */
 	uint64_t bytes;		/* file bytes read in this run */
 	uint32_t templates;	/* templates in the cache afterwards */

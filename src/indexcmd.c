@@ -59,10 +59,13 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	mb = st.bytes / 1e6;
 	fprintf(ctx->err, "indexed %zu job%s: %zu files (%zu read, %zu "
-	    "unchanged, %zu failed), %llu lines, %.1f MB in %.2f s (%.0f MB/s), "
-	    "%u templates", st.jobs, st.jobs == 1 ? "" : "s", st.files,
-	    st.indexed, st.skipped, st.failed, (unsigned long long)st.lines, mb,
-	    st.seconds, st.seconds > 0 ? mb / st.seconds : 0.0, st.templates);
+	    "unchanged, %zu failed", st.jobs, st.jobs == 1 ? "" : "s", st.files,
+	    st.indexed, st.skipped, st.failed);
+	if (st.partial > 0)
+		fprintf(ctx->err, ", %zu partly read", st.partial);
+	fprintf(ctx->err, "), %llu lines, %.1f MB in %.2f s (%.0f MB/s), "
+	    "%u templates", (unsigned long long)st.lines, mb, st.seconds,
+	    st.seconds > 0 ? mb / st.seconds : 0.0, st.templates);
 	if (st.names != NULL) {
 		fputs(st.jobs == 1 ? "; job " : "; jobs ", ctx->err);
 		canvas_fput(ctx->err, st.names);

@@ -33,6 +33,7 @@ struct reader {
 	int gz;
 	int zinit;		/* z is initialised */
 	int zend;		/* the current gzip member ended */
+	const char *zerr;	/* zlib failed after the bytes in buf */
 	z_stream z;
 	unsigned char *in;
 	uint64_t in_total;	/* compressed bytes read */
@@ -263,6 +264,8 @@ fill_gzip(struct reader *r, char **cause)
 	ssize_t got;
 	int zrc;
 
+	if (r->zerr != NULL)
+		return gz_fail(r, r->zerr, cause);
 	while (r->end == start) {
 		if (r->zend && !next_member(r)) {
 			r->eof = 1;
@@ -281,8 +284,15 @@ fill_gzip(struct reader *r, char **cause)
 		r->end = READ_BUF - r->z.avail_out;
 		if (zrc == Z_STREAM_END)
 			r->zend = 1;
-		else if (zrc != Z_OK && zrc != Z_BUF_ERROR)
+		else if (zrc != Z_OK && zrc != Z_BUF_ERROR) {
+			/* keep what zlib gave before it stopped (a bad CRC
+			   trailer costs nothing); fail on the next fill */
+			if (r->end > start) {
+				r->zerr = "corrupt gzip data";
+				return 0;
+			}
 			return gz_fail(r, "corrupt gzip data", cause);
+		}
 	}
 	return 0;
 }

@@ -27,12 +27,20 @@ test_expect_success 'garbage, NUL bytes and truncated gzip: warnings, rest index
 	grep "warning: .*B/node2/nul.log.: line 2: NUL bytes" err &&
 	grep "warning: .*B/node2/cut.log.gz.: line [0-9]*: truncated gzip" err &&
 	test "$(grep -c "warning:" err)" -eq 3 &&
-	grep "3 files (3 read, 0 unchanged, 0 failed)" err
+	grep "3 files (3 read, 0 unchanged, 0 failed, 1 partly read)" err
 '
 test_expect_success 'the lines before the damage are kept' '
 	trainscope templates --format tsv B >t &&
 	n=$(awk -F "\t" "\$6 ~ /^step/ { s += \$3 } END { print s }" t) &&
 	test "$n" -gt 1040 && test "$n" -lt 20040
+'
+test_expect_success 'a gzip whose CRC trailer is damaged keeps every line, names the next' '
+	mkdir -p G && good_log g.log 2000 && gzip -c g.log >G/r0.log.gz &&
+	n=$(wc -c <G/r0.log.gz) &&
+	printf "\377\377\377\377" | dd of=G/r0.log.gz bs=1 seek=$((n - 8)) conv=notrunc 2>/dev/null &&
+	trainscope index G >out 2>err &&
+	grep "warning: .*G/r0.log.gz.: line 2001: corrupt gzip data" err &&
+	grep "1 files (1 read, 0 unchanged, 0 failed, 1 partly read), 2000 lines" err
 '
 test_expect_success 'a dangling link is a warning' '
 	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
