@@ -446,6 +446,8 @@ diagdb_stamp(struct cache *c, int64_t job, struct buf *out, char **cause)
 	    "ORDER BY rank", job, out, cause) != 0 ||
 	    stamp_query(c, "SELECT path, size, mtime FROM captures WHERE "
 	    "job_id = ?1 ORDER BY path", job, out, cause) != 0 ||
+	    stamp_query(c, "SELECT value FROM meta WHERE key = "
+	    "'index-pending:' || ?1", job, out, cause) != 0 ||
 	    diagdb_pool(c, job, &pool, &npool, cause) != 0)
 		goto out;
 	for (i = 0; i < npool; i++) {
@@ -507,5 +509,27 @@ diagdb_result_put(struct cache *c, int64_t job, const char *key,
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : cache_fail(c, "cannot store results",
+	    cause);
+}
+
+int
+diagdb_job_pending(struct cache *c, int64_t job, long *expected, long *have,
+    char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*expected = *have = 0;
+	if (prep(c, "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE "
+	    "key = 'index-pending:' || ?1), (SELECT count(*) FROM files WHERE "
+	    "job_id = ?1)", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*expected = (long)sqlite3_column_int64(st, 0);
+		*have = (long)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : cache_fail(c, "cannot read the job",
 	    cause);
 }

@@ -147,4 +147,12 @@ int diagdb_result_get(struct cache *c, int64_t job, const char *key,
 int diagdb_result_put(struct cache *c, int64_t job, const char *key,
     const void *blob, size_t len, char **cause);
 
+/*
+ * An index of the job that began and did not finish (killed, or failed
+ * on the way): *expected is the files it set out to read (0: none
+ * pending), *have the files the cache holds.  0, or -1 with *cause.
+ */
+int diagdb_job_pending(struct cache *c, int64_t job, long *expected,
+    long *have, char **cause);
+
 #endif

@@ -602,6 +602,25 @@ static const char summarise_sql[] =
     "n.node_id IS x.node_id;";
 
 int
+logdb_job_pending(struct logdb *db, int64_t job, long nfiles, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->db, nfiles >= 0 ? "INSERT OR REPLACE INTO "
+	    "meta (key, value) VALUES ('index-pending:' || ?1, ?2)" :
+	    "DELETE FROM meta WHERE key = 'index-pending:' || ?1", -1, &s,
+	    NULL) != SQLITE_OK)
+		return cache_fail(db->cache, "cannot mark the job", cause);
+	sqlite3_bind_int64(s, 1, job);
+	if (nfiles >= 0)
+		sqlite3_bind_int64(s, 2, nfiles);
+	rc = run(db, s, "cannot mark the job", cause);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int
 logdb_job_summarise(struct logdb *db, int64_t job, char **cause)
 {
 	const char *tail = summarise_sql;

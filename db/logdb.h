@@ -117,6 +117,12 @@ int logdb_checkpoint(struct logdb *db, int64_t file,
 int logdb_checkpoint_before(struct logdb *db, int64_t file, uint64_t line,
     struct logdb_occ *at, char **cause);
 
+/*
+ * Say that an index of `job` set out to read `nfiles` files, or (nfiles
+ * < 0) that it finished: a marker left behind means it was interrupted.
+ */
+int logdb_job_pending(struct logdb *db, int64_t job, long nfiles,
+    char **cause);
 /* Rebuild node_templates of a job from its file_templates. */
 int logdb_job_summarise(struct logdb *db, int64_t job, char **cause);
 

@@ -203,6 +203,19 @@ viewdb_forget(struct cache *c, const char *name, char **cause)
 
 	if (cache_begin(c, cause) != 0)
 		return -1;
+	if (prep(c, "DELETE FROM meta WHERE key = 'index-pending:' || (SELECT "
+	    "id FROM jobs WHERE name = ?1)", &st, cause) != 0) {
+		cache_rollback(c);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cache_fail(c, "cannot forget the job", cause);
+		cache_rollback(c);
+		return -1;
+	}
 	if (prep(c, "DELETE FROM jobs WHERE name = ?1", &st, cause) != 0) {
 		cache_rollback(c);
 		return -1;

@@ -1220,11 +1220,13 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	if (same_root(w, j, cause) != 0 ||
 	    logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
 	    logdb_files(w->db, w->job, &old, &nold, cause) != 0 ||
-	    plan(w, j, old, nold, &work, &nwork, cause) != 0)
+	    plan(w, j, old, nold, &work, &nwork, cause) != 0 ||
+	    logdb_job_pending(w->db, w->job, (long)j->nfiles, cause) != 0)
 		goto out;
 	w->nfiles += nwork;
 	if (run_work(w, work, nwork, cause) != 0 ||
 	    logdb_job_summarise(w->db, w->job, cause) != 0 ||
+	    logdb_job_pending(w->db, w->job, -1, cause) != 0 ||
 	    maybe_commit(w, 1, cause) != 0)
 		goto out;
 	rc = 0;

@@ -143,6 +143,27 @@ model_key(struct cache *c, const char *name, int flags,
 	return rc;
 }
 
+/* An index of the job that never finished: say what the model rests on. */
+static void
+note_pending(struct cache *c, const char *name, struct model *m)
+{
+	struct diagdb_job dj;
+	char *abs = realpath(name, NULL), *why = NULL;
+	long expected, have;
+
+	if (diagdb_find_job(c, name, abs, &dj, &why) == 1) {
+		if (diagdb_job_pending(c, dj.id, &expected, &have, &why) == 0 &&
+		    expected > 0)
+			model_note(m, "index incomplete: %ld of %ld files (an "
+			    "index run stopped before the end: index the job "
+			    "again)", have < expected ? have : expected,
+			    expected);
+		diagdb_job_release(&dj);
+	}
+	free(why);
+	free(abs);
+}
+
 int
 job_model(struct cache *c, const char *name, const char *const *baselines,
     size_t nbase, int flags, FILE *err, struct model **out, char **cause)
@@ -189,6 +210,8 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 		model_note(*out, "%zu of %zu files changed since they were "
 		    "indexed: index the job again to see what is new",
 		    disk.changed, disk.files);
+	if (rc == 0)
+		note_pending(c, name, *out);
 	free(disk.first_missing);
 	if (rc == 0 && keyed) {
 		unsigned char *bytes;

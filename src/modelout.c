@@ -128,6 +128,11 @@ print_json(FILE *out, const struct model *m, size_t top)
 		json_key(&j, "after_ms"); json_numf(&j, m->slow_after_ms, 1);
 		json_obj_end(&j);
 	}
+	json_key(&j, "notes");
+	json_arr_begin(&j);
+	for (i = 0; i < m->nnotes; i++)
+		json_str(&j, m->notes[i]);
+	json_arr_end(&j);
 	json_key(&j, "nodes");
 	json_arr_begin(&j);
 	for (i = 0; i < limit(m->nsuspects, top); i++) {

@@ -42,6 +42,23 @@ test_expect_success 'a gzip whose CRC trailer is damaged keeps every line, names
 	grep "warning: .*G/r0.log.gz.: line 2001: corrupt gzip data" err &&
 	grep "1 files (1 read, 0 unchanged, 0 failed, 1 partly read), 2000 lines" err
 '
+test_expect_success 'an index that stopped before the end is said until a run completes' '
+	mkdir -p K/n1 && good_log K/n1/r0.log 50 && good_log K/n1/r1.log 50 &&
+	echo "[2024-05-01 10:01:00,000] ERROR RuntimeError: boom" >>K/n1/r1.log &&
+	trainscope index K 2>/dev/null &&
+	db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+	test "$(sqlite3 "$db" "SELECT count(*) FROM meta WHERE key LIKE '"'"'index-pending:%'"'"'")" = 0 &&
+	id=$(sqlite3 "$db" "SELECT id FROM jobs WHERE name = '"'"'K'"'"'") &&
+	sqlite3 "$db" "INSERT INTO meta VALUES ('"'"'index-pending:$id'"'"', 5)" &&
+	trainscope diagnose K >out 2>/dev/null &&
+	grep "^note: index incomplete: 2 of 5 files" out &&
+	trainscope diagnose --format json K >d.json &&
+	jq -r ".events[0].template" d.json | grep boom &&
+	jq -r ".notes[0]" d.json | grep "^index incomplete: 2 of 5 files" &&
+	trainscope index K 2>/dev/null &&
+	trainscope diagnose K >out 2>/dev/null &&
+	! grep "index incomplete" out
+'
 test_expect_success 'a dangling link is a warning' '
 	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
 	trainscope index C >out 2>err &&
