@@ -923,6 +923,28 @@ show_warnings(struct writer *w, const struct seg *s)
 }
 
 /* Commit at a file boundary when enough time has passed. */
+static int restore_cb(void *arg, uint32_t id, const char *text,
+    char **cause);
+
+/*
+ * Begin a write transaction and take in the templates other processes
+ * stored meanwhile.  Templates are only made while this process holds
+ * the write lock, so the ids it gives out next are free in the cache too:
+ * concurrent writers never give one id to two texts.
+ */
+static int
+begin_write(struct writer *w, char **cause)
+{
+	if (cache_begin(w->c, cause) != 0)
+		return -1;
+	if (logdb_templates_since(w->db, tmpl_max_id(w->miner), restore_cb,
+	    w->miner, cause) != 0) {
+		cache_rollback(w->c);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 maybe_commit(struct writer *w, int force, char **cause)
 {
@@ -931,7 +953,7 @@ maybe_commit(struct writer *w, int force, char **cause)
 	if (store_templates(w, cause) != 0 || cache_commit(w->c, cause) != 0)
 		return -1;
 	w->last_commit = ts_now();
-	return force ? 0 : cache_begin(w->c, cause);
+	return force ? 0 : begin_write(w, cause);
 }
 
 /* After a unit's segment: times, warnings, and the unit's end. */
@@ -1214,7 +1236,7 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	size_t nold = 0, nwork = 0;
 	int rc = -1;
 
-	if (cache_begin(w->c, cause) != 0)
+	if (begin_write(w, cause) != 0)
 		return -1;
 	w->last_commit = ts_now();
 	if (same_root(w, j, cause) != 0 ||
