@@ -87,6 +87,8 @@ struct seg {
 	int last;		/* the unit's last segment */
 	int failed;		/* the file could not be opened */
 	uint64_t nul_line;	/* first line with a NUL byte, or 0 */
+	uint64_t long_line;	/* first line cut to READER_LINE_MAX, or 0 */
+	uint64_t long_len;	/* its full length */
 	double ts_end;		/* the last timestamp seen, NaN: none */
 
 	struct smap map;
@@ -344,6 +346,7 @@ struct wfile {
 	uint64_t accounted;	/* plain: offset accounted up to */
 	uint64_t shift;		/* subtract from reader line numbers */
 	uint64_t nul_line;
+	uint64_t long_line;
 	uint64_t end_off;
 	int partial;
 };
@@ -371,6 +374,10 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	lineno = l->lineno - wf->shift;
 	if (wf->nul_line == 0 && memchr(l->s, '\0', l->len) != NULL)
 		wf->nul_line = s->nul_line = lineno;
+	if (wf->long_line == 0 && l->full_len > READER_LINE_MAX) {
+		wf->long_line = s->long_line = lineno;
+		s->long_len = l->full_len;
+	}
 	at.line = lineno;
 	at.off = l->off;
 	at.ts = wf->ts;
@@ -965,6 +972,14 @@ seg_done(struct writer *w, struct work *wk, struct seg *s)
 	if (s->nul_line != 0) {
 		msg = xasprintf("'%s': line %llu: NUL bytes in the line",
 		    wk->sf->path, (unsigned long long)(w->base + s->nul_line));
+		warn(w, msg);
+		free(msg);
+	}
+	if (s->long_line != 0) {
+		msg = xasprintf("'%s': line %llu: a line of %llu bytes; only "
+		    "its first %d KiB are kept", wk->sf->path,
+		    (unsigned long long)(w->base + s->long_line),
+		    (unsigned long long)s->long_len, READER_LINE_MAX / 1024);
 		warn(w, msg);
 		free(msg);
 	}

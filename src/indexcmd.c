@@ -131,7 +131,7 @@ row_cb(void *arg, const struct logdb_tmpl_row *r, char **cause)
 		json_int(&l->j, r->nodes);
 		json_key(&l->j, "files");
 		json_int(&l->j, r->files);
-		json_key(&l->j, "text");
+		json_key(&l->j, "template");
 		json_str(&l->j, r->text);
 		json_obj_end(&l->j);
 		break;

@@ -59,6 +59,14 @@ test_expect_success 'an index that stopped before the end is said until a run co
 	trainscope diagnose K >out 2>/dev/null &&
 	! grep "index incomplete" out
 '
+test_expect_success 'an overlong line gets its warning; templates JSON keys match the help' '
+	mkdir -p L && awk "BEGIN { while (n++ < 70000) printf \"x\"; print \"\" }" >L/r0.log &&
+	echo "after it" >>L/r0.log &&
+	trainscope index L >out 2>err &&
+	grep "warning: .*L/r0.log.: line 1: a line of 70000 bytes; only its first 64 KiB are kept" err &&
+	trainscope templates --format json L | jq -r ".[0] | keys | join(\",\")" >k &&
+	echo "count,files,id,job,nodes,template" >want && test_cmp want k
+'
 test_expect_success 'a dangling link is a warning' '
 	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
 	trainscope index C >out 2>err &&
