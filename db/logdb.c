@@ -56,8 +56,8 @@ static const char *const sql[S_COUNT] = {
 	[S_TMPL_LOAD] = "SELECT id, text FROM templates WHERE id > ?1 ORDER BY id",
 	[S_TMPL_PUT] = "INSERT OR REPLACE INTO templates (id, text) "
 	    "VALUES (?1, ?2)",
-	[S_FT_GET] = "SELECT rowid, last_line FROM file_templates WHERE "
-	    "file_id = ?1 AND template_id = ?2",
+	[S_FT_GET] = "SELECT rowid, last_line, length(lines) FROM "
+	    "file_templates WHERE file_id = ?1 AND template_id = ?2",
 	[S_FT_ADD] = "INSERT INTO file_templates (file_id, template_id, count, "
 	    "first_line, first_off, first_ts, last_line, last_off, last_ts, "
 	    "lines) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -464,7 +464,7 @@ logdb_template_put(struct logdb *db, uint32_t id, const char *text,
 /* Existing row of (file, tmpl): *rowid 0 when none. */
 static int
 ft_get(struct logdb *db, int64_t file, uint32_t tmpl, int64_t *rowid,
-    uint64_t *last, char **cause)
+    uint64_t *last, uint64_t *listed, char **cause)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -477,6 +477,7 @@ ft_get(struct logdb *db, int64_t file, uint32_t tmpl, int64_t *rowid,
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		*rowid = sqlite3_column_int64(s, 0);
 		*last = (uint64_t)sqlite3_column_int64(s, 1);
+		*listed = (uint64_t)sqlite3_column_int64(s, 2);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -485,11 +486,17 @@ ft_get(struct logdb *db, int64_t file, uint32_t tmpl, int64_t *rowid,
 	return 0;
 }
 
-/* Extend an existing row: re-encode the blob's first value as a gap. */
+/*
+ * Extend an existing row: re-encode the blob's first value as a gap.  A
+ * list already LOGDB_LINES_MAX bytes long is not extended (only counts,
+ * last line and times are): a template of tens of millions of lines in
+ * one file keeps the first millions for drill-down, and memory stays
+ * bounded however far a file inflates.
+ */
 static int
-ft_extend(struct logdb *db, int64_t rowid, uint64_t prev, uint64_t count,
-    const struct logdb_occ *first, const struct logdb_occ *last,
-    const struct buf *lines, char **cause)
+ft_extend(struct logdb *db, int64_t rowid, uint64_t prev, uint64_t listed,
+    uint64_t count, const struct logdb_occ *first,
+    const struct logdb_occ *last, const struct buf *lines, char **cause)
 {
 	const unsigned char *p = (const unsigned char *)lines->s;
 	struct buf gap = BUF_INIT;
@@ -497,11 +504,14 @@ ft_extend(struct logdb *db, int64_t rowid, uint64_t prev, uint64_t count,
 	uint64_t v;
 	int rc;
 
-	if (logdb_varint_get(&p, p + lines->len, &v) != 0 || v <= prev)
-		return ts_fail(cause, "internal error: lines out of order");
-	logdb_varint_put(&gap, v - prev);
-	buf_add(&gap, p, lines->len - (size_t)(p - (const unsigned char *)
-	    lines->s));
+	if (listed < LOGDB_LINES_MAX && lines->len > 0) {
+		if (logdb_varint_get(&p, p + lines->len, &v) != 0 || v <= prev)
+			return ts_fail(cause, "internal error: lines out of "
+			    "order");
+		logdb_varint_put(&gap, v - prev);
+		buf_add(&gap, p, lines->len - (size_t)(p - (const unsigned
+		    char *)lines->s));
+	}
 	if ((s = stmt(db, S_FT_SET, cause)) == NULL) {
 		buf_release(&gap);
 		return -1;
@@ -511,7 +521,8 @@ ft_extend(struct logdb *db, int64_t rowid, uint64_t prev, uint64_t count,
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)last->line);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)last->off);
 	bind_ts(s, 5, last->ts);
-	sqlite3_bind_blob(s, 6, gap.s, (int)gap.len, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 6, gap.len > 0 ? gap.s : "", (int)gap.len,
+	    SQLITE_STATIC);
 	bind_ts(s, 7, first->ts);
 	rc = run(db, s, "cannot store file templates", cause);
 	buf_release(&gap);
@@ -525,13 +536,13 @@ logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
 {
 	sqlite3_stmt *s;
 	int64_t rowid;
-	uint64_t prev = 0;
+	uint64_t prev = 0, listed = 0;
 
-	if (ft_get(db, file, tmpl, &rowid, &prev, cause) != 0)
+	if (ft_get(db, file, tmpl, &rowid, &prev, &listed, cause) != 0)
 		return -1;
 	if (rowid != 0)
-		return ft_extend(db, rowid, prev, count, first, last, lines,
-		    cause);
+		return ft_extend(db, rowid, prev, listed, count, first, last,
+		    lines, cause);
 	if ((s = stmt(db, S_FT_ADD, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, file);

@@ -18,6 +18,12 @@
 
 #include "util.h"
 
+/*
+ * The line list of a template in one file grows to this many bytes (of
+ * varint gaps: about as many lines) and then stops; its count goes on.
+ */
+#define LOGDB_LINES_MAX (4u << 20)
+
 struct cache;
 struct logdb;
 

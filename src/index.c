@@ -102,6 +102,7 @@ struct seg {
 	int *ranks;		/* rank prefixes seen */
 	size_t nranks, rcap;
 	uint64_t bytes;		/* file bytes consumed for it */
+	uint64_t text;		/* bytes of text in its lines (inflated) */
 	size_t mem;		/* memory it holds, roughly */
 	char *warn;		/* warnings, '\n'-separated, or NULL */
 	int read_error;		/* reading stopped early: the rest is lost */
@@ -372,6 +373,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	if (lp.rank >= 0)
 		seg_rank(s, lp.rank);
 	lineno = l->lineno - wf->shift;
+	s->text += l->full_len + l->newline;
 	if (wf->nul_line == 0 && memchr(l->s, '\0', l->len) != NULL)
 		wf->nul_line = s->nul_line = lineno;
 	if (wf->long_line == 0 && l->full_len > READER_LINE_MAX) {
@@ -606,7 +608,8 @@ struct writer {
 	int skip;		/* its first unit failed: drop the rest */
 	int broken;		/* a later unit failed: read it again next time */
 
-	uint64_t total, done;
+	uint64_t total, done;	/* file bytes: all, read so far */
+	uint64_t text;		/* text bytes read so far (gzip inflated) */
 	size_t nfiles, files_done;
 	double t0, last_draw;
 	int drawn;
@@ -641,9 +644,9 @@ draw_progress(struct writer *w, int force)
 	w->last_draw = now;
 	rate = el > 0 ? w->done / el : 0;
 	eta = rate > 0 && w->total > w->done ? (w->total - w->done) / rate : 0;
-	fprintf(w->o->err, "\rindexing: %zu/%zu files, %.0f MB, %.0f MB/s, "
-	    "ETA %.0f s\033[K", w->files_done, w->nfiles, w->done / 1e6,
-	    rate / 1e6, eta);
+	fprintf(w->o->err, "\rindexing: %zu/%zu files, %.0f MB of text "
+	    "(%.0f MB/s), ETA %.0f s\033[K", w->files_done, w->nfiles,
+	    w->text / 1e6, el > 0 ? w->text / el / 1e6 : 0.0, eta);
 	fflush(w->o->err);
 	w->drawn = 1;
 }
@@ -805,6 +808,9 @@ apply_lines(struct writer *w, struct seg *s, char **cause)
 		if (s->ids[i] == NO_ENTRY)
 			continue;
 		a = &w->accs[w->emap[s->ids[i]]];
+		/* the list keeps a prefix of the lines (see logdb.h) */
+		if (a->lines.len >= LOGDB_LINES_MAX)
+			continue;
 		line = w->base + s->first_line + i;
 		before = a->lines.len;
 		put_varint(&a->lines, line - a->prev);
@@ -1048,7 +1054,9 @@ store_unit(struct writer *w, size_t idx, char **cause)
 		done = s->last;
 		show_warnings(w, s);
 		w->done += s->bytes;
+		w->text += s->text;
 		w->st->bytes += s->bytes;
+		w->st->text += s->text;
 		rc = store_seg(w, u, s, first, cause);
 		first = 0;
 		seg_free(s);

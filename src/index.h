@@ -38,6 +38,7 @@ struct index_stats {
 	size_t partial;		/* files read up to an error (lines kept) */
 	uint64_t lines;		/* lines read in this run */
 	uint64_t bytes;		/* file bytes read in this run */
+	uint64_t text;		/* text bytes in them (gzip inflated) */
 	uint32_t templates;	/* templates in the cache afterwards */
 	double seconds;
 	char *names;		/* the jobs indexed, ", "-separated (free it) */

@@ -27,7 +27,7 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct index_stats st;
 	struct cache *c;
 	long threads, chunk;
-	double mb;
+	double mb, tb;
 
 	memset(&o, 0, sizeof o);
 	o.job_name = cmd_opt(a, "job");
@@ -63,9 +63,13 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	    st.indexed, st.skipped, st.failed);
 	if (st.partial > 0)
 		fprintf(ctx->err, ", %zu partly read", st.partial);
-	fprintf(ctx->err, "), %llu lines, %.1f MB in %.2f s (%.0f MB/s), "
-	    "%u templates", (unsigned long long)st.lines, mb, st.seconds,
-	    st.seconds > 0 ? mb / st.seconds : 0.0, st.templates);
+	tb = st.text / 1e6;
+	fprintf(ctx->err, "), %llu lines, %.1f MB", (unsigned long long)st.lines,
+	    tb);
+	if (st.text > st.bytes + st.bytes / 100)	/* gzip inflated */
+		fprintf(ctx->err, " of text (%.1f MB on disk)", mb);
+	fprintf(ctx->err, " in %.2f s (%.0f MB/s), %u templates", st.seconds,
+	    st.seconds > 0 ? tb / st.seconds : 0.0, st.templates);
 	if (st.names != NULL) {
 		fputs(st.jobs == 1 ? "; job " : "; jobs ", ctx->err);
 		canvas_fput(ctx->err, st.names);

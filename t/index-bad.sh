@@ -67,6 +67,12 @@ test_expect_success 'an overlong line gets its warning; templates JSON keys matc
 	trainscope templates --format json L | jq -r ".[0] | keys | join(\",\")" >k &&
 	echo "count,files,id,job,nodes,template" >want && test_cmp want k
 '
+test_expect_success 'a gzip that inflates a lot: its text is what the summary counts' '
+	mkdir -p Z && yes "2024-05-01 10:00:00 INFO step ok" | head -n 1000000 | gzip -1 >Z/r0.log.gz &&
+	trainscope index Z >out 2>err &&
+	grep "1000000 lines, 33.0 MB of text (0.[0-9] MB on disk)" err &&
+	trainscope templates --format tsv Z | grep "	1000000	.*step ok"
+'
 test_expect_success 'a dangling link is a warning' '
 	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
 	trainscope index C >out 2>err &&
