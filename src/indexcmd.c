@@ -27,7 +27,7 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct index_stats st;
 	struct cache *c;
 	long threads, chunk;
-	double mb, tb;
+	char size[32];
 
 	memset(&o, 0, sizeof o);
 	o.job_name = cmd_opt(a, "job");
@@ -57,19 +57,29 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		free(st.names);
 		return CMD_FAIL;
 	}
-	mb = st.bytes / 1e6;
-	fprintf(ctx->err, "indexed %zu job%s: %zu files (%zu read, %zu "
-	    "unchanged, %zu failed", st.jobs, st.jobs == 1 ? "" : "s", st.files,
-	    st.indexed, st.skipped, st.failed);
-	if (st.partial > 0)
-		fprintf(ctx->err, ", %zu partly read", st.partial);
-	tb = st.text / 1e6;
-	fprintf(ctx->err, "), %llu lines, %.1f MB", (unsigned long long)st.lines,
-	    tb);
-	if (st.text > st.bytes + st.bytes / 100)	/* gzip inflated */
-		fprintf(ctx->err, " of text (%.1f MB on disk)", mb);
-	fprintf(ctx->err, " in %.2f s (%.0f MB/s), %u templates", st.seconds,
-	    st.seconds > 0 ? tb / st.seconds : 0.0, st.templates);
+	fprintf(ctx->err, "indexed %zu job%s: %zu file%s", st.jobs,
+	    st.jobs == 1 ? "" : "s", st.files, st.files == 1 ? "" : "s");
+	if (st.indexed == 0 && st.failed == 0 && st.skipped > 0)
+		fprintf(ctx->err, ", %sunchanged", st.skipped == 1 ? "" :
+		    "all ");
+	else {
+		fprintf(ctx->err, " (%zu read, %zu unchanged, %zu failed",
+		    st.indexed, st.skipped, st.failed);
+		if (st.partial > 0)
+			fprintf(ctx->err, ", %zu partly read", st.partial);
+		fprintf(ctx->err, "), %llu line%s, %s", (unsigned long long)
+		    st.lines, st.lines == 1 ? "" : "s", ts_human_size(st.text,
+		    size, sizeof size));
+		if (st.text > st.bytes + st.bytes / 100)  /* gzip inflated */
+			fprintf(ctx->err, " of text (%s on disk)", ts_human_size(
+			    st.bytes, size, sizeof size));
+		fprintf(ctx->err, " in %.2f s", st.seconds);
+		if (st.seconds > 0.01)
+			fprintf(ctx->err, " (%s/s)", ts_human_size((uint64_t)
+			    (st.text / st.seconds), size, sizeof size));
+	}
+	fprintf(ctx->err, ", %u template%s", st.templates, st.templates == 1 ?
+	    "" : "s");
 	if (st.names != NULL) {
 		fputs(st.jobs == 1 ? "; job " : "; jobs ", ctx->err);
 		canvas_fput(ctx->err, st.names);

@@ -68,21 +68,6 @@ short_count(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
-static const char *
-human_size(int64_t b, char *buf, size_t len)
-{
-	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB" };
-	double x = (double)b;
-	int u = 0;
-
-	while (x >= 1000 && u < 4) {
-		x /= 1000;
-		u++;
-	}
-	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", x, unit[u]);
-	return buf;
-}
-
 /* ---- filters ---- */
 
 static int
@@ -1260,7 +1245,7 @@ job_row(void *arg, const struct viewdb_job *j)
 	    j->marked : "-");
 	canvas_printf(w->a->cv, row, 30, CS_NORMAL, "%5lld %6lld %9s",
 	    (long long)j->nodes, (long long)j->files,
-	    human_size(j->bytes, size, sizeof size));
+	    ts_human_size((uint64_t)j->bytes, size, sizeof size));
 	if (isnan(j->indexed))
 		snprintf(when, sizeof when, "flows only");
 	else {

@@ -300,6 +300,22 @@ ts_qsort(void *base, size_t nmemb, size_t size,
 		qsort(base, nmemb, size, cmp);
 }
 
+const char *
+ts_human_size(uint64_t b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB",
+	    "PB" };
+	double x = (double)b;
+	int u = 0;
+
+	while (x >= 1000 && u < 5) {
+		x /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", x, unit[u]);
+	return buf;
+}
+
 double
 ts_now(void)
 {

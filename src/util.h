@@ -93,5 +93,7 @@ void ts_qsort(void *base, size_t nmemb, size_t size,
 
 /* Monotonic clock in seconds, for progress and benchmarks. */
 double ts_now(void);
+/* b bytes in decimal units: "512 B", "3.0 kB", "1.8 TB"; returns buf. */
+const char *ts_human_size(uint64_t b, char *buf, size_t len);
 
 #endif

@@ -40,7 +40,7 @@ test_expect_success 'a gzip whose CRC trailer is damaged keeps every line, names
 	printf "\377\377\377\377" | dd of=G/r0.log.gz bs=1 seek=$((n - 8)) conv=notrunc 2>/dev/null &&
 	trainscope index G >out 2>err &&
 	grep "warning: .*G/r0.log.gz.: line 2001: corrupt gzip data" err &&
-	grep "1 files (1 read, 0 unchanged, 0 failed, 1 partly read), 2000 lines" err
+	grep "1 file (1 read, 0 unchanged, 0 failed, 1 partly read), 2000 lines" err
 '
 test_expect_success 'an index that stopped before the end is said until a run completes' '
 	mkdir -p K/n1 && good_log K/n1/r0.log 50 && good_log K/n1/r1.log 50 &&
@@ -70,14 +70,14 @@ test_expect_success 'an overlong line gets its warning; templates JSON keys matc
 test_expect_success 'a gzip that inflates a lot: its text is what the summary counts' '
 	mkdir -p Z && yes "2024-05-01 10:00:00 INFO step ok" | head -n 1000000 | gzip -1 >Z/r0.log.gz &&
 	trainscope index Z >out 2>err &&
-	grep "1000000 lines, 33.0 MB of text (0.[0-9] MB on disk)" err &&
+	grep "1000000 lines, 33.0 MB of text ([0-9.]* kB on disk)" err &&
 	trainscope templates --format tsv Z | grep "	1000000	.*step ok"
 '
 test_expect_success 'a dangling link is a warning' '
 	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
 	trainscope index C >out 2>err &&
 	grep "warning: cannot read .*C/r1.log.: No such file" err &&
-	grep "1 files (1 read" err
+	grep "1 file (1 read" err
 '
 if [ "$(id -u)" -ne 0 ]; then
 	test_expect_success 'an unreadable file is a warning' '
@@ -115,7 +115,7 @@ test_expect_success '20 000 small files' '
 	trainscope index many >out 2>err &&
 	grep "20000 files (20000 read, 0 unchanged, 0 failed), 20000 lines" err &&
 	trainscope index many 2>out &&
-	grep "(0 read, 20000 unchanged" out
+	grep "20000 files, all unchanged" out
 '
 test_expect_success 'failing runs leave job A as it was' '
 	echo "bad" >badmap &&
