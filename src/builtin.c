@@ -4,15 +4,18 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache.h"
+#include "canvas.h"
 #include "commands.h"
 #include "help.h"
 #include "keys.h"
 #include "util.h"
+#include "viewdb.h"
 
 /* The list printed by a bare `help`: commands, then topics. */
 static void
@@ -79,12 +82,29 @@ cmd_source(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	return cmd_source_file(ctx, a->argv[0], cause);
 }
 
+/* One job of `cache info`: name, files, their size, outcome, root. */
+static int
+info_job(void *arg, const struct viewdb_job *j)
+{
+	FILE *out = arg;
+	char size[32];
+
+	fputs("  ", out);
+	canvas_fput(out, j->name);
+	fprintf(out, "  %lld file%s, %s, %s, ", (long long)j->files,
+	    j->files == 1 ? "" : "s", ts_human_size((uint64_t)j->bytes, size,
+	    sizeof size), *j->outcome != '\0' ? j->outcome : "not diagnosed");
+	canvas_fput(out, j->root);
+	fputc('\n', out);
+	return 0;
+}
+
 int
 cmd_cache_info(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	struct cache_info info;
 	struct cache *c;
-	char *path;
+	char *path, size[32];
 
 	if (a->argc == 1 && strcmp(a->argv[0], "path") == 0) {
 		path = ctx->cache_path != NULL ? xstrdup(ctx->cache_path) :
@@ -101,7 +121,12 @@ cmd_cache_info(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
 	    cache_get_info(c, &info, cause) != 0)
 		return CMD_FAIL;
-	fprintf(ctx->out, "path:    %s\nschema:  %d\njobs:    %lld\nsize:    "
-	    "%lld bytes\n", cache_path(c), info.schema, info.jobs, info.bytes);
+	fprintf(ctx->out, "path:    %s\nschema:  %d%s\njobs:    %lld\nsize:    "
+	    "%s (%lld bytes)\n", cache_path(c), info.schema, cache_readonly(c) ?
+	    " (read-only here)" : "", info.jobs, ts_human_size((uint64_t)
+	    info.bytes, size, sizeof size), info.bytes);
+	if (info.jobs > 0 && viewdb_each_job(c, info_job, ctx->out,
+	    cause) != 0)
+		return CMD_FAIL;
 	return CMD_OK;
 }

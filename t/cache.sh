@@ -63,6 +63,11 @@ test_expect_success 'a cache this user cannot write is read: diagnose works, not
 	chmod -R u+w "$XDG_CACHE_HOME"
 	exit $rc
 '
+test_expect_success 'cache info lists the jobs with their size and a readable cache size' '
+	trainscope cache info >out &&
+	grep "^size:    [0-9.]* [kM]B ([0-9]* bytes)$" out &&
+	grep "^  rojob  1 file, [0-9.]* k*B, [a-z ]*, .*/rojob$" out
+'
 test_expect_success 'bad --cache value: usage status 2' '
 	test_must_fail 2 trainscope cache --cache 2>err && grep "needs a value" err
 '
