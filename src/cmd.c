@@ -72,10 +72,11 @@ const struct cmd cmd_table[] = {
 	{ "jobs", "[--format text|tsv|json]", 0, 0,
 	  "list the jobs in the cache",
 	  cmd_jobs, "format=" },
-	{ "lines", "[--context N] JOB PATH:LINE | [--context N] --event ID JOB",
-	  1, 2,
-	  "print the raw lines of a job around a line, or of an event",
-	  cmd_lines, "context= event=" },
+	{ "lines", "[--context N] JOB PATH:LINE | [--context N] --event ID JOB "
+	  "| --node NAME --iter N JOB", 1, 2,
+	  "print the raw lines of a job around a line, of an event, or of a "
+	  "node in an iteration",
+	  cmd_lines, "context= event= node= iter=" },
 	{ "mark", "JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
 	  cmd_mark, "" },

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,13 @@
 #include "cache.h"
 #include "canvas.h"
 #include "commands.h"
+#include "diagdb.h"
 #include "jobmodel.h"
+#include "lineparse.h"
 #include "model.h"
+#include "reader.h"
+#include "scan.h"
+#include "stage.h"
 #include "util.h"
 #include "view.h"
 #include "viewdb.h"
@@ -551,6 +557,265 @@ parse_location(const char *s, char **path, long *line)
 	return 0;
 }
 
+/* ---- lines JOB --node NAME --iter N ---- */
+
+struct node_iter {
+	struct cache *c;
+	const char *node;	/* its name */
+	int64_t node_id;	/* 0: not found (yet) */
+	long iter;
+	const char *root;
+	FILE *out;
+	unsigned char *rank_here;	/* ranks on the node, by rank */
+	size_t nranks;
+	size_t printed;
+	char *error;		/* the first file that could not be read */
+	double lo, hi;		/* iteration N ran in (lo, hi]; hi NAN: unknown */
+};
+
+static int
+ni_node(void *arg, int64_t id, const char *name)
+{
+	struct node_iter *ni = arg;
+
+	if (strcmp(name, ni->node) == 0)
+		ni->node_id = id;
+	return 0;
+}
+
+static int
+ni_rank(void *arg, long rank, int64_t node)
+{
+	struct node_iter *ni = arg;
+
+	if (node != ni->node_id || rank < 0 || rank > 1000000)
+		return 0;
+	if ((size_t)rank >= ni->nranks) {
+		size_t old = ni->nranks;
+
+		ni->rank_here = xgrow(ni->rank_here, &ni->nranks,
+		    (size_t)rank + 1, 1);
+		memset(ni->rank_here + old, 0, ni->nranks - old);
+	}
+	ni->rank_here[rank] = 1;
+	return 0;
+}
+
+/* Ranks the job's hostfile puts on the node (as the diagnosis reads it). */
+static void
+ni_hostfile(struct node_iter *ni)
+{
+	char *path = xasprintf("%s/hostfile", ni->root), **hosts, *why = NULL;
+	size_t n, r;
+
+	if (scan_read_hostfile(path, &hosts, &n, &why) == 0) {
+		for (r = 0; r < n; r++)
+			if (hosts[r] != NULL && strcmp(hosts[r], ni->node) == 0 &&
+			    (r >= ni->nranks || !ni->rank_here[r])) {
+				int64_t keep = ni->node_id;
+
+				ni->node_id = 1;	/* any id: mark rank r */
+				ni_rank(ni, (long)r, 1);
+				ni->node_id = keep;
+			}
+		scan_free_hosts(hosts, n);
+	}
+	free(why);
+	free(path);
+}
+
+/* Is a line of a file of no node (a combined log) one of the node's? */
+static int
+ni_line_here(const struct node_iter *ni, const struct lp_line *lp)
+{
+	char name[32];
+
+	if (lp->host != NULL)
+		return strlen(ni->node) == lp->host_len &&
+		    memcmp(ni->node, lp->host, lp->host_len) == 0;
+	if (lp->rank < 0)
+		return 0;
+	if ((size_t)lp->rank < ni->nranks && ni->rank_here[lp->rank])
+		return 1;
+	snprintf(name, sizeof name, "rank-%d", lp->rank);
+	return strcmp(name, ni->node) == 0;
+}
+
+/*
+ * Pass one: when iteration N ran, from any file with iteration lines --
+ * after the line of iteration N-1, up to the line of iteration N (that
+ * line closes the iteration, as the diagnosis counts them).
+ */
+static int
+ni_window(void *arg, const struct diagdb_file *f)
+{
+	struct node_iter *ni = arg;
+	char *path, *why = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct stage_iter it;
+	double prev = -INFINITY;
+
+	if (!isnan(ni->hi))
+		return 0;
+	path = xasprintf("%s/%s", ni->root, f->path);
+	if (reader_open(path, 0, 0, &rd, &why) != 0) {
+		free(why);
+		free(path);
+		return 0;
+	}
+	while (reader_next(rd, &rl, &why) == 1) {
+		lp_parse(rl.s, rl.len, &lp);
+		if (lp.ts_kind != LP_TS_EPOCH || !stage_parse_iter_number(
+		    lp.msg, lp.msg_len, &it) || it.iteration < 0)
+			continue;
+		if (it.iteration < ni->iter) {
+			if (lp.ts > prev)
+				prev = lp.ts;
+		} else {
+			if (it.iteration == ni->iter) {
+				ni->lo = prev;
+				ni->hi = lp.ts;
+			}
+			break;
+		}
+	}
+	free(why);
+	reader_close(rd);
+	free(path);
+	return 0;
+}
+
+/*
+ * Pass two: the node's lines of iteration N.  A rank (or a file without
+ * rank prefixes) that logs iteration lines is followed by them: its lines
+ * after its own line N-1 up to its line N.  Lines before a rank's first
+ * iteration line, and ranks that log none, go by the window of pass one
+ * when they carry times.
+ */
+static int
+ni_file(void *arg, const struct diagdb_file *f)
+{
+	struct node_iter *ni = arg;
+	char *path, *why = NULL, *text;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct stage_iter it;
+	long *cur = NULL;	/* by rank + 1: last iteration line, -1 none */
+	size_t ncur = 0, k, old;
+	int split = f->node == 0, in;
+
+	if (!split && f->node != ni->node_id)
+		return 0;
+	path = xasprintf("%s/%s", ni->root, f->path);
+	if (reader_open(path, 0, 0, &rd, &why) != 0) {
+		if (ni->error == NULL)
+			ni->error = why;
+		else
+			free(why);
+		free(path);
+		return 0;
+	}
+	while (reader_next(rd, &rl, &why) == 1) {
+		lp_parse(rl.s, rl.len, &lp);
+		if (split && !ni_line_here(ni, &lp))
+			continue;
+		k = lp.rank >= 0 && lp.rank < 1000000 ? (size_t)lp.rank + 1 : 0;
+		if (k >= ncur) {
+			old = ncur;
+			cur = xgrow(cur, &ncur, k + 1, sizeof *cur);
+			while (old < ncur)
+				cur[old++] = -1;
+		}
+		if (cur[k] < 0 && lp.ts_kind == LP_TS_EPOCH && !isnan(ni->hi))
+			in = lp.ts > ni->lo && lp.ts <= ni->hi;
+		else
+			in = cur[k] + 1 == ni->iter || (cur[k] < 0 &&
+			    ni->iter == 0);
+		if (stage_parse_iter_number(lp.msg, lp.msg_len, &it) &&
+		    it.iteration >= 0) {
+			in = it.iteration == ni->iter;
+			cur[k] = it.iteration;
+		}
+		if (in) {
+			canvas_fput(ni->out, f->path);
+			fprintf(ni->out, ":%llu: ", (unsigned long long)rl.lineno);
+			text = xstrndup(rl.s, rl.len);
+			canvas_fput(ni->out, text);
+			free(text);
+			fputc('\n', ni->out);
+			ni->printed++;
+		}
+	}
+	free(cur);
+	free(why);
+	reader_close(rd);
+	free(path);
+	return 0;
+}
+
+static int
+lines_node_iter(struct cmd_ctx *ctx, const char *job, const char *node,
+    const char *iter, char **cause)
+{
+	struct node_iter ni;
+	struct diagdb_job dj;
+	struct cache *c;
+	char *abs;
+	int rc;
+
+	memset(&ni, 0, sizeof ni);
+	if (ts_parse_long(iter, &ni.iter) != 0 || ni.iter < 0) {
+		ts_fail(cause, "lines: --iter wants an iteration number, not "
+		    "'%s'", iter);
+		return CMD_USAGE;
+	}
+	if (cmd_ctx_cache(ctx, &c, cause) != 0)
+		return CMD_FAIL;
+	abs = realpath(job, NULL);
+	rc = diagdb_find_job(c, job, abs, &dj, cause);
+	free(abs);
+	if (rc <= 0) {
+		if (rc == 0)
+			ts_fail(cause, "lines: no job '%s' (index it first)", job);
+		return CMD_FAIL;
+	}
+	ni.c = c;
+	ni.node = node;
+	ni.root = dj.root;
+	ni.out = ctx->out;
+	rc = CMD_FAIL;
+	if (diagdb_each_node(c, dj.id, ni_node, &ni, cause) != 0)
+		goto out;
+	if (ni.node_id == 0 && strncmp(node, "rank-", 5) != 0) {
+		ts_fail(cause, "lines: job '%s' has no node '%s'", dj.name, node);
+		goto out;
+	}
+	ni.hi = NAN;
+	ni.lo = -INFINITY;
+	ni_hostfile(&ni);
+	if (diagdb_each_rank(c, dj.id, ni_rank, &ni, cause) != 0 ||
+	    diagdb_each_log_file(c, dj.id, ni_window, &ni, cause) != 0 ||
+	    diagdb_each_log_file(c, dj.id, ni_file, &ni, cause) != 0)
+		goto out;
+	if (ni.printed == 0) {
+		if (ni.error != NULL)
+			ts_fail(cause, "lines: %s", ni.error);
+		else
+			ts_fail(cause, "lines: no line of node '%s' in iteration "
+			    "%ld", node, ni.iter);
+		goto out;
+	}
+	rc = CMD_OK;
+out:
+	free(ni.error);
+	free(ni.rank_here);
+	diagdb_job_release(&dj);
+	return rc;
+}
+
 int
 cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
@@ -565,6 +830,19 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 
 	if (cmd_opt_long(a, "context", 3, 0, 10000, &ctxn, cause) != 0)
 		return CMD_USAGE;
+	if ((cmd_opt(a, "node") == NULL) != (cmd_opt(a, "iter") == NULL)) {
+		ts_fail(cause, "lines: --node and --iter go together");
+		return CMD_USAGE;
+	}
+	if (cmd_opt(a, "node") != NULL) {
+		if (ev != NULL || a->argc != 1) {
+			ts_fail(cause, "lines: --node NAME --iter N take only "
+			    "JOB");
+			return CMD_USAGE;
+		}
+		return lines_node_iter(ctx, a->argv[0], cmd_opt(a, "node"),
+		    cmd_opt(a, "iter"), cause);
+	}
 	if ((ev == NULL) == (a->argc < 2)) {
 		ts_fail(cause, "lines: give PATH:LINE or --event ID");
 		return CMD_USAGE;

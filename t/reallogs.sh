@@ -223,6 +223,18 @@ test_expect_success 'a silent hang is an event on the last progress line, with t
 	jq -r ".events[0].reasons[]" d.json | grep "stopped after iteration 20 at 12:00:20 while other lines went on for 30 min"
 '
 
+test_expect_success 'lines --node --iter: a node'"'"'s lines of one iteration, also in a combined log' '
+	trainscope simulate --healthy --nodes 2 --gpus-per-node 2 --iters 8 --layout combined --no-flows comb >/dev/null &&
+	trainscope index comb 2>/dev/null &&
+	trainscope lines --node node-001 --iter 5 comb >l &&
+	test "$(wc -l <l)" -ge 2 &&
+	! grep -v "^logs/job.log:[0-9]*: [01]: " l | grep -v "^host/node-001" &&
+	grep "iteration *5/" l && ! grep "iteration *[46]/" l &&
+	test_must_fail 1 trainscope lines --node nosuch --iter 5 comb 2>err &&
+	grep "has no node .nosuch." err &&
+	test_must_fail 2 trainscope lines --node node-001 comb 2>err
+'
+
 FL="$TS_SHARED/data/failure-logs"
 if ! test -d "$FL"; then
 	test_skip 'real failure logs' "no $FL"
