@@ -431,6 +431,25 @@ print_help(struct cmd_ctx *ctx, const struct cmd *c)
 	return CMD_OK;
 }
 
+/*
+ * Messages name the command they come from ("diagnose: no job 'x'"),
+ * unless they already do or are a usage line or a FILE:LINE report.
+ */
+static void
+name_cause(const char *name, char **cause)
+{
+	size_t n = strlen(name);
+	char *s;
+
+	if (cause == NULL || *cause == NULL || (strncmp(*cause, name, n) == 0 &&
+	    (*cause)[n] == ':') || strncmp(*cause, "usage:", 6) == 0 ||
+	    strcmp(name, "source") == 0)	/* FILE:LINE: reports */
+		return;
+	s = xasprintf("%s: %s", name, *cause);
+	free(*cause);
+	*cause = s;
+}
+
 static int
 exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
     char **cause)
@@ -455,6 +474,7 @@ exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
 	a.name = c->name;
 	if (parse_args(c, argc, argv, &a, bad_word, cause) != 0) {
 		free_args(&a);
+		name_cause(c->name, cause);
 		return CMD_USAGE;
 	}
 	if (a.argc < c->min_args || (c->max_args >= 0 && a.argc > c->max_args)) {
@@ -469,6 +489,8 @@ exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
 	rc = c->handler(ctx, &a, cause);
 	if (rc != CMD_OK && cause != NULL && *cause == NULL)
 		ts_fail(cause, "%s failed", c->name);
+	else if (rc != CMD_OK)
+		name_cause(c->name, cause);
 	free_args(&a);
 	return rc;
 }

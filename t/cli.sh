@@ -80,4 +80,13 @@ test_expect_success 'machine output stays clean: status lines go to stderr' '
 	head -c 1 out | grep -q "{" && tail -1 out | grep -q "^}$" &&
 	! grep "indexed" out && grep "^indexed 1 job" err
 '
+test_expect_success 'messages name their command: trainscope: COMMAND: message' '
+	test_must_fail 1 trainscope diagnose nosuch 2>e1 &&
+	grep "^trainscope: diagnose: no job .nosuch. (index it first)$" e1 &&
+	test_must_fail 2 trainscope index --chunk 1 . 2>e2 &&
+	grep "^trainscope: index: --chunk wants at least 1024 bytes" e2 &&
+	test_must_fail 2 trainscope diagnose --bogus x 2>e3 &&
+	grep "^trainscope: diagnose: unknown option .--bogus." e3 &&
+	test "$(cat e1 e2 e3 | wc -l)" = 3
+'
 test_done

@@ -44,7 +44,7 @@ test_expect_success 'the report of the demo job matches its golden' '
 test_expect_success 'a failing line stops the replay with FILE:LINE and a caret' '
 	printf "open failed\nfilter nod=x\npane events\n" >bad.ts &&
 	test_expect_code 1 trainscope --replay bad.ts --export out 2>e &&
-	grep "^trainscope: bad.ts:2: cannot filter on .nod=x." e &&
+	grep "^trainscope: bad.ts:2: filter: cannot filter on .nod=x." e &&
 	grep "^  filter nod=x$" e && grep "^         ^$" e &&
 	! test -e out
 '

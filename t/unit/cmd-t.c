@@ -125,7 +125,7 @@ test_options(void)
 	is_int(cmd_exec_argv(&ctx, 5, words, &cause), CMD_FAIL,
 	    "options parsed; 'help x' then fails");
 	is_str(ctx.cache_path, "b", "the last --cache wins");
-	is_str(cause, "no help for 'x' (try 'help')", "help for unknown topic");
+	is_str(cause, "help: no help for 'x' (try 'help')", "help for unknown topic");
 	free(cause);
 	cmd_ctx_release(&ctx);
 	fclose(out);
