@@ -91,6 +91,17 @@ make_parent(const char *path, char **cause)
 	return rc;
 }
 
+/* Is `path` the default cache (which only trainscope should have made)? */
+static int
+is_default(const char *path)
+{
+	char *d = cache_default_path();
+	int same = strcmp(d, path) == 0;
+
+	free(d);
+	return same;
+}
+
 /*
  * A non-empty file that does not start with the SQLite header is refused
  * before SQLite sees it, so the message can say what is wrong.
@@ -115,8 +126,9 @@ check_header(const char *path, char **cause)
 		return 0;
 	if (n < sizeof head || memcmp(head, magic, sizeof head) != 0)
 		return ts_fail(cause, "'%s' is not a trainscope cache (not an "
-		    "SQLite database); remove it or choose another with --cache",
-		    path);
+		    "SQLite database)%s", path, is_default(path) ?
+		    "; move it away or choose another cache with --cache" :
+		    ": choose a new file or an existing cache with --cache");
 	return 0;
 }
 

@@ -60,6 +60,17 @@ usage_short(FILE *f)
 	    "Try 'trainscope --help' or 'trainscope help'.\n", f);
 }
 
+/* The long name of a long option's code when it takes a value, or NULL. */
+static const char *
+optopt_long(const struct option *longopts, int code)
+{
+	for (; longopts->name != NULL; longopts++)
+		if (longopts->val == code && longopts->has_arg ==
+		    required_argument && strchr("c", code) == NULL)
+			return longopts->name;
+	return NULL;
+}
+
 static int
 parse_options(int argc, char **argv, struct options *o)
 {
@@ -116,7 +127,10 @@ parse_options(int argc, char **argv, struct options *o)
 			printf("trainscope %s\n", PACKAGE_VERSION);
 			exit(CMD_OK);
 		default:
-			if (optopt != 0 && strchr("c", optopt) != NULL)
+			if (optopt != 0 && optopt_long(longopts, optopt) != NULL)
+				fprintf(stderr, "trainscope: option '--%s' needs "
+				    "a value\n", optopt_long(longopts, optopt));
+			else if (optopt != 0 && strchr("c", optopt) != NULL)
 				fprintf(stderr, "trainscope: option '-%c' needs "
 				    "a value\n", optopt);
 			else if (optopt != 0)

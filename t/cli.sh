@@ -89,4 +89,12 @@ test_expect_success 'messages name their command: trainscope: COMMAND: message' 
 	grep "^trainscope: diagnose: unknown option .--bogus." e3 &&
 	test "$(cat e1 e2 e3 | wc -l)" = 3
 '
+test_expect_success 'a missing value names the option; advice fits the file given' '
+	test_must_fail 2 trainscope --cache 2>e1 &&
+	grep "^trainscope: option .--cache. needs a value$" e1 &&
+	echo "not a cache" >mine.txt &&
+	test_must_fail 1 trainscope --cache mine.txt jobs 2>e2 &&
+	grep "mine.txt. is not a trainscope cache" e2 && ! grep "remove\|move it" e2 &&
+	test "$(cat mine.txt)" = "not a cache"
+'
 test_done
