@@ -355,7 +355,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 3;
+const int diag_revision = 4;
 
 /* ------------------------------------------------------------ working set */
 
@@ -1267,6 +1267,44 @@ consequence(const char *c)
  * exit reports of the others follow from it.  Scale them all down so the
  * strongest ranks just below that error, keeping their order.
  */
+/*
+ * A failing GPU shows in its process as a CUDA error: on a node whose
+ * driver or kernel reported a hardware fault (Xid, ECC, a lost GPU or
+ * link), the CUDA errors rank just below that fault.
+ */
+static void
+demote_cuda(struct work *w, struct diag_result *r)
+{
+	size_t i, j, k, m;
+	double best;
+
+	for (i = 0; i < r->nevents; i++) {
+		struct diag_event_result *e = &r->events[i];
+
+		if (e->category == NULL || strcmp(e->category, "cuda") != 0)
+			continue;
+		best = 0;
+		for (j = 0; j < r->nevents; j++) {
+			const struct diag_event_result *h = &r->events[j];
+
+			if (w->tf[h->tmpl].library < 0.95 || j == i)
+				continue;
+			for (k = 0; k < h->nnodes; k++)
+				for (m = 0; m < e->nnodes; m++)
+					if (h->nodes[k] == e->nodes[m] &&
+					    h->nodes[k] < w->job->nreal &&
+					    h->score > best)
+						best = h->score;
+		}
+		if (best > 0 && e->score >= best) {
+			e->score = 0.97 * best;
+			reason_add(&e->reasons, &e->nreasons, "a consequence: "
+			    "its node reported a hardware fault of the GPU or "
+			    "link");
+		}
+	}
+}
+
 static void
 demote_consequences(struct work *w, struct diag_result *r)
 {
@@ -1887,6 +1925,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	spatial(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);
+	demote_cuda(&w, r);
 	demote_consequences(&w, r);
 	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);

@@ -330,7 +330,11 @@ line_role(const char *m, size_t len)
 	    starts(m, len, "*** End of error message") ||
 	    starts(m, len, "Stack trace (most recent call") ||
 	    starts(m, len, "[...]") || starts(m, len, "<snip") ||
-	    starts(m, len, "Last error:"))
+	    starts(m, len, "Last error:") ||
+	    /* PyTorch's advice after every CUDA error */
+	    starts(m, len, "CUDA kernel errors might be asynchronously") ||
+	    starts(m, len, "For debugging consider passing CUDA_LAUNCH") ||
+	    starts(m, len, "Compile with `TORCH_USE_CUDA_DSA`"))
 		return ROLE_FILLER;
 	/* NCCL's description of an error class; "Last error:" has the cause */
 	if (starts(m, len, "nccl") && memchr(m, ':', len) != NULL &&
