@@ -911,6 +911,27 @@ lp_ipv4(const char *s, size_t i, size_t j)
 	return parts == 4;
 }
 
+/* "rank0", "epoch12", "step3": a counter, not a machine. */
+static int
+lp_counter_word(const char *s, size_t n)
+{
+	static const char *const words[] = { "rank", "epoch", "step",
+	    "iter", "iteration", "batch", "layer", "stage", "cuda", "device",
+	    "proc", "task", "job" };
+	size_t i, w, k;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+		w = strlen(words[i]);
+		if (n <= w || strncmp(s, words[i], w) != 0)
+			continue;
+		for (k = w; k < n && lp_digit((unsigned char)s[k]); k++)
+			;
+		if (k == n)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * A host prefix at the start of the line: "10.0.0.3: " or "node-7: " (pdsh
  * and launchers built on it).  The name must hold a digit, so that
@@ -932,7 +953,8 @@ lp_anchor_host(struct lp_scan *sc)
 	if (k == j || k + 1 >= sc->end || s[k] != ':' || s[k + 1] != ' ' ||
 	    !digit || s[k - 1] == '.' || s[k - 1] == '-')
 		return -1;
-	if (!lp_ipv4(s, j, k) && !lp_alpha((unsigned char)s[j]))
+	if (!lp_ipv4(s, j, k) && (!lp_alpha((unsigned char)s[j]) ||
+	    lp_counter_word(s + j, k - j)))
 		return -1;
 	sc->out->host = s + j;
 	sc->out->host_len = k - j;

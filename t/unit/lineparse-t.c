@@ -76,6 +76,8 @@ test_launchers(void)
 	check_prefix("worker-5:   File \"train.py\", line 3, in main",
 	    "File \"train.py\", line 3, in main", -1, "worker-5");
 	check_prefix("RuntimeError: boom", "RuntimeError: boom", -1, NULL);
+	check_prefix("epoch12: loss 0.5", "epoch12: loss 0.5", -1, NULL);
+	check_prefix("rank0: hello", "rank0: hello", -1, NULL);
 	check_prefix("torch.distributed.run: [WARNING] x",
 	    "torch.distributed.run: [WARNING] x", -1, NULL);
 	check_prefix("12: srun: error: node-12: task 12: Exited",
