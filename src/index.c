@@ -1052,7 +1052,9 @@ store_unit(struct writer *w, size_t idx, char **cause)
 	while (!done && rc == 0) {
 		s = pull(w->p, idx);
 		done = s->last;
-		show_warnings(w, s);
+		/* a file gone or unreadable says so once, not once per range */
+		if (!(s->failed && (w->skip || w->broken)))
+			show_warnings(w, s);
 		w->done += s->bytes;
 		w->text += s->text;
 		w->st->bytes += s->bytes;
