@@ -26,6 +26,7 @@ struct cache {
 	sqlite3 *db;
 	char *path;
 	int readonly;		/* opened for reading only */
+	double busy_since;	/* when the current wait for a lock began */
 };
 
 /* Generated from db/schema.sql and db/migrate-N.sql by make. */
@@ -56,6 +57,7 @@ cache_schema_version(void)
 }
 
 #define BUSY_TIMEOUT_MS 30000
+#define BUSY_POLL_US	1000
 
 char *
 cache_default_path(void)
@@ -260,12 +262,31 @@ set_wal(struct cache *c, char **cause)
 	return 0;
 }
 
+/*
+ * Waiting for a lock: try again every millisecond for as long as the busy
+ * timeout.  (SQLite's own handler backs off to 100 ms between tries, so a
+ * waiting writer almost never finds the moment a long index run lets go
+ * between two transactions; see cache_let_in().)
+ */
+static int
+busy_cb(void *arg, int count)
+{
+	struct cache *c = arg;
+
+	if (count == 0)
+		c->busy_since = ts_now();
+	else if (ts_now() - c->busy_since > BUSY_TIMEOUT_MS / 1000.0)
+		return 0;
+	usleep(BUSY_POLL_US);
+	return 1;
+}
+
 static int
 configure(struct cache *c, int readonly, char **cause)
 {
 	long long version;
 
-	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_handler(c->db, busy_cb, c);
 	sqlite3_extended_result_codes(c->db, 1);
 	/* One read transaction, so another opener's migration is seen whole. */
 	if (cache_exec(c, "BEGIN", cause) != 0)
@@ -407,6 +428,26 @@ cache_begin(struct cache *c, char **cause)
 		return ts_fail(cause, "cache '%s' is read-only here: nothing "
 		    "can be stored in it", c->path);
 	return cache_exec(c, "BEGIN IMMEDIATE", cause);
+}
+
+void
+cache_let_in(struct cache *c)
+{
+	(void)c;
+	usleep(3 * BUSY_POLL_US);
+}
+
+int
+cache_changed(struct cache *c, long long *seen, char **cause)
+{
+	long long v = pragma_int(c, "PRAGMA data_version");
+	int changed;
+
+	if (v < 0)
+		return cache_fail(c, "cannot read the data version", cause);
+	changed = *seen < 0 || v != *seen;
+	*seen = v;
+	return changed;
 }
 
 int

@@ -56,6 +56,20 @@ const char *cache_path(const struct cache *c);
  * returns 0, or -1 with *cause set.
  */
 int cache_begin(struct cache *c, char **cause);
+/*
+ * Between two transactions of a long run: pause a few milliseconds, so
+ * that a writer waiting for the lock (it tries every millisecond) gets it
+ * and a long run does not starve the others past the busy timeout.
+ */
+void cache_let_in(struct cache *c);
+/*
+ * Has another connection (another process) committed to the cache since
+ * *seen was set?  Reads SQLite's data_version (which this connection's
+ * own commits leave alone) into *seen; call it inside a transaction to
+ * know what that transaction sees.  Returns 1 (changed, or *seen was -1),
+ * 0 (not changed), or -1 with *cause.
+ */
+int cache_changed(struct cache *c, long long *seen, char **cause);
 int cache_commit(struct cache *c, char **cause);
 void cache_rollback(struct cache *c);
 /* Run SQL without results; 0, or -1 with *cause set. */

@@ -53,7 +53,7 @@ static const char *const sql[S_COUNT] = {
 	    "WHERE id = ?1 AND path = ?2",
 	[S_FT_CLEAR] = "DELETE FROM file_templates WHERE file_id = ?1",
 	[S_CP_CLEAR] = "DELETE FROM checkpoints WHERE file_id = ?1",
-	[S_TMPL_LOAD] = "SELECT id, text FROM templates WHERE id > ?1 ORDER BY id",
+	[S_TMPL_LOAD] = "SELECT id, text FROM templates ORDER BY id",
 	[S_TMPL_PUT] = "INSERT OR REPLACE INTO templates (id, text) "
 	    "VALUES (?1, ?2)",
 	[S_FT_GET] = "SELECT rowid, last_line, length(lines) FROM "
@@ -421,20 +421,11 @@ logdb_templates_load(struct logdb *db,
     int (*fn)(void *, uint32_t, const char *, char **), void *arg,
     char **cause)
 {
-	return logdb_templates_since(db, 0, fn, arg, cause);
-}
-
-int
-logdb_templates_since(struct logdb *db, uint32_t after,
-    int (*fn)(void *, uint32_t, const char *, char **), void *arg,
-    char **cause)
-{
 	sqlite3_stmt *s;
 	int rc;
 
 	if ((s = stmt(db, S_TMPL_LOAD, cause)) == NULL)
 		return -1;
-	sqlite3_bind_int64(s, 1, after);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (fn(arg, (uint32_t)sqlite3_column_int64(s, 0),
 		    (const char *)sqlite3_column_text(s, 1), cause) != 0) {

@@ -91,13 +91,6 @@ int logdb_file_clear(struct logdb *db, int64_t file, char **cause);
 int logdb_templates_load(struct logdb *db,
     int (*fn)(void *arg, uint32_t id, const char *text, char **cause),
     void *arg, char **cause);
-/*
- * The same for the templates with ids above `after`: those that other
- * processes stored since this one last looked.
- */
-int logdb_templates_since(struct logdb *db, uint32_t after,
-    int (*fn)(void *, uint32_t, const char *, char **), void *arg,
-    char **cause);
 /* Store (insert or replace) the text of template `id`. */
 int logdb_template_put(struct logdb *db, uint32_t id, const char *text,
     char **cause);

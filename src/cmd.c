@@ -66,9 +66,9 @@ const struct cmd cmd_table[] = {
 	  "show help for a command or topic",
 	  cmd_help, "" },
 	{ "index", "[--job NAME] [--map FILE] [--hostfile FILE] [--threads N] "
-	  "[--chunk BYTES] PATH...", 1, -1,
+	  "[--chunk BYTES] [--commit SECS] PATH...", 1, -1,
 	  "index the logs of one or more jobs into the cache",
-	  cmd_index, "job= map= hostfile= threads= chunk=" },
+	  cmd_index, "job= map= hostfile= threads= chunk= commit=" },
 	{ "jobs", "[--format text|tsv|json]", 0, 0,
 	  "list the jobs in the cache",
 	  cmd_jobs, "format=" },

@@ -598,6 +598,9 @@ struct writer {
 
 	int64_t job;
 	double last_commit;
+	double commit_secs;	/* commit at a file boundary this often */
+	int in_tx;		/* a write transaction is open */
+	long long seen;		/* the cache's data version the miner has */
 
 	/* The file being stored. */
 	int64_t file_id;
@@ -935,38 +938,57 @@ show_warnings(struct writer *w, const struct seg *s)
 	free(copy);
 }
 
-/* Commit at a file boundary when enough time has passed. */
-static int restore_cb(void *arg, uint32_t id, const char *text,
-    char **cause);
+static int
+update_cb(void *arg, uint32_t id, const char *text, char **cause)
+{
+	return tmpl_update(arg, id, text, cause);
+}
 
 /*
- * Begin a write transaction and take in the templates other processes
- * stored meanwhile.  Templates are only made while this process holds
- * the write lock, so the ids it gives out next are free in the cache too:
- * concurrent writers never give one id to two texts.
+ * Begin a write transaction, unless one is open, and take in what other
+ * processes stored since this one last looked: new templates and new
+ * texts of old ones (a template another run generalised).  Templates are
+ * only made and generalised while this process holds the write lock, on
+ * what the cache holds then, so the ids it gives out are free in the
+ * cache and the texts it writes include the others' changes: concurrent
+ * writers never give one id to two texts, nor undo each other's texts.
+ * Between transactions the lock is free, while the workers read on.
  */
 static int
 begin_write(struct writer *w, char **cause)
 {
+	int changed;
+
+	if (w->in_tx)
+		return 0;
 	if (cache_begin(w->c, cause) != 0)
 		return -1;
-	if (logdb_templates_since(w->db, tmpl_max_id(w->miner), restore_cb,
-	    w->miner, cause) != 0) {
+	w->in_tx = 1;
+	w->last_commit = ts_now();
+	if ((changed = cache_changed(w->c, &w->seen, cause)) < 0 ||
+	    (changed && logdb_templates_load(w->db, update_cb, w->miner,
+	    cause) != 0)) {
 		cache_rollback(w->c);
+		w->in_tx = 0;
+		w->seen = -1;
 		return -1;
 	}
 	return 0;
 }
 
+/* Commit at a file boundary when enough time has passed. */
 static int
 maybe_commit(struct writer *w, int force, char **cause)
 {
-	if (!force && ts_now() - w->last_commit < COMMIT_SECS)
+	if (!w->in_tx || (!force && ts_now() - w->last_commit <
+	    w->commit_secs))
 		return 0;
 	if (store_templates(w, cause) != 0 || cache_commit(w->c, cause) != 0)
 		return -1;
-	w->last_commit = ts_now();
-	return force ? 0 : begin_write(w, cause);
+	w->in_tx = 0;
+	if (!force)
+		cache_let_in(w->c);
+	return 0;
 }
 
 /* After a unit's segment: times, warnings, and the unit's end. */
@@ -1007,6 +1029,8 @@ store_seg(struct writer *w, struct unit *u, struct seg *s, int first,
 {
 	struct work *wk = &w->p->work[u->work];
 
+	if (begin_write(w, cause) != 0)
+		return -1;
 	if (s->failed && u->first) {
 		w->st->failed++;
 		w->skip = 1;
@@ -1263,7 +1287,6 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 
 	if (begin_write(w, cause) != 0)
 		return -1;
-	w->last_commit = ts_now();
 	if (same_root(w, j, cause) != 0 ||
 	    logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
 	    logdb_files(w->db, w->job, &old, &nold, cause) != 0 ||
@@ -1272,23 +1295,21 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 		goto out;
 	w->nfiles += nwork;
 	if (run_work(w, work, nwork, cause) != 0 ||
+	    begin_write(w, cause) != 0 ||
 	    logdb_job_summarise(w->db, w->job, cause) != 0 ||
 	    logdb_job_pending(w->db, w->job, -1, cause) != 0 ||
 	    maybe_commit(w, 1, cause) != 0)
 		goto out;
 	rc = 0;
 out:
-	if (rc != 0)
+	if (rc != 0) {
 		cache_rollback(w->c);
+		w->in_tx = 0;
+		w->seen = -1;	/* the miner may hold what was rolled back */
+	}
 	free(work);
 	logdb_free_files(old, nold);
 	return rc;
-}
-
-static int
-restore_cb(void *arg, uint32_t id, const char *text, char **cause)
-{
-	return tmpl_restore(arg, id, text, cause);
 }
 
 static void
@@ -1325,6 +1346,9 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	w.st = st;
 	w.t0 = ts_now();
 	w.gen = 1;
+	w.seen = -1;		/* the first transaction loads the templates */
+	w.commit_secs = o->commit_secs > 0 ? o->commit_secs :
+	    o->commit_secs < 0 ? 0 : COMMIT_SECS;
 	smap_init(&w.cache);
 	w.miner = tmpl_new();
 	memset(&so, 0, sizeof so);
@@ -1334,7 +1358,6 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	so.warn = warn_cb;
 	so.arg = &w;
 	if (logdb_open(c, &w.db, cause) != 0 ||
-	    logdb_templates_load(w.db, restore_cb, w.miner, cause) != 0 ||
 	    scan_paths(paths, n, &so, &jobs, &njobs, cause) != 0)
 		goto out;
 	for (i = 0; i < njobs; i++)

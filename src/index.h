@@ -25,6 +25,9 @@ struct index_opts {
 	int threads;		/* worker threads; 0: one per core */
 	uint64_t chunk;		/* split plain files into ranges of this
 				   many bytes; 0: the default (32 MiB) */
+	double commit_secs;	/* commit at the first file boundary after
+				   this many seconds; 0: the default (2 s);
+				   below 0: after every file */
 	FILE *err;		/* warnings, progress (borrowed) or NULL */
 	int progress;		/* draw progress on err */
 };

@@ -26,7 +26,7 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct index_opts o;
 	struct index_stats st;
 	struct cache *c;
-	long threads, chunk;
+	long threads, chunk, commit;
 	char size[32];
 
 	memset(&o, 0, sizeof o);
@@ -51,6 +51,9 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	}
 	o.chunk = (uint64_t)chunk;
+	if (cmd_opt_long(a, "commit", 2, 0, 3600, &commit, cause) != 0)
+		return CMD_USAGE;
+	o.commit_secs = commit > 0 ? (double)commit : -1;
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
 	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0) {

@@ -711,6 +711,7 @@ tmpl_install(struct tmpl_miner *m, uint32_t id, const uint32_t *tok,
 {
 	struct tmpl_ent *t;
 	struct leaf *lf;
+	size_t i;
 
 	if (id >= m->capt) {
 		size_t old = m->capt;
@@ -728,7 +729,31 @@ tmpl_install(struct tmpl_miner *m, uint32_t id, const uint32_t *tok,
 	m->ntemplates++;
 	lf = leaf_get(m, n, leaf_key(m, tok, n), 1);
 	lf->ids = xgrow(lf->ids, &lf->cap, lf->n + 1, sizeof *lf->ids);
-	lf->ids[lf->n++] = id;
+	for (i = lf->n; i > 0 && lf->ids[i - 1] > id; i--)
+		lf->ids[i] = lf->ids[i - 1];	/* in id order, as restored */
+	lf->ids[i] = id;
+	lf->n++;
+}
+
+/* Take template `id` out of the leaf that holds it. */
+static void
+leaf_remove(struct tmpl_miner *m, uint32_t id)
+{
+	struct leaf *lf;
+	size_t i, k;
+
+	for (i = 0; i < m->nleaves; i++) {
+		lf = &m->leaves[i];
+		if (lf->ntok != m->t[id].ntok)
+			continue;
+		for (k = 0; k < lf->n; k++)
+			if (lf->ids[k] == id) {
+				memmove(lf->ids + k, lf->ids + k + 1,
+				    (lf->n - k - 1) * sizeof *lf->ids);
+				lf->n--;
+				return;
+			}
+	}
 }
 
 struct tmpl_miner *
@@ -966,6 +991,29 @@ tmpl_restore(struct tmpl_miner *m, uint32_t id, const char *text,
 	tmpl_install(m, id, m->line, n);
 	if (n == 1 && m->line[0] == TOK_WILD && m->catchall == 0)
 		m->catchall = id;	/* a restored catch-all stays the one */
+	return 0;
+}
+
+int
+tmpl_update(struct tmpl_miner *m, uint32_t id, const char *text,
+    char **cause)
+{
+	struct tmpl_ent *t;
+	uint32_t n;
+	size_t len;
+
+	if (id == 0 || id >= m->capt || m->t[id].text == NULL)
+		return tmpl_restore(m, id, text, cause);
+	t = &m->t[id];
+	if (strcmp(t->text, text) == 0)
+		return 0;
+	leaf_remove(m, id);
+	free(t->tok);
+	t->tok = NULL;
+	m->ntemplates--;		/* tmpl_install counts it again */
+	len = strlen(text);
+	n = tok_split(m, text, len < TMPL_MAXLEN ? len : TMPL_MAXLEN, 1);
+	tmpl_install(m, id, m->line, n);
 	return 0;
 }
 

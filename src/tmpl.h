@@ -51,6 +51,17 @@ uint32_t tmpl_match(struct tmpl_miner *m, const char *masked, size_t len,
 int tmpl_restore(struct tmpl_miner *m, uint32_t id, const char *text,
     char **cause);
 
+/*
+ * Take in the text another miner (another process on the cache) stored
+ * for template `id` since: a template this miner does not have is
+ * restored; one whose text differs gets that text and moves to the leaf
+ * it names, as if restored (the other miner's text is newer: it
+ * generalised what this one had).  The miner's exact-string answers stay:
+ * a generalised template still matches them.  Returns 0, or -1 with
+ * *cause (as tmpl_restore()).
+ */
+int tmpl_update(struct tmpl_miner *m, uint32_t id, const char *text,
+    char **cause);
 /* The current text of template `id` (borrowed), or NULL. */
 const char *tmpl_text(const struct tmpl_miner *m, uint32_t id);
 /* The largest id in use (ids run 1..tmpl_max_id()). */

@@ -156,11 +156,52 @@ test_bounds(void)
 	tmpl_free(m);
 }
 
+/*
+ * Two miners on one cache: what one generalised, the other takes in with
+ * tmpl_update() and generalises further instead of undoing it.
+ */
+static void
+test_update(void)
+{
+	struct tmpl_miner *a = tmpl_new(), *b = tmpl_new();
+	char *cause = NULL;
+	uint32_t id, i;
+	int changed;
+
+	id = match(a, "sync kappa stage mod.a from dir.a ready now", NULL);
+	ok(tmpl_update(b, id, tmpl_text(a, id), &cause) == 0,
+	    "an unknown id is restored");
+	match(b, "sync kappa stage mod.b from dir.a ready now", &changed);
+	ok(changed, "the other miner generalises X");
+	ok(tmpl_update(a, id, tmpl_text(b, id), &cause) == 0,
+	    "the new text is taken in");
+	is_str(tmpl_text(a, id), "sync kappa stage <*> from dir.a ready now",
+	    "with the other's wildcard");
+	is_int(match(a, "sync kappa stage mod.a from dir.c ready now",
+	    &changed), id, "the same template");
+	ok(changed, "generalised at Y too");
+	is_str(tmpl_text(a, id), "sync kappa stage <*> from <*> ready now",
+	    "both wildcards kept");
+	ok(tmpl_update(a, id, tmpl_text(a, id), &cause) == 0,
+	    "the same text again changes nothing");
+	for (i = 0; i < 3; i++)
+		tmpl_update(a, id, i % 2 ? "sync kappa stage <*> from <*> ready "
+		    "now" : "sync kappa stage mod.a from <*> ready now", &cause);
+	is_int(match(a, "sync kappa stage mod.a from dir.q ready now", NULL),
+	    id, "moved between texts, still found once in its leaf");
+	is_int(tmpl_max_id(a), 1, "no template made by updates");
+	ok(tmpl_update(a, 0, "x", &cause) == -1, "id 0 is refused");
+	free(cause);
+	tmpl_free(a);
+	tmpl_free(b);
+}
+
 int
 main(void)
 {
 	test_mask();
 	test_match();
 	test_bounds();
+	test_update();
 	return done_testing();
 }
