@@ -1076,8 +1076,12 @@ store_unit(struct writer *w, size_t idx, char **cause)
 	while (!done && rc == 0) {
 		s = pull(w->p, idx);
 		done = s->last;
-		/* a file gone or unreadable says so once, not once per range */
-		if (!(s->failed && (w->skip || w->broken)))
+		/*
+		 * A file gone or unreadable says so once, not once per range
+		 * (the first range always speaks: skip and broken may be left
+		 * from the file before)
+		 */
+		if (!(s->failed && !u->first && (w->skip || w->broken)))
 			show_warnings(w, s);
 		w->done += s->bytes;
 		w->text += s->text;
@@ -1282,7 +1286,7 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 {
 	struct logdb_file *old = NULL;
 	struct work *work = NULL;
-	size_t nold = 0, nwork = 0;
+	size_t nold = 0, nwork = 0, failed = w->st->failed;
 	int rc = -1;
 
 	if (begin_write(w, cause) != 0)
@@ -1297,7 +1301,9 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	if (run_work(w, work, nwork, cause) != 0 ||
 	    begin_write(w, cause) != 0 ||
 	    logdb_job_summarise(w->db, w->job, cause) != 0 ||
-	    logdb_job_pending(w->db, w->job, -1, cause) != 0 ||
+	    /* files that could not be read leave the job incomplete */
+	    logdb_job_pending(w->db, w->job, w->st->failed > failed ?
+	    (long)j->nfiles : -1, cause) != 0 ||
 	    maybe_commit(w, 1, cause) != 0)
 		goto out;
 	rc = 0;

@@ -143,7 +143,10 @@ model_key(struct cache *c, const char *name, int flags,
 	return rc;
 }
 
-/* An index of the job that never finished: say what the model rests on. */
+/*
+ * An index run of the job that stopped before the end, or could not read
+ * some of its files: say what the model rests on.
+ */
 static void
 note_pending(struct cache *c, const char *name, struct model *m)
 {
@@ -153,10 +156,10 @@ note_pending(struct cache *c, const char *name, struct model *m)
 
 	if (diagdb_find_job(c, name, abs, &dj, &why) == 1) {
 		if (diagdb_job_pending(c, dj.id, &expected, &have, &why) == 0 &&
-		    expected > 0)
+		    have < expected)
 			model_note(m, "index incomplete: %ld of %ld files (an "
-			    "index run stopped before the end: index the job "
-			    "again)", have < expected ? have : expected,
+			    "index run stopped before the end or could not "
+			    "read them all: index the job again)", have,
 			    expected);
 		diagdb_job_release(&dj);
 	}

@@ -102,8 +102,28 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		grep "warning: cannot open .*V/b.log.: No such file" err &&
 		grep "2 files (1 read, 0 unchanged, 1 failed)" err
 	'
+	test_expect_success 'a large file that vanishes: one warning, index incomplete until indexed again' '
+		mkdir -p W/n1 && good_log W/n1/a.log 2000 && good_log W/n1/b.log 3000 &&
+		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+		(sqlite3 "$db" "BEGIN IMMEDIATE;" ".shell sleep 3" "COMMIT;" &) &&
+		sleep 0.5 &&
+		(trainscope index --chunk 4096 W >out 2>err; echo $? >status) &
+		sleep 1.5 && rm W/n1/b.log && wait &&
+		while [ ! -f status ]; do sleep 0.1; done &&
+		test "$(cat status)" = 0 &&
+		test "$(grep -c "cannot open .*W/n1/b.log" err)" = 1 &&
+		grep "2 files (1 read, 0 unchanged, 1 failed)" err &&
+		trainscope diagnose W >out 2>/dev/null &&
+		grep "^note: index incomplete: 1 of 2 files" out &&
+		trainscope diagnose --format json W >d.json &&
+		jq -r ".notes[]" d.json | grep "^index incomplete: 1 of 2 files" &&
+		trainscope index W 2>/dev/null &&
+		trainscope diagnose W >out 2>/dev/null &&
+		! grep "index incomplete" out
+	'
 else
 	test_skip 'a file that vanishes before it is read' 'no sqlite3 shell'
+	test_skip 'a large file that vanishes' 'no sqlite3 shell'
 fi
 test_expect_success '20 000 small files' '
 	mkdir -p many &&
