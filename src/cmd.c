@@ -553,6 +553,107 @@ source_error(const char *path, long lineno, const char *line, int col,
 	return buf_detach(&b);
 }
 
+/*
+ * Where a line of a command file stops being text: the offset of its
+ * first control byte (other than tab, CR, LF), invalid or overlong UTF-8
+ * or C1 control (U+0080..U+009F), else -1.  Such a line is never run nor
+ * echoed: a terminal could take its bytes for escape sequences.
+ */
+static long
+binary_at(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k, len;
+	unsigned char c, lo, hi;
+
+	while (i < n) {
+		c = s[i];
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') ||
+			    c == 0x7f)
+				return (long)i;
+			i++;
+			continue;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4;
+		else
+			return (long)i;
+		if (c == 0xc2)
+			lo = 0xa0;	/* U+0080..U+009F: C1 controls */
+		else if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;	/* no surrogates */
+		else if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+		if (i + len > n || s[i + 1] < lo || s[i + 1] > hi)
+			return (long)i;
+		for (k = 2; k < len; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+				return (long)i;
+		i += len;
+	}
+	return -1;
+}
+
+/*
+ * Is line `lineno` of `path` text?  CMD_OK, or CMD_USAGE with *cause
+ * naming the line and the byte (never showing them).
+ */
+static int
+source_text(const char *path, long lineno, const char *line, size_t n,
+    char **cause)
+{
+	long at;
+
+	if (memchr(line, '\0', n) != NULL) {
+		ts_fail(cause, "%s:%ld: NUL byte in command line (not a file "
+		    "of commands?)", path, lineno);
+		return CMD_USAGE;
+	}
+	if ((at = binary_at((const unsigned char *)line, n)) >= 0) {
+		ts_fail(cause, "%s:%ld: byte %ld is not text (not a file of "
+		    "commands?)", path, lineno, at + 1);
+		return CMD_USAGE;
+	}
+	return CMD_OK;
+}
+
+/*
+ * A file that can be read twice is checked whole before any of its
+ * commands runs: a binary file is refused, not half run.
+ */
+static int
+source_check(FILE *f, const char *path, char **cause)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+	int rc = CMD_OK;
+
+	if (fseek(f, 0, SEEK_SET) != 0)
+		return CMD_OK;		/* a pipe: checked line by line */
+	while (rc == CMD_OK && (n = getline(&line, &cap, f)) != -1)
+		rc = source_text(path, ++lineno, line, (size_t)n, cause);
+	free(line);
+	clearerr(f);
+	if (rc == CMD_OK && fseek(f, 0, SEEK_SET) != 0) {
+		ts_fail(cause, "cannot read '%s' again: %s", path,
+		    strerror(errno));
+		rc = CMD_FAIL;
+	}
+	return rc;
+}
+
 int
 cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 {
@@ -561,7 +662,7 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 	size_t cap = 0;
 	ssize_t n;
 	long lineno = 0;
-	int rc = CMD_OK, failed = CMD_OK;
+	int rc, failed = CMD_OK;
 
 	if (ctx->depth >= 16) {
 		ts_fail(cause, "%s: files source each other too deeply", path);
@@ -572,14 +673,11 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 		return CMD_FAIL;
 	}
 	ctx->depth++;
+	rc = source_check(f, path, cause);
 	while (rc == CMD_OK && !ctx->quit && (n = getline(&line, &cap, f)) != -1) {
-		lineno++;
-		if (memchr(line, '\0', (size_t)n) != NULL) {
-			ts_fail(cause, "%s:%ld: NUL byte in command line (not a "
-			    "file of commands?)", path, lineno);
-			rc = CMD_USAGE;
+		if ((rc = source_text(path, ++lineno, line, (size_t)n,
+		    cause)) != CMD_OK)
 			break;
-		}
 		rc = cmd_exec_line(ctx, line, &inner);
 		if (rc != CMD_OK) {
 			msg = source_error(path, lineno, line, ctx->err_col,

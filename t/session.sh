@@ -71,6 +71,21 @@ test_expect_success 'binary garbage is refused, not run' '
 	test_expect_code 2 trainscope --replay g2.ts --export out 2>e &&
 	grep "g2.ts:1:" e
 '
+test_expect_success 'a file with escape sequences or bad UTF-8 is refused whole, its bytes never shown' '
+	printf "open failed\nview\n\033]0;pwned\007 open\n" >g3.ts &&
+	test_expect_code 2 trainscope --replay g3.ts --export out3 2>e &&
+	grep "^trainscope: g3.ts:3: byte 1 is not text" e &&
+	test ! -e out3 &&
+	printf "open failed\nsearch caf\303\251\n\302\233 2J\n" >g4.ts &&
+	test_expect_code 2 trainscope --replay g4.ts --export out4 2>e4 &&
+	grep "^trainscope: g4.ts:3: byte 1 is not text" e4 &&
+	printf "pane events\nsearch \355\240\200\n" >g5.ts &&
+	test_expect_code 2 trainscope --replay g5.ts --export out5 2>e5 &&
+	grep "g5.ts:2: byte 8 is not text" e5 &&
+	! od -c e e4 e5 | grep -q "033\|007\|302\|355" &&
+	printf "open failed\nsearch caf\303\251\n" >g6.ts &&
+	trainscope --replay g6.ts --export out6
+'
 test_expect_success 'source runs a file of commands at the prompt' '
 	printf "pane timeline\nmove 5\n" >part.ts &&
 	trainscope -n -c "open failed" -c "source part.ts" -c "view" >v &&
