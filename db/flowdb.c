@@ -612,7 +612,7 @@ flowdb_ingest(struct cache *c, long long job_id, const char *const *paths,
 		    &why);
 	if (flow_set_load(set, paths, n, p, warn, warn_arg, cause) != 0)
 		return -1;
-	if (flowdb_store(c, job_id, set, p, &why) != 0)
+	if (!cache_readonly(c) && flowdb_store(c, job_id, set, p, &why) != 0)
 		warn_cause(warn, warn_arg, "cannot keep flows in the cache",
 		    &why);
 	return 0;

@@ -216,7 +216,10 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	if (rc == 0)
 		note_pending(c, name, *out);
 	free(disk.first_missing);
-	if (rc == 0 && keyed) {
+	if (rc == 0 && cache_readonly(c))
+		warn(err, "cache '%s' is read-only here: the outcome and the "
+		    "diagnosis are not kept", cache_path(c));
+	else if (rc == 0 && keyed) {
 		unsigned char *bytes;
 
 		model_encode(*out, &bytes, &len);
@@ -253,7 +256,7 @@ compute(struct cache *c, const char *name, const char *const *baselines,
 	}
 	r = diag_run(job, &o);
 	*out = model_build(job, r, &mf);
-	if (jobload_store(c, job, r, &why) != 0) {
+	if (!cache_readonly(c) && jobload_store(c, job, r, &why) != 0) {
 		warn(err, "the outcome was not saved: %s", why);
 		free(why);
 	}
