@@ -73,6 +73,15 @@ test_expect_success 'a gzip that inflates a lot: its text is what the summary co
 	grep "1000000 lines, 33.0 MB of text ([0-9.]* kB on disk)" err &&
 	trainscope templates --format tsv Z | grep "	1000000	.*step ok"
 '
+test_expect_success 'a gzip of zero bytes, or of nothing, is an empty file: no warning' '
+	mkdir -p E/n1 && : >E/n1/a.log.gz && gzip -c </dev/null >E/n1/b.log.gz &&
+	good_log E/n1/c.log 3 &&
+	trainscope index E >out 2>err &&
+	! grep "warning" err &&
+	grep "3 files (3 read, 0 unchanged, 0 failed), 3 lines" err &&
+	trainscope parse E/n1/a.log.gz E/n1/b.log.gz >out 2>err &&
+	test ! -s out && test ! -s err
+'
 test_expect_success 'a dangling link is a warning' '
 	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
 	trainscope index C >out 2>err &&

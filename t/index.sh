@@ -42,6 +42,13 @@ test_expect_success 'templates: json' '
 	trainscope templates --format json >out &&
 	grep "\"job\":\"job1\"" out && grep "\"count\":100" out
 '
+test_expect_success 'templates: the JSON keys are the ones the help names, in order' '
+	trainscope templates --format json >out &&
+	jq -r ".[0] | keys_unsorted | join(\", \")" out >keys &&
+	test "$(cat keys)" = "job, id, count, nodes, files, template" &&
+	trainscope help templates | tr -s " \n" "  " >help &&
+	grep "with those keys: $(cat keys)" help
+'
 test_expect_success 'templates of an unknown job fail' '
 	test_must_fail 1 trainscope templates nosuch 2>err &&
 	grep "no job .nosuch." err
