@@ -627,7 +627,8 @@ warn(struct writer *w, const char *msg)
 		fputs("\r\033[K", w->o->err);
 		w->drawn = 0;
 	}
-	fprintf(w->o->err, "trainscope: warning: %s\n", msg);
+	fprintf(w->o->err, "trainscope: %s%swarning: %s\n", w->o->cmd != NULL ?
+	    w->o->cmd : "", w->o->cmd != NULL ? ": " : "", msg);
 }
 
 static void

@@ -29,6 +29,7 @@ struct index_opts {
 				   this many seconds; 0: the default (2 s);
 				   below 0: after every file */
 	FILE *err;		/* warnings, progress (borrowed) or NULL */
+	const char *cmd;	/* the command warnings name, or NULL */
 	int progress;		/* draw progress on err */
 };
 

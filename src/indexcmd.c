@@ -34,6 +34,7 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	o.map_path = cmd_opt(a, "map");
 	o.hostfile = cmd_opt(a, "hostfile");
 	o.err = ctx->err;
+	o.cmd = a->name;
 	o.progress = ctx->progress;
 	if (o.job_name != NULL && *o.job_name == '\0') {
 		ts_fail(cause, "--job needs a name");

@@ -39,7 +39,7 @@ test_expect_success 'a gzip whose CRC trailer is damaged keeps every line, names
 	n=$(wc -c <G/r0.log.gz) &&
 	printf "\377\377\377\377" | dd of=G/r0.log.gz bs=1 seek=$((n - 8)) conv=notrunc 2>/dev/null &&
 	trainscope index G >out 2>err &&
-	grep "warning: .*G/r0.log.gz.: line 2001: corrupt gzip data" err &&
+	grep "^trainscope: index: warning: .*G/r0.log.gz.: line 2001: corrupt gzip data" err &&
 	grep "1 file (1 read, 0 unchanged, 0 failed, 1 partly read), 2000 lines" err
 '
 test_expect_success 'an index that stopped before the end is said until a run completes' '

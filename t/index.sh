@@ -96,6 +96,12 @@ test_expect_success 'loose files form one job; --job names it' '
 	    job2/node-02/rank-1.log.gz >out &&
 	test "$(count_of "iteration <*>" loose)" = 100
 '
+test_expect_success 'a file indexed on its own is a job named after its directory, and says so' '
+	mkdir -p solo/run7 && cp job2/node-01/rank-0.log solo/run7/train.log &&
+	trainscope index solo/run7/train.log 2>err &&
+	grep "^indexed 1 job: 1 file (1 read.*; job run7$" err &&
+	trainscope jobs >out && grep "^run7 .*/solo/run7$" out
+'
 test_expect_success 'a file named twice is read once' '
 	trainscope index --job twice job2/node-01/rank-0.log \
 	    job2/node-01/rank-0.log 2>out &&
