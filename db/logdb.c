@@ -27,7 +27,7 @@ enum {
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
 	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET, S_CP_ADD,
 	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES, S_JOB_ROOT, S_CP_BEFORE,
-	S_COUNT
+	S_FILE_GET, S_COUNT
 };
 
 static const char *const sql[S_COUNT] = {
@@ -43,6 +43,9 @@ static const char *const sql[S_COUNT] = {
 	[S_FILES] = "SELECT id, path, node_id, rank, kind, gz, size, mtime, "
 	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts FROM files "
 	    "WHERE job_id = ?1",
+	[S_FILE_GET] = "SELECT id, path, node_id, rank, kind, gz, size, mtime, "
+	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts FROM files "
+	    "WHERE job_id = ?1 AND path = ?2",
 	[S_FILE_ADD] = "INSERT INTO files (job_id, path, node_id, rank, kind, "
 	    "gz, size, mtime, inode, bytes, lines, partial, ts_kind, first_ts, "
 	    "last_ts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
@@ -354,6 +357,26 @@ logdb_files(struct logdb *db, int64_t job, struct logdb_file **files,
 		return cache_fail(db->cache, "cannot read files", cause);
 	ts_qsort(*files, *n, sizeof **files, cmp_path);
 	return 0;
+}
+
+int
+logdb_file_get(struct logdb *db, int64_t job, const char *path,
+    struct logdb_file *f, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	memset(f, 0, sizeof *f);
+	if ((s = stmt(db, S_FILE_GET, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		read_file_row(s, f);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read files", cause);
+	return rc == SQLITE_ROW;
 }
 
 void

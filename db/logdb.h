@@ -81,6 +81,12 @@ struct logdb_file {
 int logdb_files(struct logdb *db, int64_t job, struct logdb_file **files,
     size_t *n, char **cause);
 void logdb_free_files(struct logdb_file *files, size_t n);
+/*
+ * The row of file `path` of job `job` as the cache holds it now: 1 with
+ * *f filled (free f->path), 0 when there is none, -1 with *cause.
+ */
+int logdb_file_get(struct logdb *db, int64_t job, const char *path,
+    struct logdb_file *f, char **cause);
 /* Insert (f->id == 0, then sets f->id) or update a files row. */
 int logdb_file_put(struct logdb *db, int64_t job, struct logdb_file *f,
     char **cause);

@@ -1023,12 +1023,35 @@ seg_done(struct writer *w, struct work *wk, struct seg *s)
 	}
 }
 
+/*
+ * Has another run stored this file since this one planned its work (a
+ * run on the same job at once)?  Then what that run read stands, and
+ * this one leaves the file alone: 1.  0: go on; -1 with *cause.
+ */
+static int
+stored_meanwhile(struct writer *w, const struct work *wk, char **cause)
+{
+	struct logdb_file now;
+	const struct logdb_file *old = wk->old;
+	int rc;
+
+	if ((rc = logdb_file_get(w->db, w->job, wk->sf->rel, &now, cause)) < 0)
+		return -1;
+	if (rc == 1)
+		rc = old == NULL || now.id != old->id || now.size != old->size ||
+		    now.bytes != old->bytes || now.lines != old->lines ||
+		    now.inode != old->inode || now.mtime != old->mtime;
+	free(now.path);
+	return rc;
+}
+
 /* Store one segment of a unit; 1 when it was the file's last. */
 static int
 store_seg(struct writer *w, struct unit *u, struct seg *s, int first,
     char **cause)
 {
 	struct work *wk = &w->p->work[u->work];
+	int rc;
 
 	if (begin_write(w, cause) != 0)
 		return -1;
@@ -1039,6 +1062,14 @@ store_seg(struct writer *w, struct unit *u, struct seg *s, int first,
 		w->broken = 1;	/* keep what was stored, read it all again */
 	else if (s->read_error)
 		w->st->partial++;
+	if (first && u->first && !w->skip) {
+		if ((rc = stored_meanwhile(w, wk, cause)) < 0)
+			return -1;
+		if (rc > 0) {
+			w->st->skipped++;
+			w->skip = 1;
+		}
+	}
 	if (w->skip)
 		return 0;
 	if (first && u->first && begin_file(w, wk, cause) != 0)

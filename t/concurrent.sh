@@ -64,4 +64,26 @@ test_expect_success 'three writers and a reader at once store the same, every ro
 	! grep -v "^$" r.err
 '
 
+test_expect_success 'three runs on one job at once: each file stored once, as a serial run stores it' '
+	mkdir -p big &&
+	for j in 1 2 3; do cp -r job$j/node0$j big/ || exit 1; done &&
+	for k in 1 2 3 4 5 6; do
+		cp big/node01/rank-0.log big/node01/copy-$k.log || exit 1
+	done &&
+	trainscope --cache one.db index big 2>/dev/null &&
+	stored one.db big >one.txt &&
+	for round in 1 2 3; do
+		rm -f same.db* &&
+		trainscope --cache same.db cache info >/dev/null &&
+		for k in 1 2 3; do
+			trainscope --cache same.db index --commit 0 big \
+			    >/dev/null 2>s$k.err &
+		done &&
+		wait &&
+		! grep -v "^indexed 1 job" s1.err s2.err s3.err &&
+		stored same.db big >same.txt &&
+		test_cmp one.txt same.txt || exit 1
+	done
+'
+
 test_done
