@@ -183,46 +183,6 @@ canvas_cell(struct canvas *c, int row, int col)
 	return &c->cells[(size_t)row * c->width + col];
 }
 
-/*
- * Decode one UTF-8 sequence of s[0 .. len): its code point and length,
- * or 0 when the bytes are not valid UTF-8 (overlong, surrogate, > 10FFFF,
- * truncated).
- */
-static size_t
-utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	size_t n, i;
-	uint32_t v;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		v = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		v = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		v = s[0] & 0x07;
-	} else
-		return 0;
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 ||
-	    v > 0x10ffff)) || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return n;
-}
-
 /* Where text is drawn: the row, the column, and the clip column. */
 struct pen {
 	struct canvas *c;
@@ -290,7 +250,7 @@ pen_put(struct pen *p, const char *s, size_t len)
 	uint32_t cp;
 
 	while (i < len) {
-		n = utf8_decode(u + i, len - i, &cp);
+		n = ts_utf8_decode(u + i, len - i, &cp);
 		if (n == 0) {
 			snprintf(tmp, sizeof tmp, "\\x%02X", u[i]);
 			pen_text(p, tmp);

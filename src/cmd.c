@@ -562,43 +562,14 @@ source_error(const char *path, long lineno, const char *line, int col,
 static long
 binary_at(const unsigned char *s, size_t n)
 {
-	size_t i = 0, k, len;
-	unsigned char c, lo, hi;
+	size_t i = 0, len;
+	uint32_t cp;
 
 	while (i < n) {
-		c = s[i];
-		if (c < 0x80) {
-			if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') ||
-			    c == 0x7f)
-				return (long)i;
-			i++;
-			continue;
-		}
-		lo = 0x80;
-		hi = 0xbf;
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		else
+		if ((len = ts_utf8_decode(s + i, n - i, &cp)) == 0 ||
+		    (cp < 0x20 && cp != '\t' && cp != '\r' && cp != '\n') ||
+		    (cp >= 0x7f && cp <= 0x9f))
 			return (long)i;
-		if (c == 0xc2)
-			lo = 0xa0;	/* U+0080..U+009F: C1 controls */
-		else if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;	/* no surrogates */
-		else if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-		if (i + len > n || s[i + 1] < lo || s[i + 1] > hi)
-			return (long)i;
-		for (k = 2; k < len; k++)
-			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
-				return (long)i;
 		i += len;
 	}
 	return -1;

@@ -93,6 +93,12 @@ void ts_qsort(void *base, size_t nmemb, size_t size,
 
 /* Monotonic clock in seconds, for progress and benchmarks. */
 double ts_now(void);
+/*
+ * Decode one UTF-8 sequence of s[0 .. len) (len > 0): its code point in
+ * *cp and its length, or 0 when the bytes are not valid UTF-8 (overlong,
+ * surrogate, above U+10FFFF, truncated).
+ */
+size_t ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
 /* b bytes in decimal units: "512 B", "3.0 kB", "1.8 TB"; returns buf. */
 const char *ts_human_size(uint64_t b, char *buf, size_t len);
 
