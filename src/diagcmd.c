@@ -94,7 +94,7 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_FAIL;
 	nbase = cmd_opt_all(a, "baseline", &base);
 	if (job_model(c, job, base, nbase, cmd_has_opt(a, "no-flows") ?
-	    JOBMODEL_NO_FLOWS : 0, ctx->err, &m, cause) != 0)
+	    JOBMODEL_NO_FLOWS : 0, ctx->err, a->name, &m, cause) != 0)
 		goto out;
 	if (model_print(ctx->out, m, (int)fmt, (size_t)top) != 0) {
 		ts_fail(cause, "cannot write output");

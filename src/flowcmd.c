@@ -82,7 +82,7 @@ collect_inputs(struct cmd_args *args, struct found *out, char **cause)
 static void
 warn_err(void *arg, const char *msg)
 {
-	fprintf((FILE *)arg, "trainscope: %s\n", msg);
+	fprintf((FILE *)arg, "trainscope: flows: %s\n", msg);
 }
 
 static int
@@ -132,7 +132,7 @@ load_set(struct cmd_ctx *ctx, struct cmd_args *args, struct found *in,
 		return ts_fail(cause, "--job names one job: give one directory, "
 		    "or files that share one");
 	if (root != NULL && cmd_ctx_cache(ctx, &c, &why) != 0) {
-		fprintf(ctx->err, "trainscope: flows not kept in the cache: "
+		fprintf(ctx->err, "trainscope: flows: not kept in the cache: "
 		    "%s\n", why);
 		free(why);
 		c = NULL;

@@ -20,17 +20,25 @@
 #include "util.h"
 #include "viewdb.h"
 
+/* Where warnings go, and the command they name. */
+struct say {
+	FILE *err;		/* NULL: nowhere */
+	const char *cmd;	/* NULL: none */
+};
+
 static int compute(struct cache *c, const char *name,
     const char *const *baselines, size_t nbase, int flags,
-    const struct faults *fl, FILE *err, struct model **out, char **cause);
+    const struct faults *fl, const struct say *say, struct model **out,
+    char **cause);
 
 static void
-warn(FILE *err, const char *fmt, const char *what)
+warn(const struct say *say, const char *fmt, const char *what)
 {
-	if (err != NULL) {
-		fputs("trainscope: ", err);
-		fprintf(err, fmt, what);
-		fputc('\n', err);
+	if (say->err != NULL) {
+		fprintf(say->err, "trainscope: %s%s", say->cmd != NULL ?
+		    say->cmd : "", say->cmd != NULL ? ": " : "");
+		fprintf(say->err, fmt, what);
+		fputc('\n', say->err);
 	}
 }
 
@@ -169,8 +177,10 @@ note_pending(struct cache *c, const char *name, struct model *m)
 
 int
 job_model(struct cache *c, const char *name, const char *const *baselines,
-    size_t nbase, int flags, FILE *err, struct model **out, char **cause)
+    size_t nbase, int flags, FILE *err, const char *cmd, struct model **out,
+    char **cause)
 {
+	struct say say = { err, cmd };
 	struct faults *fl = faults_default();
 	struct ondisk disk;
 	char key[32], *why = NULL;
@@ -181,7 +191,7 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 
 	*out = NULL;
 	for (i = 0; i < faults_nerrors(fl); i++)
-		warn(err, "%s", faults_error(fl, i));
+		warn(&say, "%s", faults_error(fl, i));
 	/* explicit baselines are not part of the key: computed every time */
 	memset(&disk, 0, sizeof disk);
 	if (nbase == 0 && !(flags & JOBMODEL_FRESH) &&
@@ -191,7 +201,7 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 		if (diagdb_result_get(c, id, key, &blob, &len, &why) == 1 &&
 		    (*out = model_decode(blob, len)) != NULL) {
 			if ((*out)->flows.error != NULL)
-				warn(err, "captures left out: %s",
+				warn(&say, "captures left out: %s",
 				    (*out)->flows.error);
 			free(blob);
 			free(disk.first_missing);
@@ -202,7 +212,7 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	}
 	free(why);
 	why = NULL;
-	rc = compute(c, name, baselines, nbase, flags, fl, err, out, cause);
+	rc = compute(c, name, baselines, nbase, flags, fl, &say, out, cause);
 	faults_free(fl);
 	if (rc == 0 && disk.missing > 0)
 		model_note(*out, "%zu of %zu files are gone since they were "
@@ -217,14 +227,14 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 		note_pending(c, name, *out);
 	free(disk.first_missing);
 	if (rc == 0 && cache_readonly(c))
-		warn(err, "cache '%s' is read-only here: the outcome and the "
+		warn(&say, "cache '%s' is read-only here: the outcome and the "
 		    "diagnosis are not kept", cache_path(c));
 	else if (rc == 0 && keyed) {
 		unsigned char *bytes;
 
 		model_encode(*out, &bytes, &len);
 		if (diagdb_result_put(c, id, key, bytes, len, &why) != 0) {
-			warn(err, "the results were not kept: %s", why);
+			warn(&say, "the results were not kept: %s", why);
 			free(why);
 		}
 		free(bytes);
@@ -234,7 +244,7 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 
 static int
 compute(struct cache *c, const char *name, const char *const *baselines,
-    size_t nbase, int flags, const struct faults *fl, FILE *err,
+    size_t nbase, int flags, const struct faults *fl, const struct say *say,
     struct model **out, char **cause)
 {
 	struct diag_opts o = { 1, NULL };
@@ -249,15 +259,15 @@ compute(struct cache *c, const char *name, const char *const *baselines,
 		return -1;
 	o.faults = fl;
 	if (!(flags & JOBMODEL_NO_FLOWS) &&
-	    flowjoin_evidence(job, c, err, &mf, &why) < 0) {
-		warn(err, "captures left out: %s", why);
+	    flowjoin_evidence(job, c, say->err, &mf, &why) < 0) {
+		warn(say, "captures left out: %s", why);
 		free(why);
 		why = NULL;
 	}
 	r = diag_run(job, &o);
 	*out = model_build(job, r, &mf);
 	if (!cache_readonly(c) && jobload_store(c, job, r, &why) != 0) {
-		warn(err, "the outcome was not saved: %s", why);
+		warn(say, "the outcome was not saved: %s", why);
 		free(why);
 	}
 	diag_result_free(r);

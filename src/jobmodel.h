@@ -27,11 +27,12 @@ enum {
  * The model of job `name` (a name or an indexed directory), compared with
  * the healthy pool and baselines[0 .. nbase).  Warnings (fault library,
  * captures left out, a cache that cannot keep the outcome) go to `err`
- * (may be NULL) as "trainscope: ..." lines.  Returns 0 and sets *out
- * (free with model_free()), or -1 with *cause.
+ * (may be NULL) as "trainscope: CMD: ..." lines, naming the command `cmd`
+ * (may be NULL).  Returns 0 and sets *out (free with model_free()), or -1
+ * with *cause.
  */
 int job_model(struct cache *c, const char *name,
     const char *const *baselines, size_t nbase, int flags, FILE *err,
-    struct model **out, char **cause);
+    const char *cmd, struct model **out, char **cause);
 
 #endif

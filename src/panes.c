@@ -1714,7 +1714,7 @@ view_open_job(struct view *v, const char *name, struct model **out,
 {
 	if (v->cache == NULL)
 		return ts_fail(cause, "no cache");
-	return job_model(v->cache, name, NULL, 0, 0, NULL, out, cause);
+	return job_model(v->cache, name, NULL, 0, 0, NULL, NULL, out, cause);
 }
 
 /* ---- the table-like panes as data ---- */

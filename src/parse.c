@@ -62,14 +62,14 @@ parse_file(struct parse_run *r, const char *path)
 	r->path = path;
 	r->lineno = 0;
 	if (reader_open(path, 0, 0, &rd, &cause) != 0) {
-		fprintf(r->ctx->err, "trainscope: %s\n", cause);
+		fprintf(r->ctx->err, "trainscope: parse: %s\n", cause);
 		free(cause);
 		return -1;
 	}
 	while ((rc = reader_next(rd, &l, &cause)) == 1)
 		parse_line(r, l.s, l.len);
 	if (rc < 0) {
-		fprintf(r->ctx->err, "trainscope: %s\n", cause);
+		fprintf(r->ctx->err, "trainscope: parse: %s\n", cause);
 		free(cause);
 	}
 	reader_close(rd);

@@ -157,7 +157,8 @@ open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
 		if (cmd_has_opt(a, "no-flows"))
 			flags |= JOBMODEL_NO_FLOWS;
 	}
-	rc = job_model(v->cache, name, base, nbase, flags, ctx->err, &m, cause);
+	rc = job_model(v->cache, name, base, nbase, flags, ctx->err,
+	    a != NULL ? a->name : "open", &m, cause);
 	free(base);
 	if (rc != 0)
 		return CMD_FAIL;
@@ -856,7 +857,8 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	}
 	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
-	    job_model(c, a->argv[0], NULL, 0, 0, ctx->err, &m, cause) != 0) {
+	    job_model(c, a->argv[0], NULL, 0, 0, ctx->err, a->name, &m,
+	    cause) != 0) {
 		free(path);
 		return CMD_FAIL;
 	}

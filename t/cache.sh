@@ -57,6 +57,7 @@ test_expect_success 'a cache this user cannot write is read: diagnose works, not
 		as_reader diagnose rojob >out 2>err &&
 		grep "^job rojob" out && grep "an illegal memory access" out &&
 		test "$(grep -c "read-only here" err)" = 1 &&
+		grep "^trainscope: diagnose: cache .* is read-only here: the outcome and the diagnosis are not kept" err &&
 		! grep "attempt to write" err &&
 		as_reader jobs >out && grep "^rojob " out
 	fi

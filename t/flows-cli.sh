@@ -79,7 +79,7 @@ test_expect_success '--no-cache leaves the cache alone' '
 test_expect_success 'a cache that cannot be opened is a warning' '
 	mkdir -p nocache && echo garbage >nocache/c.db &&
 	trainscope --cache nocache/c.db flows jobA >out 2>err &&
-	cmp first out && grep "flows not kept in the cache" err
+	cmp first out && grep "^trainscope: flows: not kept in the cache" err
 '
 test_expect_success 'flows on a job directory names the job, not only its hash' '
 	trainscope simulate --nodes 4 --gpus-per-node 4 --tp 4 --dp 2 --pp 2 --iters 8 --seed 3 named >/dev/null 2>&1 &&
