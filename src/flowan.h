@@ -33,7 +33,7 @@ enum flowan_kind {
 
 struct flowan_params {
 	double gap;		/* step gap in seconds; 0: found per series */
-	double min_share;	/* pairs below this share of a host's top pair are control */
+	double min_share;	/* pairs below this share of a host's top pair are control (0: off, the default) */
 	uint64_t min_bytes;	/* pairs with fewer significant bytes are control */
 };
 

@@ -11,7 +11,9 @@
  *  - data parallel: when the slowest pipeline is done, a ring all-reduce
  *    per gradient bucket (four buckets of different sizes, so the chunk
  *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
- *    ring successor per step;
+ *    ring successor per step; a rank holds 1/tp of the stage's gradients,
+ *    so a node pair that carries the rings of several TP ranks moves
+ *    what one node's NIC can (LINK_BPS), not tp times that;
  *  - checkpoint saves stream to a storage server (NFS, TCP 2049);
  *  - control: torchrun's rendezvous store on the master's TCP port 29500
  *    (connect at launch, heartbeats every few seconds, close at exit).
@@ -401,7 +403,8 @@ dp_traffic(struct simnet *n, const struct sim_iter *it)
 		t0 = it->compute_end;
 		for (k = 0; k < BUCKETS; k++) {
 			stepdur = ar * bucket_share[k] / steps;
-			chunk = n->bucket_bytes[k] / j->o.dp * e->mult / NCH;
+			chunk = n->bucket_bytes[k] / j->o.dp * e->mult /
+			    j->o.tp / NCH;
 			for (s = 0; s < steps; s++) {
 				if (slow_edge(n, e->a, e->b, it->n)) {
 					dur = stepdur * 0.97;

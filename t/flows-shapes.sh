@@ -1,0 +1,53 @@
+#!/bin/sh
+# flows-shapes.sh -- `flows` on simulated jobs of several parallel layouts,
+# several ranks a host: the simulator's defaults (8 nodes of 8 GPUs, tp 8,
+# dp 4, pp 2), pure data parallel, pure pipeline, two TP groups a host,
+# one GPU a rank with four ranks a host.  Scored against truth.json by
+# flows-sim-score.awk (host pairs and groups derived from the ranks).
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+score() {	# score DIR: NAME=VALUE fields of the comparison
+	trainscope flows --format json "$1" >"$1.json" &&
+	awk -f "$TS_SRCDIR/t/eval/flows-sim-score.awk" "$1/truth.json" "$1.json"
+}
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# exact DIR: one job of the truth's hosts, every pair typed, the DP groups
+# and the pipelines exact, and all but the first iteration found.
+exact() {
+	r=$(score "$1") && echo "$r" &&
+	test "$(field "$r" jobs)" = 1 && test "$(field "$r" recog)" = 1 &&
+	test "$(field "$r" pairs_ok)" = "$(field "$r" pairs_n)" &&
+	test "$(field "$r" dp_ok)" = 1 && test "$(field "$r" pp_ok)" = 1 &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 1)) &&
+	test "$(field "$r" false)" = 0
+}
+
+sim() {		# sim DIR NODES GPUS DP PP TP OPTION...
+	d=$1 n=$2 g=$3 dp=$4 pp=$5 tp=$6
+	shift 6
+	trainscope simulate --nodes "$n" --gpus-per-node "$g" --dp "$dp" \
+	    --pp "$pp" --tp "$tp" --iters 12 --iter-ms 400 --seed 5 \
+	    "$@" "$d" >/dev/null
+}
+
+test_expect_success 'simulate defaults: one job, its DP groups and pipelines' '
+	trainscope simulate --healthy --iters 12 def >/dev/null &&
+	exact def &&
+	trainscope flows def >out &&
+	grep "^job def .*: 8 hosts" out &&
+	test "$(grep -c "^  dp group" out)" = 2 &&
+	test "$(grep -c "^  pipeline" out)" = 4
+'
+for tr in roce tcp; do
+	test_expect_success "$tr: pure data parallel, a TP group a host" '
+		sim dp-$tr 8 8 8 1 8 --transport $tr --healthy && exact dp-$tr
+	'
+	test_expect_success "$tr: two TP groups a host (tp 4 of 8 GPUs)" '
+		sim tp4-$tr 4 8 4 2 4 --transport $tr --healthy && exact tp4-$tr
+	'
+	test_expect_success "$tr: four ranks a host, one GPU a rank" '
+		sim r4-$tr 8 4 8 4 1 --transport $tr --healthy && exact r4-$tr
+	'
+done
+test_done
