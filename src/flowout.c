@@ -103,9 +103,14 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 	if (job->niters > 0) {
 		iter_stats(job, &mean, &med, &lo, &hi, &comm);
 		fprintf(out, "  iterations: %zu, mean %.1f ms, median %.1f ms, "
-		    "min %.1f, max %.1f, step-end communication %.1f ms\n",
-		    job->niters, mean * 1e3, med * 1e3, lo * 1e3, hi * 1e3,
-		    comm * 1e3);
+		    "min %.1f, max %.1f, ", job->niters, mean * 1e3, med * 1e3,
+		    lo * 1e3, hi * 1e3);
+		if (job->ndp > 0)
+			fprintf(out, "step-end communication %.1f ms\n",
+			    comm * 1e3);
+		else
+			fprintf(out, "steps end with the pipelines' pause "
+			    "(no data-parallel traffic on the wire)\n");
 	} else
 		fprintf(out, "  iterations: none found\n");
 	for (i = 0; i < job->nhosts; i++)

@@ -112,21 +112,184 @@ group_msgs(const struct flowan_job *job, const struct flowan_group *g,
 	return m;
 }
 
+/*
+ * The groups whose bursts end a step: the DP groups; in a job without
+ * data-parallel traffic on the wire (pure pipeline, or DP rings inside
+ * hosts), the pipelines, whose last gradients back to stage 0 end it.
+ */
+struct stepgroups {
+	const struct flowan_group *g;
+	size_t n;
+	enum flowan_type type;
+};
+
+static void
+step_groups(const struct flowan_job *job, struct stepgroups *sg)
+{
+	if (job->ndp > 0) {
+		sg->g = job->dp;
+		sg->n = job->ndp;
+		sg->type = FLOWAN_DP;
+	} else {
+		sg->g = job->pp;
+		sg->n = job->npp;
+		sg->type = FLOWAN_PP;
+	}
+}
+
+/*
+ * A pipeline's iteration period: on each of its pairs, the median time
+ * from one run of messages going one way (a micro-batch train of
+ * activations, or of gradients) to the next such run; the median over
+ * its pairs.  NAN when no pair has two runs.
+ */
+static double
+pipeline_period(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_group *g)
+{
+	const struct flow_set *s = fa->set;
+	double *iv = NULL, last, per;
+	size_t cap = 0, n = 0, i, k;
+	int dir, prev;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_PP || p->msgs == NULL ||
+		    !in_group(g, p->a) || !in_group(g, p->b))
+			continue;
+		last = NAN;
+		prev = -1;
+		for (k = 0; k < p->nsig; k++) {
+			const struct flow_msg *m = &s->msgs[p->msgs[k]];
+
+			dir = m->src == p->a;
+			if (dir == prev)
+				continue;
+			prev = dir;
+			if (!dir)
+				continue;
+			if (isfinite(last)) {
+				iv = xgrow(iv, &cap, n + 1, sizeof *iv);
+				iv[n++] = m->start - last;
+			}
+			last = m->start;
+		}
+	}
+	per = n ? stats_median(iv, n) : NAN;
+	free(iv);
+	return per;
+}
+
+struct cut {
+	double from, to;	/* the pause */
+	size_t at;		/* the message after it */
+	int kept;
+};
+
+static int
+cmp_cut_gap(const void *a, const void *b)
+{
+	const struct cut *x = a, *y = b;
+	double gx = x->to - x->from, gy = y->to - y->from;
+
+	if (gx != gy)
+		return gx < gy ? 1 : -1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Where a pipeline's iterations meet, among its messages m[0..n) (by
+ * start): a pipeline keeps its links busy through an iteration, forward
+ * then backward, and all of it idles at the step's end (optimizer step,
+ * collectives inside the hosts).  That pause need not be much longer than
+ * the turn from forward to backward, so no gap threshold separates them;
+ * but it is the longest pause within each period.  So: the pauses,
+ * longest first, each kept unless a kept one lies within 0.6 periods of
+ * it (bins of that width hold the kept ones); then those under half the
+ * median kept pause (a partial iteration at either end of the capture)
+ * dropped.  cut[i] != 0: a new iteration starts at m[i].
+ */
+static unsigned char *
+pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n, double per)
+{
+	unsigned char *cut = xcalloc(n + 1, 1);
+	struct cut *c = xcalloc(n + 1, sizeof *c);
+	double end, t0, w = 0.6 * per, *gk, med;
+	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept;
+
+	end = n ? s->msgs[m[0]].end : 0;
+	for (i = 1; i < n; i++) {
+		const struct flow_msg *x = &s->msgs[m[i]];
+
+		if (x->start > end) {
+			c[nc].from = end;
+			c[nc].to = x->start;
+			c[nc++].at = i;
+		}
+		if (x->end > end)
+			end = x->end;
+	}
+	if (nc == 0 || !(w > 0)) {
+		free(c);
+		return cut;
+	}
+	t0 = s->msgs[m[0]].start;
+	nb = (size_t)((end - t0) / w) + 3;
+	kept = xcalloc(nb, sizeof *kept);	/* index + 1 of a kept cut */
+	gk = xcalloc(nc + 1, sizeof *gk);
+	ts_qsort(c, nc, sizeof *c, cmp_cut_gap);
+	for (i = 0; i < nc; i++) {
+		int near = 0;
+
+		b0 = (size_t)fmax(0, (c[i].from - w - t0) / w) + 1;
+		b1 = (size_t)((c[i].to + w - t0) / w) + 1;
+		for (b = b0 - 1; b <= b1 && b < nb && !near; b++) {
+			const struct cut *k = kept[b] ? &c[kept[b] - 1] : NULL;
+
+			near = k != NULL && c[i].from - k->to < w &&
+			    k->from - c[i].to < w;
+		}
+		if (near)
+			continue;
+		b0 = (size_t)((c[i].from - t0) / w) + 1;
+		b1 = (size_t)((c[i].to - t0) / w) + 1;
+		for (b = b0; b <= b1 && b < nb; b++)
+			kept[b] = i + 1;
+		gk[nk++] = c[i].to - c[i].from;
+		c[i].kept = 1;
+	}
+	med = stats_median(gk, nk);
+	for (i = 0; i < nc; i++)
+		if (c[i].kept && c[i].to - c[i].from >= med / 2)
+			cut[c[i].at] = 1;
+	free(kept);
+	free(gk);
+	free(c);
+	return cut;
+}
+
 /* Append group g's bursts to *b; return its short (10 %) burst period. */
 static double
 group_bursts(const struct flowan *fa, const struct flowan_job *job,
-    size_t g, const struct flowan_params *prm, struct burst **b,
-    size_t *nb, size_t *cap)
+    const struct stepgroups *sg, size_t g, const struct flowan_params *prm,
+    struct burst **b, size_t *nb, size_t *cap)
 {
 	const struct flow_set *s = fa->set;
 	size_t n, i, first = *nb;
-	size_t *m = group_msgs(job, &job->dp[g], FLOWAN_DP, &n);
+	size_t *m = group_msgs(job, &sg->g[g], sg->type, &n);
 	double thr = flowan_series_gap(s, m, n, prm->gap), *d, per;
+	unsigned char *cut = NULL;
 
+	if (sg->type == FLOWAN_PP && prm->gap <= 0 &&
+	    isfinite(per = pipeline_period(fa, job, &sg->g[g])))
+		cut = pipeline_cuts(s, m, n, per);
 	for (i = 0; i < n; i++) {
 		const struct flow_msg *x = &s->msgs[m[i]];
+		int joins = cut != NULL ? !cut[i] :
+		    x->start - (*b)[*nb > 0 ? *nb - 1 : 0].end <= thr;
 
-		if (*nb > first && x->start - (*b)[*nb - 1].end <= thr) {
+		if (*nb > first && joins) {
 			if (x->end > (*b)[*nb - 1].end)
 				(*b)[*nb - 1].end = x->end;
 			continue;
@@ -136,6 +299,7 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 		(*b)[*nb].end = x->end;
 		(*b)[(*nb)++].g = g;
 	}
+	free(cut);
 	free(m);
 	if (*nb - first < 2)
 		return NAN;
@@ -157,8 +321,7 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
  * one held up by a slow link ends long after the others.
  */
 static struct cluster *
-boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
-    double per, size_t *ncl)
+boundaries(size_t ng, struct burst *b, size_t nb, double per, size_t *ncl)
 {
 	struct cluster *cl = NULL;
 	size_t cap = 0, n = 0, i, k;
@@ -174,9 +337,9 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			cl = xgrow(cl, &cap, n + 1, sizeof *cl);
 			c = &cl[n++];
 			memset(c, 0, sizeof *c);
-			c->seen = xcalloc(job->ndp, 1);
-			c->gdur = xcalloc(job->ndp, sizeof *c->gdur);
-			for (k = 0; k < job->ndp; k++)
+			c->seen = xcalloc(ng, 1);
+			c->gdur = xcalloc(ng, sizeof *c->gdur);
+			for (k = 0; k < ng; k++)
 				c->gdur[k] = NAN;
 			c->first_start = b[i].start;
 			c->first_end = b[i].end;
@@ -192,7 +355,7 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			c->ngroups++;
 	}
 	for (i = k = 0; i < n; i++) {
-		if (cl[i].ngroups * 2 > job->ndp)
+		if (cl[i].ngroups * 2 > ng)
 			cl[k++] = cl[i];
 		else {
 			free(cl[i].seen);
@@ -219,7 +382,7 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 		job->iters[i - 1].index = (int)i;
 		job->iters[i - 1].start = cl[i - 1].first_end;
 		job->iters[i - 1].end = cl[i].last_end;
-		job->iters[i - 1].comm = cl[i].comm;
+		job->iters[i - 1].comm = job->ndp > 0 ? cl[i].comm : 0;
 	}
 	d = xcalloc(job->niters + 1, sizeof *d);
 	for (i = 0; i < job->niters; i++)
@@ -1059,14 +1222,17 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	struct burst *b = NULL;
 	struct cluster *cl;
 	size_t nb = 0, cap = 0, g, ncl = 0, i;
-	double *per = xcalloc(job->ndp + 1, sizeof *per), *comp, *comm;
+	struct stepgroups sg;
+	double *per, *comp, *comm;
 
-	for (g = 0, i = 0; g < job->ndp; g++) {
-		per[i] = group_bursts(fa, job, g, prm, &b, &nb, &cap);
+	step_groups(job, &sg);
+	per = xcalloc(sg.n + 1, sizeof *per);
+	for (g = 0, i = 0; g < sg.n; g++) {
+		per[i] = group_bursts(fa, job, &sg, g, prm, &b, &nb, &cap);
 		if (isfinite(per[i]))
 			i++;
 	}
-	cl = boundaries(job, b, nb, i ? stats_median(per, i) : INFINITY,
+	cl = boundaries(sg.n, b, nb, i ? stats_median(per, i) : INFINITY,
 	    &ncl);
 	make_iterations(job, cl, ncl);
 	for (i = 0; i < ncl; i++) {

@@ -2,7 +2,7 @@
 # flows-shapes.sh -- `flows` on simulated jobs of several parallel layouts,
 # several ranks a host: the simulator's defaults (8 nodes of 8 GPUs, tp 8,
 # dp 4, pp 2), pure data parallel, pure pipeline, two TP groups a host,
-# one GPU a rank with four ranks a host.  Scored against truth.json by
+# one GPU a rank with four ranks a host, DP rings that never leave a host.  Scored against truth.json by
 # flows-sim-score.awk (host pairs and groups derived from the ranks).
 . "$TS_SRCDIR/t/lib/test-lib.sh"
 
@@ -48,6 +48,14 @@ for tr in roce tcp; do
 	'
 	test_expect_success "$tr: four ranks a host, one GPU a rank" '
 		sim r4-$tr 8 4 8 4 1 --transport $tr --healthy && exact r4-$tr
+	'
+	test_expect_success "$tr: pure pipeline (dp 1): iterations from its pauses" '
+		sim pp-$tr 8 8 1 8 8 --transport $tr --healthy && exact pp-$tr &&
+		trainscope flows pp-$tr >out &&
+		grep "pipelines.*pause" out
+	'
+	test_expect_success "$tr: DP rings inside the hosts, pipelines across" '
+		sim in-$tr 4 8 8 4 1 --transport $tr --healthy && exact in-$tr
 	'
 done
 test_done
