@@ -1005,7 +1005,7 @@ const char *
 flowan_kind_name(enum flowan_kind k)
 {
 	static const char *names[] = { "straggler", "slow-link", "slow-group",
-	    "slow-iteration", "congestion", "stall" };
+	    "slow-iteration", "congestion", "stall", "slow-nic" };
 
 	return names[k];
 }

@@ -28,7 +28,8 @@ enum flowan_kind {
 	FLOWAN_SLOW_GROUP,
 	FLOWAN_SLOW_ITERATION,
 	FLOWAN_CONGESTION,
-	FLOWAN_STALL		/* step-ending collectives stop, traffic goes on */
+	FLOWAN_STALL,		/* step-ending collectives stop, traffic goes on */
+	FLOWAN_SLOW_NIC		/* all of a host's links slow down together */
 };
 
 struct flowan_params {

@@ -853,7 +853,8 @@ host_slot(const struct flowan_job *job, uint32_t h)
 /*
  * The median over the peers of member j (all of group members but j) of
  * v[i * ni + k]: a level when v holds levels, a compute when v holds
- * computes; their MAD in *mad.
+ * computes; their MAD in *mad.  NAN values (hosts not judged in that
+ * iteration) are left out.
  */
 static double
 peers_median(const double *v, size_t n, size_t ni, size_t j, size_t k,
@@ -862,16 +863,21 @@ peers_median(const double *v, size_t n, size_t ni, size_t j, size_t k,
 	size_t i, np = 0;
 
 	for (i = 0; i < n; i++)
-		if (i != j)
+		if (i != j && !isnan(v[i * ni + k]))
 			peer[np++] = v[i * ni + k];
 	*mad = stats_mad(peer, np);
 	return stats_median(peer, np);
 }
 
-/* The stragglers of DP group g (see slower()). */
+/*
+ * The stragglers of DP group g (see slower()).  skip[host slot * niters
+ * + k] marks computes that cannot be read in iteration k (a slow NIC
+ * stretches the messages they are measured between): those hosts are
+ * neither judged nor peers then.
+ */
 static void
 group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
-    const double *comp, double base)
+    const double *comp, const unsigned char *skip, double base)
 {
 	const struct flowan_group *grp = &job->dp[g];
 	size_t n = grp->n, ni = job->niters, i, j, k, nex;
@@ -889,6 +895,10 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 		}
 	}
 	usual = stats_median(cv, n * ni);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ni; k++)
+			if (skip[host_slot(job, grp->hosts[i]) * ni + k])
+				lv[i * ni + k] = cv[i * ni + k] = NAN;
 	for (j = 0; j < n; j++) {
 		struct flowan_finding *f = NULL;
 
@@ -923,13 +933,51 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 }
 
 static void
-stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
+stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp,
+    const unsigned char *skip)
 {
 	double mad, base = baseline(job, &mad);
 	size_t g;
 
 	for (g = 0; g < job->ndp; g++)
-		group_stragglers(fa, job, g, comp, base);
+		group_stragglers(fa, job, g, comp, skip, base);
+}
+
+/*
+ * skip[host slot * niters + k] (see group_stragglers()): the slow NICs
+ * of the job's findings and their pipeline neighbours, in the iterations
+ * of those findings.
+ */
+static unsigned char *
+nic_skip(const struct flowan *fa, const struct flowan_job *job)
+{
+	size_t ni = job->niters, i, k, h, p;
+	unsigned char *skip = xcalloc(job->nhosts * ni + 1, 1);
+
+	for (i = 0; i < job->nfindings; i++) {
+		const struct flowan_finding *f = &job->findings[i];
+
+		if (f->kind != FLOWAN_SLOW_NIC)
+			continue;
+		for (h = 0; h < job->nhosts; h++) {
+			int hit = strcmp(f->subject,
+			    flowan_host_name(fa, job->hosts[h])) == 0;
+
+			for (p = 0; p < job->npairs && !hit; p++) {
+				const struct flowan_pair *q = &job->pairs[p];
+				uint32_t o = q->a == job->hosts[h] ? q->b :
+				    q->b == job->hosts[h] ? q->a : UINT32_MAX;
+
+				hit = q->type == FLOWAN_PP && o != UINT32_MAX &&
+				    strcmp(f->subject,
+				    flowan_host_name(fa, o)) == 0;
+			}
+			for (k = 0; hit && k < f->niters; k++)
+				if (f->iters[k] >= 1 && (size_t)f->iters[k] <= ni)
+					skip[h * ni + (size_t)f->iters[k] - 1] = 1;
+		}
+	}
+	return skip;
 }
 
 /*
@@ -1014,12 +1062,12 @@ pair_rates(const struct flowan *fa, const struct flowan_job *job)
 }
 
 /*
- * sorted[k * npairs ...]: per iteration, the finite rates of the DP pairs
+ * sorted[k * npairs ...]: per iteration, the finite rates of the pairs of `type`
  * in ascending order, their count in cnt[k].
  */
 static double *
-dp_rates_sorted(const struct flowan_job *job, const double *rate,
-    size_t *cnt)
+rates_sorted(const struct flowan_job *job, const double *rate,
+    enum flowan_type type, size_t *cnt)
 {
 	size_t ni = job->niters, np = job->npairs, i, k;
 	double *sorted = xcalloc(np * ni + 1, sizeof *sorted), *row;
@@ -1027,7 +1075,7 @@ dp_rates_sorted(const struct flowan_job *job, const double *rate,
 	for (k = 0; k < ni; k++) {
 		row = sorted + k * np;
 		for (i = cnt[k] = 0; i < np; i++)
-			if (job->pairs[i].type == FLOWAN_DP &&
+			if (job->pairs[i].type == type &&
 			    isfinite(rate[i * ni + k]))
 				row[cnt[k]++] = rate[i * ni + k];
 		ts_qsort(row, cnt[k], sizeof *row, stats_cmp_double);
@@ -1063,18 +1111,20 @@ median_without(const double *row, size_t n, double x)
  * over duration, so pairs of all DP groups compare.
  */
 static void
-slow_links(const struct flowan *fa, struct flowan_job *job)
+slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
+    const unsigned char *nic)
 {
 	size_t ni = job->niters, np = job->npairs, i, k, nex;
-	double *rate = pair_rates(fa, job);
 	size_t *cnt = xcalloc(ni + 1, sizeof *cnt);
-	double *sorted = dp_rates_sorted(job, rate, cnt);
+	double *sorted = rates_sorted(job, rate, FLOWAN_DP, cnt);
 	double *ex = xcalloc(ni + 1, sizeof *ex), *own = xcalloc(ni + 1, sizeof *own);
 
 	for (i = 0; i < np; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 		struct flowan_finding *f = NULL;
 
+		if (nic[host_slot(job, p->a)] || nic[host_slot(job, p->b)])
+			continue;	/* said of the host's NIC */
 		for (k = nex = 0; k < ni && p->type == FLOWAN_DP; k++) {
 			double r = rate[i * ni + k], pm;
 
@@ -1100,11 +1150,81 @@ slow_links(const struct flowan *fa, struct flowan_job *job)
 			    f->magnitude, f->niters, f->from));
 		}
 	}
-	free(rate);
 	free(cnt);
 	free(sorted);
 	free(ex);
 	free(own);
+}
+
+/*
+ * Slow NIC: a host all of whose links slow down together, pipeline and
+ * data-parallel alike: in >= 3 consecutive iterations, >= 2 of its pairs,
+ * and >= 2/3 of those with a rate, move their messages at < 1/1.5 of the
+ * median rate of the other pairs of their type (DP against DP, PP against
+ * PP).  A slow link slows one pair of each of its two hosts, and a
+ * straggler's messages move as fast as ever.  The pairs' own slow-link
+ * findings are then left out: the host says it.  nic[slot] is set for
+ * the hosts named.
+ */
+#define NIC_SLOWED	1.5
+static void
+slow_nics(const struct flowan *fa, struct flowan_job *job, const double *rate,
+    unsigned char *nic)
+{
+	size_t ni = job->niters, np = job->npairs, h, i, k, nr, nslow, nex;
+	size_t *cdp = xcalloc(ni + 1, sizeof *cdp);
+	size_t *cpp = xcalloc(ni + 1, sizeof *cpp);
+	double *sdp = rates_sorted(job, rate, FLOWAN_DP, cdp);
+	double *spp = rates_sorted(job, rate, FLOWAN_PP, cpp);
+	double *ex = xcalloc(ni + 1, sizeof *ex), *v = xcalloc(np + 1, sizeof *v);
+
+	for (h = 0; h < job->nhosts; h++) {
+		uint32_t host = job->hosts[h];
+		struct flowan_finding *f = NULL;
+
+		for (k = nex = 0; k < ni; k++) {
+			for (i = nr = nslow = 0; i < np; i++) {
+				const struct flowan_pair *p = &job->pairs[i];
+				double r = rate[i * ni + k], pm;
+
+				if ((p->a != host && p->b != host) ||
+				    p->type == FLOWAN_OTHER || !isfinite(r))
+					continue;
+				pm = p->type == FLOWAN_DP ?
+				    median_without(sdp + k * np, cdp[k], r) :
+				    median_without(spp + k * np, cpp[k], r);
+				if (!isfinite(pm))
+					continue;
+				v[nr++] = pm / r;
+				nslow += r * NIC_SLOWED < pm;
+			}
+			if (nslow < 2 || 3 * nslow < 2 * nr)
+				continue;
+			if (f == NULL)
+				f = add_finding(job, FLOWAN_SLOW_NIC,
+				    xstrdup(flowan_host_name(fa, host)), 0);
+			add_iter(f, job->iters[k].index);
+			ex[nex++] = stats_median(v, nr);
+		}
+		if (keep_lasting(job, f)) {
+			nic[h] = 1;
+			f->magnitude = stats_median(ex, nex);
+			add_reason(f, xasprintf("its links slow down together from "
+			    "iteration %d: its pairs move their messages %.1fx "
+			    "slower than the other pairs of their type (median "
+			    "over %zu iterations)", f->from, f->magnitude,
+			    f->niters));
+			add_reason(f, xasprintf("pipeline and data-parallel "
+			    "pairs alike: its NIC or its switch port, not one "
+			    "link"));
+		}
+	}
+	free(cdp);
+	free(cpp);
+	free(sdp);
+	free(spp);
+	free(ex);
+	free(v);
 }
 
 /* The share of pair p's recorded packets that are CE-marked or CNPs. */
@@ -1223,7 +1343,8 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	struct cluster *cl;
 	size_t nb = 0, cap = 0, g, ncl = 0, i;
 	struct stepgroups sg;
-	double *per, *comp, *comm;
+	double *per, *comp, *comm, *rate;
+	unsigned char *nic, *skip;
 
 	step_groups(job, &sg);
 	per = xcalloc(sg.n + 1, sizeof *per);
@@ -1248,9 +1369,16 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	host_times(fa, job, comp, comm);
 	host_stats(fa, job, comp, comm);
 	slow_iterations(fa, job);
-	stragglers(fa, job, comp);
+	rate = pair_rates(fa, job);
+	nic = xcalloc(job->nhosts + 1, 1);
+	slow_nics(fa, job, rate, nic);
+	skip = nic_skip(fa, job);
+	stragglers(fa, job, comp, skip);
 	slow_groups(fa, job);
-	slow_links(fa, job);
+	slow_links(fa, job, rate, nic);
+	free(rate);
+	free(nic);
+	free(skip);
 	congestion(fa, job);
 	stall(fa, job);
 	job->hcomp = comp;

@@ -58,4 +58,32 @@ for tr in roce tcp; do
 		sim in-$tr 4 8 8 4 1 --transport $tr --healthy && exact in-$tr
 	'
 done
+# A slow NIC from iteration 8: the groups and pipelines are still those of
+# the healthy part, the node is named from the iteration it started, its
+# slowdown within 25 % of the injected factor, and nothing else is blamed.
+for tr in roce tcp; do
+	test_expect_success "$tr: a slow NIC is named with its onset and magnitude" '
+		sim nic-$tr 8 8 4 2 8 --transport $tr --fault slow-nic@3:8 &&
+		exact nic-$tr &&
+		r=$(score nic-$tr) &&
+		test "$(field "$r" found)" = 1 && test "$(field "$r" onset)" = 0 &&
+		awk -v m="$(field "$r" mag)" -v f="$(field "$r" factor)" \
+		    "BEGIN { exit !(m > 0.75 * f && m < 1.25 * f) }"
+	'
+done
+test_expect_success 'a slow NIC of a pure pipeline' '
+	sim nicpp 8 8 1 8 8 --transport tcp --fault slow-nic@3:8 && exact nicpp &&
+	r=$(score nicpp) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" onset)" = 0
+'
+test_expect_success 'a slow NIC with four ranks a host' '
+	sim nicr4 8 4 8 4 1 --transport roce --fault slow-nic@3:8 &&
+	exact nicr4 && r=$(score nicr4) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" onset)" = 0
+'
+test_expect_success 'a slow link is still a slow link, not a slow NIC' '
+	sim lnk 8 8 4 2 8 --transport roce --fault slow-link@2:8 && exact lnk &&
+	r=$(score lnk) && test "$(field "$r" found)" = 1 &&
+	! grep -q "\"slow-nic\"" lnk.json
+'
 test_done

@@ -21,10 +21,20 @@
 #   iters iters_truth
 #             iterations found (of the first job) and in the truth
 #   med_err   |median found duration / median true duration - 1|, in %
-#   fault     the injected fault kind (straggler, slow-link) or -
+#   fault     the injected fault kind (straggler, slow-link, slow-nic) or -
 #   want      the subject a finding must name (an address, "a-b") or -
+#   detect    1 when the wire can show it: a slow link on a pair with
+#             traffic, a straggler with DP peers on other hosts, a slow
+#             NIC on a host with two pairs or more
 #   found     1 when a finding of that kind names that subject
-#   false     straggler or slow-link findings naming anything else
+#   first     1 when the first straggler, slow-link or slow-nic finding
+#             is that one
+#   onset     its first iteration minus the fault's (truth numbering: the
+#             truth iteration that ends nearest the found one), or -
+#   mag       its magnitude, or -
+#   factor    the truth's factor of a straggler or slow NIC, or -
+#   false     straggler, slow-link or slow-nic findings naming anything
+#             else
 
 function opn(k,   i) {
 	depth++
@@ -96,6 +106,8 @@ function truth(k, v, c) {
 			fpeer[c] = v
 		else if (k == "iteration")
 			fiter[c] = v
+		else if (k == "factor")
+			ffac[c] = v
 	}
 }
 
@@ -132,11 +144,19 @@ function flows(k, v, c) {
 			pt[c] = v
 	} else if (path == "/jobs//iterations/" && k == "duration" && njobs == 1)
 		odur[++noit] = v
+	else if (path == "/jobs//iterations/" && k == "index" && njobs == 1)
+		oidx[++noidx] = v
+	else if (path == "/jobs//iterations/" && k == "end" && njobs == 1)
+		oend[noidx] = v
 	else if (path == "/jobs//findings/") {
 		if (k == "kind")
 			xk[c] = v
 		else if (k == "subject")
 			xs[c] = v
+		else if (k == "from")
+			xf[c] = v
+		else if (k == "magnitude")
+			xm[c] = v
 	}
 }
 
@@ -264,23 +284,73 @@ END {
 	# The injected fault (the first straggler or slow link).
 	fault = subj = "-"
 	for (c in fkind)
-		if (fkind[c] == "straggler" && fault == "-") {
-			fault = "straggler"
+		if ((fkind[c] == "straggler" || fkind[c] == "slow-nic") &&
+		    fault == "-") {
+			fault = fkind[c]
 			subj = ipof[fnode[c]]
+			fit = fiter[c]
+			factor = ffac[c]
 		} else if (fkind[c] == "slow-link" && fault == "-") {
 			fault = "slow-link"
 			subj = pk(ipof[fnode[c]], ipof[fpeer[c]])
+			fit = fiter[c]
 		}
-	found = bad = 0
+	# The truth's iteration that ends nearest each found one: the
+	# onset is right when the finding's first iteration is the fault's.
+	for (i = 1; i <= noidx; i++) {
+		best = -1
+		for (t = 1; t <= ntit; t++) {
+			dd = oend[i] - ten[t]
+			dd = dd < 0 ? -dd : dd
+			if (best < 0 || dd < best) {
+				best = dd
+				tof[oidx[i]] = t
+			}
+		}
+	}
+	# Whether the wire can show the fault: a slow link on a pair that
+	# carries traffic, a straggler with DP peers on other hosts, a slow
+	# NIC on a host with two pairs or more.
+	detect = 0
+	if (fault == "slow-link")
+		detect = subj in want
+	else if (fault == "straggler") {
+		for (g in want_dp)
+			if (index(" " g " ", " " subj " "))
+				detect = 1
+	} else if (fault == "slow-nic") {
+		nh = 0
+		for (p in want)
+			if (index("-" p "-", "-" subj "-"))
+				nh++
+		detect = nh >= 2
+	}
+	found = bad = first = 0
+	onset = "-"
+	mag = "-"
+	fo = -1
+	for (c in xk)
+		if ((xk[c] == "straggler" || xk[c] == "slow-link" ||
+		    xk[c] == "slow-nic") && (fo < 0 || c + 0 < fo + 0))
+			fo = c
+	if (fo >= 0) {
+		s = xs[fo]
+		if (xk[fo] == "slow-link" && split(s, h, "-") == 2)
+			s = pk(h[1], h[2])
+		first = xk[fo] == fault && s == subj
+	}
 	for (c in xk) {
-		if (xk[c] != "straggler" && xk[c] != "slow-link")
+		if (xk[c] != "straggler" && xk[c] != "slow-link" &&
+		    xk[c] != "slow-nic")
 			continue
 		s = xs[c]
 		if (xk[c] == "slow-link" && split(s, h, "-") == 2)
 			s = pk(h[1], h[2])
-		if (xk[c] == fault && s == subj)
+		if (xk[c] == fault && s == subj) {
 			found = 1
-		else
+			onset = (xf[c] in tof) ? tof[xf[c]] - fit : "?"
+			mag = xm[c]
+		} else
 			bad++
 	}
 	printf "jobs=%d recog=%d pairs_ok=%d pairs_n=%d mixed=%d dp_ok=%d pp_ok=%d ",
@@ -291,5 +361,7 @@ END {
 	mo = median(odur, noit)
 	err = mt > 0 && noit > 0 ? 100 * (mo > mt ? mo / mt - 1 : 1 - mo / mt) : 100
 	printf "iters=%d iters_truth=%d med_err=%.2f ", noit, ntit, err
-	printf "fault=%s want=%s found=%d false=%d\n", fault, subj, found, bad
+	printf "fault=%s want=%s detect=%d found=%d first=%d onset=%s mag=%s ",
+	    fault, subj, detect, found, first, onset, mag
+	printf "factor=%s false=%d\n", factor == "" ? "-" : factor, bad
 }
