@@ -64,6 +64,10 @@ struct flowan_iter {
 	int index;		/* 1-based */
 	double start, end;	/* epoch seconds */
 	double comm;		/* seconds of step-ending DP communication */
+	double end_max;		/* the latest the step can have ended: the
+				   first message of the job after `end` (the
+				   optimizer step after the last collective is
+				   not on the wire); NAN when none follows */
 };
 
 struct flowan_finding {

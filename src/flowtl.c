@@ -391,6 +391,45 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 	free(d);
 }
 
+/*
+ * Each iteration's end_max: the first significant message of any of the
+ * job's pairs that starts after its end.  What happens between (the
+ * optimizer step, collectives inside the hosts) leaves no trace, so the
+ * step ended somewhere in [end, end_max].
+ */
+static void
+end_bounds(const struct flowan *fa, struct flowan_job *job)
+{
+	const struct flow_set *s = fa->set;
+	size_t i, k, lo, hi;
+
+	for (k = 0; k < job->niters; k++)
+		job->iters[k].end_max = INFINITY;
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		for (k = 0; p->msgs != NULL && k < job->niters; k++) {
+			double e = job->iters[k].end;
+
+			for (lo = 0, hi = p->nsig; lo < hi;) {	/* first > e */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (s->msgs[p->msgs[mid]].start > e)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			if (lo < p->nsig &&
+			    s->msgs[p->msgs[lo]].start < job->iters[k].end_max)
+				job->iters[k].end_max =
+				    s->msgs[p->msgs[lo]].start;
+		}
+	}
+	for (k = 0; k < job->niters; k++)
+		if (isinf(job->iters[k].end_max))
+			job->iters[k].end_max = NAN;
+}
+
 /* Orient PP pair p: +1 when a is the earlier stage, -1 when b is. */
 static int
 pp_direction(const struct flowan *fa, const struct flowan_job *job,
@@ -1356,6 +1395,7 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	cl = boundaries(sg.n, b, nb, i ? stats_median(per, i) : INFINITY,
 	    &ncl);
 	make_iterations(job, cl, ncl);
+	end_bounds(fa, job);
 	for (i = 0; i < ncl; i++) {
 		free(cl[i].seen);
 		free(cl[i].gdur);

@@ -39,6 +39,12 @@ test_expect_success 'simulate defaults: one job, its DP groups and pipelines' '
 	test "$(grep -c "^  dp group" out)" = 2 &&
 	test "$(grep -c "^  pipeline" out)" = 4
 '
+test_expect_success 'every iteration says how late its step may have ended' '
+	n=$(grep -c "\"end_max\": [0-9]" def.json) &&
+	test "$n" -ge 10 &&
+	! grep "\"end_uncertainty\": -" def.json &&
+	grep "^  step ends: up to [0-9.]* ms after the last transfer" out
+'
 for tr in roce tcp; do
 	test_expect_success "$tr: pure data parallel, a TP group a host" '
 		sim dp-$tr 8 8 8 1 8 --transport $tr --healthy && exact dp-$tr
