@@ -138,17 +138,32 @@ step_groups(const struct flowan_job *job, struct stepgroups *sg)
 }
 
 /*
- * A pipeline's iteration period: on each of its pairs, the median time
- * from one run of messages going one way (a micro-batch train of
- * activations, or of gradients) to the next such run; the median over
- * its pairs.  NAN when no pair has two runs.
+ * A pipeline's iteration period: on each of its pairs, the time from one
+ * run of messages going one way (a micro-batch train of activations, or
+ * of gradients) to the next such run.  A straggler or a slow link changes
+ * it part-way, so it is read locally: the median of the intervals within
+ * two (overall median) periods of a time.
  */
-static double
+struct period {
+	double *t, *iv;		/* interval middles (sorted) and lengths */
+	size_t n;
+	double all;		/* the median of all; NAN when none */
+};
+
+static int
+cmp_double_pair(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static void
 pipeline_period(const struct flowan *fa, const struct flowan_job *job,
-    const struct flowan_group *g)
+    const struct flowan_group *g, struct period *pd)
 {
 	const struct flow_set *s = fa->set;
-	double *iv = NULL, last, per;
+	double *tv = NULL, last;
 	size_t cap = 0, n = 0, i, k;
 	int dir, prev;
 
@@ -170,15 +185,43 @@ pipeline_period(const struct flowan *fa, const struct flowan_job *job,
 			if (!dir)
 				continue;
 			if (isfinite(last)) {
-				iv = xgrow(iv, &cap, n + 1, sizeof *iv);
-				iv[n++] = m->start - last;
+				tv = xgrow(tv, &cap, 2 * n + 2, sizeof *tv);
+				tv[2 * n] = (m->start + last) / 2;
+				tv[2 * n++ + 1] = m->start - last;
 			}
 			last = m->start;
 		}
 	}
-	per = n ? stats_median(iv, n) : NAN;
-	free(iv);
-	return per;
+	if (n > 1)
+		ts_qsort(tv, n, 2 * sizeof *tv, cmp_double_pair);
+	pd->n = n;
+	pd->t = xcalloc(n + 1, sizeof *pd->t);
+	pd->iv = xcalloc(n + 1, sizeof *pd->iv);
+	for (i = 0; i < n; i++) {
+		pd->t[i] = tv[2 * i];
+		pd->iv[i] = tv[2 * i + 1];
+	}
+	free(tv);
+	pd->all = n ? stats_median(pd->iv, n) : NAN;
+}
+
+/* The period around time t (see struct period). */
+static double
+local_period(const struct period *pd, double t, double *tmp)
+{
+	size_t lo = 0, hi = pd->n, a, k;
+
+	while (lo < hi) {	/* first middle >= t - 2 periods */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pd->t[mid] < t - 2 * pd->all)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (a = lo, k = 0; a < pd->n && pd->t[a] <= t + 2 * pd->all; a++)
+		tmp[k++] = pd->iv[a];
+	return k >= 3 ? stats_median(tmp, k) : pd->all;
 }
 
 struct cut {
@@ -205,17 +248,22 @@ cmp_cut_gap(const void *a, const void *b)
  * collectives inside the hosts).  That pause need not be much longer than
  * the turn from forward to backward, so no gap threshold separates them;
  * but it is the longest pause within each period.  So: the pauses,
- * longest first, each kept unless a kept one lies within 0.6 periods of
- * it (bins of that width hold the kept ones); then those under half the
- * median kept pause (a partial iteration at either end of the capture)
- * dropped.  cut[i] != 0: a new iteration starts at m[i].
+ * longest first, each kept unless its middle lies within half a (local)
+ * period of a kept one (bins of half the overall period hold the kept
+ * ones: a pause within an iteration is that close to one of its ends);
+ * then those within a period of either end of the capture and under
+ * half the median kept pause dropped (a partial iteration has no pause
+ * of its own; a slowdown lengthens the later pauses, so the others all
+ * stay).  cut[i] != 0: a new iteration starts at m[i].
  */
 static unsigned char *
-pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n, double per)
+pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
+    const struct period *pd)
 {
 	unsigned char *cut = xcalloc(n + 1, 1);
 	struct cut *c = xcalloc(n + 1, sizeof *c);
-	double end, t0, w = 0.6 * per, *gk, med;
+	double end, t0, w = 0.5 * pd->all, wl, *gk, med;
+	double *tmp = xcalloc(pd->n + 1, sizeof *tmp);
 	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept;
 
 	end = n ? s->msgs[m[0]].end : 0;
@@ -232,6 +280,7 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n, double per)
 	}
 	if (nc == 0 || !(w > 0)) {
 		free(c);
+		free(tmp);
 		return cut;
 	}
 	t0 = s->msgs[m[0]].start;
@@ -240,15 +289,17 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n, double per)
 	gk = xcalloc(nc + 1, sizeof *gk);
 	ts_qsort(c, nc, sizeof *c, cmp_cut_gap);
 	for (i = 0; i < nc; i++) {
+		double mid = (c[i].from + c[i].to) / 2;
 		int near = 0;
 
-		b0 = (size_t)fmax(0, (c[i].from - w - t0) / w) + 1;
-		b1 = (size_t)((c[i].to + w - t0) / w) + 1;
+		wl = 0.5 * local_period(pd, mid, tmp);
+		b0 = (size_t)fmax(0, (mid - wl - t0) / w) + 1;
+		b1 = (size_t)fmax(0, (mid + wl - t0) / w) + 1;
 		for (b = b0 - 1; b <= b1 && b < nb && !near; b++) {
 			const struct cut *k = kept[b] ? &c[kept[b] - 1] : NULL;
 
-			near = k != NULL && c[i].from - k->to < w &&
-			    k->from - c[i].to < w;
+			near = k != NULL && mid > k->from - wl &&
+			    mid < k->to + wl;
 		}
 		if (near)
 			continue;
@@ -260,12 +311,17 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n, double per)
 		c[i].kept = 1;
 	}
 	med = stats_median(gk, nk);
-	for (i = 0; i < nc; i++)
-		if (c[i].kept && c[i].to - c[i].from >= med / 2)
+	for (i = 0; i < nc; i++) {
+		double lp = local_period(pd, c[i].from, tmp);
+		int edge = c[i].from - t0 < lp || end - c[i].to < lp;
+
+		if (c[i].kept && (!edge || c[i].to - c[i].from >= med / 2))
 			cut[c[i].at] = 1;
+	}
 	free(kept);
 	free(gk);
 	free(c);
+	free(tmp);
 	return cut;
 }
 
@@ -281,9 +337,15 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 	double thr = flowan_series_gap(s, m, n, prm->gap), *d, per;
 	unsigned char *cut = NULL;
 
-	if (sg->type == FLOWAN_PP && prm->gap <= 0 &&
-	    isfinite(per = pipeline_period(fa, job, &sg->g[g])))
-		cut = pipeline_cuts(s, m, n, per);
+	if (sg->type == FLOWAN_PP && prm->gap <= 0) {
+		struct period pd;
+
+		pipeline_period(fa, job, &sg->g[g], &pd);
+		if (isfinite(pd.all))
+			cut = pipeline_cuts(s, m, n, &pd);
+		free(pd.t);
+		free(pd.iv);
+	}
 	for (i = 0; i < n; i++) {
 		const struct flow_msg *x = &s->msgs[m[i]];
 		int joins = cut != NULL ? !cut[i] :

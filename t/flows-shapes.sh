@@ -82,6 +82,13 @@ test_expect_success 'a slow NIC of a pure pipeline' '
 	r=$(score nicpp) && test "$(field "$r" found)" = 1 &&
 	test "$(field "$r" onset)" = 0
 '
+# A straggler stage lengthens a pure pipeline's period part-way: its
+# pauses are read against the period around them, not the whole run's.
+test_expect_success 'a pure pipeline keeps its iterations through a slowdown' '
+	sim ppst 6 1 1 6 1 --transport roce --fault straggler@2:6 &&
+	r=$(score ppst) && echo "$r" &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 2))
+'
 test_expect_success 'a slow NIC with four ranks a host' '
 	sim nicr4 8 4 8 4 1 --transport roce --fault slow-nic@3:8 &&
 	exact nicr4 && r=$(score nicr4) && test "$(field "$r" found)" = 1 &&
