@@ -9,7 +9,9 @@
  * large_size()) and at least 1 KiB: this drops handshakes, acks and
  * collective headers.  A pair is a
  * training candidate when it has >= 4 significant messages, >= min_bytes of
- * them, and >= min_share of the busiest pair of either end.  Storage: a hub
+ * them.  Never because another pair of its hosts is larger: activations
+ * can be a small fraction of what a ring all-reduce moves, and a sampled
+ * capture shrinks either.  Storage: a hub
  * host whose candidate neighbours include >= 2 hosts that talk to nobody
  * else is a storage server, and those spokes are dropped; so are the
  * one-way pairs (>= 95 % of the bytes one way) of a hub that has more
@@ -87,7 +89,7 @@ void
 flowan_params_default(struct flowan_params *p)
 {
 	p->gap = 0;
-	p->min_share = 0.01;
+	p->min_share = 0;
 	p->min_bytes = 64 * 1024;
 }
 
@@ -335,7 +337,13 @@ drop_storage(struct plist *pl, const struct flowan_pair *fp, size_t n,
 	free(nbmax);
 }
 
-/* Decide which pairs are training traffic (p->keep). */
+/*
+ * Decide which pairs are training traffic (p->keep): what the traffic is,
+ * never how it compares with a larger pair (a pipeline pair moves a
+ * fraction of what a data-parallel ring does, and a sampled capture can
+ * shrink either).  Pairs below min_share of the busiest pair of either
+ * end are dropped only when min_share is set (0 by default).
+ */
 static void
 select_training(const struct flowan *fa, const struct flowan_params *prm,
     struct plist *pl, struct flowan_pair *fp, size_t n)
@@ -358,8 +366,8 @@ select_training(const struct flowan *fa, const struct flowan_params *prm,
 		uint64_t t = top[pl[i].a] > top[pl[i].b] ?
 		    top[pl[i].a] : top[pl[i].b];
 
-		if (pl[i].keep && (double)fp[i].sig_bytes < prm->min_share *
-		    (double)t)
+		if (pl[i].keep && prm->min_share > 0 &&
+		    (double)fp[i].sig_bytes < prm->min_share * (double)t)
 			pl[i].keep = 0;
 		if (pl[i].keep) {
 			deg[pl[i].a]++;
@@ -997,7 +1005,7 @@ const char *
 flowan_kind_name(enum flowan_kind k)
 {
 	static const char *names[] = { "straggler", "slow-link", "slow-group",
-	    "slow-iteration", "congestion", "stall" };
+	    "slow-iteration", "congestion", "stall", "slow-nic" };
 
 	return names[k];
 }

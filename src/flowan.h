@@ -28,12 +28,13 @@ enum flowan_kind {
 	FLOWAN_SLOW_GROUP,
 	FLOWAN_SLOW_ITERATION,
 	FLOWAN_CONGESTION,
-	FLOWAN_STALL		/* step-ending collectives stop, traffic goes on */
+	FLOWAN_STALL,		/* step-ending collectives stop, traffic goes on */
+	FLOWAN_SLOW_NIC		/* all of a host's links slow down together */
 };
 
 struct flowan_params {
 	double gap;		/* step gap in seconds; 0: found per series */
-	double min_share;	/* pairs below this share of a host's top pair are control */
+	double min_share;	/* pairs below this share of a host's top pair are control (0: off, the default) */
 	uint64_t min_bytes;	/* pairs with fewer significant bytes are control */
 };
 
@@ -63,6 +64,10 @@ struct flowan_iter {
 	int index;		/* 1-based */
 	double start, end;	/* epoch seconds */
 	double comm;		/* seconds of step-ending DP communication */
+	double end_max;		/* the latest the step can have ended: the
+				   first message of the job after `end` (the
+				   optimizer step after the last collective is
+				   not on the wire); NAN when none follows */
 };
 
 struct flowan_finding {

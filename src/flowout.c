@@ -69,6 +69,21 @@ iter_stats(const struct flowan_job *job, double *mean, double *med,
 	free(c);
 }
 
+/* The median of the iterations' end uncertainty (end_max - end), s. */
+static double
+median_uncertainty(const struct flowan_job *job)
+{
+	double *u = xcalloc(job->niters + 1, sizeof *u), m;
+	size_t i, n = 0;
+
+	for (i = 0; i < job->niters; i++)
+		if (isfinite(job->iters[i].end_max))
+			u[n++] = job->iters[i].end_max - job->iters[i].end;
+	m = n ? stats_median(u, n) : NAN;
+	free(u);
+	return m;
+}
+
 static void
 text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 {
@@ -103,9 +118,17 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 	if (job->niters > 0) {
 		iter_stats(job, &mean, &med, &lo, &hi, &comm);
 		fprintf(out, "  iterations: %zu, mean %.1f ms, median %.1f ms, "
-		    "min %.1f, max %.1f, step-end communication %.1f ms\n",
-		    job->niters, mean * 1e3, med * 1e3, lo * 1e3, hi * 1e3,
-		    comm * 1e3);
+		    "min %.1f, max %.1f, ", job->niters, mean * 1e3, med * 1e3,
+		    lo * 1e3, hi * 1e3);
+		if (job->ndp > 0)
+			fprintf(out, "step-end communication %.1f ms\n",
+			    comm * 1e3);
+		else
+			fprintf(out, "steps end with the pipelines' pause "
+			    "(no data-parallel traffic on the wire)\n");
+		fprintf(out, "  step ends: up to %.1f ms after the last "
+		    "transfer (median; the optimizer step is not on the "
+		    "wire)\n", median_uncertainty(job) * 1e3);
 	} else
 		fprintf(out, "  iterations: none found\n");
 	for (i = 0; i < job->nhosts; i++)
@@ -172,10 +195,11 @@ flowan_print_tsv(const struct flowan *fa, FILE *out)
 			    flowan_type_name(job->pairs[j].type),
 			    (unsigned long long)job->pairs[j].bytes);
 		for (j = 0; j < job->niters; j++)
-			fprintf(out, "iteration\t%s\t%d\t%.6f\t%.6f\t%.6f\n",
-			    job->id, job->iters[j].index, job->iters[j].start,
-			    job->iters[j].end,
-			    job->iters[j].end - job->iters[j].start);
+			fprintf(out, "iteration\t%s\t%d\t%.6f\t%.6f\t%.6f\t"
+			    "%.6f\n", job->id, job->iters[j].index,
+			    job->iters[j].start, job->iters[j].end,
+			    job->iters[j].end - job->iters[j].start,
+			    job->iters[j].end_max - job->iters[j].end);
 		for (j = 0; j < job->nfindings; j++)
 			fprintf(out, "finding\t%s\t%s\t%s\t%g\t%zu\t%d\n",
 			    job->id, flowan_kind_name(job->findings[j].kind),
@@ -238,6 +262,9 @@ json_iters(struct json *j, const struct flowan_job *job)
 		json_key(j, "start"); json_numf(j, it->start, 6);
 		json_key(j, "end"); json_numf(j, it->end, 6);
 		json_key(j, "duration"); json_numf(j, it->end - it->start, 6);
+		json_key(j, "end_max"); json_numf(j, it->end_max, 6);
+		json_key(j, "end_uncertainty");
+		json_numf(j, it->end_max - it->end, 6);
 		json_key(j, "comm"); json_numf(j, it->comm, 6);
 		json_key(j, "compute");
 		json_numf(j, it->end - it->start - it->comm, 6);

@@ -112,21 +112,246 @@ group_msgs(const struct flowan_job *job, const struct flowan_group *g,
 	return m;
 }
 
+/*
+ * The groups whose bursts end a step: the DP groups; in a job without
+ * data-parallel traffic on the wire (pure pipeline, or DP rings inside
+ * hosts), the pipelines, whose last gradients back to stage 0 end it.
+ */
+struct stepgroups {
+	const struct flowan_group *g;
+	size_t n;
+	enum flowan_type type;
+};
+
+static void
+step_groups(const struct flowan_job *job, struct stepgroups *sg)
+{
+	if (job->ndp > 0) {
+		sg->g = job->dp;
+		sg->n = job->ndp;
+		sg->type = FLOWAN_DP;
+	} else {
+		sg->g = job->pp;
+		sg->n = job->npp;
+		sg->type = FLOWAN_PP;
+	}
+}
+
+/*
+ * A pipeline's iteration period: on each of its pairs, the time from one
+ * run of messages going one way (a micro-batch train of activations, or
+ * of gradients) to the next such run.  A straggler or a slow link changes
+ * it part-way, so it is read locally: the median of the intervals within
+ * two (overall median) periods of a time.
+ */
+struct period {
+	double *t, *iv;		/* interval middles (sorted) and lengths */
+	size_t n;
+	double all;		/* the median of all; NAN when none */
+};
+
+static int
+cmp_double_pair(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static void
+pipeline_period(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_group *g, struct period *pd)
+{
+	const struct flow_set *s = fa->set;
+	double *tv = NULL, last;
+	size_t cap = 0, n = 0, i, k;
+	int dir, prev;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_PP || p->msgs == NULL ||
+		    !in_group(g, p->a) || !in_group(g, p->b))
+			continue;
+		last = NAN;
+		prev = -1;
+		for (k = 0; k < p->nsig; k++) {
+			const struct flow_msg *m = &s->msgs[p->msgs[k]];
+
+			dir = m->src == p->a;
+			if (dir == prev)
+				continue;
+			prev = dir;
+			if (!dir)
+				continue;
+			if (isfinite(last)) {
+				tv = xgrow(tv, &cap, 2 * n + 2, sizeof *tv);
+				tv[2 * n] = (m->start + last) / 2;
+				tv[2 * n++ + 1] = m->start - last;
+			}
+			last = m->start;
+		}
+	}
+	if (n > 1)
+		ts_qsort(tv, n, 2 * sizeof *tv, cmp_double_pair);
+	pd->n = n;
+	pd->t = xcalloc(n + 1, sizeof *pd->t);
+	pd->iv = xcalloc(n + 1, sizeof *pd->iv);
+	for (i = 0; i < n; i++) {
+		pd->t[i] = tv[2 * i];
+		pd->iv[i] = tv[2 * i + 1];
+	}
+	free(tv);
+	pd->all = n ? stats_median(pd->iv, n) : NAN;
+}
+
+/* The period around time t (see struct period). */
+static double
+local_period(const struct period *pd, double t, double *tmp)
+{
+	size_t lo = 0, hi = pd->n, a, k;
+
+	while (lo < hi) {	/* first middle >= t - 2 periods */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pd->t[mid] < t - 2 * pd->all)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (a = lo, k = 0; a < pd->n && pd->t[a] <= t + 2 * pd->all; a++)
+		tmp[k++] = pd->iv[a];
+	return k >= 3 ? stats_median(tmp, k) : pd->all;
+}
+
+struct cut {
+	double from, to;	/* the pause */
+	size_t at;		/* the message after it */
+	int kept;
+};
+
+static int
+cmp_cut_gap(const void *a, const void *b)
+{
+	const struct cut *x = a, *y = b;
+	double gx = x->to - x->from, gy = y->to - y->from;
+
+	if (gx != gy)
+		return gx < gy ? 1 : -1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Where a pipeline's iterations meet, among its messages m[0..n) (by
+ * start): a pipeline keeps its links busy through an iteration, forward
+ * then backward, and all of it idles at the step's end (optimizer step,
+ * collectives inside the hosts).  That pause need not be much longer than
+ * the turn from forward to backward, so no gap threshold separates them;
+ * but it is the longest pause within each period.  So: the pauses,
+ * longest first, each kept unless its middle lies within half a (local)
+ * period of a kept one (bins of half the overall period hold the kept
+ * ones: a pause within an iteration is that close to one of its ends);
+ * then those within a period of either end of the capture and under
+ * half the median kept pause dropped (a partial iteration has no pause
+ * of its own; a slowdown lengthens the later pauses, so the others all
+ * stay).  cut[i] != 0: a new iteration starts at m[i].
+ */
+static unsigned char *
+pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
+    const struct period *pd)
+{
+	unsigned char *cut = xcalloc(n + 1, 1);
+	struct cut *c = xcalloc(n + 1, sizeof *c);
+	double end, t0, w = 0.5 * pd->all, wl, *gk, med;
+	double *tmp = xcalloc(pd->n + 1, sizeof *tmp);
+	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept;
+
+	end = n ? s->msgs[m[0]].end : 0;
+	for (i = 1; i < n; i++) {
+		const struct flow_msg *x = &s->msgs[m[i]];
+
+		if (x->start > end) {
+			c[nc].from = end;
+			c[nc].to = x->start;
+			c[nc++].at = i;
+		}
+		if (x->end > end)
+			end = x->end;
+	}
+	if (nc == 0 || !(w > 0)) {
+		free(c);
+		free(tmp);
+		return cut;
+	}
+	t0 = s->msgs[m[0]].start;
+	nb = (size_t)((end - t0) / w) + 3;
+	kept = xcalloc(nb, sizeof *kept);	/* index + 1 of a kept cut */
+	gk = xcalloc(nc + 1, sizeof *gk);
+	ts_qsort(c, nc, sizeof *c, cmp_cut_gap);
+	for (i = 0; i < nc; i++) {
+		double mid = (c[i].from + c[i].to) / 2;
+		int near = 0;
+
+		wl = 0.5 * local_period(pd, mid, tmp);
+		b0 = (size_t)fmax(0, (mid - wl - t0) / w) + 1;
+		b1 = (size_t)fmax(0, (mid + wl - t0) / w) + 1;
+		for (b = b0 - 1; b <= b1 && b < nb && !near; b++) {
+			const struct cut *k = kept[b] ? &c[kept[b] - 1] : NULL;
+
+			near = k != NULL && mid > k->from - wl &&
+			    mid < k->to + wl;
+		}
+		if (near)
+			continue;
+		b0 = (size_t)((c[i].from - t0) / w) + 1;
+		b1 = (size_t)((c[i].to - t0) / w) + 1;
+		for (b = b0; b <= b1 && b < nb; b++)
+			kept[b] = i + 1;
+		gk[nk++] = c[i].to - c[i].from;
+		c[i].kept = 1;
+	}
+	med = stats_median(gk, nk);
+	for (i = 0; i < nc; i++) {
+		double lp = local_period(pd, c[i].from, tmp);
+		int edge = c[i].from - t0 < lp || end - c[i].to < lp;
+
+		if (c[i].kept && (!edge || c[i].to - c[i].from >= med / 2))
+			cut[c[i].at] = 1;
+	}
+	free(kept);
+	free(gk);
+	free(c);
+	free(tmp);
+	return cut;
+}
+
 /* Append group g's bursts to *b; return its short (10 %) burst period. */
 static double
 group_bursts(const struct flowan *fa, const struct flowan_job *job,
-    size_t g, const struct flowan_params *prm, struct burst **b,
-    size_t *nb, size_t *cap)
+    const struct stepgroups *sg, size_t g, const struct flowan_params *prm,
+    struct burst **b, size_t *nb, size_t *cap)
 {
 	const struct flow_set *s = fa->set;
 	size_t n, i, first = *nb;
-	size_t *m = group_msgs(job, &job->dp[g], FLOWAN_DP, &n);
+	size_t *m = group_msgs(job, &sg->g[g], sg->type, &n);
 	double thr = flowan_series_gap(s, m, n, prm->gap), *d, per;
+	unsigned char *cut = NULL;
 
+	if (sg->type == FLOWAN_PP && prm->gap <= 0) {
+		struct period pd;
+
+		pipeline_period(fa, job, &sg->g[g], &pd);
+		if (isfinite(pd.all))
+			cut = pipeline_cuts(s, m, n, &pd);
+		free(pd.t);
+		free(pd.iv);
+	}
 	for (i = 0; i < n; i++) {
 		const struct flow_msg *x = &s->msgs[m[i]];
+		int joins = cut != NULL ? !cut[i] :
+		    x->start - (*b)[*nb > 0 ? *nb - 1 : 0].end <= thr;
 
-		if (*nb > first && x->start - (*b)[*nb - 1].end <= thr) {
+		if (*nb > first && joins) {
 			if (x->end > (*b)[*nb - 1].end)
 				(*b)[*nb - 1].end = x->end;
 			continue;
@@ -136,6 +361,7 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 		(*b)[*nb].end = x->end;
 		(*b)[(*nb)++].g = g;
 	}
+	free(cut);
 	free(m);
 	if (*nb - first < 2)
 		return NAN;
@@ -157,8 +383,7 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
  * one held up by a slow link ends long after the others.
  */
 static struct cluster *
-boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
-    double per, size_t *ncl)
+boundaries(size_t ng, struct burst *b, size_t nb, double per, size_t *ncl)
 {
 	struct cluster *cl = NULL;
 	size_t cap = 0, n = 0, i, k;
@@ -174,9 +399,9 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			cl = xgrow(cl, &cap, n + 1, sizeof *cl);
 			c = &cl[n++];
 			memset(c, 0, sizeof *c);
-			c->seen = xcalloc(job->ndp, 1);
-			c->gdur = xcalloc(job->ndp, sizeof *c->gdur);
-			for (k = 0; k < job->ndp; k++)
+			c->seen = xcalloc(ng, 1);
+			c->gdur = xcalloc(ng, sizeof *c->gdur);
+			for (k = 0; k < ng; k++)
 				c->gdur[k] = NAN;
 			c->first_start = b[i].start;
 			c->first_end = b[i].end;
@@ -192,7 +417,7 @@ boundaries(const struct flowan_job *job, struct burst *b, size_t nb,
 			c->ngroups++;
 	}
 	for (i = k = 0; i < n; i++) {
-		if (cl[i].ngroups * 2 > job->ndp)
+		if (cl[i].ngroups * 2 > ng)
 			cl[k++] = cl[i];
 		else {
 			free(cl[i].seen);
@@ -219,13 +444,52 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 		job->iters[i - 1].index = (int)i;
 		job->iters[i - 1].start = cl[i - 1].first_end;
 		job->iters[i - 1].end = cl[i].last_end;
-		job->iters[i - 1].comm = cl[i].comm;
+		job->iters[i - 1].comm = job->ndp > 0 ? cl[i].comm : 0;
 	}
 	d = xcalloc(job->niters + 1, sizeof *d);
 	for (i = 0; i < job->niters; i++)
 		d[i] = job->iters[i].end - job->iters[i].start;
 	job->period = stats_median(d, job->niters);
 	free(d);
+}
+
+/*
+ * Each iteration's end_max: the first significant message of any of the
+ * job's pairs that starts after its end.  What happens between (the
+ * optimizer step, collectives inside the hosts) leaves no trace, so the
+ * step ended somewhere in [end, end_max].
+ */
+static void
+end_bounds(const struct flowan *fa, struct flowan_job *job)
+{
+	const struct flow_set *s = fa->set;
+	size_t i, k, lo, hi;
+
+	for (k = 0; k < job->niters; k++)
+		job->iters[k].end_max = INFINITY;
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		for (k = 0; p->msgs != NULL && k < job->niters; k++) {
+			double e = job->iters[k].end;
+
+			for (lo = 0, hi = p->nsig; lo < hi;) {	/* first > e */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (s->msgs[p->msgs[mid]].start > e)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			if (lo < p->nsig &&
+			    s->msgs[p->msgs[lo]].start < job->iters[k].end_max)
+				job->iters[k].end_max =
+				    s->msgs[p->msgs[lo]].start;
+		}
+	}
+	for (k = 0; k < job->niters; k++)
+		if (isinf(job->iters[k].end_max))
+			job->iters[k].end_max = NAN;
 }
 
 /* Orient PP pair p: +1 when a is the earlier stage, -1 when b is. */
@@ -690,7 +954,8 @@ host_slot(const struct flowan_job *job, uint32_t h)
 /*
  * The median over the peers of member j (all of group members but j) of
  * v[i * ni + k]: a level when v holds levels, a compute when v holds
- * computes; their MAD in *mad.
+ * computes; their MAD in *mad.  NAN values (hosts not judged in that
+ * iteration) are left out.
  */
 static double
 peers_median(const double *v, size_t n, size_t ni, size_t j, size_t k,
@@ -699,16 +964,21 @@ peers_median(const double *v, size_t n, size_t ni, size_t j, size_t k,
 	size_t i, np = 0;
 
 	for (i = 0; i < n; i++)
-		if (i != j)
+		if (i != j && !isnan(v[i * ni + k]))
 			peer[np++] = v[i * ni + k];
 	*mad = stats_mad(peer, np);
 	return stats_median(peer, np);
 }
 
-/* The stragglers of DP group g (see slower()). */
+/*
+ * The stragglers of DP group g (see slower()).  skip[host slot * niters
+ * + k] marks computes that cannot be read in iteration k (a slow NIC
+ * stretches the messages they are measured between): those hosts are
+ * neither judged nor peers then.
+ */
 static void
 group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
-    const double *comp, double base)
+    const double *comp, const unsigned char *skip, double base)
 {
 	const struct flowan_group *grp = &job->dp[g];
 	size_t n = grp->n, ni = job->niters, i, j, k, nex;
@@ -726,6 +996,10 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 		}
 	}
 	usual = stats_median(cv, n * ni);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ni; k++)
+			if (skip[host_slot(job, grp->hosts[i]) * ni + k])
+				lv[i * ni + k] = cv[i * ni + k] = NAN;
 	for (j = 0; j < n; j++) {
 		struct flowan_finding *f = NULL;
 
@@ -760,13 +1034,51 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 }
 
 static void
-stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp)
+stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp,
+    const unsigned char *skip)
 {
 	double mad, base = baseline(job, &mad);
 	size_t g;
 
 	for (g = 0; g < job->ndp; g++)
-		group_stragglers(fa, job, g, comp, base);
+		group_stragglers(fa, job, g, comp, skip, base);
+}
+
+/*
+ * skip[host slot * niters + k] (see group_stragglers()): the slow NICs
+ * of the job's findings and their pipeline neighbours, in the iterations
+ * of those findings.
+ */
+static unsigned char *
+nic_skip(const struct flowan *fa, const struct flowan_job *job)
+{
+	size_t ni = job->niters, i, k, h, p;
+	unsigned char *skip = xcalloc(job->nhosts * ni + 1, 1);
+
+	for (i = 0; i < job->nfindings; i++) {
+		const struct flowan_finding *f = &job->findings[i];
+
+		if (f->kind != FLOWAN_SLOW_NIC)
+			continue;
+		for (h = 0; h < job->nhosts; h++) {
+			int hit = strcmp(f->subject,
+			    flowan_host_name(fa, job->hosts[h])) == 0;
+
+			for (p = 0; p < job->npairs && !hit; p++) {
+				const struct flowan_pair *q = &job->pairs[p];
+				uint32_t o = q->a == job->hosts[h] ? q->b :
+				    q->b == job->hosts[h] ? q->a : UINT32_MAX;
+
+				hit = q->type == FLOWAN_PP && o != UINT32_MAX &&
+				    strcmp(f->subject,
+				    flowan_host_name(fa, o)) == 0;
+			}
+			for (k = 0; hit && k < f->niters; k++)
+				if (f->iters[k] >= 1 && (size_t)f->iters[k] <= ni)
+					skip[h * ni + (size_t)f->iters[k] - 1] = 1;
+		}
+	}
+	return skip;
 }
 
 /*
@@ -851,12 +1163,12 @@ pair_rates(const struct flowan *fa, const struct flowan_job *job)
 }
 
 /*
- * sorted[k * npairs ...]: per iteration, the finite rates of the DP pairs
+ * sorted[k * npairs ...]: per iteration, the finite rates of the pairs of `type`
  * in ascending order, their count in cnt[k].
  */
 static double *
-dp_rates_sorted(const struct flowan_job *job, const double *rate,
-    size_t *cnt)
+rates_sorted(const struct flowan_job *job, const double *rate,
+    enum flowan_type type, size_t *cnt)
 {
 	size_t ni = job->niters, np = job->npairs, i, k;
 	double *sorted = xcalloc(np * ni + 1, sizeof *sorted), *row;
@@ -864,7 +1176,7 @@ dp_rates_sorted(const struct flowan_job *job, const double *rate,
 	for (k = 0; k < ni; k++) {
 		row = sorted + k * np;
 		for (i = cnt[k] = 0; i < np; i++)
-			if (job->pairs[i].type == FLOWAN_DP &&
+			if (job->pairs[i].type == type &&
 			    isfinite(rate[i * ni + k]))
 				row[cnt[k]++] = rate[i * ni + k];
 		ts_qsort(row, cnt[k], sizeof *row, stats_cmp_double);
@@ -900,18 +1212,20 @@ median_without(const double *row, size_t n, double x)
  * over duration, so pairs of all DP groups compare.
  */
 static void
-slow_links(const struct flowan *fa, struct flowan_job *job)
+slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
+    const unsigned char *nic)
 {
 	size_t ni = job->niters, np = job->npairs, i, k, nex;
-	double *rate = pair_rates(fa, job);
 	size_t *cnt = xcalloc(ni + 1, sizeof *cnt);
-	double *sorted = dp_rates_sorted(job, rate, cnt);
+	double *sorted = rates_sorted(job, rate, FLOWAN_DP, cnt);
 	double *ex = xcalloc(ni + 1, sizeof *ex), *own = xcalloc(ni + 1, sizeof *own);
 
 	for (i = 0; i < np; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 		struct flowan_finding *f = NULL;
 
+		if (nic[host_slot(job, p->a)] || nic[host_slot(job, p->b)])
+			continue;	/* said of the host's NIC */
 		for (k = nex = 0; k < ni && p->type == FLOWAN_DP; k++) {
 			double r = rate[i * ni + k], pm;
 
@@ -937,11 +1251,81 @@ slow_links(const struct flowan *fa, struct flowan_job *job)
 			    f->magnitude, f->niters, f->from));
 		}
 	}
-	free(rate);
 	free(cnt);
 	free(sorted);
 	free(ex);
 	free(own);
+}
+
+/*
+ * Slow NIC: a host all of whose links slow down together, pipeline and
+ * data-parallel alike: in >= 3 consecutive iterations, >= 2 of its pairs,
+ * and >= 2/3 of those with a rate, move their messages at < 1/1.5 of the
+ * median rate of the other pairs of their type (DP against DP, PP against
+ * PP).  A slow link slows one pair of each of its two hosts, and a
+ * straggler's messages move as fast as ever.  The pairs' own slow-link
+ * findings are then left out: the host says it.  nic[slot] is set for
+ * the hosts named.
+ */
+#define NIC_SLOWED	1.5
+static void
+slow_nics(const struct flowan *fa, struct flowan_job *job, const double *rate,
+    unsigned char *nic)
+{
+	size_t ni = job->niters, np = job->npairs, h, i, k, nr, nslow, nex;
+	size_t *cdp = xcalloc(ni + 1, sizeof *cdp);
+	size_t *cpp = xcalloc(ni + 1, sizeof *cpp);
+	double *sdp = rates_sorted(job, rate, FLOWAN_DP, cdp);
+	double *spp = rates_sorted(job, rate, FLOWAN_PP, cpp);
+	double *ex = xcalloc(ni + 1, sizeof *ex), *v = xcalloc(np + 1, sizeof *v);
+
+	for (h = 0; h < job->nhosts; h++) {
+		uint32_t host = job->hosts[h];
+		struct flowan_finding *f = NULL;
+
+		for (k = nex = 0; k < ni; k++) {
+			for (i = nr = nslow = 0; i < np; i++) {
+				const struct flowan_pair *p = &job->pairs[i];
+				double r = rate[i * ni + k], pm;
+
+				if ((p->a != host && p->b != host) ||
+				    p->type == FLOWAN_OTHER || !isfinite(r))
+					continue;
+				pm = p->type == FLOWAN_DP ?
+				    median_without(sdp + k * np, cdp[k], r) :
+				    median_without(spp + k * np, cpp[k], r);
+				if (!isfinite(pm))
+					continue;
+				v[nr++] = pm / r;
+				nslow += r * NIC_SLOWED < pm;
+			}
+			if (nslow < 2 || 3 * nslow < 2 * nr)
+				continue;
+			if (f == NULL)
+				f = add_finding(job, FLOWAN_SLOW_NIC,
+				    xstrdup(flowan_host_name(fa, host)), 0);
+			add_iter(f, job->iters[k].index);
+			ex[nex++] = stats_median(v, nr);
+		}
+		if (keep_lasting(job, f)) {
+			nic[h] = 1;
+			f->magnitude = stats_median(ex, nex);
+			add_reason(f, xasprintf("its links slow down together from "
+			    "iteration %d: its pairs move their messages %.1fx "
+			    "slower than the other pairs of their type (median "
+			    "over %zu iterations)", f->from, f->magnitude,
+			    f->niters));
+			add_reason(f, xasprintf("pipeline and data-parallel "
+			    "pairs alike: its NIC or its switch port, not one "
+			    "link"));
+		}
+	}
+	free(cdp);
+	free(cpp);
+	free(sdp);
+	free(spp);
+	free(ex);
+	free(v);
 }
 
 /* The share of pair p's recorded packets that are CE-marked or CNPs. */
@@ -1059,16 +1443,21 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	struct burst *b = NULL;
 	struct cluster *cl;
 	size_t nb = 0, cap = 0, g, ncl = 0, i;
-	double *per = xcalloc(job->ndp + 1, sizeof *per), *comp, *comm;
+	struct stepgroups sg;
+	double *per, *comp, *comm, *rate;
+	unsigned char *nic, *skip;
 
-	for (g = 0, i = 0; g < job->ndp; g++) {
-		per[i] = group_bursts(fa, job, g, prm, &b, &nb, &cap);
+	step_groups(job, &sg);
+	per = xcalloc(sg.n + 1, sizeof *per);
+	for (g = 0, i = 0; g < sg.n; g++) {
+		per[i] = group_bursts(fa, job, &sg, g, prm, &b, &nb, &cap);
 		if (isfinite(per[i]))
 			i++;
 	}
-	cl = boundaries(job, b, nb, i ? stats_median(per, i) : INFINITY,
+	cl = boundaries(sg.n, b, nb, i ? stats_median(per, i) : INFINITY,
 	    &ncl);
 	make_iterations(job, cl, ncl);
+	end_bounds(fa, job);
 	for (i = 0; i < ncl; i++) {
 		free(cl[i].seen);
 		free(cl[i].gdur);
@@ -1082,9 +1471,16 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	host_times(fa, job, comp, comm);
 	host_stats(fa, job, comp, comm);
 	slow_iterations(fa, job);
-	stragglers(fa, job, comp);
+	rate = pair_rates(fa, job);
+	nic = xcalloc(job->nhosts + 1, 1);
+	slow_nics(fa, job, rate, nic);
+	skip = nic_skip(fa, job);
+	stragglers(fa, job, comp, skip);
 	slow_groups(fa, job);
-	slow_links(fa, job);
+	slow_links(fa, job, rate, nic);
+	free(rate);
+	free(nic);
+	free(skip);
 	congestion(fa, job);
 	stall(fa, job);
 	job->hcomp = comp;

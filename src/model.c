@@ -782,7 +782,8 @@ copy_findings(struct model_flows *mf, const struct flowan_job *fj)
 		o->nreasons = f->nreasons;
 		if (f->kind == FLOWAN_STRAGGLER)
 			flag = MODEL_FHOST_STRAGGLER;
-		else if (f->kind == FLOWAN_SLOW_LINK)
+		else if (f->kind == FLOWAN_SLOW_LINK ||
+		    f->kind == FLOWAN_SLOW_NIC)
 			flag = MODEL_FHOST_SLOW_LINK;
 		else if (f->kind == FLOWAN_CONGESTION)
 			flag = MODEL_FHOST_CONGESTED;

@@ -11,7 +11,9 @@
  *  - data parallel: when the slowest pipeline is done, a ring all-reduce
  *    per gradient bucket (four buckets of different sizes, so the chunk
  *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
- *    ring successor per step;
+ *    ring successor per step; a rank holds 1/tp of the stage's gradients,
+ *    so a node pair that carries the rings of several TP ranks moves
+ *    what one node's NIC can (LINK_BPS), not tp times that;
  *  - checkpoint saves stream to a storage server (NFS, TCP 2049);
  *  - control: torchrun's rendezvous store on the master's TCP port 29500
  *    (connect at launch, heartbeats every few seconds, close at exit).
@@ -287,6 +289,16 @@ slow_edge(struct simnet *n, int a, int b, long iter)
 	    ((f->node == a && f->peer == b) || (f->node == b && f->peer == a));
 }
 
+/* The slowdown of node pair a-b's messages from a slow NIC (1: none). */
+static double
+nic_factor(struct simnet *n, int a, int b, long iter)
+{
+	struct sim_fault *f = sim_find_fault(n->j, SIM_SLOW_NIC);
+
+	return f != NULL && iter >= f->iter &&
+	    (f->node == a || f->node == b) ? f->factor : 1;
+}
+
 /*
  * Pipeline `pipe`'s schedule in iteration `it`, GPipe-like (every forward,
  * then every backward) and causal: a stage works on micro-batch k once its
@@ -337,7 +349,7 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 	double *slot = xcalloc(np * (size_t)pp, sizeof *slot);
 	double *fwd = xcalloc(np * sz, sizeof *fwd);
 	double *bwd = xcalloc(np * sz, sizeof *bwd);
-	double bytes, dur, *f, *b, *sl;
+	double bytes, dur, nf, *f, *b, *sl;
 	struct edge *e;
 
 	for (i = 0; i < np && n->npp > 0; i++)
@@ -351,14 +363,21 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 		sl = slot + (size_t)e->pipe * (size_t)pp;
 		bytes = fmin(n->act_bytes * e->mult, n->act_cap) / NCH;
 		dur = bytes / (LINK_BPS / NCH);
+		/*
+		 * A slow NIC stretches the transfer, up to most of the time
+		 * before the next one (the schedule does not wait on it).
+		 */
+		nf = nic_factor(n, e->a, e->b, it->n);
 		for (k = 0; k < m; k++)
 			for (ch = 0; ch < NCH; ch++) {
 				message(n, e->a, e->b, ch, bytes,
-				    it->start + f[s * m + k], fmin(dur, sl[s]),
+				    it->start + f[s * m + k],
+				    fmin(fmin(dur, sl[s]) * nf, 0.9 * sl[s]),
 				    0.002);
 				message(n, e->b, e->a, ch, bytes,
 				    it->start + b[(s + 1) * m + k],
-				    fmin(dur, 2 * sl[s + 1]), 0.002);
+				    fmin(fmin(dur, 2 * sl[s + 1]) * nf,
+				    1.8 * sl[s + 1]), 0.002);
 			}
 	}
 	free(slot);
@@ -377,7 +396,8 @@ slow_stage(struct simnet *n, long iter)
 	size_t i;
 
 	for (i = 0; i < n->ndp; i++)
-		if (slow_edge(n, n->dp[i].a, n->dp[i].b, iter))
+		if (slow_edge(n, n->dp[i].a, n->dp[i].b, iter) ||
+		    nic_factor(n, n->dp[i].a, n->dp[i].b, iter) > 1)
 			return n->dp[i].stage;
 	return -1;
 }
@@ -389,6 +409,7 @@ dp_traffic(struct simnet *n, const struct sim_iter *it)
 	struct sim_job *j = n->j;
 	struct sim_fault *f = sim_find_fault(j, SIM_SLOW_LINK);
 	int steps = 2 * (j->o.dp - 1), s, k, ch, slow = slow_stage(n, it->n);
+	int nic;
 	double t0, ar, stepdur, chunk, dur, ce;
 	struct edge *e;
 	size_t i;
@@ -396,16 +417,23 @@ dp_traffic(struct simnet *n, const struct sim_iter *it)
 	for (i = 0; i < n->ndp && steps > 0; i++) {
 		e = &n->dp[i];
 		ar = it->ar_ms / 1000;
+		if (f == NULL)
+			f = sim_find_fault(j, SIM_SLOW_NIC);
 		if (slow >= 0 && e->stage != slow)
 			ar /= f->factor;
+		nic = nic_factor(n, e->a, e->b, it->n) > 1;
 		t0 = it->compute_end;
 		for (k = 0; k < BUCKETS; k++) {
 			stepdur = ar * bucket_share[k] / steps;
-			chunk = n->bucket_bytes[k] / j->o.dp * e->mult / NCH;
+			chunk = n->bucket_bytes[k] / j->o.dp * e->mult /
+			    j->o.tp / NCH;
 			for (s = 0; s < steps; s++) {
 				if (slow_edge(n, e->a, e->b, it->n)) {
 					dur = stepdur * 0.97;
 					ce = 0.35;
+				} else if (nic) {	/* paced by it */
+					dur = stepdur * 0.85;
+					ce = 0.003;
 				} else {
 					dur = stepdur * (e->stage == slow ?
 					    0.15 : 0.85);

@@ -33,7 +33,7 @@
 const char *const sim_kind_names[SIM_NKINDS] = {
 	"ib-link-down", "gpu-xid79", "ecc", "cuda-oom", "nan-loss",
 	"ckpt-save-io", "ckpt-load-missing", "config-error", "hang",
-	"dataloader-stall", "straggler", "slow-link", "node-lost"
+	"dataloader-stall", "straggler", "slow-link", "node-lost", "slow-nic"
 };
 
 static const char *const stage_names[] = {
@@ -43,7 +43,8 @@ static const char *const stage_names[] = {
 int
 sim_kind_crashes(int kind)
 {
-	return kind != SIM_STRAGGLER && kind != SIM_SLOW_LINK;
+	return kind != SIM_STRAGGLER && kind != SIM_SLOW_LINK &&
+	    kind != SIM_SLOW_NIC;
 }
 
 static int
@@ -186,8 +187,10 @@ check_faults(struct sim_opts *o, char **cause)
 			return ts_fail(cause, "fault '%s' at iteration %ld, after "
 			    "the last (%ld)", sim_kind_names[f->kind], f->iter,
 			    o->iters);
-		if (f->kind == SIM_SLOW_LINK && o->nodes < 2)
-			return ts_fail(cause, "slow-link needs two nodes");
+		if ((f->kind == SIM_SLOW_LINK || f->kind == SIM_SLOW_NIC) &&
+		    o->nodes < 2)
+			return ts_fail(cause, "%s needs two nodes",
+			    sim_kind_names[f->kind]);
 		for (k = 0; k < i; k++) {
 			g = &o->faults[k];
 			if (!sim_kind_crashes(f->kind) || !sim_kind_crashes(g->kind))
@@ -287,7 +290,8 @@ resolve_faults(struct sim_job *j)
 	if (o->nfaults == 0 && !o->healthy) {
 		/* job_init() left room for one. */
 		o->nfaults = 1;
-		o->faults[0].kind = (int)rng_below(&j->rng, SIM_NKINDS);
+		/* the kinds before slow-nic: seeds keep their fault */
+		o->faults[0].kind = (int)rng_below(&j->rng, SIM_NODE_LOST + 1);
 		o->faults[0].node = o->faults[0].iter = -1;
 	}
 	for (i = 0; i < o->nfaults; i++) {
@@ -314,7 +318,8 @@ resolve_faults(struct sim_job *j)
 			crash_iter = f->iter;
 		f->peer = f->kind == SIM_SLOW_LINK ? sim_peer_node(j, f->node) : -1;
 		f->factor = f->kind == SIM_STRAGGLER ?
-		    rng_range(&j->rng, 1.3, 1.7) : rng_range(&j->rng, 5, 9);
+		    rng_range(&j->rng, 1.3, 1.7) : f->kind == SIM_SLOW_NIC ?
+		    rng_range(&j->rng, 3, 6) : rng_range(&j->rng, 5, 9);
 	}
 }
 
@@ -412,6 +417,25 @@ node_compute_ms(struct sim_job *j, int node, long n)
 	return ms;
 }
 
+/* Whether a DP ring of a rank on `node` leaves the node. */
+static int
+node_rings_leave(const struct sim_job *j, int node)
+{
+	int r, s, d, next;
+
+	if (j->o.dp < 2)
+		return 0;
+	for (r = node * j->o.gpn; r < (node + 1) * j->o.gpn; r++) {
+		s = sim_rank_stage(j, r);
+		d = sim_rank_dp(j, r);
+		next = s * j->o.dp * j->o.tp + ((d + 1) % j->o.dp) * j->o.tp +
+		    r % j->o.tp;
+		if (sim_rank_node(j, next) != node)
+			return 1;
+	}
+	return 0;
+}
+
 static double
 allreduce_ms(struct sim_job *j, long n)
 {
@@ -419,6 +443,10 @@ allreduce_ms(struct sim_job *j, long n)
 	struct sim_fault *f = sim_find_fault(j, SIM_SLOW_LINK);
 
 	if (f != NULL && n >= f->iter)
+		ms *= f->factor;
+	/* A ring moves at its slowest link: the slow NIC's. */
+	f = sim_find_fault(j, SIM_SLOW_NIC);
+	if (f != NULL && n >= f->iter && node_rings_leave(j, f->node))
 		ms *= f->factor;
 	if (j->o.dp == 1)
 		ms *= 0.1;

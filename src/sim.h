@@ -24,6 +24,7 @@ enum sim_kind {
 	SIM_IB_LINK_DOWN, SIM_GPU_XID79, SIM_ECC, SIM_CUDA_OOM, SIM_NAN_LOSS,
 	SIM_CKPT_SAVE_IO, SIM_CKPT_LOAD_MISSING, SIM_CONFIG_ERROR, SIM_HANG,
 	SIM_DATALOADER_STALL, SIM_STRAGGLER, SIM_SLOW_LINK, SIM_NODE_LOST,
+	SIM_SLOW_NIC,
 	SIM_NKINDS
 };
 
@@ -38,7 +39,8 @@ struct sim_fault {
 	int rank;	/* the rank hit first */
 	int peer;	/* slow-link: the node at the other end */
 	double ts;	/* injection time, epoch seconds */
-	double factor;	/* straggler / slow-link slowdown */
+	double factor;	/* straggler / slow-link slowdown; slow-nic: the
+			   NIC moves 1/factor of its rate */
 };
 
 struct sim_opts {

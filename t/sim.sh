@@ -113,6 +113,15 @@ test_expect_success 'slow-link: slower all-reduce, no crash, a peer node named' 
 	after=$(mean_iter_ms j-slow/logs/node-003/rank-4.log 12 24) &&
 	test $((after * 10)) -gt $((before * 12))
 '
+test_expect_success 'slow-nic: slower all-reduce, no crash, its factor in the truth' '
+	trainscope simulate $SMALL --fault slow-nic@3:12 j-nic >out &&
+	grep -q "\"crashed\": false" j-nic/truth.json &&
+	grep -A8 "\"kind\": \"slow-nic\"" j-nic/truth.json |
+	    grep -q "\"factor\": [3-6]\." &&
+	before=$(mean_iter_ms j-nic/logs/node-001/rank-0.log 2 11) &&
+	after=$(mean_iter_ms j-nic/logs/node-001/rank-0.log 12 24) &&
+	test $((after * 10)) -gt $((before * 12))
+'
 test_expect_success 'healthy: no fault, all iterations, no root cause' '
 	trainscope simulate $SMALL --healthy j-ok >out && grep healthy out &&
 	grep -q "\"healthy\": true" j-ok/truth.json && test $(ncauses j-ok) -eq 0 &&

@@ -3,9 +3,15 @@
 # training jobs from their captures alone.  Prints one table row per run:
 # job recognition, pair typing, iteration count and duration error,
 # straggler found.  Real runs come from $TS_SHARED/data/realjobs; simulated
-# ones from `trainscope simulate` when this build has it: 4 to 1024 nodes,
-# RoCE and TCP, healthy, straggler and slow link, scored by
-# flows-sim-score.awk against the job's truth.json.
+# ones from `trainscope simulate` when this build has it: seeded random
+# shapes (see shapes below), scored by flows-sim-score.awk against the
+# job's truth.json, one row each and a summary table at the end.
+#
+#	TS_FLOWS_SEED (1)    the seed of the shapes
+#	TS_FLOWS_N (32)      how many shapes
+#	TS_FLOWS_SHAPES      "NODES:GPUS:DP:PP:TP:NET:FAULT ..." instead of
+#	                     random ones (FAULT: healthy straggler slow-link
+#	                     slow-nic)
 ts=${TS_BIN:-./trainscope}
 srcdir=${TS_SRCDIR:-.}
 runs="${TS_SHARED:-$srcdir/../shared}/data/realjobs"
@@ -38,37 +44,84 @@ if ! "$ts" help simulate >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Shapes NODES:DP:PP:ITERS:ITER_MS:MICRO_BATCHES, one GPU (rank) a node,
-# so every node is one (DP index, stage) and the logs stay small.  The DP ring stays short
-# and the pipelines not too deep: per node and iteration a capture holds
-# about 80 dp + 20 micro-batches frames (2 (dp - 1) ring steps of 4
-# buckets, both ways per micro-batch; 2 channels, 4 samples and an ack a
-# message), 2.5 GB at 1024 nodes (a run there takes 20-30 s: about 15 s
-# to simulate, 4-5 s and 0.2 GB of memory for flows on RoCE and on
-# TCP; check the free space of TMPDIR).  TS_FLOWS_SHAPES picks others.
-shapes=${TS_FLOWS_SHAPES:-"4:2:2:30:300:8 16:4:4:24:400:8 64:8:8:16:600:8
-    256:16:16:12:800:16 1024:16:64:8:1000:64"}
+
+# Random shapes: nodes log-uniform over 4..1024 (powers of two and 1.5
+# times them; at most two of 256 or more, since a 1024-node run takes
+# 20-30 s), GPUs a node 1, 2, 4 or 8 (at most 2048 ranks: every rank
+# writes a log), tp a divisor of it (the whole node half the time), pp a
+# divisor of what is left (<= 64) that leaves dp <= 32 (a ring's frames
+# grow with dp), dp the rest; RoCE or TCP; faults in turn healthy,
+# straggler, slow link, slow NIC, on a random node from the middle
+# iteration.
+shapes() {
+	awk -v seed="${TS_FLOWS_SEED:-1}" -v n="${TS_FLOWS_N:-32}" '
+	function pick(a, k) { return a[int(rand() * k) + 1] }
+	BEGIN {
+		srand(seed)
+		split("healthy straggler slow-link slow-nic", fk, " ")
+		nn = split("4 6 8 12 16 24 32 48 64 96 128 192 256 384 512 " \
+		    "768 1024", nl, " ")
+		big = 0
+		for (i = 0; i < n; i++) {
+			do {
+				nodes = pick(nl, nn) + 0
+				if (nodes >= 256 && big >= 2)
+					continue
+				do {
+					g = 2 ^ int(rand() * 4)
+				} while (nodes * g > 2048)
+				nd = 0
+				for (d = 1; d <= g; d++)
+					if (g % d == 0)
+						div[++nd] = d
+				tp = rand() < 0.5 ? g : pick(div, nd)
+				rest = nodes * g / tp
+				np = 0
+				for (d = 1; d <= rest && d <= 64; d++)
+					if (rest % d == 0 && rest / d <= 32)
+						pdiv[++np] = d
+			} while (np == 0 || (nodes >= 256 && big >= 2))
+			big += nodes >= 256
+			pp = pick(pdiv, np)
+			dp = rest / pp
+			net = rand() < 0.5 ? "roce" : "tcp"
+			printf "%d:%d:%d:%d:%d:%s:%s\n", nodes, g, dp, pp, tp,
+			    net, fk[i % 4 + 1]
+		}
+	}'
+}
+
 echo
-echo "# simulated: pairs typed right over expected and found pairs; found:"
-echo "# a finding of the fault's kind names the injected node or node pair;"
-echo "# false: straggler or slow-link findings naming anything else"
-row='%5s %4s %4s %-4s %-9s %4s %3s %11s %3s %3s %-23s %5s %5s %4s\n'
+echo "# simulated: host pairs typed right over expected and found pairs"
+echo "# (mixed: pairs that carry DP and PP rank pairs, either type right);"
+echo "# it: iterations found/in the truth; med%: median duration error;"
+echo "# det: the wire shows the fault; found: a finding of its kind names"
+echo "# it; 1st: the first straggler/slow-link/slow-nic finding does; on:"
+echo "# its onset minus the truth's, in iterations; mag/x: its magnitude and"
+echo "# the injected factor; false: such findings naming anything else"
+row='%5s %2s %4s %3s %3s %-4s %-9s %3s %3s %9s %3s %2s %2s %7s %6s %-23s %3s %3s %3s %3s %5s %5s %4s %3s\n'
 # shellcheck disable=SC2059
-printf "$row" nodes dp pp net fault jobs rec pairs dp pp want found false sec
-sim_row() { # NODES DP PP ITERS MS MICRO TRANSPORT FAULT-OPTION...
-	n=$1 dp=$2 pp=$3 it=$4 ms=$5 mb=$6 tr=$7
-	shift 7
-	case $1 in
-	--healthy) fault=healthy ;;
-	*) fault=${2%%@*} ;;
+printf "$row" nodes g dp pp tp net fault job rec pairs mix dp pp it med% \
+    want det fnd 1st on mag x false sec
+sim_row() { # NODES GPUS DP PP TP NET FAULT
+	n=$1 g=$2 dp=$3 pp=$4 tp=$5 net=$6 fault=$7
+	if [ "$n" -ge 512 ]; then it=8 ms=1000
+	elif [ "$n" -ge 128 ]; then it=12 ms=800
+	else it=16 ms=500; fi
+	mb=$((pp > 8 ? pp : 8))
+	node=$(awk -v n="$n" -v s="$n$g$dp$pp" 'BEGIN { srand(s); print int(rand() * n) + 1 }')
+	case $fault in
+	healthy) fopt=--healthy ;;
+	*) fopt="--fault $fault@$node:$((it / 2))" ;;
 	esac
 	rm -rf "$tmp/job"
 	t0=$(date +%s)
-	if ! "$ts" simulate --nodes "$n" --gpus-per-node 1 --dp "$dp" \
-	    --pp "$pp" --tp 1 --iters "$it" --iter-ms "$ms" \
-	    --micro-batches "$mb" --seed 3 --transport "$tr" "$@" \
+	# shellcheck disable=SC2086
+	if ! "$ts" simulate --nodes "$n" --gpus-per-node "$g" --dp "$dp" \
+	    --pp "$pp" --tp "$tp" --iters "$it" --iter-ms "$ms" \
+	    --micro-batches "$mb" --seed 3 --transport "$net" $fopt \
 	    "$tmp/job" >/dev/null 2>"$tmp/err"; then
-		echo "$n $dp $pp $tr $fault: simulate failed: $(head -n 1 "$tmp/err")"
+		echo "$n $g $dp $pp $tp $net $fault: simulate failed: $(head -n 1 "$tmp/err")"
 		return
 	fi
 	"$ts" flows --no-cache --format json "$tmp/job" >"$tmp/out.json" 2>/dev/null ||
@@ -76,20 +129,72 @@ sim_row() { # NODES DP PP ITERS MS MICRO TRANSPORT FAULT-OPTION...
 	t1=$(date +%s)
 	r=$(awk -f "$srcdir/t/eval/flows-sim-score.awk" "$tmp/job/truth.json" \
 	    "$tmp/out.json")
+	mag=$(field "$r" mag)
+	[ "$mag" = - ] || mag=$(printf '%.2f' "$mag")
 	# shellcheck disable=SC2059
-	printf "$row" "$n" "$dp" "$pp" "$tr" "$fault" "$(field "$r" jobs)" \
-	    "$(field "$r" recog)" "$(field "$r" pairs_ok)/$(field "$r" pairs_n)" \
-	    "$(field "$r" dp_ok)" "$(field "$r" pp_ok)" "$(field "$r" want)" \
-	    "$(field "$r" found)" "$(field "$r" false)" "$((t1 - t0))"
+	printf "$row" "$n" "$g" "$dp" "$pp" "$tp" "$net" "$fault" \
+	    "$(field "$r" jobs)" "$(field "$r" recog)" \
+	    "$(field "$r" pairs_ok)/$(field "$r" pairs_n)" "$(field "$r" mixed)" \
+	    "$(field "$r" dp_ok)" "$(field "$r" pp_ok)" \
+	    "$(field "$r" iters)/$(field "$r" iters_truth)" \
+	    "$(field "$r" med_err)" "$(field "$r" want)" "$(field "$r" detect)" \
+	    "$(field "$r" found)" "$(field "$r" first)" "$(field "$r" onset)" \
+	    "$mag" "$(field "$r" factor)" "$(field "$r" false)" "$((t1 - t0))"
+	echo "$fault $r" >>"$tmp/scores"
 }
-for shape in $shapes; do
+: >"$tmp/scores"
+if [ -n "$TS_FLOWS_SHAPES" ]; then
+	list=$TS_FLOWS_SHAPES
+else
+	list=$(shapes)
+fi
+for shape in $list; do
 	# shellcheck disable=SC2046
-	set -- $(echo "$shape" | tr : ' ')
-	half=$(($4 / 2))
-	for tr in roce tcp; do
-		sim_row "$@" "$tr" --healthy
-		sim_row "$@" "$tr" --fault "straggler@3:$half"
-		sim_row "$@" "$tr" --fault "slow-link@2:$half"
-	done
+	sim_row $(echo "$shape" | tr : ' ')
 done
-rm -rf "$tmp/job"
+
+# The whole: per measure, how many shapes got it right.
+echo
+awk '
+function f(name,   i, a) {
+	for (i = 2; i <= NF; i++)
+		if (split($i, a, "=") == 2 && a[1] == name)
+			return a[2]
+	return ""
+}
+{
+	n++
+	rec += f("recog")
+	po += f("pairs_ok"); pn += f("pairs_n")
+	allp += f("pairs_ok") == f("pairs_n")
+	dp += f("dp_ok"); pp += f("pp_ok")
+	io += f("iters") >= f("iters_truth") - 1 && f("iters") <= f("iters_truth")
+	if ($1 == "healthy") {
+		nh++
+		fh += f("false") > 0
+	} else {
+		nf++
+		det += f("detect")
+		if (f("detect")) {
+			fnd += f("found")
+			fst += f("first")
+			on = f("onset")
+			ons += on != "-" && on != "?" && on >= -3 && on <= 3
+		}
+		ff += f("false") > 0
+	}
+}
+END {
+	printf "summary over %d simulated shapes\n", n
+	printf "  job recognised                 %3d/%d\n", rec, n
+	printf "  every pair typed               %3d/%d (%d/%d pairs)\n", allp, n, po, pn
+	printf "  DP groups exact                %3d/%d\n", dp, n
+	printf "  pipelines exact                %3d/%d\n", pp, n
+	printf "  iterations all found (-1)      %3d/%d\n", io, n
+	printf "  faults the wire shows          %3d/%d\n", det, nf
+	printf "    named                        %3d/%d\n", fnd, det
+	printf "    named first                  %3d/%d\n", fst, det
+	printf "    onset within 3 iterations    %3d/%d\n", ons, det
+	printf "  healthy runs with a false finding  %d/%d\n", fh, nh
+	printf "  faulty runs with a false finding   %d/%d\n", ff, nf
+}' "$tmp/scores"

@@ -1,0 +1,102 @@
+#!/bin/sh
+# flows-shapes.sh -- `flows` on simulated jobs of several parallel layouts,
+# several ranks a host: the simulator's defaults (8 nodes of 8 GPUs, tp 8,
+# dp 4, pp 2), pure data parallel, pure pipeline, two TP groups a host,
+# one GPU a rank with four ranks a host, DP rings that never leave a host.  Scored against truth.json by
+# flows-sim-score.awk (host pairs and groups derived from the ranks).
+. "$TS_SRCDIR/t/lib/test-lib.sh"
+
+score() {	# score DIR: NAME=VALUE fields of the comparison
+	trainscope flows --format json "$1" >"$1.json" &&
+	awk -f "$TS_SRCDIR/t/eval/flows-sim-score.awk" "$1/truth.json" "$1.json"
+}
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# exact DIR: one job of the truth's hosts, every pair typed, the DP groups
+# and the pipelines exact, and all but the first iteration found.
+exact() {
+	r=$(score "$1") && echo "$r" &&
+	test "$(field "$r" jobs)" = 1 && test "$(field "$r" recog)" = 1 &&
+	test "$(field "$r" pairs_ok)" = "$(field "$r" pairs_n)" &&
+	test "$(field "$r" dp_ok)" = 1 && test "$(field "$r" pp_ok)" = 1 &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 1)) &&
+	test "$(field "$r" false)" = 0
+}
+
+sim() {		# sim DIR NODES GPUS DP PP TP OPTION...
+	d=$1 n=$2 g=$3 dp=$4 pp=$5 tp=$6
+	shift 6
+	trainscope simulate --nodes "$n" --gpus-per-node "$g" --dp "$dp" \
+	    --pp "$pp" --tp "$tp" --iters 12 --iter-ms 400 --seed 5 \
+	    "$@" "$d" >/dev/null
+}
+
+test_expect_success 'simulate defaults: one job, its DP groups and pipelines' '
+	trainscope simulate --healthy --iters 12 def >/dev/null &&
+	exact def &&
+	trainscope flows def >out &&
+	grep "^job def .*: 8 hosts" out &&
+	test "$(grep -c "^  dp group" out)" = 2 &&
+	test "$(grep -c "^  pipeline" out)" = 4
+'
+test_expect_success 'every iteration says how late its step may have ended' '
+	n=$(grep -c "\"end_max\": [0-9]" def.json) &&
+	test "$n" -ge 10 &&
+	! grep "\"end_uncertainty\": -" def.json &&
+	grep "^  step ends: up to [0-9.]* ms after the last transfer" out
+'
+for tr in roce tcp; do
+	test_expect_success "$tr: pure data parallel, a TP group a host" '
+		sim dp-$tr 8 8 8 1 8 --transport $tr --healthy && exact dp-$tr
+	'
+	test_expect_success "$tr: two TP groups a host (tp 4 of 8 GPUs)" '
+		sim tp4-$tr 4 8 4 2 4 --transport $tr --healthy && exact tp4-$tr
+	'
+	test_expect_success "$tr: four ranks a host, one GPU a rank" '
+		sim r4-$tr 8 4 8 4 1 --transport $tr --healthy && exact r4-$tr
+	'
+	test_expect_success "$tr: pure pipeline (dp 1): iterations from its pauses" '
+		sim pp-$tr 8 8 1 8 8 --transport $tr --healthy && exact pp-$tr &&
+		trainscope flows pp-$tr >out &&
+		grep "pipelines.*pause" out
+	'
+	test_expect_success "$tr: DP rings inside the hosts, pipelines across" '
+		sim in-$tr 4 8 8 4 1 --transport $tr --healthy && exact in-$tr
+	'
+done
+# A slow NIC from iteration 8: the groups and pipelines are still those of
+# the healthy part, the node is named from the iteration it started, its
+# slowdown within 25 % of the injected factor, and nothing else is blamed.
+for tr in roce tcp; do
+	test_expect_success "$tr: a slow NIC is named with its onset and magnitude" '
+		sim nic-$tr 8 8 4 2 8 --transport $tr --fault slow-nic@3:8 &&
+		exact nic-$tr &&
+		r=$(score nic-$tr) &&
+		test "$(field "$r" found)" = 1 && test "$(field "$r" onset)" = 0 &&
+		awk -v m="$(field "$r" mag)" -v f="$(field "$r" factor)" \
+		    "BEGIN { exit !(m > 0.75 * f && m < 1.25 * f) }"
+	'
+done
+test_expect_success 'a slow NIC of a pure pipeline' '
+	sim nicpp 8 8 1 8 8 --transport tcp --fault slow-nic@3:8 && exact nicpp &&
+	r=$(score nicpp) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" onset)" = 0
+'
+# A straggler stage lengthens a pure pipeline's period part-way: its
+# pauses are read against the period around them, not the whole run's.
+test_expect_success 'a pure pipeline keeps its iterations through a slowdown' '
+	sim ppst 6 1 1 6 1 --transport roce --fault straggler@2:6 &&
+	r=$(score ppst) && echo "$r" &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 2))
+'
+test_expect_success 'a slow NIC with four ranks a host' '
+	sim nicr4 8 4 8 4 1 --transport roce --fault slow-nic@3:8 &&
+	exact nicr4 && r=$(score nicr4) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" onset)" = 0
+'
+test_expect_success 'a slow link is still a slow link, not a slow NIC' '
+	sim lnk 8 8 4 2 8 --transport roce --fault slow-link@2:8 && exact lnk &&
+	r=$(score lnk) && test "$(field "$r" found)" = 1 &&
+	! grep -q "\"slow-nic\"" lnk.json
+'
+test_done
