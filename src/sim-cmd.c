@@ -278,9 +278,11 @@ cmd_demo(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	int rc = CMD_FAIL;
 
 	(void)a;
-	jobs[0] = xasprintf("%s/failed", dir);
+	/* three healthy runs of one training job, then the one that failed:
+	 * named as a user's runs would be, so the diagnosis reads naturally */
+	jobs[0] = xasprintf("%s/gpt-run4", dir);
 	for (i = 1; i < 4; i++)
-		jobs[i] = xasprintf("%s/healthy-%zu", dir, i);
+		jobs[i] = xasprintf("%s/gpt-run%zu", dir, i);
 	if (mkdir_p(dir, cause) != 0)
 		goto out;
 	if (demo_job(jobs[0], "gpu-xid79@3:41", 7, ctx->err, cause) != 0)

@@ -24,7 +24,7 @@ start() {
 	tm -f /dev/null new-session -d -x 80 -y 24 \
 	    "env TERM=$term LANG=$lang LC_ALL=$lang $* HOME='$HOME' \
 	    XDG_CACHE_HOME='$XDG_CACHE_HOME' XDG_STATE_HOME='$TRASH/state' \
-	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $XDG_CACHE_HOME/trainscope/demo/failed' \
+	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $XDG_CACHE_HOME/trainscope/demo/gpt-run4' \
 	    2>'$TRASH/stderr'; echo EXITED \$?; sleep 60"
 	wait_for "healthy runs compared"
 }
@@ -46,11 +46,11 @@ keys() { tm send-keys "$@"; sleep 0.3; }
 
 test_expect_success 'the demo job is made' '
 	trainscope demo >/dev/null 2>&1 &&
-	test -d "$XDG_CACHE_HOME/trainscope/demo/failed"
+	test -d "$XDG_CACHE_HOME/trainscope/demo/gpt-run4"
 '
 test_expect_success 'the screen opens on the demo job at 80x24' '
 	start xterm-256color C.UTF-8 &&
-	grep "^failed  failed in training at iteration 41" screen &&
+	grep "^gpt-run4  failed in training at iteration 41" screen &&
 	grep "^1 events  2 heatmap" screen &&
 	grep "CUDA error: unspecified" screen &&
 	tail -1 screen | grep "^events 1/"
@@ -58,7 +58,7 @@ test_expect_success 'the screen opens on the demo job at 80x24' '
 test_expect_success 'what the screen shows is what view prints, pane by pane' '
 	for p in 1:events 2:heatmap 3:timeline 4:groups; do
 		keys ${p%%:*} && sleep 0.3 && tm capture-pane -p >shown &&
-		trainscope view ${p#*:} failed >printed &&
+		trainscope view ${p#*:} gpt-run4 >printed &&
 		sed "s/ *\$//" printed >want && sed "s/ *\$//" shown >got &&
 		test_cmp want got || exit 1
 	done &&
@@ -95,7 +95,7 @@ test_expect_success 'Esc and Ctrl-C cancel the prompt' '
 test_expect_success 'Tab completes at the prompt' '
 	keys : && keys "pan" Tab && keys "heat" Tab Enter &&
 	wait_for "suspicion" && keys 1 &&
-	keys : && keys "open heal" Tab && wait_for "healthy-1  healthy-2" &&
+	keys : && keys "open gpt-r" Tab && wait_for "gpt-run1  gpt-run2" &&
 	keys C-c
 '
 test_expect_success 'history keeps the commands typed' '

@@ -8,12 +8,12 @@ test_expect_success 'the demo job is made' '
 	trainscope demo >/dev/null 2>&1
 '
 test_expect_success 'save writes the commands that changed the view' '
-	trainscope -n -c "open failed" -c "pane heatmap" -c "move down" \
+	trainscope -n -c "open gpt-run4" -c "pane heatmap" -c "move down" \
 	    -c "move down" -c drill -c "search /fallen off/" -c "filters" \
 	    -c "export --width 120 live.txt" -c "save s.ts" >/dev/null &&
-	grep "^# trainscope session" s.ts && grep "^# job failed " s.ts &&
+	grep "^# trainscope session" s.ts && grep "^# job gpt-run4 " s.ts &&
 	sed -n "/^[^#]/p" s.ts >cmds &&
-	printf "open failed\npane heatmap\nmove 3\ndrill\nsearch /fallen off/\n" >want &&
+	printf "open gpt-run4\npane heatmap\nmove 3\ndrill\nsearch /fallen off/\n" >want &&
 	test_cmp want cmds
 '
 test_expect_success 'a replay exports the very view the session left' '
@@ -28,21 +28,21 @@ test_expect_success 'a report is the same on every replay, text and Markdown' '
 	mv r1.txt r0.txt && mv r1.md r0.md &&
 	trainscope --replay s.ts --export /dev/null &&
 	test_cmp r0.txt r1.txt && test_cmp r0.md r1.md &&
-	grep "^Failure report: failed" r1.txt &&
-	grep "^# Failure report: failed" r1.md &&
+	grep "^Failure report: gpt-run4" r1.txt &&
+	grep "^# Failure report: gpt-run4" r1.md &&
 	grep "CUDA error: unspecified launch failure" r1.txt &&
 	grep "rank-8.log:107: RuntimeError" r1.txt &&
 	grep "^## Heatmap" r1.md && grep "^\`\`\`" r1.md &&
 	! grep "$TRASH" r1.txt
 '
 test_expect_success 'the report of the demo job matches its golden' '
-	trainscope -n -c "open failed" -c "report -" >r.txt &&
+	trainscope -n -c "open gpt-run4" -c "report -" >r.txt &&
 	test_cmp "$GOLDEN/report.txt" r.txt &&
-	trainscope -n -c "open failed" -c "report --format md -" >r.md &&
+	trainscope -n -c "open gpt-run4" -c "report --format md -" >r.md &&
 	test_cmp "$GOLDEN/report.md" r.md
 '
 test_expect_success 'a failing line stops the replay with FILE:LINE and a caret' '
-	printf "open failed\nfilter nod=x\npane events\n" >bad.ts &&
+	printf "open gpt-run4\nfilter nod=x\npane events\n" >bad.ts &&
 	test_expect_code 1 trainscope --replay bad.ts --export out 2>e &&
 	grep "^trainscope: bad.ts:2: filter: cannot filter on .nod=x." e &&
 	grep "^  filter nod=x$" e && grep "^         ^$" e &&
@@ -53,13 +53,13 @@ test_expect_success '--keep-going reports the line and goes on' '
 	grep "bad.ts:2:" e && grep "some commands failed" e
 '
 test_expect_success 'an unknown command, a missing job, a truncated file' '
-	printf "open failed\nfrobnicate\n" >u.ts &&
+	printf "open gpt-run4\nfrobnicate\n" >u.ts &&
 	test_expect_code 2 trainscope --replay u.ts --export out 2>e &&
 	grep "u.ts:2: unknown command .frobnicate." e &&
 	printf "open nosuchjob\n" >m.ts &&
 	test_expect_code 1 trainscope --replay m.ts --export out 2>e &&
 	grep "m.ts:1: .*nosuchjob" e &&
-	printf "open failed\npane heat" >t.ts &&
+	printf "open gpt-run4\npane heat" >t.ts &&
 	trainscope --replay t.ts --export out &&
 	grep "^2 heatmap" out >/dev/null || grep "suspicion" out
 '
@@ -72,23 +72,23 @@ test_expect_success 'binary garbage is refused, not run' '
 	grep "g2.ts:1:" e
 '
 test_expect_success 'a file with escape sequences or bad UTF-8 is refused whole, its bytes never shown' '
-	printf "open failed\nview\n\033]0;pwned\007 open\n" >g3.ts &&
+	printf "open gpt-run4\nview\n\033]0;pwned\007 open\n" >g3.ts &&
 	test_expect_code 2 trainscope --replay g3.ts --export out3 2>e &&
 	grep "^trainscope: g3.ts:3: byte 1 is not text" e &&
 	test ! -e out3 &&
-	printf "open failed\nsearch caf\303\251\n\302\233 2J\n" >g4.ts &&
+	printf "open gpt-run4\nsearch caf\303\251\n\302\233 2J\n" >g4.ts &&
 	test_expect_code 2 trainscope --replay g4.ts --export out4 2>e4 &&
 	grep "^trainscope: g4.ts:3: byte 1 is not text" e4 &&
 	printf "pane events\nsearch \355\240\200\n" >g5.ts &&
 	test_expect_code 2 trainscope --replay g5.ts --export out5 2>e5 &&
 	grep "g5.ts:2: byte 8 is not text" e5 &&
 	! od -c e e4 e5 | grep -q "033\|007\|302\|355" &&
-	printf "open failed\nsearch caf\303\251\n" >g6.ts &&
+	printf "open gpt-run4\nsearch caf\303\251\n" >g6.ts &&
 	trainscope --replay g6.ts --export out6
 '
 test_expect_success 'source runs a file of commands at the prompt' '
 	printf "pane timeline\nmove 5\n" >part.ts &&
-	trainscope -n -c "open failed" -c "source part.ts" -c "view" >v &&
+	trainscope -n -c "open gpt-run4" -c "source part.ts" -c "view" >v &&
 	grep "^timeline 5/" v
 '
 test_done

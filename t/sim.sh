@@ -278,14 +278,14 @@ fi
 if trainscope help index >/dev/null 2>&1; then
 	test_expect_success 'demo simulates once under the cache directory' '
 		trainscope demo >out 2>err;
-		test -f xdg-cache/trainscope/demo/failed/truth.json &&
-		test -f xdg-cache/trainscope/demo/healthy-3/truth.json
+		test -f xdg-cache/trainscope/demo/gpt-run4/truth.json &&
+		test -f xdg-cache/trainscope/demo/gpt-run3/truth.json
 	'
 else
 	test_expect_success 'demo without index says so' '
 		test_must_fail 1 trainscope demo 2>err &&
 		grep "this build has no .index. command" err &&
-		test -f xdg-cache/trainscope/demo/failed/truth.json
+		test -f xdg-cache/trainscope/demo/gpt-run4/truth.json
 	'
 	test_skip 'demo runs index and diagnose' 'no index command in this build'
 fi

@@ -12,59 +12,59 @@ no_controls() {
 
 test_expect_success 'the demo job is made' '
 	trainscope demo >demo.out 2>&1 &&
-	grep "^job failed" demo.out
+	grep "^job gpt-run4" demo.out
 '
 for size in 80x24 200x50; do
 	w=${size%x*} h=${size#*x}
 	for pane in events heatmap timeline groups; do
 		test_expect_success "view $pane at $size matches its golden" "
-			trainscope view --width $w --height $h $pane failed >got &&
+			trainscope view --width $w --height $h $pane gpt-run4 >got &&
 			test \$(wc -l <got) = $h &&
 			no_controls got &&
 			test_cmp '$GOLDEN/$pane-$size.txt' got
 		"
 	done
 	test_expect_success "view lines (an event drilled) at $size matches its golden" "
-		trainscope view --width $w --height $h events failed -c drill >got &&
+		trainscope view --width $w --height $h events gpt-run4 -c drill >got &&
 		test_cmp '$GOLDEN/lines-$size.txt' got
 	"
 done
 test_expect_success 'the jobs pane lists the cache' '
 	trainscope view jobs --height 10 >got &&
-	grep "^failed  *failed" got && grep "^healthy-1  *-  *good" got
+	grep "^gpt-run4  *failed" got && grep "^gpt-run1  *-  *good" got
 '
 test_expect_success 'no line of a pane is wider than the screen' '
 	for p in events heatmap timeline groups jobs; do
-		trainscope view --width 80 $p failed >got &&
+		trainscope view --width 80 $p gpt-run4 >got &&
 		test "$(LC_ALL=C.UTF-8 wc -L <got)" -le 80 || exit 1
 	done
 '
 test_expect_success 'a filter, a sort and a drill change what view shows' '
-	trainscope view events failed -c "filter node=node-001" -c "sort count" >f &&
+	trainscope view events gpt-run4 -c "filter node=node-001" -c "sort count" >f &&
 	grep "\[1 filter\]" f && ! grep "CUDA error: unspecified" f &&
-	trainscope view events failed -c "filter -v category=timeout" >g &&
+	trainscope view events gpt-run4 -c "filter -v category=timeout" >g &&
 	! grep " timeout " g &&
-	trainscope view heatmap failed -c "goto node node-003" -c drill >d &&
+	trainscope view heatmap gpt-run4 -c "goto node node-003" -c drill >d &&
 	grep "^1 events" d && grep "\[1 filter\]" d
 '
 test_expect_success 'the table-like panes as JSON and TSV' '
-	trainscope view --format json events failed >e.json &&
+	trainscope view --format json events gpt-run4 >e.json &&
 	grep "\"template\": \"RuntimeError: CUDA error: unspecified launch failure\"" e.json &&
-	trainscope view --format json events failed -c "filter category=xid" >x.json &&
+	trainscope view --format json events gpt-run4 -c "filter category=xid" >x.json &&
 	test "$(grep -c "\"rank\"" x.json)" = 2 &&
-	trainscope view --format tsv heatmap failed >h.tsv &&
+	trainscope view --format tsv heatmap gpt-run4 >h.tsv &&
 	head -1 h.tsv | grep "^node	score	1	2" &&
 	grep "^node-003	0.950	" h.tsv &&
-	trainscope view --format json groups failed | grep "\"dp_group\": 1" &&
-	trainscope view --format tsv jobs | grep "^healthy-1		good	4	" &&
-	test_expect_code 1 trainscope view --format json timeline failed 2>e &&
+	trainscope view --format json groups gpt-run4 | grep "\"dp_group\": 1" &&
+	trainscope view --format tsv jobs | grep "^gpt-run1		good	4	" &&
+	test_expect_code 1 trainscope view --format json timeline gpt-run4 2>e &&
 	grep "text only" e &&
-	trainscope -n -c "open failed" -c "export --format tsv ev.tsv" &&
+	trainscope -n -c "open gpt-run4" -c "export --format tsv ev.tsv" &&
 	test "$(wc -l <ev.tsv)" = 118
 '
 test_expect_success 'jobs lists the cache; forget removes a job and all its own' '
-	trainscope jobs >j && grep "^failed  *failed" j && grep "^job " j &&
-	trainscope jobs --format json | grep "\"name\": \"healthy-2\"" &&
+	trainscope jobs >j && grep "^gpt-run4  *failed" j && grep "^job " j &&
+	trainscope jobs --format json | grep "\"name\": \"gpt-run2\"" &&
 	mkdir -p gonejob/node01 &&
 	echo "[2024-05-01 12:00:11,000] INFO  iteration 1/ 10 | elapsed time per iteration (ms): 100.1 |" >gonejob/node01/rank-0.log &&
 	trainscope index gonejob >/dev/null 2>&1 && trainscope view events gonejob >/dev/null &&
@@ -74,57 +74,57 @@ test_expect_success 'jobs lists the cache; forget removes a job and all its own'
 	test_expect_code 1 trainscope forget gonejob 2>err && grep "no job .gonejob." err
 '
 test_expect_success 'lines prints raw lines around a line, or of an event' '
-	trainscope lines --context 2 failed logs/node-003/rank-8.log:107 >l &&
+	trainscope lines --context 2 gpt-run4 logs/node-003/rank-8.log:107 >l &&
 	test $(wc -l <l) = 5 &&
 	sed -n 3p l | grep "^logs/node-003/rank-8.log:107:>RuntimeError: CUDA error" &&
-	trainscope lines --context 0 --event 9 failed >e &&
+	trainscope lines --context 0 --event 9 gpt-run4 >e &&
 	grep "^host/node-003.log:8:>.*GPU has fallen off the bus" e &&
-	test_expect_code 2 trainscope lines failed nocolon 2>err &&
+	test_expect_code 2 trainscope lines gpt-run4 nocolon 2>err &&
 	grep "not PATH:LINE" err &&
-	test_expect_code 1 trainscope lines failed nofile.log:3 2>err &&
+	test_expect_code 1 trainscope lines gpt-run4 nofile.log:3 2>err &&
 	grep "no file .nofile.log." err
 '
 test_expect_success 'iteration filters, and a drill from the timeline' '
-	trainscope view events failed -c "filter iter=41" >i41 &&
+	trainscope view events gpt-run4 -c "filter iter=41" >i41 &&
 	grep "CUDA error: unspecified" i41 &&
-	trainscope view events failed -c "filter iter=1..5" >i15 &&
+	trainscope view events gpt-run4 -c "filter iter=1..5" >i15 &&
 	! grep "CUDA error: unspecified" i15 &&
-	trainscope view timeline failed -c "goto iter 41" -c drill >td &&
+	trainscope view timeline gpt-run4 -c "goto iter 41" -c drill >td &&
 	grep "^1 events .*\[1 filter\]" td && grep "CUDA error: unspecified" td
 '
 test_expect_success 'back returns to the view the drill left' '
-	trainscope view events failed -c "move 2" -c drill -c back >b &&
+	trainscope view events gpt-run4 -c "move 2" -c drill -c back >b &&
 	grep "^events 2/" b &&
-	trainscope view events failed -c "filter /fallen/" >f1 &&
-	trainscope view events failed -c "filter /fallen/" -c drill -c back >f2 &&
+	trainscope view events gpt-run4 -c "filter /fallen/" >f1 &&
+	trainscope view events gpt-run4 -c "filter /fallen/" -c drill -c back >f2 &&
 	test_cmp f1 f2
 '
 test_expect_success 'bad view commands fail with one clear line' '
-	test_expect_code 1 trainscope view events failed -c "filter nod=x" 2>e &&
+	test_expect_code 1 trainscope view events gpt-run4 -c "filter nod=x" 2>e &&
 	grep "cannot filter on .nod=x." e &&
-	test_expect_code 1 trainscope view events failed -c "filter node=nope" 2>e &&
+	test_expect_code 1 trainscope view events gpt-run4 -c "filter node=nope" 2>e &&
 	grep "no node .nope." e &&
-	test_expect_code 1 trainscope view events failed -c "filter /(/" 2>e &&
+	test_expect_code 1 trainscope view events gpt-run4 -c "filter /(/" 2>e &&
 	grep "bad pattern" e &&
-	test_expect_code 2 trainscope view nopane failed 2>e &&
+	test_expect_code 2 trainscope view nopane gpt-run4 2>e &&
 	grep "no pane .nopane." e &&
-	test_expect_code 1 trainscope view events failed -c back 2>e &&
+	test_expect_code 1 trainscope view events gpt-run4 -c back 2>e &&
 	grep "nothing to go back to" e &&
 	test_expect_code 1 trainscope view events nojob 2>e &&
 	grep "nojob" e
 '
 test_expect_success 'export writes the pane whole, as view --height all does' '
-	trainscope -n -c "open failed" -c "export --width 100 whole.txt" &&
-	trainscope view --width 100 --height all events failed >all.txt &&
+	trainscope -n -c "open gpt-run4" -c "export --width 100 whole.txt" &&
+	trainscope view --width 100 --height all events gpt-run4 >all.txt &&
 	test_cmp all.txt whole.txt &&
 	test $(wc -l <whole.txt) -gt 100
 '
 test_expect_success 'search moves to the first match and next wraps' '
-	trainscope view events failed -c "search /fallen off/" >s &&
+	trainscope view events gpt-run4 -c "search /fallen off/" >s &&
 	grep "^events 1/" s &&
-	trainscope view events failed -c "search /fallen off/" -c next >s &&
+	trainscope view events gpt-run4 -c "search /fallen off/" -c next >s &&
 	grep "^events 2/" s &&
-	trainscope view events failed -c "search /fallen off/" -c next \
+	trainscope view events gpt-run4 -c "search /fallen off/" -c next \
 	    -c next >s &&
 	grep "^events 1/" s
 '
@@ -143,11 +143,11 @@ test_expect_success 'a 512-node job folds its heatmap into 80x24 and unfolds on 
 # again when anything it rests on did.
 DB="$XDG_CACHE_HOME/trainscope/cache.db"
 test_expect_success 'a kept model reads back the same as a computed one' '
-	trainscope view --height all events failed >kept1 &&
-	test "$(sqlite3 "$DB" "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.name = '"'failed'"'")" = 1 &&
-	trainscope view --height all events failed >kept2 &&
+	trainscope view --height all events gpt-run4 >kept1 &&
+	test "$(sqlite3 "$DB" "SELECT count(*) FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.name = '"'gpt-run4'"'")" = 1 &&
+	trainscope view --height all events gpt-run4 >kept2 &&
 	sqlite3 "$DB" "DELETE FROM results" &&
-	trainscope view --height all events failed >fresh &&
+	trainscope view --height all events gpt-run4 >fresh &&
 	test_cmp kept1 fresh && test_cmp kept2 fresh
 '
 test_expect_success 'a changed file makes the kept model stale' '
