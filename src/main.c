@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cmd.h"
 #include "help.h"
 #include "scan.h"
@@ -123,8 +124,9 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'K':
 			o->keep_going = 1;
 			break;
-		case 'V':
-			printf("trainscope %s\n", PACKAGE_VERSION);
+		case 'V':	/* the same text as the version command */
+			printf("trainscope %s (cache schema %d)\n",
+			    PACKAGE_VERSION, cache_schema_version());
 			exit(CMD_OK);
 		default:
 			if (optopt != 0 && optopt_long(longopts, optopt) != NULL)
