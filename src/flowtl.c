@@ -348,10 +348,10 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 	}
 	for (i = 0; i < n; i++) {
 		const struct flow_msg *x = &s->msgs[m[i]];
-		int joins = cut != NULL ? !cut[i] :
-		    x->start - (*b)[*nb > 0 ? *nb - 1 : 0].end <= thr;
+		int joins = *nb > first && (cut != NULL ? !cut[i] :
+		    x->start - (*b)[*nb - 1].end <= thr);
 
-		if (*nb > first && joins) {
+		if (joins) {
 			if (x->end > (*b)[*nb - 1].end)
 				(*b)[*nb - 1].end = x->end;
 			continue;
