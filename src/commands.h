@@ -54,7 +54,8 @@ cmd_fn cmd_view;
 /* report.c */
 cmd_fn cmd_report;
 
-/* sim-cmd.c */
+/* sim-cmd.c; the demo's failed run, the job its screen opens on */
+#define DEMO_JOB "gpt-run4"
 cmd_fn cmd_demo;
 cmd_fn cmd_simulate;
 

@@ -21,6 +21,7 @@
 
 #include "cache.h"
 #include "cmd.h"
+#include "commands.h"
 #include "help.h"
 #include "scan.h"
 #include "ui.h"
@@ -287,7 +288,7 @@ main(int argc, char **argv)
 			report(&ctx, NULL, cause);
 		else if (argc == 1 && strcmp(argv[0], "demo") == 0 &&
 		    on_terminal())
-			rc = ui_run(&ctx, "failed");
+			rc = ui_run(&ctx, DEMO_JOB);
 	} else if (o.batch || (o.replay != NULL && !on_terminal())) {
 		rc = run_batch(&ctx, &o, argc, argv);
 	} else if (o.replay != NULL) {

@@ -280,7 +280,7 @@ cmd_demo(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	(void)a;
 	/* three healthy runs of one training job, then the one that failed:
 	 * named as a user's runs would be, so the diagnosis reads naturally */
-	jobs[0] = xasprintf("%s/gpt-run4", dir);
+	jobs[0] = xasprintf("%s/" DEMO_JOB, dir);
 	for (i = 1; i < 4; i++)
 		jobs[i] = xasprintf("%s/gpt-run%zu", dir, i);
 	if (mkdir_p(dir, cause) != 0)

@@ -14,6 +14,11 @@ tm() { tmux -S "$(cat "$TRASH/sock")" "$@"; }
 
 # start TERM LANG [ENV...]: run the screen on the demo job at 80x24.
 start() {
+	start_args="$XDG_CACHE_HOME/trainscope/demo/gpt-run4" start_on "$@"
+}
+
+# start_on TERM LANG [ENV...]: run the screen with $start_args.
+start_on() {
 	term=$1 lang=$2
 	shift 2
 	tm kill-server 2>/dev/null
@@ -24,7 +29,7 @@ start() {
 	tm -f /dev/null new-session -d -x 80 -y 24 \
 	    "env TERM=$term LANG=$lang LC_ALL=$lang $* HOME='$HOME' \
 	    XDG_CACHE_HOME='$XDG_CACHE_HOME' XDG_STATE_HOME='$TRASH/state' \
-	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $XDG_CACHE_HOME/trainscope/demo/gpt-run4' \
+	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $start_args' \
 	    2>'$TRASH/stderr'; echo EXITED \$?; sleep 60"
 	wait_for "healthy runs compared"
 }
@@ -47,6 +52,11 @@ keys() { tm send-keys "$@"; sleep 0.3; }
 test_expect_success 'the demo job is made' '
 	trainscope demo >/dev/null 2>&1 &&
 	test -d "$XDG_CACHE_HOME/trainscope/demo/gpt-run4"
+'
+test_expect_success 'trainscope demo on a terminal opens the screen on the failed run' '
+	start_args=demo start_on xterm-256color C.UTF-8 &&
+	grep "^gpt-run4  failed in training at iteration 41" screen &&
+	! grep "no job" screen
 '
 test_expect_success 'the screen opens on the demo job at 80x24' '
 	start xterm-256color C.UTF-8 &&
