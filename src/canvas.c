@@ -188,6 +188,9 @@ struct pen {
 	struct canvas *c;
 	int row, col, end, style;
 	int origin;		/* column tabs count from */
+	int skip;		/* columns of text still to leave out */
+	int skipped;		/* columns left out so far */
+	int dropped;		/* the last cluster was left out */
 };
 
 /* Put one cluster of width w (1 or 2). */
@@ -196,6 +199,19 @@ pen_cell(struct pen *p, const char *s, size_t n, int w)
 {
 	struct canvas_cell *cell;
 
+	if (p->skip > 0) {
+		/* left out; a wide cluster cut in half leaves a blank */
+		p->skip -= w;
+		p->skipped += w;
+		p->dropped = 1;
+		if (p->skip < 0) {
+			p->skipped += p->skip;
+			p->skip = 0;
+			pen_cell(p, " ", 1, 1);
+		}
+		return;
+	}
+	p->dropped = 0;
 	if (p->col + w <= p->end && (cell = canvas_cell(p->c, p->row,
 	    p->col)) != NULL) {
 		if (n >= sizeof cell->s)
@@ -220,7 +236,7 @@ pen_combine(struct pen *p, const char *s, size_t n)
 	size_t have;
 	int col = p->col - 1;
 
-	if (col < 0 || col >= p->end)
+	if (p->dropped || col < 0 || col >= p->end)
 		return;
 	cell = canvas_cell(p->c, p->row, col);
 	if (cell != NULL && cell->s[0] == '\0')
@@ -260,7 +276,7 @@ pen_put(struct pen *p, const char *s, size_t len)
 		if (cp == '\t') {
 			do
 				pen_cell(p, " ", 1, 1);
-			while ((p->col - p->origin) % 8 != 0);
+			while ((p->col - p->origin + p->skipped) % 8 != 0);
 		} else if (cp < 0x20 || cp == 0x7f) {
 			tmp[0] = '^';
 			tmp[1] = (char)(cp == 0x7f ? '?' : cp + '@');
@@ -293,7 +309,7 @@ int
 canvas_put(struct canvas *c, int row, int col, int style, const char *s,
     size_t len)
 {
-	struct pen p = { c, row, col, c->width, style, col };
+	struct pen p = { c, row, col, c->width, style, col, 0, 0, 0 };
 
 	pen_put(&p, s, len);
 	return p.col;
@@ -325,17 +341,26 @@ int
 canvas_put_clip(struct canvas *c, int row, int col, int end, int style,
     const char *s, size_t len)
 {
+	return canvas_put_from(c, row, col, end, style, s, len, 0);
+}
+
+int
+canvas_put_from(struct canvas *c, int row, int col, int end, int style,
+    const char *s, size_t len, int skip)
+{
 	struct pen p;
 	struct canvas_cell *cell;
 	int w;
 
 	if (end > c->width)
 		end = c->width;
+	memset(&p, 0, sizeof p);
 	p.c = c;
 	p.row = row;
 	p.col = p.origin = col;
 	p.end = end;
 	p.style = style;
+	p.skip = skip > 0 ? skip : 0;
 	pen_put(&p, s, len);
 	if (p.col <= end || end <= col)
 		return p.col > end ? end : p.col;
@@ -360,7 +385,7 @@ canvas_glyph(struct canvas *c, int row, int col, int style,
     enum canvas_glyph g, int n)
 {
 	const char *s = canvas_glyph_str(c, g);
-	struct pen p = { c, row, col, c->width, style, col };
+	struct pen p = { c, row, col, c->width, style, col, 0, 0, 0 };
 
 	while (n-- > 0)
 		pen_cell(&p, s, strlen(s), 1);
@@ -396,6 +421,7 @@ canvas_text_width(const char *s, size_t len)
 	struct pen p;
 
 	canvas_init(&c, 1, 0);
+	memset(&p, 0, sizeof p);
 	p.c = &c;
 	p.row = -1;	/* no such row: only count */
 	p.col = p.origin = 0;

@@ -103,6 +103,12 @@ int canvas_printf(struct canvas *c, int row, int col, int style,
  */
 int canvas_put_clip(struct canvas *c, int row, int col, int end, int style,
     const char *s, size_t len);
+/*
+ * canvas_put_clip() of the text without its first `skip` columns (as
+ * canvas_text_width() counts them): a view scrolled to the right.
+ */
+int canvas_put_from(struct canvas *c, int row, int col, int end, int style,
+    const char *s, size_t len, int skip);
 /* Draw glyph g n times. */
 int canvas_glyph(struct canvas *c, int row, int col, int style,
     enum canvas_glyph g, int n);

@@ -47,6 +47,7 @@ cmd_fn cmd_prev;
 cmd_fn cmd_quit;
 cmd_fn cmd_save;
 cmd_fn cmd_search;
+cmd_fn cmd_scroll;
 cmd_fn cmd_sort;
 cmd_fn cmd_unfilter;
 cmd_fn cmd_view;

@@ -572,22 +572,41 @@ pane_heatmap(struct view *v, struct area *a, int *used)
 
 /* ---- events ---- */
 
-/* Draw a template with its variable parts (<*>) in CS_VAR. */
+static int
+template_piece(struct canvas *cv, int row, int col, int end, int style,
+    const char *s, size_t len, int *skip)
+{
+	int w;
+
+	if (*skip > 0 && (w = canvas_text_width(s, len)) <= *skip) {
+		*skip -= w;
+		return col;
+	}
+	col = canvas_put_from(cv, row, col, end, style, s, len, *skip);
+	*skip = 0;
+	return col;
+}
+
+/*
+ * Draw a template with its variable parts (<*>) in CS_VAR, without its
+ * first `skip` columns.
+ */
 static void
 draw_template(struct canvas *cv, int row, int col, int end, int style,
-    const char *t)
+    const char *t, int skip)
 {
 	const char *p = t, *star;
 
 	while (col < end && (star = strstr(p, "<*>")) != NULL) {
-		col = canvas_put_clip(cv, row, col, end, style, p,
-		    (size_t)(star - p));
+		col = template_piece(cv, row, col, end, style, p,
+		    (size_t)(star - p), &skip);
 		if (col < end)
-			col = canvas_put_clip(cv, row, col, end, CS_VAR, "<*>", 3);
+			col = template_piece(cv, row, col, end, CS_VAR, "<*>",
+			    3, &skip);
 		p = star + 3;
 	}
 	if (col < end)
-		canvas_put_clip(cv, row, col, end, style, p, strlen(p));
+		template_piece(cv, row, col, end, style, p, strlen(p), &skip);
 }
 
 static void
@@ -643,12 +662,35 @@ wrap_text(struct area *a, int *used, int col, int style, const char *label,
 	}
 }
 
+/* Rows wrap_text() would take for text from col, at most maxrows. */
+static int
+wrap_rows(int w, int col, const char *label, const char *text, int maxrows)
+{
+	int lw = label != NULL ? (int)strlen(label) : 0;
+	int tw = canvas_text_width(text, strlen(text)), room = w - col - lw;
+	int n;
+
+	if (room < 8)
+		return 0;
+	/* words break early: allow a little for the ragged edge */
+	n = (tw + room - 1) / room;
+	if (n > 1 && tw > n * room - room / 8)
+		n++;
+	return n < 1 ? 1 : n > maxrows ? maxrows : n;
+}
+
+/*
+ * The selected event below the list: where it was first seen, why it
+ * ranks, what the fault library says it means and what to do.  The
+ * library's texts always get their rows; the reasons share the rest.
+ */
 static void
 event_detail(struct view *v, struct area *a, int *used, size_t e)
 {
 	const struct model_event *ev = &v->m->events[e];
 	char buf[64], where[64];
 	int row, room = a->nrows < 0 ? 1000 : a->nrows - *used;
+	int rmeans = 0, rdo = 0;
 	size_t k;
 
 	if ((row = area_row(a, used)) < 0)
@@ -663,24 +705,43 @@ event_detail(struct view *v, struct area *a, int *used, size_t e)
 	    "-", ev->path ? strlen(ev->path) : 1);
 	canvas_printf(a->cv, row, 6 + canvas_text_width(ev->path ? ev->path :
 	    "-", ev->path ? strlen(ev->path) : 1), CS_NORMAL,
-	    "%s  %s  %s%s", ev->path ? where : "", buf,
-	    stage_name((enum stage)ev->stage), ev->iteration >= 0 ?
-	    "" : "");
+	    "%s  %s  %s", ev->path ? where : "", buf,
+	    stage_name((enum stage)ev->stage));
 	room -= 2;
-	for (k = 0; k < ev->nreasons && room > 0; k++, room--)
-		wrap_text(a, used, 0, CS_NORMAL, "- ", ev->reasons[k], 1);
-	if (ev->explain != NULL && room > 0)
-		wrap_text(a, used, 0, CS_NORMAL, "means ", ev->explain, 2);
+	if (ev->explain != NULL)
+		rmeans = wrap_rows(a->w, 0, "means ", ev->explain, 2);
 	if (ev->action != NULL)
-		wrap_text(a, used, 0, CS_NORMAL, "do    ", ev->action, 2);
+		rdo = wrap_rows(a->w, 0, "do    ", ev->action, 2);
+	if (rmeans + rdo > room)
+		rmeans = room - rdo > 0 ? room - rdo : 0;
+	if (rdo > room)
+		rdo = room;
+	room -= rmeans + rdo;
+	for (k = 0; k < ev->nreasons && room > 0; k++, room--) {
+		if (room == 1 && k + 1 < ev->nreasons) {
+			if ((row = area_row(a, used)) >= 0)
+				canvas_printf(a->cv, row, 0, CS_DIM, "- %zu more "
+				    "reasons ('report -' lists them)",
+				    ev->nreasons - k);
+			break;
+		}
+		wrap_text(a, used, 0, CS_NORMAL, "- ", ev->reasons[k], 1);
+	}
+	if (rmeans > 0)
+		wrap_text(a, used, 0, CS_NORMAL, "means ", ev->explain, rmeans);
+	if (rdo > 0)
+		wrap_text(a, used, 0, CS_NORMAL, "do    ", ev->action, rdo);
 }
 
 static int
 pane_events(struct view *v, struct area *a, int *used)
 {
 	size_t n, i, *l = event_list(v, &n);
-	int row, detail = a->nrows < 0 ? 0 : a->nrows >= 16 ? 8 : 5;
-	int wide = a->w >= 120, x, end;
+	/* at 80x24: ten events, and ten rows for the selected one */
+	int row, detail = a->nrows < 0 ? 0 : a->nrows >= 16 ?
+	    (a->nrows - 11 > 12 ? 12 : a->nrows - 11) : 5;
+	int wide = a->w >= 120, x, end, tw;
+	const int skip = v->st.hscroll[PANE_EVENTS];
 	char cnt[16], t[16], it[24];
 
 	row = area_row(a, used);
@@ -697,6 +758,8 @@ pane_events(struct view *v, struct area *a, int *used)
 		canvas_puts(a->cv, row, 0, CS_DIM, v->m->nevents == 0 ?
 		    "no events" : "no event passes the filters");
 	v->page = 0;
+	v->hwide = 0;
+	v->hwide_pane = PANE_EVENTS + 1;
 	for (i = (size_t)v->st.top[PANE_EVENTS]; i < n; i++) {
 		const struct model_event *ev = &v->m->events[l[i]];
 
@@ -726,10 +789,14 @@ pane_events(struct view *v, struct area *a, int *used)
 			x += 23;
 		}
 		end = a->w;
+		tw = canvas_text_width(ev->text, strlen(ev->text)) - skip -
+		    (end - x);
+		if (tw > v->hwide)
+			v->hwide = tw;
 		draw_template(a->cv, row, x, end,
 		    ev->level >= DIAG_LEVEL_ERROR ? CS_ERROR :
 		    ev->level == DIAG_LEVEL_WARN ? CS_WARN : CS_NORMAL,
-		    ev->text);
+		    ev->text, skip);
 		if ((int)i == v->st.cursor[PANE_EVENTS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 		if (v->search_re != NULL && view_regex_find(v->search_re,
@@ -747,22 +814,119 @@ pane_events(struct view *v, struct area *a, int *used)
 
 /* ---- timeline ---- */
 
+/*
+ * The timeline's horizontal axis: [from, to] over columns x0 .. x0+w-1.
+ * A long quiet stretch (a hang before the watchdog fires, a job left
+ * waiting) would squeeze the rest into a few columns, so it may be cut
+ * out: [b0, b1] then takes the BREAK columns from bc, and the two sides
+ * share the rest in proportion to their lengths.
+ */
+#define BREAK 3
+
 struct taxis {
 	double from, to;	/* seconds, or iterations when !time */
 	int time;
 	int x0, w;
+	int brk;		/* the axis is cut */
+	double b0, b1;
+	int bc;
 };
+
+static int
+tx_seg(double at, double lo, double hi, int c0, int n)
+{
+	int c;
+
+	if (hi <= lo || n <= 1)
+		return c0;
+	c = (int)((at - lo) / (hi - lo) * (n - 1));
+	return c0 + (c < 0 ? 0 : c >= n ? n - 1 : c);
+}
 
 static int
 tx(const struct taxis *t, double at)
 {
-	double span = t->to - t->from;
-	int c;
+	if (!t->brk)
+		return tx_seg(at, t->from, t->to, t->x0, t->w);
+	if (at <= t->b0)
+		return tx_seg(at, t->from, t->b0, t->x0, t->bc - t->x0);
+	if (at < t->b1)
+		return t->bc + BREAK / 2;
+	return tx_seg(at, t->b1, t->to, t->bc + BREAK,
+	    t->x0 + t->w - t->bc - BREAK);
+}
 
-	if (span <= 0)
-		return t->x0;
-	c = (int)((at - t->from) / span * (t->w - 1));
-	return t->x0 + (c < 0 ? 0 : c >= t->w ? t->w - 1 : c);
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Cut the longest stretch with nothing in it (no span starting or
+ * ending, no iteration starting) out of a time axis when it is more than
+ * half of it.
+ */
+static void
+tx_cut(struct taxis *t, const struct model *m)
+{
+	double *p = xcalloc(2 * m->nspans + m->niters + 2, sizeof *p);
+	double gap = 0, lo = 0, hi = 0, l, r;
+	size_t n = 0, i;
+	int cl;
+
+	p[n++] = t->from;
+	p[n++] = t->to;
+	for (i = 0; i < m->nspans; i++) {
+		if (!isnan(m->spans[i].start))
+			p[n++] = m->spans[i].start;
+		if (!isnan(m->spans[i].end))
+			p[n++] = m->spans[i].end;
+	}
+	for (i = 0; i < m->niters; i++)
+		if (!isnan(m->iters[i].start))
+			p[n++] = m->iters[i].start;
+	qsort(p, n, sizeof *p, cmp_double);
+	for (i = 1; i < n; i++)
+		if (p[i] - p[i - 1] > gap) {
+			gap = p[i] - p[i - 1];
+			lo = p[i - 1];
+			hi = p[i];
+		}
+	free(p);
+	if (!t->time || t->w < 30 || gap <= (t->to - t->from) / 2)
+		return;
+	/* keep a little of the quiet on both sides */
+	t->b0 = lo + gap * 0.02;
+	t->b1 = hi - gap * 0.02;
+	l = t->b0 - t->from;
+	r = t->to - t->b1;
+	cl = (int)lround((t->w - BREAK) * l / (l + r));
+	if (cl < 8)
+		cl = 8;
+	if (cl > t->w - BREAK - 8)
+		cl = t->w - BREAK - 8;
+	t->brk = 1;
+	t->bc = t->x0 + cl;
+}
+
+/* The header row of a cut axis: the times on both sides of the cut. */
+static void
+tx_break_labels(const struct taxis *t, struct canvas *cv, int row)
+{
+	char b1[16], b2[16];
+
+	if (!t->brk)
+		return;
+	fmt_clock(t->b0, b1, sizeof b1);
+	fmt_clock(t->b1, b2, sizeof b2);
+	canvas_puts(cv, row, t->bc, CS_DIM, "~~~");
+	if (t->bc - t->x0 >= 20)
+		canvas_puts(cv, row, t->bc - (int)strlen(b1) - 1, CS_DIM, b1);
+	if (t->x0 + t->w - t->bc - BREAK >= 20)
+		canvas_puts(cv, row, t->bc + BREAK + 1, CS_DIM, b2);
 }
 
 static void
@@ -927,10 +1091,12 @@ pane_timeline(struct view *v, struct area *a, int *used)
 	}
 	row = area_row(a, used);
 	if (t.time) {
+		tx_cut(&t, m);
 		fmt_clock(t.from, b1, sizeof b1);
 		fmt_clock(t.to, b2, sizeof b2);
 		canvas_puts(a->cv, row, t.x0, CS_DIM, b1);
 		canvas_puts(a->cv, row, t.x0 + t.w - (int)strlen(b2), CS_DIM, b2);
+		tx_break_labels(&t, a->cv, row);
 	} else if (m->niters > 0) {
 		canvas_printf(a->cv, row, t.x0, CS_DIM, "iteration %.0f", t.from);
 		snprintf(b2, sizeof b2, "%.0f", t.to);
@@ -1052,11 +1218,17 @@ pane_groups(struct view *v, struct area *a, int *used)
 			return 0;
 		canvas_puts(a->cv, row, 0, CS_BOLD, "node                ranks  "
 		    "last iteration");
-		for (i = 0; i < m->nreal; i++) {
+		for (i = (size_t)v->st.top[PANE_GROUPS]; i < m->nreal; i++) {
 			const struct model_node *n = &m->nodes[i];
 
 			if ((row = area_row(a, used)) < 0)
 				break;
+			v->page++;
+			if ((int)i == v->st.cursor[PANE_GROUPS])
+				canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
+			if (v->search_re != NULL && view_regex_find(v->search_re,
+			    n->name, strlen(n->name), NULL, NULL))
+				canvas_add_attr(a->cv, row, 0, 19, CA_MATCH);
 			canvas_put_clip(a->cv, row, 0, 19, n->missing ? CS_ERROR :
 			    CS_NORMAL, n->name, strlen(n->name));
 			if (n->missing)
@@ -1134,11 +1306,70 @@ pane_groups(struct view *v, struct area *a, int *used)
 
 /* ---- lines ---- */
 
+/* Rows under the lines pane's list for the cursor's line in full. */
+#define LINES_DETAIL 5
+
+/* Draw path in w columns from col; a path too long keeps its tail. */
+static void
+put_tail(struct canvas *cv, int row, int col, int w, int style,
+    const char *path)
+{
+	size_t len = strlen(path);
+	int pw = canvas_text_width(path, len);
+
+	if (pw <= w) {
+		canvas_put(cv, row, col, style, path, len);
+		return;
+	}
+	if (w < 2)
+		return;
+	canvas_glyph(cv, row, col, CS_DIM, GL_ELLIPSIS, 1);
+	canvas_put_from(cv, row, col + 1, col + w, style, path, len,
+	    pw - (w - 1));
+}
+
+/* Whether every row of the pane comes from one file. */
+static int
+lines_one_file(const struct view *v)
+{
+	return v->nlines > 0 && v->lines[0].path ==
+	    v->lines[v->nlines - 1].path;
+}
+
+/* The cursor's line whole: its place, then its text wrapped. */
+static void
+lines_detail(struct view *v, struct area *a, int *used)
+{
+	const struct view_line *l;
+	char num[32];
+	int row, x;
+
+	if ((size_t)v->st.cursor[PANE_LINES] >= v->nlines)
+		return;
+	l = &v->lines[v->st.cursor[PANE_LINES]];
+	view_lines_fill(v, (size_t)v->st.cursor[PANE_LINES],
+	    (size_t)v->st.cursor[PANE_LINES] + 1);
+	if ((row = area_row(a, used)) < 0)
+		return;
+	canvas_glyph(a->cv, row, 0, CS_DIM, GL_HLINE, a->w);
+	if ((row = area_row(a, used)) < 0)
+		return;
+	snprintf(num, sizeof num, ":%llu", (unsigned long long)l->line);
+	x = a->w - (int)strlen(num);
+	put_tail(a->cv, row, 0, x, CS_BOLD, l->path);
+	canvas_puts(a->cv, row, canvas_text_width(l->path, strlen(l->path)) <
+	    x ? canvas_text_width(l->path, strlen(l->path)) : x, CS_BOLD, num);
+	if (l->text != NULL)
+		wrap_text(a, used, 0, l->hit ? CS_BOLD : CS_NORMAL, NULL,
+		    l->text, LINES_DETAIL - 2);
+}
+
 static int
 pane_lines(struct view *v, struct area *a, int *used)
 {
-	int row, pw = 8, room;
+	int row, pw = 0, nw = 1, room, detail, one;
 	size_t i, top = (size_t)v->st.top[PANE_LINES], last;
+	const int skip = v->st.hscroll[PANE_LINES];
 	char num[24];
 
 	row = area_row(a, used);
@@ -1154,55 +1385,77 @@ pane_lines(struct view *v, struct area *a, int *used)
 		    "iteration to see its lines");
 		return 0;
 	}
+	one = lines_one_file(v);
 	if (v->st.lsrc == LS_EVENT) {
 		long e = model_event_index(v->m, v->st.l_event);
-
-		canvas_printf(a->cv, row, 0, CS_BOLD, "%zu line%s of ",
+		int x = canvas_printf(a->cv, row, 0, CS_BOLD, "%zu line%s of ",
 		    v->nlines, v->nlines == 1 ? "" : "s");
+
 		if (e >= 0)
-			draw_template(a->cv, row, 12, a->w, CS_BOLD,
-			    v->m->events[e].text);
+			draw_template(a->cv, row, x, a->w, CS_BOLD,
+			    v->m->events[e].text, 0);
 	} else
 		canvas_printf(a->cv, row, 0, CS_BOLD, "%s around line %ld",
 		    v->st.l_path, v->st.l_line);
+	/* one file: its name goes below, the rows show line numbers */
 	for (i = 0; i < v->nlines; i++) {
-		int l = canvas_text_width(v->lines[i].path,
+		int l = one ? 0 : canvas_text_width(v->lines[i].path,
 		    strlen(v->lines[i].path));
 
 		if (l > pw)
 			pw = l;
+		snprintf(num, sizeof num, "%llu",
+		    (unsigned long long)v->lines[i].line);
+		if ((int)strlen(num) > nw)
+			nw = (int)strlen(num);
 	}
-	if (pw > a->w / 3)
-		pw = a->w / 3;
-	room = a->nrows < 0 ? (int)v->nlines : a->nrows - *used;
+	if (pw > a->w / 4)
+		pw = a->w / 4;
+	detail = a->nrows >= 14 ? LINES_DETAIL : 0;
+	room = a->nrows < 0 ? (int)v->nlines : a->nrows - *used - detail;
 	last = top + (size_t)(room < 0 ? 0 : room);
 	if (last > v->nlines)
 		last = v->nlines;
 	view_lines_fill(v, top, last);
 	v->page = 0;
+	v->hwide = 0;
+	v->hwide_pane = PANE_LINES + 1;
 	for (i = top; i < last; i++) {
 		const struct view_line *l = &v->lines[i];
-		int x;
+		int x = pw > 0 ? pw + 1 : 0, st = l->hit ? CS_NORMAL : CS_DIM;
 
 		if ((row = area_row(a, used)) < 0)
 			break;
 		v->page++;
-		canvas_put_clip(a->cv, row, 0, pw, l->hit ? CS_NORMAL : CS_DIM,
-		    l->path, strlen(l->path));
-		snprintf(num, sizeof num, ":%llu", (unsigned long long)l->line);
-		x = canvas_puts(a->cv, row, pw, l->hit ? CS_NORMAL : CS_DIM, num);
-		x = x < pw + 8 ? pw + 8 : x + 1;
+		/* a file's name on its first row and at the top of the page */
+		if (pw > 0 && (i == top || l->path != v->lines[i - 1].path))
+			put_tail(a->cv, row, 0, pw, st, l->path);
+		canvas_printf(a->cv, row, x, st, "%*llu", nw,
+		    (unsigned long long)l->line);
+		x += nw + 1;
 		if (l->hit)
-			canvas_glyph(a->cv, row, x - 1, CS_BOLD, GL_ARROW_RIGHT, 1);
-		if (l->text != NULL)
-			canvas_put_clip(a->cv, row, x + 1, a->w, l->hit ?
-			    CS_BOLD : CS_DIM, l->text, strlen(l->text));
+			canvas_glyph(a->cv, row, x, CS_BOLD, GL_ARROW_RIGHT, 1);
+		x += 2;
+		if (l->text != NULL) {
+			int w = canvas_text_width(l->text, strlen(l->text));
+
+			if (w - skip > a->w - x && w - skip - (a->w - x) >
+			    v->hwide)
+				v->hwide = w - skip - (a->w - x);
+			canvas_put_from(a->cv, row, x, a->w, l->hit ?
+			    CS_BOLD : CS_DIM, l->text, strlen(l->text), skip);
+		}
 		if ((int)i == v->st.cursor[PANE_LINES])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 		if (v->search_re != NULL && l->text != NULL &&
 		    view_regex_find(v->search_re, l->text, strlen(l->text),
 		    NULL, NULL))
-			canvas_add_attr(a->cv, row, x + 1, -1, CA_MATCH);
+			canvas_add_attr(a->cv, row, x, -1, CA_MATCH);
+	}
+	if (detail > 0 && v->nlines > 0) {
+		while (*used < a->nrows - detail)
+			area_row(a, used);
+		lines_detail(v, a, used);
 	}
 	return 0;
 }
@@ -1376,6 +1629,9 @@ draw_status(struct view *v, struct canvas *cv, int row)
 	}
 	snprintf(buf, sizeof buf, "%s %d/%d", view_pane_name(v->st.pane),
 	    n == 0 ? 0 : v->st.cursor[v->st.pane] + 1, n);
+	if (v->st.hscroll[v->st.pane] > 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    "  col +%d", v->st.hscroll[v->st.pane]);
 	if (v->search != NULL)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    "  /%.40s", v->search);
@@ -1506,7 +1762,9 @@ view_nrows(struct view *v)
 			n += (size_t)tl_visible(v, i);
 		return (int)n;
 	case PANE_GROUPS:
-		return (int)v->m->flows.nhosts;
+		/* without captures: the nodes the logs show */
+		return (int)(v->m->flows.present ? v->m->flows.nhosts :
+		    v->m->nreal);
 	case PANE_LINES:
 		if (!v->lines_valid)
 			view_lines_build(v);
@@ -1578,6 +1836,11 @@ view_target(struct view *v, struct view_target *t)
 		}
 		return -1;
 	case PANE_GROUPS:
+		if (!v->m->flows.present && (size_t)cur < v->m->nreal) {
+			t->kind = VT_NODE;
+			t->node = cur;
+			return 0;
+		}
 		if ((size_t)cur < v->m->flows.nhosts &&
 		    v->m->flows.hosts[cur].node >= 0) {
 			t->kind = VT_NODE;
@@ -1628,6 +1891,10 @@ view_row_matches(struct view *v, int r)
 		return v->lines[r].text != NULL && view_regex_find(v->search_re,
 		    v->lines[r].text, strlen(v->lines[r].text), NULL, NULL);
 	}
+	if (v->st.pane == PANE_GROUPS && !v->m->flows.present)
+		return (size_t)r < v->m->nreal && view_regex_find(v->search_re,
+		    v->m->nodes[r].name, strlen(v->m->nodes[r].name), NULL,
+		    NULL);
 	if (v->st.pane == PANE_GROUPS && (size_t)r < v->m->flows.nhosts) {
 		const struct model_fhost *h = &v->m->flows.hosts[r];
 

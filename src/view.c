@@ -434,6 +434,33 @@ view_back(struct view *v, int or_quit, char **cause)
 }
 
 int
+view_scroll(struct view *v, const char *how, char **cause)
+{
+	int *h = &v->st.hscroll[v->st.pane];
+	int step = v->width >= 32 ? v->width / 4 : 8;
+	long to;
+
+	if (v->st.pane != PANE_EVENTS && v->st.pane != PANE_LINES)
+		return ts_fail(cause, "only the events and lines panes scroll "
+		    "sideways");
+	if (strcmp(how, "left") == 0)
+		to = *h - step;
+	else if (strcmp(how, "right") == 0) {
+		to = *h + step;
+		/* not past the widest text the pane cut at its last draw */
+		if (v->hwide_pane == (int)v->st.pane + 1 &&
+		    to > *h + v->hwide)
+			to = *h + v->hwide;
+	} else if (strcmp(how, "home") == 0)
+		to = 0;
+	else if (ts_parse_long(how, &to) != 0 || to < 0 || to > 1000000)
+		return ts_fail(cause, "cannot scroll '%s' (left, right, home "
+		    "or a column)", how);
+	*h = to < 0 ? 0 : (int)to;
+	return 0;
+}
+
+int
 view_context(struct view *v, long n, char **cause)
 {
 	if (n < 0 || n > 1000)
@@ -473,6 +500,7 @@ lines_of_event(struct view *v, uint32_t id, long node)
 	v->st.pane = PANE_LINES;
 	v->st.cursor[PANE_LINES] = v->st.top[PANE_LINES] = 0;
 	view_lines_clear(v);
+	v->lines_seek = 1;
 }
 
 int

@@ -62,6 +62,7 @@ struct view_state {
 	enum view_sort sort;
 	int cursor[PANE_COUNT];
 	int top[PANE_COUNT];
+	int hscroll[PANE_COUNT];	/* text columns scrolled off the left */
 	int context;		/* lines of context in the lines pane */
 	/* the lines pane's source */
 	enum view_lsrc lsrc;
@@ -87,12 +88,17 @@ struct view {
 	void *search_re;	/* pcre2_code */
 	int width, height;	/* of the last draw */
 	int page;		/* list rows the active pane showed */
+	int hwide;		/* the widest text it cut, in columns past
+				   its room (how far a scroll can go) */
+	int hwide_pane;		/* the pane that measured it + 1; 0 none */
 	int ascii;		/* ASCII glyphs */
 	char *message;		/* shown on the status line once */
 	/* the lines pane's rows, filled on demand */
 	struct view_line *lines;
 	size_t nlines;
 	int lines_valid;
+	int lines_seek;		/* the next build puts the cursor on the
+				   first line of the event */
 	char *lines_error;
 	/* the session: every command that changed the view, to replay */
 	char **log;
@@ -139,6 +145,11 @@ int view_drill(struct view *v, char **cause);
 /* Back through the drill history; with or_quit, 1 when it is empty. */
 int view_back(struct view *v, int or_quit, char **cause);
 int view_context(struct view *v, long n, char **cause);
+/*
+ * Scroll the text of the events and lines panes sideways: "left",
+ * "right" (a quarter of the screen), "home", or to column N.
+ */
+int view_scroll(struct view *v, const char *how, char **cause);
 int view_goto(struct view *v, const char *what, const char *arg,
     char **cause);
 int view_search(struct view *v, const char *pattern, char **cause);

@@ -113,6 +113,17 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 		log_line(v, buf_detach(&b));
 		return;
 	}
+	if (strcmp(a->name, "scroll") == 0) {
+		buf_addf(&b, "scroll %d", v->st.hscroll[v->st.pane]);
+		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1],
+		    "scroll ")) {
+			free(v->log[v->nlog - 1]);
+			v->log[v->nlog - 1] = buf_detach(&b);
+			return;
+		}
+		log_line(v, buf_detach(&b));
+		return;
+	}
 	buf_adds(&b, a->name);
 	for (i = 0; i < a->nopts; i++) {
 		if (strcmp(a->opts[i].name, "cache") == 0 ||
@@ -233,6 +244,13 @@ int
 cmd_move(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	return logged(ctx, a, done(view_move(ctx_view(ctx), a->argv[0],
+	    cause)));
+}
+
+int
+cmd_scroll(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	return logged(ctx, a, done(view_scroll(ctx_view(ctx), a->argv[0],
 	    cause)));
 }
 

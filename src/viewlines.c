@@ -116,6 +116,7 @@ view_lines_build(struct view *v)
 	char *why = NULL;
 	int64_t file;
 	uint64_t nl, from, to, l;
+	size_t i;
 	int gz, rc;
 
 	view_lines_clear(v);
@@ -133,6 +134,13 @@ view_lines_build(struct view *v)
 		if (v->nlines == 0)
 			v->lines_error = xstrdup("the cache keeps no line of "
 			    "this event (index the job again)");
+		/* a drill lands on the event's first line, not its context */
+		for (i = 0; v->lines_seek && i < v->nlines; i++)
+			if (v->lines[i].hit) {
+				v->st.cursor[PANE_LINES] = (int)i;
+				break;
+			}
+		v->lines_seek = 0;
 		return 0;
 	}
 	rc = viewdb_file(v->cache, v->job, v->st.l_path, &file, &gz, &nl, &why);

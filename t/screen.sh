@@ -116,6 +116,11 @@ test_expect_success '/ searches and n moves to the next match' '
 	keys / && keys "fallen off" Enter && wait_for "/fallen off" &&
 	keys n && wait_for "events 2/"
 '
+test_expect_success 'Right and Left scroll long lines sideways' '
+	keys Right && wait_for "col +20" &&
+	keys Left && sleep 0.3 && tm capture-pane -p >screen &&
+	! grep "col +" screen
+'
 test_expect_success '? shows the keys; any key closes them' '
 	keys ? && wait_for "Keys of the screen" &&
 	keys q && wait_for "score  category"

@@ -16,6 +16,16 @@ test_expect_success 'save writes the commands that changed the view' '
 	printf "open gpt-run4\npane heatmap\nmove 3\ndrill\nsearch /fallen off/\n" >want &&
 	test_cmp want cmds
 '
+test_expect_success 'a sideways scroll is saved as the column it ends on, and replays' '
+	trainscope -n -c "open gpt-run4" -c "scroll right" -c "scroll right" \
+	    -c "scroll left" -c "export --width 80 h0.txt" -c "save h.ts" \
+	    >/dev/null &&
+	sed -n "/^[^#]/p" h.ts >cmds &&
+	printf "open gpt-run4\nscroll 20\n" >want &&
+	test_cmp want cmds &&
+	trainscope --replay h.ts --export h1.txt --width 80 &&
+	test_cmp h0.txt h1.txt
+'
 test_expect_success 'a replay exports the very view the session left' '
 	trainscope --replay s.ts --export replay.txt --width 120 &&
 	test_cmp live.txt replay.txt &&

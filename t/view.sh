@@ -138,6 +138,36 @@ test_expect_success 'a 512-node job folds its heatmap into 80x24 and unfolds on 
 	trainscope view heatmap big -c "move 3" -c drill >u &&
 	! grep "+ " u && grep "^heatmap 1/32 " u
 '
+test_expect_success 'without captures the groups pane lists every node, and scrolls' '
+	trainscope view groups big -c "move 300" >g &&
+	test $(wc -l <g) = 24 &&
+	grep "^node-300 " g && ! grep "^node-001 " g &&
+	grep "^groups 300/512 " g &&
+	trainscope view groups big -c "move 300" -c drill >d &&
+	grep "filter" d && grep "^events " d
+'
+test_expect_success 'long lines scroll sideways; the cursor line shows whole below' '
+	trainscope view --width 80 events gpt-run4 >e0 &&
+	trainscope view --width 80 events gpt-run4 -c "scroll right" >e1 &&
+	grep "^events 1/[0-9]*  col +20 " e1 &&
+	! grep "col +" e0 &&
+	sed -n 4p e0 | grep "NVRM: Xid (PCI" &&
+	! sed -n 4p e1 | grep "NVRM: Xid (PCI" &&
+	trainscope view --width 80 events gpt-run4 -c "scroll 1000" -c "scroll home" >e2 &&
+	test_cmp e0 e2 &&
+	test_must_fail 1 trainscope view heatmap gpt-run4 -c "scroll right" 2>err &&
+	grep "only the events and lines panes scroll" err &&
+	trainscope view --width 80 events gpt-run4 -c drill >l &&
+	grep "^lines 4/6 " l &&
+	grep "GPU has fallen off the bus" l &&
+	! grep "^ *[0-9]* .*GPU has fallen off the bus" l
+'
+test_expect_success 'the selected event shows what to do, even at 80x24' '
+	trainscope view --width 80 --height 24 events gpt-run4 >e &&
+	grep "^do    drain the node" e &&
+	trainscope view --width 80 --height 24 events gpt-run4 -c "move 5" >f &&
+	grep "^- [0-9] more reasons" f && grep "^do    " f
+'
 
 # The model kept in the cache: read back when nothing changed, made
 # again when anything it rests on did.

@@ -576,6 +576,8 @@ key_label(int ch, char *buf)
 	switch (ch) {
 	case KEY_UP: return "Up";
 	case KEY_DOWN: return "Down";
+	case KEY_LEFT: return "Left";
+	case KEY_RIGHT: return "Right";
 	case KEY_NPAGE: return "PgDn";
 	case KEY_PPAGE: return "PgUp";
 	case KEY_HOME: return "Home";
