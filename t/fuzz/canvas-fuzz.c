@@ -36,6 +36,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; out[i] != '\0'; i++)
 		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
 			abort();
+	/* scrolled sideways by a column the first byte picks */
+	r = canvas_add_row(&c);
+	x = canvas_put_from(&c, r, 0, 64, CS_NORMAL, text, size,
+	    size > 0 ? data[0] % 97 : 0);
+	if (x > 64)
+		abort();
+	canvas_row_text(&c, r, out, sizeof out);
+	for (i = 0; out[i] != '\0'; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			abort();
 	canvas_release(&c);
 	free(text);
 	return 0;

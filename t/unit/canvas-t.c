@@ -86,6 +86,24 @@ main(void)
 	is_int(canvas_cell(&c, r, 5)->s[0], ' ', "nothing past the clip");
 	canvas_release(&c);
 
+	/* scrolled sideways: the first columns of the text left out */
+	canvas_init(&c, 10, 0);
+	r = canvas_add_row(&c);
+	x = canvas_put_from(&c, r, 0, 10, CS_NORMAL, "abcdefgh", 8, 3);
+	is_int(x, 5, "a scrolled text ends as many columns earlier");
+	is_str(canvas_cell(&c, r, 0)->s, "d", "the text starts at the skip");
+	r = canvas_add_row(&c);
+	canvas_put_from(&c, r, 0, 10, CS_NORMAL, "\xe6\x97\xa5x", 4, 1);
+	is_str(canvas_cell(&c, r, 0)->s, " ", "half a wide character is blank");
+	is_str(canvas_cell(&c, r, 1)->s, "x", "and the text goes on after it");
+	r = canvas_add_row(&c);
+	canvas_put_from(&c, r, 0, 10, CS_NORMAL, "a\tb", 3, 2);
+	is_str(canvas_cell(&c, r, 6)->s, "b", "tabs keep their stops");
+	r = canvas_add_row(&c);
+	canvas_put_from(&c, r, 0, 10, CS_NORMAL, "e\xcc\x81" "f", 4, 1);
+	is_str(canvas_cell(&c, r, 0)->s, "f", "a left-out letter takes its accent");
+	canvas_release(&c);
+
 	is_int(canvas_category_style("xid"), CS_CAT_GPU, "xid is a GPU category");
 	is_int(canvas_category_style("whatever"), CS_CAT_OTHER,
 	    "an unknown category has its class");
