@@ -47,6 +47,25 @@ area_row(struct area *a, int *used)
 	return a->row0 + *used - 1;
 }
 
+/* Draw path in w columns from col; a path too long keeps its tail. */
+static void
+put_tail(struct canvas *cv, int row, int col, int w, int style,
+    const char *path)
+{
+	size_t len = strlen(path);
+	int pw = canvas_text_width(path, len);
+
+	if (pw <= w) {
+		canvas_put(cv, row, col, style, path, len);
+		return;
+	}
+	if (w < 2)
+		return;
+	canvas_glyph(cv, row, col, CS_DIM, GL_ELLIPSIS, 1);
+	canvas_put_from(cv, row, col + 1, col + w, style, path, len,
+	    pw - (w - 1));
+}
+
 static void
 fmt_clock(double ts, char *buf, size_t len)
 {
@@ -1309,25 +1328,6 @@ pane_groups(struct view *v, struct area *a, int *used)
 /* Rows under the lines pane's list for the cursor's line in full. */
 #define LINES_DETAIL 5
 
-/* Draw path in w columns from col; a path too long keeps its tail. */
-static void
-put_tail(struct canvas *cv, int row, int col, int w, int style,
-    const char *path)
-{
-	size_t len = strlen(path);
-	int pw = canvas_text_width(path, len);
-
-	if (pw <= w) {
-		canvas_put(cv, row, col, style, path, len);
-		return;
-	}
-	if (w < 2)
-		return;
-	canvas_glyph(cv, row, col, CS_DIM, GL_ELLIPSIS, 1);
-	canvas_put_from(cv, row, col + 1, col + w, style, path, len,
-	    pw - (w - 1));
-}
-
 /* Whether every row of the pane comes from one file. */
 static int
 lines_one_file(const struct view *v)
@@ -1492,7 +1492,8 @@ job_row(void *arg, const struct viewdb_job *j)
 	canvas_put_clip(w->a->cv, row, 0, 16, CS_BOLD, j->name,
 	    strlen(j->name));
 	canvas_puts(w->a->cv, row, 17, strcmp(j->outcome, "failed") == 0 ?
-	    CS_ERROR : strcmp(j->outcome, "healthy") == 0 ? CS_GOOD : CS_DIM,
+	    CS_ERROR : strcmp(j->outcome, "healthy") == 0 ||
+	    strcmp(j->outcome, "completed") == 0 ? CS_GOOD : CS_DIM,
 	    j->outcome[0] != '\0' ? j->outcome : "-");
 	canvas_puts(w->a->cv, row, 25, CS_NORMAL, j->marked[0] != '\0' ?
 	    j->marked : "-");
@@ -1509,8 +1510,8 @@ job_row(void *arg, const struct viewdb_job *j)
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
 	}
 	canvas_puts(w->a->cv, row, 53, CS_DIM, when);
-	canvas_put_clip(w->a->cv, row, 70, w->a->w, CS_DIM, j->root,
-	    strlen(j->root));
+	/* a long root keeps its end, where jobs differ */
+	put_tail(w->a->cv, row, 70, w->a->w - 70, CS_DIM, j->root);
 	if (r == w->v->st.cursor[PANE_JOBS])
 		canvas_add_attr(w->a->cv, row, 0, -1, CA_SELECTED);
 	return 0;
