@@ -71,6 +71,6 @@ test_expect_success 'cache info lists the jobs with their size and a readable ca
 	grep "^  rojob  1 file, [0-9.]* k*B, [a-z ]*, .*/rojob$" out
 '
 test_expect_success 'bad --cache value: usage status 2' '
-	test_must_fail 2 trainscope cache --cache 2>err && grep "needs a value" err
+	test_must_fail 2 trainscope cache --cache 2>err && grep "requires a file" err
 '
 test_done

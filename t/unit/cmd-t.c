@@ -97,6 +97,25 @@ test_exec(void)
 
 	is_int(cmd_exec_line(&ctx, "help --cache", &cause), CMD_USAGE,
 	    "--cache needs a value");
+	is_str(cause, "help: --cache requires a file", "and says what it wants");
+	is_int(cmd_exec_line(&ctx, "index x --job", &cause), CMD_USAGE,
+	    "a missing value");
+	is_str(cause, "index: --job requires a name", "what the usage names");
+	is_int(cmd_exec_line(&ctx, "jobs --format", &cause), CMD_USAGE,
+	    "a missing choice");
+	is_str(cause, "jobs: --format requires text, tsv or json",
+	    "the choices, in words");
+	is_int(cmd_exec_line(&ctx, "simulate x --nodes", &cause), CMD_USAGE,
+	    "a missing value of an option the usage does not show");
+	is_str(cause, "simulate: --nodes requires a number",
+	    "what the help text names");
+	is_int(cmd_exec_line(&ctx, "lines -C", &cause), CMD_USAGE,
+	    "a short option without its value");
+	is_str(cause, "lines: --context requires a number", "named long");
+	is_int(cmd_exec_line(&ctx, "lines -C 2 -C3 x", &cause), CMD_USAGE,
+	    "-C N and -CN are options, not arguments");
+	is_str(cause, "lines: give PATH:LINE or --event ID",
+	    "only JOB is left as an argument");
 
 	is_int(cmd_exec_line(&ctx, "help help", &cause), CMD_OK, "help help");
 	fflush(out);
