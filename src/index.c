@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "canvas.h"
 #include "index.h"
 #include "lineparse.h"
 #include "logdb.h"
@@ -627,8 +628,10 @@ warn(struct writer *w, const char *msg)
 		fputs("\r\033[K", w->o->err);
 		w->drawn = 0;
 	}
-	fprintf(w->o->err, "trainscope: %s%swarning: %s\n", w->o->cmd != NULL ?
-	    w->o->cmd : "", w->o->cmd != NULL ? ": " : "", msg);
+	fprintf(w->o->err, "trainscope: %s%swarning: ", w->o->cmd != NULL ?
+	    w->o->cmd : "", w->o->cmd != NULL ? ": " : "");
+	canvas_fput(w->o->err, msg);	/* file names stay inert */
+	fputc('\n', w->o->err);
 }
 
 static void

@@ -1725,11 +1725,11 @@ struct jobs_json {
 	int tsv;
 };
 
+/* A TSV field: outside text inert as the panes show it, no tab left. */
 static void
 tsv_put(FILE *out, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+	canvas_fput(out, s);
 }
 
 static int
