@@ -101,6 +101,8 @@ cmd_parse(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	r.tsv = fmt != NULL && strcmp(fmt, "tsv") == 0;
 	r.miner = tmpl_new();
 	buf_init(&r.masked);
+	if (r.tsv)
+		fputs("file\tline\tid\ttemplate\n", ctx->out);
 	for (i = 0; i < a->argc; i++)
 		if (parse_file(&r, a->argv[i]) != 0)
 			failed++;
