@@ -124,4 +124,26 @@ test_expect_success 'lines JOB PATH:LINE -C N, as grep takes it; a line or event
 	test_must_fail 2 trainscope lines lj node01/rank-0.log:5 -C 2>err &&
 	grep "^trainscope: lines: --context requires a number$" err
 '
+# tsv_table FILE: one header line, then rows of as many fields as it has
+tsv_table() {
+	test "$(wc -l <"$1")" -ge 2 &&
+	head -1 "$1" | grep -q "^[a-z][a-z_]*	" &&
+	awk -F "\t" "NR == 1 { n = NF } NF != n { print FILENAME \": line \" NR \" has \" NF \" fields, the header \" n; bad = 1 }
+	    NR > 1 && \$1 == \"$(head -1 "$1" | cut -f1)\" { print FILENAME \": header again at \" NR; bad = 1 }
+	    END { exit bad }" "$1"
+}
+test_expect_success 'every --format tsv is one header line and rows of its shape' '
+	trainscope simulate --nodes 2 --gpus-per-node 2 --iters 20 --fault gpu-xid79@2:12 tj >/dev/null &&
+	trainscope index tj 2>/dev/null &&
+	trainscope jobs --format tsv >jobs.tsv && tsv_table jobs.tsv &&
+	trainscope templates --format tsv >tmpl.tsv && tsv_table tmpl.tsv &&
+	trainscope diagnose --format tsv tj >diag.tsv && tsv_table diag.tsv &&
+	trainscope parse --format tsv tj/host/node-001.log tj/host/node-002.log >parse.tsv &&
+	tsv_table parse.tsv &&
+	for p in events heatmap groups jobs; do
+		trainscope view --format tsv $p tj >$p.tsv && tsv_table $p.tsv || exit 1
+	done &&
+	trainscope -n -c "open tj" -c "export --format tsv export.tsv" &&
+	tsv_table export.tsv
+'
 test_done
