@@ -132,7 +132,7 @@ const struct cmd cmd_table[] = {
 	  "print the version",
 	  cmd_version, "" },
 	{ "view", "[--width N] [--height N|all] [--format text|json|tsv] "
-	  "[PANE [JOB]] [-c COMMAND]...", 0, -1,
+	  "[--baseline JOB]... [--no-flows] [PANE [JOB]] [-c COMMAND]...", 0, -1,
 	  "print a pane as the screen shows it, as plain text (or its data)",
 	  cmd_view, "width= height= format= baseline= no-flows" },
 };
