@@ -59,6 +59,29 @@ test_expect_success 'an index that stopped before the end is said until a run co
 	trainscope diagnose K >out 2>/dev/null &&
 	! grep "index incomplete" out
 '
+if command -v sqlite3 >/dev/null 2>&1; then
+	test_expect_success 'a run killed part-way: diagnose and the header say so until a run completes' '
+		mkdir -p KK/n1 KK/n2 && good_log KK/n1/a.log 50 && good_log KK/n2/c.log 50 &&
+		echo "[2024-05-01 10:01:00,000] ERROR RuntimeError: boom" >>KK/n2/c.log &&
+		yes "[2024-05-01 10:00:00,000] INFO step 7 loss 0.5 fine" |
+		    head -n 4000000 | gzip -1 >KK/n1/b.log.gz &&
+		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+		{ "$TS_BIN" index --commit 0 KK 2>/dev/null & pid=$!; } &&
+		n=0 && until [ "$(sqlite3 "$db" "SELECT count(*) FROM meta WHERE key LIKE '"'"'index-pending:%'"'"'" 2>/dev/null)" = 1 ]; do
+			n=$((n + 1)) && test $n -lt 400 && sleep 0.05 || break
+		done &&
+		kill -9 $pid && ! wait $pid &&
+		trainscope diagnose KK >out 2>/dev/null &&
+		grep "^note: index incomplete: [12] of 3 files" out &&
+		trainscope view events KK >v &&
+		head -1 v | grep "^KK  [a-z]*.*  index incomplete: [12] of 3 files  " &&
+		trainscope index KK 2>/dev/null &&
+		trainscope diagnose KK >out 2>/dev/null && ! grep "incomplete" out &&
+		trainscope view events KK >v && ! grep "incomplete" v
+	'
+else
+	test_skip 'a run killed part-way' 'no sqlite3 shell'
+fi
 test_expect_success 'an overlong line gets its warning; templates JSON keys match the help' '
 	mkdir -p L && awk "BEGIN { while (n++ < 70000) printf \"x\"; print \"\" }" >L/r0.log &&
 	echo "after it" >>L/r0.log &&
