@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canvas.h"
 #include "cmd.h"
 #include "commands.h"
 #include "help.h"
@@ -72,11 +73,11 @@ const struct cmd cmd_table[] = {
 	{ "jobs", "[--format text|tsv|json]", 0, 0,
 	  "list the jobs in the cache",
 	  cmd_jobs, "format=" },
-	{ "lines", "[--context N] JOB PATH:LINE | [--context N] --event ID JOB "
-	  "| --node NAME --iter N JOB", 1, 2,
+	{ "lines", "[-C|--context N] JOB PATH:LINE | [-C|--context N] --event "
+	  "ID JOB | --node NAME --iter N JOB", 1, 2,
 	  "print the raw lines of a job around a line, of an event, or of a "
 	  "node in an iteration",
-	  cmd_lines, "context= event= node= iter=" },
+	  cmd_lines, "context=/C event= node= iter=" },
 	{ "mark", "JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
 	  cmd_mark, "" },
@@ -134,7 +135,7 @@ const struct cmd cmd_table[] = {
 	  "print the version",
 	  cmd_version, "" },
 	{ "view", "[--width N] [--height N|all] [--format text|json|tsv] "
-	  "[PANE [JOB]] [-c COMMAND]...", 0, -1,
+	  "[--baseline JOB]... [--no-flows] [PANE [JOB]] [-c COMMAND]...", 0, -1,
 	  "print a pane as the screen shows it, as plain text (or its data)",
 	  cmd_view, "width= height= format= baseline= no-flows" },
 };
@@ -300,8 +301,9 @@ cmd_free_argv(int argc, char **argv)
 }
 
 /*
- * Does `spec` (space-separated "name" or "name=") accept --name?  Returns
- * 1 for a flag, 2 for an option taking a value, 0 when unknown.
+ * Does `spec` (space-separated "name", "name=" or "name=/X") accept
+ * --name?  Returns 1 for a flag, 2 for an option taking a value, 0 when
+ * unknown.
  */
 static int
 opt_kind(const char *spec, const char *name, size_t len)
@@ -314,7 +316,7 @@ opt_kind(const char *spec, const char *name, size_t len)
 		while (*p == ' ')
 			p++;
 		end = p;
-		while (*end != '\0' && *end != ' ' && *end != '=')
+		while (*end != '\0' && *end != ' ' && *end != '=' && *end != '/')
 			end++;
 		if ((size_t)(end - p) == len && strncmp(p, name, len) == 0)
 			return *end == '=' ? 2 : 1;
@@ -325,18 +327,150 @@ opt_kind(const char *spec, const char *name, size_t len)
 	return 0;
 }
 
+/*
+ * The long option of `spec` whose short form is -ch ("context=/C"):
+ * its name in *name (not NUL-terminated) and *len, or 0 when none.
+ */
+static int
+opt_short(const char *spec, int ch, const char **name, size_t *len)
+{
+	const char *p = spec, *end, *slash;
+
+	while (*p != '\0') {
+		while (*p == ' ')
+			p++;
+		end = p;
+		while (*end != '\0' && *end != ' ')
+			end++;
+		slash = memchr(p, '/', (size_t)(end - p));
+		if (slash != NULL && slash + 2 == end && slash[1] == ch) {
+			*name = p;
+			*len = strcspn(p, "=/");
+			return 1;
+		}
+		p = end;
+	}
+	return 0;
+}
+
+/* What an option's value is, from the metavariable its usage gives it. */
+static const char *
+value_words(const char *meta, size_t len)
+{
+	static const struct {
+		const char *meta, *words;
+	} tab[] = {
+		{ "FILE", "a file" }, { "FILE|-", "a file (or -)" },
+		{ "OUT", "a file" }, { "NAME", "a name" }, { "JOB", "a job" },
+		{ "N", "a number" }, { "BYTES", "a number of bytes" },
+		{ "SECS", "a number of seconds" }, { "S", "a number of seconds" },
+		{ "MS", "a number of milliseconds" }, { "ID", "an id" },
+		{ "G", "a number" }, { "SIZE", "a size" },
+		{ "COMMAND", "a command" }, { "CMD", "a command" },
+		{ "N|all", "a number or all" },
+	};
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(tab); i++)
+		if (strlen(tab[i].meta) == len &&
+		    strncmp(tab[i].meta, meta, len) == 0)
+			return tab[i].words;
+	return NULL;
+}
+
+/* "text|tsv|json" as "text, tsv or json", into b. */
+static void
+choice_words(struct buf *b, const char *m, size_t n)
+{
+	const char *last = m + n;
+	size_t k;
+
+	while (last > m && last[-1] != '|')
+		last--;
+	for (k = 0; m + k + 1 < last; k++) {
+		if (m[k] == '|')
+			buf_adds(b, ", ");
+		else
+			buf_addc(b, m[k]);
+	}
+	buf_addf(b, " or %.*s", (int)(m + n - last), last);
+}
+
+/*
+ * What --name of command c wants, from what follows "--name " in its
+ * usage or, failing that, its help text: "a file", "text, tsv or json".
+ * Returns an allocated string.
+ */
+static char *
+value_wanted(const struct cmd *c, const char *name, size_t len)
+{
+	const char *texts[2] = { c->usage, help_find(c->name) }, *p, *m;
+	struct buf b = BUF_INIT;
+	size_t i, n;
+
+	for (i = 0; i < 2 && b.len == 0; i++) {
+		for (p = texts[i]; p != NULL && (p = strstr(p, "--")) != NULL;
+		    p += 2)
+			if (strncmp(p + 2, name, len) == 0 && p[2 + len] == ' ')
+				break;
+		if (p == NULL)
+			continue;
+		m = p + 3 + len;
+		n = strcspn(m, " ]\n");
+		if (value_words(m, n) != NULL)
+			buf_adds(&b, value_words(m, n));
+		else if (n > 0 && memchr(m, '|', n) != NULL &&
+		    strspn(m, "abcdefghijklmnopqrstuvwxyz|") == n)
+			choice_words(&b, m, n);
+	}
+	if (b.len == 0)
+		buf_adds(&b, "a value");
+	return buf_detach(&b);
+}
+
+/* "--name requires WHAT" for command c, as its cause. */
+static int
+missing_value(const struct cmd *c, const char *name, size_t len,
+    char **cause)
+{
+	char *what = len == 5 && strncmp(name, "cache", 5) == 0 ?
+	    xstrdup("a file") : value_wanted(c, name, len);
+
+	ts_fail(cause, "%s: --%.*s requires %s", c->name, (int)len, name,
+	    what);
+	free(what);
+	return -1;
+}
+
+/*
+ * Is argv[i] "-X" or "-XVALUE" for a short form the command has?  Then
+ * the long name and the value glued to it (NULL: none) are set.
+ */
+static int
+short_opt(const struct cmd *c, const char *arg, const char **name,
+    size_t *len, const char **glued)
+{
+	if (arg[0] != '-' || arg[1] == '\0' || arg[1] == '-' ||
+	    !opt_short(c->options, (unsigned char)arg[1], name, len))
+		return 0;
+	*glued = arg[2] != '\0' ? arg + 2 : NULL;
+	return 1;
+}
+
 /* Split argv[1..] into positional arguments and options. */
 static int
 parse_args(const struct cmd *c, int argc, char **argv, struct cmd_args *a,
     int *bad, char **cause)
 {
 	int i, kind, only_pos = 0;
-	const char *eq;
+	const char *eq, *name;
 	size_t cap = 0, len;
 
 	a->argv = xcalloc((size_t)argc + 1, sizeof *a->argv);
 	for (i = 1; i < argc; i++) {
-		if (only_pos || strncmp(argv[i], "--", 2) != 0 ||
+		if (!only_pos && short_opt(c, argv[i], &name, &len, &eq))
+			eq = eq != NULL ? eq - 1 : NULL; /* as "--name=VALUE" */
+		else if (only_pos || strncmp(argv[i], "--", 2) != 0 ||
 		    argv[i][2] == '\0') {
 			if (!only_pos && strcmp(argv[i], "--") == 0) {
 				only_pos = 1;
@@ -344,19 +478,21 @@ parse_args(const struct cmd *c, int argc, char **argv, struct cmd_args *a,
 			}
 			a->argv[a->argc++] = argv[i];
 			continue;
+		} else {
+			name = argv[i] + 2;
+			eq = strchr(name, '=');
+			len = eq != NULL ? (size_t)(eq - name) : strlen(name);
 		}
-		eq = strchr(argv[i] + 2, '=');
-		len = eq != NULL ? (size_t)(eq - argv[i] - 2) : strlen(argv[i] + 2);
-		kind = opt_kind(c->options, argv[i] + 2, len);
+		kind = opt_kind(c->options, name, len);
 		*bad = i;
 		if (kind == 0)
 			return ts_fail(cause, "%s: unknown option '--%.*s'",
-			    c->name, (int)len, argv[i] + 2);
+			    c->name, (int)len, name);
 		a->opts = xgrow(a->opts, &cap, a->nopts + 1, sizeof *a->opts);
-		a->opts[a->nopts].name = xstrndup(argv[i] + 2, len);
+		a->opts[a->nopts].name = xstrndup(name, len);
 		if (kind == 1 && eq != NULL)
 			return ts_fail(cause, "%s: option '--%.*s' takes no value",
-			    c->name, (int)len, argv[i] + 2);
+			    c->name, (int)len, name);
 		if (kind == 1)
 			a->opts[a->nopts].value = "";
 		else if (eq != NULL)
@@ -365,8 +501,7 @@ parse_args(const struct cmd *c, int argc, char **argv, struct cmd_args *a,
 			a->opts[a->nopts].value = argv[++i];
 		else {
 			a->nopts++;
-			return ts_fail(cause, "%s: option '--%.*s' needs a value",
-			    c->name, (int)len, argv[i] + 2);
+			return missing_value(c, name, len, cause);
 		}
 		a->nopts++;
 	}
@@ -525,6 +660,26 @@ cmd_exec_line(struct cmd_ctx *ctx, const char *line, char **cause)
 	return rc;
 }
 
+void
+cmd_say(FILE *out, const char *msg)
+{
+	const char *nl;
+	char *line;
+
+	fputs("trainscope: ", out);
+	for (;;) {
+		nl = strchr(msg, '\n');
+		line = xstrndup(msg, nl != NULL ? (size_t)(nl - msg) :
+		    strlen(msg));
+		canvas_fput(out, line);
+		free(line);
+		fputc('\n', out);
+		if (nl == NULL)
+			break;
+		msg = nl + 1;
+	}
+}
+
 /* "FILE:LINE: message", then the line and a caret under the bad word. */
 static char *
 source_error(const char *path, long lineno, const char *line, int col,
@@ -657,7 +812,7 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 			msg = source_error(path, lineno, line, ctx->err_col,
 			    inner != NULL ? inner : "failed");
 			if (ctx->keep_going) {
-				fprintf(ctx->err, "trainscope: %s\n", msg);
+				cmd_say(ctx->err, msg);
 				free(msg);
 				failed = rc;
 				rc = CMD_OK;

@@ -69,7 +69,8 @@ struct cmd {
 	cmd_fn *handler;
 	/*
 	 * Options the command accepts, separated by spaces: "top=" takes a
-	 * value, "healthy" is a flag.  Every command also accepts --cache=FILE.
+	 * value, "healthy" is a flag, "context=/C" may also be given as -C N
+	 * (or -CN).  Every command also accepts --cache=FILE.
 	 */
 	const char *options;
 };
@@ -114,6 +115,13 @@ void cmd_free_argv(int argc, char **argv);
 int cmd_exec_line(struct cmd_ctx *ctx, const char *line, char **cause);
 /* Run a command given as words; argv[0] is the command name. */
 int cmd_exec_argv(struct cmd_ctx *ctx, int argc, char **argv, char **cause);
+
+/*
+ * Write "trainscope: MESSAGE" and a newline to out, each line of the
+ * message made inert as the canvas shows text (a file name or a word of
+ * a log in a message cannot retitle or clear the terminal).
+ */
+void cmd_say(FILE *out, const char *msg);
 
 /*
  * Run every line of `path` as a command.  Stops at the first failure and

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "canvas.h"
 #include "commands.h"
 #include "diag.h"
 #include "diagdb.h"
@@ -124,6 +125,8 @@ cmd_mark(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (diagdb_mark(c, a->argv[0], strcmp(v, "none") == 0 ? NULL : v,
 	    cause) != 0)
 		return CMD_FAIL;
-	fprintf(ctx->out, "job %s marked %s\n", a->argv[0], v);
+	fputs("job ", ctx->out);
+	canvas_fput(ctx->out, a->argv[0]);
+	fprintf(ctx->out, " marked %s\n", v);
 	return CMD_OK;
 }

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "canvas.h"
 #include "index.h"
 #include "lineparse.h"
 #include "logdb.h"
@@ -627,8 +628,10 @@ warn(struct writer *w, const char *msg)
 		fputs("\r\033[K", w->o->err);
 		w->drawn = 0;
 	}
-	fprintf(w->o->err, "trainscope: %s%swarning: %s\n", w->o->cmd != NULL ?
-	    w->o->cmd : "", w->o->cmd != NULL ? ": " : "", msg);
+	fprintf(w->o->err, "trainscope: %s%swarning: ", w->o->cmd != NULL ?
+	    w->o->cmd : "", w->o->cmd != NULL ? ": " : "");
+	canvas_fput(w->o->err, msg);	/* file names stay inert */
+	fputc('\n', w->o->err);
 }
 
 static void
@@ -1327,15 +1330,17 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	    logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
 	    logdb_files(w->db, w->job, &old, &nold, cause) != 0 ||
 	    plan(w, j, old, nold, &work, &nwork, cause) != 0 ||
-	    logdb_job_pending(w->db, w->job, (long)j->nfiles, cause) != 0)
+	    logdb_job_pending(w->db, w->job, (long)(j->nfiles + j->nunread),
+	    cause) != 0)
 		goto out;
+	w->st->failed += j->nunread;
 	w->nfiles += nwork;
 	if (run_work(w, work, nwork, cause) != 0 ||
 	    begin_write(w, cause) != 0 ||
 	    logdb_job_summarise(w->db, w->job, cause) != 0 ||
 	    /* files that could not be read leave the job incomplete */
 	    logdb_job_pending(w->db, w->job, w->st->failed > failed ?
-	    (long)j->nfiles : -1, cause) != 0 ||
+	    (long)(j->nfiles + j->nunread) : -1, cause) != 0 ||
 	    maybe_commit(w, 1, cause) != 0)
 		goto out;
 	rc = 0;
@@ -1399,7 +1404,7 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	    scan_paths(paths, n, &so, &jobs, &njobs, cause) != 0)
 		goto out;
 	for (i = 0; i < njobs; i++)
-		st->files += jobs[i].nfiles;
+		st->files += jobs[i].nfiles + jobs[i].nunread;
 	for (i = 0; i < njobs; i++) {
 		if (index_job(&w, &jobs[i], cause) != 0)
 			goto out;

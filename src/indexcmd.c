@@ -122,16 +122,20 @@ row_cb(void *arg, const struct logdb_tmpl_row *r, char **cause)
 	}
 	switch (l->fmt) {
 	case FMT_TEXT:
-		if (newjob)
-			fprintf(l->out, "job %s\n%10s %6s %5s  %s\n", r->job,
-			    "count", "id", "nodes", "template");
+		if (newjob) {
+			fputs("job ", l->out);
+			canvas_fput(l->out, r->job);
+			fprintf(l->out, "\n%10s %6s %5s  %s\n", "count", "id",
+			    "nodes", "template");
+		}
 		fprintf(l->out, "%10llu %6u %5lld  ",
 		    (unsigned long long)r->count, r->id, (long long)r->nodes);
 		canvas_fput(l->out, r->text);
 		fputc('\n', l->out);
 		break;
 	case FMT_TSV:
-		fprintf(l->out, "%s\t%u\t%llu\t%lld\t%lld\t", r->job, r->id,
+		tsv_text(l->out, r->job);
+		fprintf(l->out, "\t%u\t%llu\t%lld\t%lld\t", r->id,
 		    (unsigned long long)r->count, (long long)r->nodes,
 		    (long long)r->files);
 		tsv_text(l->out, r->text);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cache.h"
+#include "canvas.h"
 #include "diagdb.h"
 #include "diag.h"
 #include "faults.h"
@@ -34,10 +35,14 @@ static int compute(struct cache *c, const char *name,
 static void
 warn(const struct say *say, const char *fmt, const char *what)
 {
+	char *msg;
+
 	if (say->err != NULL) {
 		fprintf(say->err, "trainscope: %s%s", say->cmd != NULL ?
 		    say->cmd : "", say->cmd != NULL ? ": " : "");
-		fprintf(say->err, fmt, what);
+		msg = xasprintf(fmt, what);	/* paths and names: inert */
+		canvas_fput(say->err, msg);
+		free(msg);
 		fputc('\n', say->err);
 	}
 }

@@ -149,6 +149,10 @@ json_escape(FILE *out, const char *s, size_t n)
 		} else if ((len = utf8_len(p + i, n - i)) == 0) {
 			fputs("\\ufffd", out);
 			i++;
+		} else if (len == 2 && c == 0xc2 && p[i + 1] < 0xa0) {
+			/* C1 controls (CSI is one) escaped like C0 */
+			fprintf(out, "\\u%04x", p[i + 1]);
+			i += 2;
 		} else {
 			fwrite(p + i, 1, len, out);
 			i += len;

@@ -42,15 +42,18 @@ struct options {
 static void
 report(struct cmd_ctx *ctx, const char *line, const char *cause)
 {
+	struct buf b = BUF_INIT;
 	int i;
 
-	fprintf(stderr, "trainscope: %s\n", cause != NULL ? cause : "failed");
-	if (line == NULL || ctx->err_col < 0)
-		return;
-	fprintf(stderr, "  %s\n  ", line);
-	for (i = 0; i < ctx->err_col && line[i] != '\0'; i++)
-		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
-	fputs("^\n", stderr);
+	buf_adds(&b, cause != NULL ? cause : "failed");
+	if (line != NULL && ctx->err_col >= 0) {
+		buf_addf(&b, "\n  %s\n  ", line);
+		for (i = 0; i < ctx->err_col && line[i] != '\0'; i++)
+			buf_addc(&b, line[i] == '\t' ? '\t' : ' ');
+		buf_addc(&b, '^');
+	}
+	cmd_say(stderr, buf_str(&b));
+	buf_release(&b);
 }
 
 static void
@@ -62,15 +65,38 @@ usage_short(FILE *f)
 	    "Try 'trainscope --help' or 'trainscope help'.\n", f);
 }
 
-/* The long name of a long option's code when it takes a value, or NULL. */
-static const char *
-optopt_long(const struct option *longopts, int code)
+/* What the global options that take a value want, by their code. */
+static const struct {
+	int code;
+	const char *name, *wants;
+} values[] = {
+	{ 'C', "--cache", "a file" },
+	{ 'c', "-c", "a command" },
+	{ 'r', "--replay", "a file of commands" },
+	{ 'E', "--export", "a file (or -)" },
+	{ 'W', "--width", "a number" },
+};
+
+/* "trainscope: --cache requires a file", or the option is unknown. */
+static void
+bad_option(int code, const char *arg)
 {
-	for (; longopts->name != NULL; longopts++)
-		if (longopts->val == code && longopts->has_arg ==
-		    required_argument && strchr("c", code) == NULL)
-			return longopts->name;
-	return NULL;
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(values); i++)
+		if (code != 0 && values[i].code == code) {
+			fprintf(stderr, "trainscope: %s requires %s\n",
+			    strcmp(arg, "--command") == 0 ? "--command" :
+			    values[i].name, values[i].wants);
+			return;
+		}
+	if (code != 0 && strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
+		fprintf(stderr, "trainscope: option '%.*s' takes no value\n",
+		    (int)strcspn(arg, "="), arg);
+	else if (code != 0)
+		fprintf(stderr, "trainscope: unknown option '-%c'\n", code);
+	else
+		fprintf(stderr, "trainscope: bad option '%s'\n", arg);
 }
 
 static int
@@ -130,18 +156,7 @@ parse_options(int argc, char **argv, struct options *o)
 			    PACKAGE_VERSION, cache_schema_version());
 			exit(CMD_OK);
 		default:
-			if (optopt != 0 && optopt_long(longopts, optopt) != NULL)
-				fprintf(stderr, "trainscope: option '--%s' needs "
-				    "a value\n", optopt_long(longopts, optopt));
-			else if (optopt != 0 && strchr("c", optopt) != NULL)
-				fprintf(stderr, "trainscope: option '-%c' needs "
-				    "a value\n", optopt);
-			else if (optopt != 0)
-				fprintf(stderr, "trainscope: unknown option "
-				    "'-%c'\n", optopt);
-			else
-				fprintf(stderr, "trainscope: bad option '%s'\n",
-				    argv[optind - 1]);
+			bad_option(optopt, argv[optind - 1]);
 			usage_short(stderr);
 			return -1;
 		}

@@ -1565,12 +1565,36 @@ jobs_count(struct view *v, int idx, char **name)
 
 /* ---- the screen ---- */
 
+/*
+ * The header says when the model rests on a partial index: the part of
+ * the note before its explanation ("index incomplete: 1 of 3 files"),
+ * at column x.  Returns the column after it (x when there is none).
+ */
+static int
+draw_incomplete(const struct model *m, struct canvas *cv, int row, int x)
+{
+	static const char tag[] = "index incomplete:";
+	size_t i, len;
+
+	for (i = 0; i < m->nnotes; i++) {
+		if (strncmp(m->notes[i], tag, sizeof tag - 1) != 0)
+			continue;
+		len = strcspn(m->notes[i], "(");
+		while (len > 0 && m->notes[i][len - 1] == ' ')
+			len--;
+		x = canvas_puts(cv, row, x, CS_HEADER, "  ");
+		return canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+		    m->notes[i], len);
+	}
+	return x;
+}
+
 static void
 draw_header(struct view *v, struct canvas *cv, int row)
 {
 	const struct model *m = v->m;
 	char buf[256];
-	int x;
+	int x, from;
 
 	if (m == NULL) {
 		canvas_puts(cv, row, 0, CS_HEADER, "trainscope");
@@ -1589,11 +1613,16 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	if (m->failure_iter >= 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    " at iteration %ld", m->failure_iter);
-	snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
-	    "  %zu node%s  %d healthy run%s compared", m->nreal,
-	    m->nreal == 1 ? "" : "s", m->nhealthy, m->nhealthy == 1 ? "" : "s");
+	from = canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf,
+	    strlen(buf));
+	x = draw_incomplete(m, cv, row, from);
+	snprintf(buf, sizeof buf, "  %zu node%s  %d healthy run%s compared",
+	    m->nreal, m->nreal == 1 ? "" : "s", m->nhealthy, m->nhealthy == 1 ?
+	    "" : "s");
 	canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf, strlen(buf));
 	canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+	if (x > from + 2)
+		canvas_set_style(cv, row, from + 2, x, CS_WARN);
 }
 
 static void
@@ -1993,11 +2022,11 @@ struct jobs_json {
 	int tsv;
 };
 
+/* A TSV field: outside text inert as the panes show it, no tab left. */
 static void
 tsv_put(FILE *out, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+	canvas_fput(out, s);
 }
 
 static int

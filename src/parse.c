@@ -50,6 +50,15 @@ parse_line(struct parse_run *r, const char *s, size_t len)
 	fputc('\n', r->ctx->out);
 }
 
+/* "trainscope: parse: MESSAGE", the message (a file name) inert. */
+static void
+say(FILE *err, const char *msg)
+{
+	fputs("trainscope: parse: ", err);
+	canvas_fput(err, msg);
+	fputc('\n', err);
+}
+
 /* Parse one file; returns 0, or -1 after a one-line warning naming it. */
 static int
 parse_file(struct parse_run *r, const char *path)
@@ -62,14 +71,14 @@ parse_file(struct parse_run *r, const char *path)
 	r->path = path;
 	r->lineno = 0;
 	if (reader_open(path, 0, 0, &rd, &cause) != 0) {
-		fprintf(r->ctx->err, "trainscope: parse: %s\n", cause);
+		say(r->ctx->err, cause);
 		free(cause);
 		return -1;
 	}
 	while ((rc = reader_next(rd, &l, &cause)) == 1)
 		parse_line(r, l.s, l.len);
 	if (rc < 0) {
-		fprintf(r->ctx->err, "trainscope: parse: %s\n", cause);
+		say(r->ctx->err, cause);
 		free(cause);
 	}
 	reader_close(rd);
@@ -92,6 +101,8 @@ cmd_parse(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	r.tsv = fmt != NULL && strcmp(fmt, "tsv") == 0;
 	r.miner = tmpl_new();
 	buf_init(&r.masked);
+	if (r.tsv)
+		fputs("file\tline\tid\ttemplate\n", ctx->out);
 	for (i = 0; i < a->argc; i++)
 		if (parse_file(&r, a->argv[i]) != 0)
 			failed++;

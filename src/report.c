@@ -84,13 +84,18 @@ summary(struct rep *r, int paths)
 	char *line;
 
 	if (r->md)
-		fprintf(r->f, "# Failure report: %s\n\n| | |\n|---|---|\n",
+		put(r->f, "# Failure report: %s\n\n| | |\n|---|---|\n",
 		    m->name);
 	else
-		fprintf(r->f, "Failure report: %s\n", m->name);
-	fprintf(r->f, fmt, "job", m->name);
-	if (paths && m->root != NULL)
-		fprintf(r->f, fmt, "directory", m->root);
+		put(r->f, "Failure report: %s\n", m->name);
+	line = xasprintf(fmt, "job", "%s");
+	put(r->f, line, m->name);
+	free(line);
+	if (paths && m->root != NULL) {
+		line = xasprintf(fmt, "directory", "%s");
+		put(r->f, line, m->root);
+		free(line);
+	}
 	utc(m->first_ts, a, sizeof a);
 	utc(m->last_ts, b, sizeof b);
 	line = xasprintf("%s to %s", a, b);
@@ -253,7 +258,7 @@ flows(struct rep *r)
 		return;
 	}
 	if (f->error != NULL) {
-		fprintf(r->f, "The captures could not be used: %s\n", f->error);
+		put(r->f, "The captures could not be used: %s\n", f->error);
 		return;
 	}
 	fprintf(r->f, "%zu hosts, %zu data-parallel groups, %zu pipelines, "
@@ -278,7 +283,7 @@ reproduce(struct rep *r)
 	heading(r, "To reproduce");
 	fputs(r->md ? "```\n" : "", r->f);
 	for (i = 0; i < v->nlog; i++)
-		fprintf(r->f, "%s%s\n", r->md ? "" : "  ", v->log[i]);
+		put(r->f, r->md ? "%s\n" : "  %s\n", v->log[i]);
 	fputs(r->md ? "```\n" : "", r->f);
 	fputs("Save these lines with 'save FILE' and run 'trainscope --replay "
 	    "FILE' on the same cache.\n", r->f);

@@ -685,10 +685,13 @@ walk_dir(struct walk *w, const char *dir, const char *rel)
 		path = xasprintf("%s/%s", dir, de->d_name);
 		sub = *rel ? xasprintf("%s/%s", rel, de->d_name) :
 		    xstrdup(de->d_name);
-		if (stat(path, &sb) != 0)
+		if (stat(path, &sb) != 0) {
+			/* a dangling link, a file this user may not see */
 			warnf(w->o, "cannot read '%s': %s", path,
 			    strerror(errno));
-		else if (S_ISDIR(sb.st_mode)) {
+			if (!skipped_ext(de->d_name))
+				w->job->nunread++;
+		} else if (S_ISDIR(sb.st_mode)) {
 			if (de->d_type != DT_LNK)
 				walk_dir(w, path, sub);
 		} else if (S_ISREG(sb.st_mode) && !skipped_ext(de->d_name))
@@ -754,9 +757,10 @@ attribute(struct scan_job *j, const struct attrib *a,
 		f = &j->files[i];
 		scan_path_info(f->rel, &f->node, &f->rank, &f->kind);
 		if ((rc = scan_sniff(f, &cause)) != 0) {
-			if (rc < 0)
+			if (rc < 0) {
 				warnf(o, "%s", cause);
-			else
+				j->nunread++;
+			} else
 				warnf(o, "skipping '%s': not a text log",
 				    f->path);
 			free_file(f);

@@ -51,6 +51,7 @@ struct scan_job {
 	char *root;		/* absolute directory */
 	struct scan_file *files;	/* sorted by rel */
 	size_t nfiles;
+	size_t nunread;		/* logs found but not readable (warned) */
 };
 
 struct scan_opts {

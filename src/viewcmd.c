@@ -559,7 +559,9 @@ cmd_forget(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		free(ctx->view->job);
 		ctx->view->job = NULL;
 	}
-	fprintf(ctx->err, "trainscope: forgot job %s\n", a->argv[0]);
+	fputs("trainscope: forgot job ", ctx->err);
+	canvas_fput(ctx->err, a->argv[0]);
+	fputc('\n', ctx->err);
 	return CMD_OK;
 }
 
@@ -835,6 +837,36 @@ out:
 	return rc;
 }
 
+/*
+ * Is what `lines` was asked for in the job: the event a template of it,
+ * the line within what the index read of the file?  A missing file is
+ * left to the lines pane, which names it.  0, or -1 with *cause.
+ */
+static int
+lines_target(struct cache *c, const struct model *m, long id,
+    const char *path, long line, char **cause)
+{
+	int64_t file;
+	uint64_t nl;
+	size_t i;
+	int gz, rc;
+
+	if (path == NULL) {
+		for (i = 0; i < m->nevents; i++)
+			if (m->events[i].id == (uint32_t)id)
+				return 0;
+		return ts_fail(cause, "lines: job %s has no event %ld (the ids "
+		    "of 'templates' or 'diagnose --format json')", m->name, id);
+	}
+	if ((rc = viewdb_file(c, m->name, path, &file, &gz, &nl, cause)) < 0)
+		return -1;
+	if (rc == 1 && (uint64_t)line > nl)
+		return ts_fail(cause, "lines: '%s' has %llu line%s in the "
+		    "index, not %ld", path, (unsigned long long)nl, nl == 1 ?
+		    "" : "s", line);
+	return 0;
+}
+
 int
 cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
@@ -882,6 +914,8 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	view_init(&v, c);
 	view_set_model(&v, m->name, m);
+	if (lines_target(c, m, id, path, line, cause) != 0)
+		goto out;
 	v.st.context = (int)ctxn;
 	if (ev != NULL) {
 		v.st.lsrc = LS_EVENT;

@@ -41,36 +41,64 @@ as_reader() {
 		"$TS_BIN" "$@"
 	fi
 }
-test_expect_success 'a cache this user cannot write is read: diagnose works, nothing is kept' '
-	mkdir -p rojob/node01 &&
-	for i in 1 2 3 4 5; do
-		echo "[2024-05-01 12:00:0$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
-	done >rojob/node01/rank-0.log &&
-	echo "[2024-05-01 12:00:07,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>rojob/node01/rank-0.log &&
-	trainscope index rojob >/dev/null 2>&1 &&
-	mv rojob rojob.moved &&
-	chmod -R a+rX . "$XDG_CACHE_HOME" &&
-	if [ "$(id -u)" -ne 0 ]; then chmod -R a-w "$XDG_CACHE_HOME"; fi &&
-	# (as root, only where nobody can reach the program and the cache)
-	if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
-	    test -r '$XDG_CACHE_HOME/trainscope/cache.db'" 2>/dev/null; then
+# (as root, only where nobody can reach the program and this directory)
+if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
+    cd '$PWD'" 2>/dev/null; then
+	test_expect_success 'a cache this user cannot write is read: diagnose works, nothing is kept' '
+		mkdir -p rojob/node01 &&
+		for i in 1 2 3 4 5; do
+			echo "[2024-05-01 12:00:0$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+		done >rojob/node01/rank-0.log &&
+		echo "[2024-05-01 12:00:07,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>rojob/node01/rank-0.log &&
+		trainscope index rojob >/dev/null 2>&1 &&
+		mv rojob rojob.moved &&
+		chmod -R a+rX . "$XDG_CACHE_HOME" &&
+		if [ "$(id -u)" -ne 0 ]; then chmod -R a-w "$XDG_CACHE_HOME"; fi &&
 		as_reader diagnose rojob >out 2>err &&
 		grep "^job rojob" out && grep "an illegal memory access" out &&
 		test "$(grep -c "read-only here" err)" = 1 &&
 		grep "^trainscope: diagnose: cache .* is read-only here: the outcome and the diagnosis are not kept" err &&
 		! grep "attempt to write" err &&
 		as_reader jobs >out && grep "^rojob " out
-	fi
-	rc=$?
-	chmod -R u+w "$XDG_CACHE_HOME"
-	exit $rc
-'
+		rc=$?
+		chmod -R u+w "$XDG_CACHE_HOME"
+		exit $rc
+	'
+	test_expect_success 'moved job with captures on a read-only cache: the captures and the store both fail, the diagnosis stands' '
+		trainscope simulate --nodes 2 --gpus-per-node 2 --iters 20 \
+		    --fault gpu-xid79@2:12 rosim >/dev/null &&
+		test -s rosim/flows.pcap &&
+		trainscope index rosim >/dev/null 2>&1 &&
+		trainscope diagnose rosim >before 2>/dev/null &&
+		mv rosim rosim.moved &&
+		chmod -R a+rX . "$XDG_CACHE_HOME" &&
+		# the file read-only to the reader, its directory not (as in
+		# the report: the store was tried and failed after the captures)
+		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+		rm -f "$db-wal" "$db-shm" && chmod 777 "${db%/*}" &&
+		if [ "$(id -u)" -ne 0 ]; then chmod a-w "$db"; fi &&
+		{ as_reader diagnose rosim >out 2>err; rc=$?; cat err; test $rc = 0; } &&
+		grep "^job rosim" out && grep "NVRM: Xid" out &&
+		grep "^trainscope: diagnose: captures left out: " err &&
+		grep "read-only here" err &&
+		! grep -i "double free\|AddressSanitizer\|attempt to write" err
+		rc=$?
+		chmod -R u+w "$XDG_CACHE_HOME" && chmod 755 "${db%/*}"
+		exit $rc
+	'
+else
+	test_skip 'a cache this user cannot write is read' 'nobody cannot reach the build'
+	test_skip 'moved job with captures on a read-only cache' 'nobody cannot reach the build'
+fi
 test_expect_success 'cache info lists the jobs with their size and a readable cache size' '
+	mkdir -p infojob/node01 &&
+	echo "[2024-05-01 12:00:01,000] INFO  iteration 1/ 10" >infojob/node01/rank-0.log &&
+	trainscope index infojob 2>/dev/null &&
 	trainscope cache info >out &&
 	grep "^size:    [0-9.]* [kM]B ([0-9]* bytes)$" out &&
-	grep "^  rojob  1 file, [0-9.]* k*B, [a-z ]*, .*/rojob$" out
+	grep "^  infojob  1 file, [0-9.]* k*B, [a-z ]*, .*/infojob$" out
 '
 test_expect_success 'bad --cache value: usage status 2' '
-	test_must_fail 2 trainscope cache --cache 2>err && grep "needs a value" err
+	test_must_fail 2 trainscope cache --cache 2>err && grep "requires a file" err
 '
 test_done

@@ -91,10 +91,59 @@ test_expect_success 'messages name their command: trainscope: COMMAND: message' 
 '
 test_expect_success 'a missing value names the option; advice fits the file given' '
 	test_must_fail 2 trainscope --cache 2>e1 &&
-	grep "^trainscope: option .--cache. needs a value$" e1 &&
+	grep "^trainscope: --cache requires a file$" e1 &&
+	test_must_fail 2 trainscope cache --cache 2>e3 &&
+	grep "^trainscope: cache: --cache requires a file$" e3 &&
+	test_must_fail 2 trainscope --replay 2>e4 &&
+	grep "^trainscope: --replay requires a file of commands$" e4 &&
+	test_must_fail 2 trainscope index --chunk 2>e5 &&
+	grep "^trainscope: index: --chunk requires a number of bytes$" e5 &&
+	test_must_fail 2 trainscope --help=yes 2>e6 &&
+	grep "^trainscope: option .--help. takes no value$" e6 &&
 	echo "not a cache" >mine.txt &&
 	test_must_fail 1 trainscope --cache mine.txt jobs 2>e2 &&
 	grep "mine.txt. is not a trainscope cache" e2 && ! grep "remove\|move it" e2 &&
 	test "$(cat mine.txt)" = "not a cache"
+'
+test_expect_success 'lines JOB PATH:LINE -C N, as grep takes it; a line or event the job lacks is an error' '
+	mkdir -p lj/node01 &&
+	for i in 1 2 3 4 5 6 7 8 9; do
+		echo "[2024-05-01 12:00:0$i,000] INFO step $i of 9"
+	done >lj/node01/rank-0.log &&
+	trainscope index lj 2>/dev/null &&
+	trainscope lines lj node01/rank-0.log:5 -C 1 >c1 &&
+	test "$(cut -d: -f2 c1 | tr "\n" " ")" = "4 5 6 " &&
+	grep "^node01/rank-0.log:5:>.*step 5 of 9" c1 &&
+	trainscope lines -C0 lj node01/rank-0.log:5 >c0 && test_line_count = 1 c0 &&
+	trainscope lines --context 1 lj node01/rank-0.log:5 >long && test_cmp c1 long &&
+	test_must_fail 1 trainscope lines lj node01/rank-0.log:12 >out 2>err &&
+	test ! -s out &&
+	grep "^trainscope: lines: .node01/rank-0.log. has 9 lines in the index, not 12$" err &&
+	test_must_fail 1 trainscope lines --event 99999 lj 2>err &&
+	grep "^trainscope: lines: job lj has no event 99999" err &&
+	test_must_fail 2 trainscope lines lj node01/rank-0.log:5 -C 2>err &&
+	grep "^trainscope: lines: --context requires a number$" err
+'
+# tsv_table FILE: one header line, then rows of as many fields as it has
+tsv_table() {
+	test "$(wc -l <"$1")" -ge 2 &&
+	head -1 "$1" | grep -q "^[a-z][a-z_]*	" &&
+	awk -F "\t" "NR == 1 { n = NF } NF != n { print FILENAME \": line \" NR \" has \" NF \" fields, the header \" n; bad = 1 }
+	    NR > 1 && \$1 == \"$(head -1 "$1" | cut -f1)\" { print FILENAME \": header again at \" NR; bad = 1 }
+	    END { exit bad }" "$1"
+}
+test_expect_success 'every --format tsv is one header line and rows of its shape' '
+	trainscope simulate --nodes 2 --gpus-per-node 2 --iters 20 --fault gpu-xid79@2:12 tj >/dev/null &&
+	trainscope index tj 2>/dev/null &&
+	trainscope jobs --format tsv >jobs.tsv && tsv_table jobs.tsv &&
+	trainscope templates --format tsv >tmpl.tsv && tsv_table tmpl.tsv &&
+	trainscope diagnose --format tsv tj >diag.tsv && tsv_table diag.tsv &&
+	trainscope parse --format tsv tj/host/node-001.log tj/host/node-002.log >parse.tsv &&
+	tsv_table parse.tsv &&
+	for p in events heatmap groups jobs; do
+		trainscope view --format tsv $p tj >$p.tsv && tsv_table $p.tsv || exit 1
+	done &&
+	trainscope -n -c "open tj" -c "export --format tsv export.tsv" &&
+	tsv_table export.tsv
 '
 test_done

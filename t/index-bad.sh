@@ -59,6 +59,29 @@ test_expect_success 'an index that stopped before the end is said until a run co
 	trainscope diagnose K >out 2>/dev/null &&
 	! grep "index incomplete" out
 '
+if command -v sqlite3 >/dev/null 2>&1; then
+	test_expect_success 'a run killed part-way: diagnose and the header say so until a run completes' '
+		mkdir -p KK/n1 KK/n2 && good_log KK/n1/a.log 50 && good_log KK/n2/c.log 50 &&
+		echo "[2024-05-01 10:01:00,000] ERROR RuntimeError: boom" >>KK/n2/c.log &&
+		yes "[2024-05-01 10:00:00,000] INFO step 7 loss 0.5 fine" |
+		    head -n 4000000 | gzip -1 >KK/n1/b.log.gz &&
+		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+		{ "$TS_BIN" index --commit 0 KK 2>/dev/null & pid=$!; } &&
+		n=0 && until [ "$(sqlite3 "$db" "SELECT count(*) FROM meta WHERE key LIKE '"'"'index-pending:%'"'"'" 2>/dev/null)" = 1 ]; do
+			n=$((n + 1)) && test $n -lt 400 && sleep 0.05 || break
+		done &&
+		kill -9 $pid && ! wait $pid &&
+		trainscope diagnose KK >out 2>/dev/null &&
+		grep "^note: index incomplete: [12] of 3 files" out &&
+		trainscope view events KK >v &&
+		head -1 v | grep "^KK  [a-z]*.*  index incomplete: [12] of 3 files  " &&
+		trainscope index KK 2>/dev/null &&
+		trainscope diagnose KK >out 2>/dev/null && ! grep "incomplete" out &&
+		trainscope view events KK >v && ! grep "incomplete" v
+	'
+else
+	test_skip 'a run killed part-way' 'no sqlite3 shell'
+fi
 test_expect_success 'an overlong line gets its warning; templates JSON keys match the help' '
 	mkdir -p L && awk "BEGIN { while (n++ < 70000) printf \"x\"; print \"\" }" >L/r0.log &&
 	echo "after it" >>L/r0.log &&
@@ -82,21 +105,36 @@ test_expect_success 'a gzip of zero bytes, or of nothing, is an empty file: no w
 	trainscope parse E/n1/a.log.gz E/n1/b.log.gz >out 2>err &&
 	test ! -s out && test ! -s err
 '
-test_expect_success 'a dangling link is a warning' '
+test_expect_success 'a dangling link is a warning and a failed file; the job is incomplete' '
 	mkdir -p C && good_log C/r0.log 5 && ln -s nowhere C/r1.log &&
+	ln -s nowhere C/r2.pcap &&
 	trainscope index C >out 2>err &&
 	grep "warning: cannot read .*C/r1.log.: No such file" err &&
-	grep "1 file (1 read" err
+	grep "2 files (1 read, 0 unchanged, 1 failed)" err &&
+	trainscope diagnose C >out 2>/dev/null &&
+	grep "^note: index incomplete: 1 of 2 files" out
 '
-if [ "$(id -u)" -ne 0 ]; then
-	test_expect_success 'an unreadable file is a warning' '
+# as_other ARGS...: trainscope ARGS as a user root is not (nobody)
+as_other() {
+	if [ "$(id -u)" -eq 0 ]; then
+		su nobody -s /bin/sh -c "XDG_CACHE_HOME='$XDG_CACHE_HOME' HOME=/tmp '$TS_BIN' $*"
+	else
+		"$TS_BIN" "$@"
+	fi
+}
+if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
+    cd '$PWD'" 2>/dev/null; then
+	test_expect_success 'an unreadable file is a warning and a failed file' '
 		mkdir -p D && good_log D/r0.log 5 && good_log D/r1.log 5 &&
-		chmod 000 D/r1.log &&
-		trainscope index D >out 2>err &&
-		grep "warning: cannot open .*D/r1.log.: Permission denied" err
+		chmod -R a+rwX . && chmod 000 D/r1.log &&
+		as_other index D >out 2>err &&
+		grep "warning: cannot open .*D/r1.log.: Permission denied" err &&
+		grep "2 files (1 read, 0 unchanged, 1 failed)" err &&
+		as_other diagnose D >out 2>/dev/null &&
+		grep "^note: index incomplete: 1 of 2 files" out
 	'
 else
-	test_skip 'an unreadable file is a warning' 'root reads anything'
+	test_skip 'an unreadable file is a warning' 'root reads anything, nobody cannot reach the build'
 fi
 if command -v sqlite3 >/dev/null 2>&1; then
 	test_expect_success 'a file that vanishes before it is read' '

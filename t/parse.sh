@@ -3,12 +3,12 @@
 # lines, unreadable files.
 . "$TS_SRCDIR/t/lib/test-lib.sh"
 
-test_expect_success 'tsv: path, line, id, template for every line' '
+test_expect_success 'tsv: a header, then path, line, id, template for every line' '
 	printf "%s\n" "2024-05-01 12:00:00 INFO step 1 loss 2.5" \
 	    "2024-05-01 12:00:01 INFO step 2 loss 2.4" \
 	    "2024-05-01 12:00:02 ERROR CUDA out of memory" >a.log &&
 	trainscope parse --format tsv a.log >out &&
-	printf "a.log\t1\t1\tstep <*> loss <*>\na.log\t2\t1\tstep <*> loss <*>\na.log\t3\t2\tCUDA out of memory\n" >want &&
+	printf "file\tline\tid\ttemplate\na.log\t1\t1\tstep <*> loss <*>\na.log\t2\t1\tstep <*> loss <*>\na.log\t3\t2\tCUDA out of memory\n" >want &&
 	test_cmp want out
 '
 test_expect_success 'text format is the default' '
@@ -18,23 +18,23 @@ test_expect_success 'text format is the default' '
 test_expect_success 'gzip and plain give the same templates; ids are shared' '
 	gzip -c a.log >b.log.gz &&
 	trainscope parse --format tsv a.log b.log.gz >out &&
-	test_line_count = 6 out &&
-	test "$(cut -f3 out | tr "\n" " ")" = "1 1 2 1 1 2 "
+	test_line_count = 7 out &&
+	test "$(cut -f3 out | tr "\n" " ")" = "id 1 1 2 1 1 2 "
 '
 test_expect_success 'CRLF, NUL bytes and a missing final newline' '
 	printf "x 1\r\ny\0z 2\r\nlast 3" >c.log &&
 	trainscope parse --format tsv c.log >out &&
-	test_line_count = 3 out && ! grep "$(printf "\r")" out &&
+	test_line_count = 4 out && ! grep "$(printf "\r")" out &&
 	grep -x "c.log	3	3	last <\*>" out
 '
 test_expect_success 'a huge line is cut to a bounded prefix' '
 	awk "BEGIN { for (i = 0; i < 200000; i++) printf \"word%d \", i; print \"\"; print \"after 1\" }" >d.log &&
 	trainscope parse --format tsv d.log >out &&
-	test_line_count = 2 out && grep -x "d.log	2	2	after <\*>" out
+	test_line_count = 3 out && grep -x "d.log	2	2	after <\*>" out
 '
 test_expect_success 'unreadable file: one line naming it, others still parsed, status 1' '
 	test_must_fail 1 trainscope parse --format tsv nosuch.log a.log >out 2>err &&
-	grep "cannot open .nosuch.log." err && test_line_count = 3 out &&
+	grep "cannot open .nosuch.log." err && test_line_count = 4 out &&
 	test_line_count = 2 err
 '
 test_expect_success 'a directory is an error, not a crash' '
@@ -52,7 +52,7 @@ test_expect_success "standard input, plain or gzip, through the same reader" '
 	trainscope parse --format tsv - <in.log >plain &&
 	trainscope parse --format tsv - <in.gz >gz &&
 	cat in.gz | trainscope parse --format tsv - >piped &&
-	test_line_count = 3 plain && test_cmp plain gz && test_cmp plain piped &&
+	test_line_count = 4 plain && test_cmp plain gz && test_cmp plain piped &&
 	grep -x -e "-	3	1	x <\*>" plain
 '
 test_expect_success 'bad --format is a usage error' '

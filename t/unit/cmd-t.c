@@ -97,6 +97,25 @@ test_exec(void)
 
 	is_int(cmd_exec_line(&ctx, "help --cache", &cause), CMD_USAGE,
 	    "--cache needs a value");
+	is_str(cause, "help: --cache requires a file", "and says what it wants");
+	is_int(cmd_exec_line(&ctx, "index x --job", &cause), CMD_USAGE,
+	    "a missing value");
+	is_str(cause, "index: --job requires a name", "what the usage names");
+	is_int(cmd_exec_line(&ctx, "jobs --format", &cause), CMD_USAGE,
+	    "a missing choice");
+	is_str(cause, "jobs: --format requires text, tsv or json",
+	    "the choices, in words");
+	is_int(cmd_exec_line(&ctx, "simulate x --nodes", &cause), CMD_USAGE,
+	    "a missing value of an option the usage does not show");
+	is_str(cause, "simulate: --nodes requires a number",
+	    "what the help text names");
+	is_int(cmd_exec_line(&ctx, "lines -C", &cause), CMD_USAGE,
+	    "a short option without its value");
+	is_str(cause, "lines: --context requires a number", "named long");
+	is_int(cmd_exec_line(&ctx, "lines -C 2 -C3 x", &cause), CMD_USAGE,
+	    "-C N and -CN are options, not arguments");
+	is_str(cause, "lines: give PATH:LINE or --event ID",
+	    "only JOB is left as an argument");
 
 	is_int(cmd_exec_line(&ctx, "help help", &cause), CMD_OK, "help help");
 	fflush(out);
@@ -163,6 +182,87 @@ test_source(void)
 	fclose(out);
 }
 
+/* The whole of a file, NUL-terminated, or NULL. */
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct buf b = BUF_INIT;
+	char tmp[4096];
+	size_t n;
+
+	if (f == NULL)
+		return NULL;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_add(&b, tmp, n);
+	fclose(f);
+	return buf_detach(&b);
+}
+
+/* "no-flows" as roff writes --no-flows: "\-\-no\-flows". */
+static char *
+roff_option(const char *name)
+{
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, "\\-\\-");
+	for (; *name != '\0'; name++)
+		if (*name == '-')
+			buf_adds(&b, "\\-");
+		else
+			buf_addc(&b, *name);
+	return buf_detach(&b);
+}
+
+/*
+ * Every option of every command in the table is in the command's usage
+ * or help text, and in the man page (as roff writes it, "\-\-name").
+ */
+static void
+test_documented(void)
+{
+	const char *src = getenv("TS_SRCDIR");
+	char *path, *man, *opt, *want;
+	const char *p, *help;
+	size_t i, n;
+	int in_help = 1, in_man = 1;
+
+	path = xasprintf("%s/help/trainscope.1", src != NULL ? src : ".");
+	man = slurp(path);
+	ok(man != NULL, "the man page can be read");
+	for (i = 0; i < cmd_count && man != NULL; i++) {
+		const struct cmd *c = &cmd_table[i];
+
+		help = help_find(c->name);
+		for (p = c->options; *p != '\0'; p += n) {
+			p += strspn(p, " ");
+			n = strcspn(p, " ");
+			if (n == 0)
+				break;
+			opt = xstrndup(p, strcspn(p, " =/"));
+			want = xasprintf("--%s", opt);
+			if (strstr(c->usage, want) == NULL && (help == NULL ||
+			    strstr(help, want) == NULL)) {
+				printf("# %s %s: not in its help\n", c->name, want);
+				in_help = 0;
+			}
+			free(want);
+			want = roff_option(opt);
+			if (strstr(man, want) == NULL) {
+				printf("# %s --%s: not in the man page\n", c->name,
+				    opt);
+				in_man = 0;
+			}
+			free(want);
+			free(opt);
+		}
+	}
+	ok(in_help, "every option is in its command's usage or help");
+	ok(in_man, "every option is in the man page");
+	free(man);
+	free(path);
+}
+
 int
 main(void)
 {
@@ -171,5 +271,6 @@ main(void)
 	test_exec();
 	test_options();
 	test_source();
+	test_documented();
 	return done_testing();
 }

@@ -51,5 +51,13 @@ main(void)
 	fclose(f);
 	is_str(buf, "[\n  1,\n  []\n]\n", "pretty output indents");
 	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	json_escape(f, "\x1b[2J \xc2\x9b" "1m \xc2\x85 \x7f \xc2\xa0", 17);
+	fclose(f);
+	is_str(buf, "\\u001b[2J \\u009b1m \\u0085 \\u007f \xc2\xa0",
+	    "C0, DEL and C1 controls escaped; U+00A0 kept");
+	free(buf);
 	return done_testing();
 }
