@@ -503,6 +503,33 @@ signals_error(const struct work *w, size_t t)
 	    w->tf[t].category != NULL;
 }
 
+/* Does category c name what follows a failure rather than a cause? */
+static int
+consequence(const char *c)
+{
+	return c != NULL && (strcmp(c, "timeout") == 0 ||
+	    strcmp(c, "hang") == 0 || strcmp(c, "disconnect") == 0 ||
+	    strcmp(c, "process") == 0 || strcmp(c, "collective") == 0);
+}
+
+/*
+ * Does template t report an error of a rank's own: a line that says
+ * something went wrong (error level or error words), no traceback frame,
+ * no consequence (timeout, hang, lost peer, exit report, collective
+ * summary), new against the healthy runs, and not logged after the job's
+ * first timeout?  Needs label() and the novelty of crossjob_prepare().
+ */
+static int
+own_error(const struct work *w, size_t t)
+{
+	const struct diag_tmpl *tp = &w->job->tmpls[t];
+	const struct tfacts *f = &w->tf[t];
+
+	return !tp->context && f->level >= 0.75 && f->novelty >= 0.5 &&
+	    !consequence(f->category) && (isnan(w->first_timeout) ||
+	    isnan(tp->first.ts) || tp->first.ts <= w->first_timeout);
+}
+
 /*
  * Words that say something went wrong, whatever level the line was logged
  * at: "[W socket.cpp] ... failed to bind (errno: 98 - Address already in
@@ -591,12 +618,36 @@ loss_signal(struct work *w)
 }
 
 /*
+ * Did a rank report an error of its own (own_error()) during the stall
+ * that began at `from`: logged after it (by time, else by iteration), in
+ * training or later?  Then the stall is what that error left behind.
+ */
+static int
+stall_explained(const struct work *w, double from, double end, long iter)
+{
+	size_t t;
+
+	for (t = 0; t < w->job->ntmpls; t++) {
+		const struct diag_first *first = &w->job->tmpls[t].first;
+
+		if (!own_error(w, t))
+			continue;
+		if (!isnan(first->ts) ? first->ts >= from && first->ts <= end :
+		    first->stage >= STAGE_TRAINING && (first->iteration < 0 ||
+		    first->iteration >= iter))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * A silent hang: the training output stopped -- no stream logged an
  * iteration line for at least ten iteration periods (and a minute) --
- * while other timestamped lines went on.  The last progress line is the
- * event, and the job did not run to the end.  Not when a stream shut down,
- * nor when a run that otherwise ran to the end spent that time in a final
- * checkpoint save or evaluation.
+ * while other timestamped lines went on, and no rank reported an error of
+ * its own in that time.  The last progress line is the event, and the job
+ * did not run to the end.  Not when a stream shut down, nor when a run
+ * that otherwise ran to the end spent that time in a final checkpoint
+ * save or evaluation.
  */
 static void
 hang_signal(struct work *w)
@@ -636,7 +687,8 @@ hang_signal(struct work *w)
 	period = n >= 3 ? stats_median(v, n) : NAN;
 	free(v);
 	if (isnan(period) || end - last->last_iter_ts < 10 * period ||
-	    end - last->last_iter_ts < 60 ||
+	    end - last->last_iter_ts < 60 || stall_explained(w,
+	    last->last_iter_ts - period, end, last->last_iter) ||
 	    (w->hang_tmpl = tmpl_index(w, last->iter_id)) == (size_t)-1)
 		return;
 	w->hang_sec = end - last->last_iter_ts;
@@ -1247,27 +1299,6 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 }
 
 /*
- * Highest score first; a tie goes to the event that happened first (by
- * time when both lines carry one, else by place in the same file), then
- * to the rarer one.
- */
-/* Does category c name what follows a failure rather than a cause? */
-static int
-consequence(const char *c)
-{
-	return c != NULL && (strcmp(c, "timeout") == 0 ||
-	    strcmp(c, "hang") == 0 || strcmp(c, "disconnect") == 0 || strcmp(c, "process") == 0 ||
-	    strcmp(c, "collective") == 0);
-}
-
-/*
- * Cause before consequence: when some rank reports an error of its own (an
- * error that is no timeout, hang, lost peer or exit report, not seen in healthy
- * runs, not logged after the first timeout), the timeouts, lost peers and
- * exit reports of the others follow from it.  Scale them all down so the
- * strongest ranks just below that error, keeping their order.
- */
-/*
  * A failing GPU shows in its process as a CUDA error: on a node whose
  * driver or kernel reported a hardware fault (Xid, ECC, a lost GPU or
  * link), the CUDA errors rank just below that fault.
@@ -1305,45 +1336,53 @@ demote_cuda(struct work *w, struct diag_result *r)
 	}
 }
 
+/*
+ * Cause before consequence: when some rank reports an error of its own
+ * (own_error()), the timeouts, hangs, lost peers, collective summaries and
+ * exit reports follow from it; without one, a silent hang is what the
+ * others follow from.  Scale them all down, keeping their order, so the
+ * strongest is clearly below that cause (0.85 of its score): a
+ * consequence is not the failure, however near the cause it was logged.
+ */
 static void
 demote_consequences(struct work *w, struct diag_result *r)
 {
 	double own = 0, worst = 0, k;
-	size_t i;
-	char why[160];
+	size_t i, lead = (size_t)-1;
 
-	for (i = 0; i < r->nevents; i++) {
-		const struct diag_event_result *e = &r->events[i];
-		const struct tfacts *f = &w->tf[e->tmpl];
-		const struct diag_tmpl *tp = &w->job->tmpls[e->tmpl];
-
-		if (consequence(e->category)) {
-			if (e->score > worst)
-				worst = e->score;
-			continue;
+	for (i = 0; i < r->nevents; i++)
+		if (!consequence(r->events[i].category) &&
+		    own_error(w, r->events[i].tmpl) && r->events[i].score > own)
+			own = r->events[i].score;
+	for (i = 0; i < r->nevents && own <= 0; i++)
+		if (r->events[i].tmpl == w->hang_tmpl) {
+			own = r->events[i].score;
+			lead = w->hang_tmpl;
 		}
-		if (tp->context || f->level < 0.75 || f->novelty < 0.5 ||
-		    (!isnan(w->first_timeout) && !isnan(tp->first.ts) &&
-		    tp->first.ts > w->first_timeout))
-			continue;
-		if (e->score > own)
-			own = e->score;
-	}
-	if (own <= 0 || worst < own)
+	for (i = 0; i < r->nevents; i++)
+		if (consequence(r->events[i].category) &&
+		    r->events[i].tmpl != lead && r->events[i].score > worst)
+			worst = r->events[i].score;
+	if (own <= 0 || worst <= 0.85 * own)
 		return;
-	k = 0.95 * own / worst;
-	snprintf(why, sizeof why, "a consequence: another event reports the "
-	    "error it follows from");
+	k = 0.85 * own / worst;
 	for (i = 0; i < r->nevents; i++) {
 		struct diag_event_result *e = &r->events[i];
 
-		if (!consequence(e->category))
+		if (!consequence(e->category) || e->tmpl == lead)
 			continue;
 		e->score *= k;
-		reason_add(&e->reasons, &e->nreasons, "%s", why);
+		reason_add(&e->reasons, &e->nreasons, "a consequence: %s",
+		    lead == (size_t)-1 ? "another event reports the error it "
+		    "follows from" : "the training output hung before it");
 	}
 }
 
+/*
+ * Highest score first; a tie goes to the event that happened first (by
+ * time when both lines carry one, else by place in the same file), then
+ * to the rarer one.
+ */
 static int
 cmp_event(const void *a, const void *b)
 {
@@ -1906,6 +1945,8 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	for (t = 0; t < job->ntmpls; t++)
+		crossjob_prepare(&w, t);
 	loss_signal(&w);
 	w.ran_to_end = ran_to_end(&w);
 	hang_signal(&w);
@@ -1920,8 +1961,6 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	r->anomalous_iters = anomalous_count(job, w.flagged);
 	r->events = xcalloc(job->ntmpls + 1, sizeof *r->events);
 	r->nevents = job->ntmpls;
-	for (t = 0; t < job->ntmpls; t++)
-		crossjob_prepare(&w, t);
 	spatial(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);

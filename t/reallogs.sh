@@ -223,6 +223,29 @@ test_expect_success 'a silent hang is an event on the last progress line, with t
 	jq -r ".events[0].reasons[]" d.json | grep "stopped after iteration 20 at 12:00:20 while other lines went on for 30 min"
 '
 
+test_expect_success 'a stall that follows a rank'"'"'s own error is no hang; what follows ranks clearly below it' '
+	mkdir -p stall/node01 stall/node02 &&
+	for n in 01 02; do
+		for i in $(seq 1 20); do
+			printf "[2024-05-01 12:00:%02d,000] INFO  iteration %8d/     100 | elapsed time per iteration (ms): 1000.0 | lm loss: 3.0 |\n" $i $i
+		done >stall/node$n/rank-0.log
+	done &&
+	echo "[2024-05-01 12:00:21,000] ERROR RuntimeError: CUDA error: an illegal memory access was encountered" >>stall/node02/rank-0.log &&
+	for m in 01 05 10; do
+		echo "[2024-05-01 12:$m:30,000] INFO  heartbeat: data loader alive"
+	done >>stall/node01/rank-0.log &&
+	echo "[2024-05-01 12:10:21,000] ERROR [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>stall/node01/rank-0.log &&
+	echo "[2024-05-01 12:10:22,000] ERROR Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data." >>stall/node01/rank-0.log &&
+	echo "[2024-05-01 12:10:23,000] ERROR [rank1]: torch.distributed.DistBackendError: NCCL error: remote process exited or there was a network error" >>stall/node01/rank-0.log &&
+	trainscope diagnose --format json ./stall >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "illegal memory access" &&
+	! jq -r ".events[].category" d.json | grep -x hang &&
+	top=$(jq -r ".events[0].score" d.json) &&
+	jq -r ".events[] | select(.category == \"timeout\" or .category == \"collective\" or .category == \"disconnect\") | .score" d.json >cons &&
+	test "$(wc -l <cons)" -ge 3 &&
+	awk -v top="$top" "\$1 > 0.86 * top { bad = 1 } END { exit bad }" cons
+'
+
 test_expect_success 'lines --node --iter: a node'"'"'s lines of one iteration, also in a combined log' '
 	trainscope simulate --healthy --nodes 2 --gpus-per-node 2 --iters 8 --layout combined --no-flows comb >/dev/null &&
 	trainscope index comb 2>/dev/null &&
