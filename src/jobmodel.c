@@ -103,7 +103,8 @@ file_state(void *arg, const char *path, int64_t size, double mtime)
 
 /*
  * The key of a model: everything it is computed from.  The trainscope
- * version, the encoding, the options, the fault library as loaded (the
+ * version and the checksum of the sources it was built from, the
+ * encoding, the options, the fault library as loaded (the
  * user's rules included), and the cache's description of the job, its
  * files, captures, mark and healthy pool (diagdb_stamp()).  Returns 0 and
  * sets *job_id, 1 when the job is not in the cache, -1 with *cause.
@@ -127,7 +128,8 @@ model_key(struct cache *c, const char *name, int flags,
 		return rc < 0 ? -1 : 1;
 	*job_id = dj.id;
 	h = fnv_str(h, PACKAGE_VERSION);
-	h = fnv_str(h, "model-format-2");
+	h = fnv_str(h, ts_source_id);
+	h = fnv_str(h, "model-format-3");
 	h = fnv(h, &diag_revision, sizeof diag_revision);
 	h = fnv(h, &flags, sizeof flags);
 	for (i = 0; i < faults_count(f); i++) {

@@ -860,6 +860,7 @@ model_flows_fill(struct model_flows *mf, const struct flowan *fa,
 		mf->iters[k].start = fj->iters[k].start;
 		mf->iters[k].end = fj->iters[k].end;
 		mf->iters[k].comm = fj->iters[k].comm;
+		mf->iters[k].end_max = fj->iters[k].end_max;
 	}
 	copy_findings(mf, fj);
 }

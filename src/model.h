@@ -133,6 +133,8 @@ struct model_fgroup {
 struct model_fiter {
 	double start, end;	/* epoch seconds */
 	double comm;		/* seconds of step-ending communication */
+	double end_max;		/* the latest the step can have ended (the
+				   optimizer step is not on the wire), NAN */
 };
 
 struct model_finding {

@@ -102,4 +102,10 @@ size_t ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
 /* b bytes in decimal units: "512 B", "3.0 kB", "1.8 TB"; returns buf. */
 const char *ts_human_size(uint64_t b, char *buf, size_t len);
 
+/*
+ * A checksum of the core's sources, made at build time (source-id.c):
+ * results kept in the cache by another build are made again.
+ */
+extern const char ts_source_id[];
+
 #endif
