@@ -160,6 +160,18 @@ test_expect_success 'healthy runs of several shapes are completed and join the h
 	test "$(grep -c "	healthy	" jobs)" = 3
 '
 
+test_expect_success 'a healthy loop of no framework (a counter beside a loss or a rate) is completed' '
+	mkdir -p plain/n1 plain/n2 &&
+	for n in 1 2; do
+		for i in $(seq 0 20 400); do
+			printf "[05/02 10:%02d:%02d d2.utils.events]:  eta: 1:02:03  iter: %d  total_loss: 1.%03d  lr: 0.01\n" $((i / 60)) $((i % 60)) $i $((500 - i))
+		done >plain/n$n/train.log
+	done &&
+	trainscope diagnose --format json ./plain >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = completed &&
+	test "$(jq -r .failure_iteration d.json)" = null
+'
+
 test_expect_success 'a failed paste is not taken for a healthy run' '
 	trainscope jobs --format tsv >jobs &&
 	grep "^mpi	" jobs | grep -v "	healthy	" &&
