@@ -258,6 +258,59 @@ test_expect_success 'a stall that follows a rank'"'"'s own error is no hang; wha
 	awk -v top="$top" "\$1 > 0.86 * top { bad = 1 } END { exit bad }" cons
 '
 
+test_expect_success 'an adapter'"'"'s async event outranks what its peers and NCCL then report' '
+	mkdir -p qp &&
+	cat >qp/nccl.log <<-\EOF &&
+	trn-a1:4410:4470 [2] transport/net_ib.cc:140 NCCL WARN communicator encountered a fatal error (detected in ncclIbTest)
+	trn-a2:5120:5199 [2] transport/net_ib.cc:2460 NCCL WARN NET/IB: Got completion from peer 10.9.0.11<40001> with status=4 opcode=0 len=0 vendor err 81 (Send) hca mlx5_3
+	trn-a1:4410:4466 [2] transport/net_ib.cc:182 NCCL WARN NET/IB : mlx5_3:1 async fatal event on QP (0x7f00aa010000): invalid request local work queue error
+	EOF
+	trainscope diagnose --format json ./qp >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "async fatal event on QP" &&
+	test "$(jq -r .events[0].category d.json)" = link &&
+	test "$(jq -r ".nodes[0].node" d.json)" = trn-a1
+'
+
+test_expect_success 'an uncorrected PCIe error outranks the corrected ones before it' '
+	mkdir -p aer &&
+	cat >aer/dmesg.txt <<-\EOF &&
+	[ 5120.000101] pcieport 0000:40:01.1: AER: Corrected error received: 0000:41:00.0
+	[ 5120.000140] nvidia 0000:41:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)
+	[ 5190.204411] pcieport 0000:40:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:41:00.0
+	[ 5190.204450] nvidia 0000:41:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)
+	EOF
+	trainscope diagnose --format json ./aer >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "Uncorrected" &&
+	test "$(jq -r .events[0].category d.json)" = hardware &&
+	! jq -r ".events[] | select(.category == \"hardware\") | .template" d.json | grep Corrected
+'
+
+test_expect_success 'Slurm'"'"'s own lines name the node and the task' '
+	mkdir -p slurm &&
+	cat >slurm/job-42.err <<-\EOF &&
+	slurmstepd-cn0311: error: Detected 1 oom_kill event in StepId=42.0. Some of the step tasks have been OOM Killed.
+	srun: error: cn0311: task 6: Out Of Memory
+	srun: Terminating StepId=42.0
+	slurmstepd-cn0311: error: *** STEP 42.0 ON cn0311 CANCELLED AT 2024-02-03T04:05:06 ***
+	EOF
+	trainscope diagnose --format json ./slurm >d.json 2>/dev/null &&
+	test "$(jq -r ".nodes[0].node" d.json)" = cn0311 &&
+	test "$(jq -r .events[0].category d.json)" = oom &&
+	! jq -r ".nodes[].node" d.json | grep slurmstepd
+'
+
+test_expect_success 'a timestamped mpirun tag before NCCL'"'"'s header: the host, never the time' '
+	mkdir -p tagts &&
+	cat >tagts/out.log <<-\EOF &&
+	2020-01-02T03:04:05.678Z: [1,0]<stdout>:trn-b4:71:90 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB
+	2020-01-02T03:04:05.679Z: [1,1]<stdout>:trn-b4:72:91 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB
+	2020-01-02T05:10:44.100Z: [1,1]<stdout>:trn-b4:72:93 [1] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error
+	EOF
+	trainscope diagnose --format json ./tagts >d.json 2>/dev/null &&
+	! jq -r ".nodes[].node" d.json | grep "^2020" &&
+	jq -r ".nodes[].node" d.json | grep -x trn-b4
+'
+
 test_expect_success 'lines --node --iter: a node'"'"'s lines of one iteration, also in a combined log' '
 	trainscope simulate --healthy --nodes 2 --gpus-per-node 2 --iters 8 --layout combined --no-flows comb >/dev/null &&
 	trainscope index comb 2>/dev/null &&
