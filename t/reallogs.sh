@@ -172,6 +172,33 @@ test_expect_success 'a healthy loop of no framework (a counter beside a loss or 
 	test "$(jq -r .failure_iteration d.json)" = null
 '
 
+# ckpt_log DIR: two Megatron ranks of 40 iterations saving a checkpoint every
+# 6; the iteration after each save took five times as long.
+ckpt_log() {
+	for n in 1 2; do
+		mkdir -p "$1/node0$n" &&
+		for i in $(seq 1 40); do
+			ms=1000.$n
+			test $(( (i - 1) % 6 )) -ne 0 || test "$i" -eq 1 || ms=5012.$n
+			printf "[2024-05-01 12:%02d:%02d,000] INFO  iteration %8d/      40 | elapsed time per iteration (ms): %s | lm loss: 3.%02d0000E+00 |\n" $((i / 60)) $((i % 60)) $i $ms $((99 - i))
+			if test $((i % 6)) -eq 0 || test "$i" -eq 40; then
+				printf "[2024-05-01 12:%02d:%02d,500] INFO  saving checkpoint at iteration %7d to /ckpt\n" $((i / 60)) $((i % 60)) $i
+				printf "[2024-05-01 12:%02d:%02d,900] INFO    successfully saved checkpoint at iteration %7d to /ckpt\n" $((i / 60)) $((i % 60)) $i
+			fi
+		done >"$1/node0$n/rank-0.log" || return 1
+	done
+}
+
+test_expect_success 'checkpoint saves are no slowdown; anomalous iterations never exceed the iterations' '
+	ckpt_log saves &&
+	trainscope diagnose --format json ./saves >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = completed &&
+	test "$(jq -r .slowdown d.json)" = null &&
+	test "$(jq -r .anomalous_iterations d.json)" -le 40 &&
+	trainscope view --height all timeline saves >tl &&
+	grep "^ *37 " tl && ! grep -w slow tl
+'
+
 test_expect_success 'a failed paste is not taken for a healthy run' '
 	trainscope jobs --format tsv >jobs &&
 	grep "^mpi	" jobs | grep -v "	healthy	" &&
