@@ -37,6 +37,45 @@ test_expect_success 'mpirun --tag-output: ranks are split, the exception line le
 	test "$e" -lt "$h" && test "$e" -lt "$c"
 '
 
+test_expect_success 'interleaved tracebacks of two ranks are split by rank' '
+	mkdir -p inter &&
+	cat >inter/log.txt <<-\EOF &&
+	[rank0]: Traceback (most recent call last):
+	[rank1]: Traceback (most recent call last):
+	[rank0]:   File "/app/train.py", line 120, in <module>
+	[rank1]:   File "/app/train.py", line 120, in <module>
+	[rank0]:     loss = step(batch)
+	[rank1]:     loss = step(batch)
+	[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+	[rank0]: torch.distributed.DistBackendError: NCCL error: remote process exited or there was a network error
+	EOF
+	trainscope diagnose --format json ./inter >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^torch.OutOfMemoryError" &&
+	test "$(jq -c ".events[0].nodes" d.json)" = "[\"rank-1\"]" &&
+	test "$(jq -c ".events[1].nodes" d.json)" = "[\"rank-0\"]" &&
+	test "$(jq -r ".nodes[0].node" d.json)" = rank-1
+'
+
+test_expect_success 'a traceback cut before its exception speaks through its innermost frame' '
+	mkdir -p cut &&
+	cat >cut/log.txt <<-\EOF &&
+	[2024-06-01 10:00:00,000] [INFO] [engine.py:100:init] world size 4
+	[2024-06-01 10:00:05,000] [INFO] [engine.py:120:init] loading model
+	Traceback (most recent call last):
+	  File "/app/train.py", line 300, in <module>
+	    main()
+	  File "/opt/lib/engine.py", line 1103, in _configure_distributed_model
+	    self.module.to(self.device)
+	EOF
+	trainscope diagnose --format json ./cut >d.json 2>/dev/null &&
+	test "$(jq -r ".events[0].first.line" d.json)" = 7 &&
+	printf "%s\n" "  File \"/app/x.py\", line 9, in f" "    helper()" \
+	    "  File \"<string>\", line 1, in <module>" "MemoryError" >>cut/log.txt &&
+	trainscope index cut >/dev/null 2>&1 &&
+	trainscope diagnose --format json cut >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep -x MemoryError
+'
+
 test_expect_success 'pdsh host prefixes: one file, a node per host, never the file name' '
 	mkdir -p pdsh &&
 	cat >pdsh/launch.log <<-\EOF &&
