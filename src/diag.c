@@ -925,6 +925,12 @@ tmpl_spatial(struct work *w, size_t t, double *col, char ***rv, size_t *rn)
 	f->maxz = count_z(job, t, col, &f->zn);
 	zpart = f->maxz / 6 > 1 ? 1 : f->maxz / 6;
 	f->spatial = presence > zpart ? presence : zpart;
+	/* an error of every node points at the whole job, not at no node */
+	if (f->nn == job->nreal && f->spatial < 0.5 && own_error(w, t)) {
+		f->spatial = 0.5;
+		reason_add(rv, rn, "on every node: an error of the whole job "
+		    "(configuration, environment, shared storage or fabric)");
+	}
 	if (f->nn == 1) {
 		for (n = 0; n < job->nreal; n++)
 			if (job->counts[n * job->ntmpls + t] > 0)

@@ -55,6 +55,7 @@ struct lfile {
 struct tbtrack {
 	int after_frame;	/* the line before was a frame */
 	int open;		/* a frame was seen, and no exception after it */
+	int launcher;		/* it is a launcher's own (a child failed) */
 	size_t last;		/* the innermost frame's line (template) */
 };
 
@@ -731,6 +732,27 @@ clock_release(struct lclock *ck)
 	free(ck->ts);
 }
 
+/*
+ * A source line of a launcher's own traceback, which it prints after a
+ * child failed (torch elastic, accelerate, DeepSpeed's launcher): that
+ * traceback is a consequence, cut or not.
+ */
+static int
+launcher_source(const char *text)
+{
+	static const char *const calls[] = {
+		"elastic_launch(", "launch_agent(", "ChildFailedError",
+		"launch_command(", "multi_gpu_launcher(", "deepspeed_launcher(",
+		"sigkill_handler(",
+	};
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(calls); i++)
+		if (strstr(text, calls[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 /* Count template t's line as a traceback's context or not; follow it. */
 static void
 tb_line(struct loader *l, struct tbtrack *tb, size_t t)
@@ -741,8 +763,12 @@ tb_line(struct loader *l, struct tbtrack *tb, size_t t)
 	if (lt->is_frame || lt->is_filler || src)
 		lt->ctx++;
 	if (lt->is_frame || (src && !lt->is_filler)) {
+		if (!tb->open)
+			tb->launcher = 0;
 		tb->open = 1;
 		tb->last = t;
+		if (src && launcher_source(l->job->tmpls[t].text))
+			tb->launcher = 1;
 	} else if (lt->is_exc || !lt->is_filler)
 		tb->open = 0;
 	tb->after_frame = lt->is_frame;
@@ -754,7 +780,7 @@ tb_end(struct loader *l, struct tbtrack *tb)
 {
 	struct diag_tmpl *tp;
 
-	if (!tb->open)
+	if (!tb->open || tb->launcher)
 		return;
 	tp = &l->job->tmpls[tb->last];
 	if (l->lt[tb->last].ctx > 0)
@@ -776,7 +802,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	size_t nlines, line, t, i;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
 	int pending = 0;
-	struct tbtrack tb = { 0, 0, 0 };
+	struct tbtrack tb = { 0, 0, 0, 0 };
 	struct lclock ck;
 	size_t hint = 0;
 

@@ -1437,6 +1437,24 @@ lp_overwritten(const char *s, size_t len)
 	return k + 1;
 }
 
+/* A host named after its address with dashes: "10-0-4-11". */
+static int
+lp_dashed_ip(const char *s, size_t n)
+{
+	size_t i, digits = 0;
+	int parts = 1;
+
+	for (i = 0; i < n; i++) {
+		if (lp_digit((unsigned char)s[i]) && ++digits <= 3)
+			continue;
+		if (s[i] != '-' || digits == 0)
+			return 0;
+		parts++;
+		digits = 0;
+	}
+	return parts == 4 && digits > 0;
+}
+
 /*
  * NCCL's "host:pid:tid [dev]" header: the host belongs to this line (a
  * file may hold the lines of several hosts).
@@ -1465,8 +1483,9 @@ lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
 		{
 			const char *c1 = memchr(s + i, ':', k - i), *c2;
 
-			if (c1 != NULL && c1 > s + i && lp_alpha(
-			    (unsigned char)s[i]) && (c2 = memchr(c1 + 1, ':',
+			if (c1 != NULL && c1 > s + i && (lp_alpha(
+			    (unsigned char)s[i]) || lp_dashed_ip(s + i,
+			    (size_t)(c1 - (s + i)))) && (c2 = memchr(c1 + 1, ':',
 			    (size_t)(s + k - c1 - 1))) != NULL &&
 			    c2 > c1 + 1 && c2 + 1 < s + k &&
 			    lp_digit((unsigned char)c1[1]) &&

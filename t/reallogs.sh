@@ -377,6 +377,37 @@ test_expect_success 'a timestamped mpirun tag before NCCL'"'"'s header: the host
 	jq -r ".nodes[].node" d.json | grep -x trn-b4
 '
 
+test_expect_success 'an error of every node is not discounted for being everywhere' '
+	mkdir -p every &&
+	cat >every/nccl.log <<-\EOF &&
+	172-16-0-5:900:950 [0] NCCL INFO Channel 00 : 1[3b000] -> 0[1b000] via direct shared memory
+	172-16-0-5:900:950 [0] NCCL INFO Channel 01 : 1[3b000] -> 0[1b000] via direct shared memory
+	172-16-0-5:901:952 [1] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory
+	172-16-0-6:700:755 [1] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory
+	EOF
+	trainscope diagnose --format json ./every >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "ibv_create_cq failed" &&
+	jq -r ".nodes[].node" d.json | sort >nodes &&
+	printf "172-16-0-5\n172-16-0-6\n" >want && test_cmp want nodes
+'
+
+test_expect_success 'a launcher'"'"'s own traceback, cut or not, never speaks for the failed rank' '
+	mkdir -p launch &&
+	cat >launch/log.txt <<-\EOF &&
+	[2024-07-01 09:00:00,100] [INFO] [launch.py:140:main] nnodes=1, num_local_procs=2
+	ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -11) local_rank: 1 (pid: 4711) of binary: /usr/bin/python
+	Traceback (most recent call last):
+	  File "/usr/local/bin/accelerate", line 8, in <module>
+	    sys.exit(main())
+	  File "/usr/local/lib/python3.10/site-packages/accelerate/commands/accelerate_cli.py", line 45, in main
+	    args.func(args)
+	  File "/usr/local/lib/python3.10/site-packages/accelerate/commands/launch.py", line 985, in launch_command
+	    multi_gpu_launcher(args)
+	EOF
+	trainscope diagnose --format json ./launch >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^failed (exitcode"
+'
+
 test_expect_success 'lines --node --iter: a node'"'"'s lines of one iteration, also in a combined log' '
 	trainscope simulate --healthy --nodes 2 --gpus-per-node 2 --iters 8 --layout combined --no-flows comb >/dev/null &&
 	trainscope index comb 2>/dev/null &&

@@ -122,6 +122,10 @@ test_more_headers(void)
 	check_prefix("2020-01-02T03:04:05.678Z: [1,5]<stderr>:trn-b4:7:9 [2] "
 	    "NCCL WARN Call to ibv_open_device failed", "Call to "
 	    "ibv_open_device failed", 5, "trn-b4");
+	/* a host named after its address, dashed */
+	check_prefix("10-0-4-11:62452:62548 [0] NCCL INFO init.cc:778 -> 2",
+	    "init.cc:778 -> 2", -1, "10-0-4-11");
+	check_prefix("2019-06-02 16:13:44 12:3:4 [0] NCCL INFO x", "x", -1, NULL);
 	/* Slurm's step daemon and srun name the node (and srun the task) */
 	check_prefix("slurmstepd-cn0311: error: *** JOB 42 ON cn0311 CANCELLED",
 	    "*** JOB 42 ON cn0311 CANCELLED", -1, "cn0311");
