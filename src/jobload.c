@@ -56,6 +56,7 @@ struct tbtrack {
 	int after_frame;	/* the line before was a frame */
 	int open;		/* a frame was seen, and no exception after it */
 	int launcher;		/* it is a launcher's own (a child failed) */
+	int report;		/* text lines since a launcher's failure record */
 	size_t last;		/* the innermost frame's line (template) */
 };
 
@@ -763,14 +764,20 @@ tb_line(struct loader *l, struct tbtrack *tb, size_t t)
 	if (lt->is_frame || lt->is_filler || src)
 		lt->ctx++;
 	if (lt->is_frame || (src && !lt->is_filler)) {
+		/* right after "failed (exitcode: 1) local_rank: 0 ..." */
 		if (!tb->open)
-			tb->launcher = 0;
+			tb->launcher = tb->report > 0;
 		tb->open = 1;
 		tb->last = t;
 		if (src && launcher_source(l->job->tmpls[t].text))
 			tb->launcher = 1;
-	} else if (lt->is_exc || !lt->is_filler)
+	} else if (lt->is_exc || !lt->is_filler) {
 		tb->open = 0;
+		if (tb->report > 0)
+			tb->report--;
+		if (strstr(l->job->tmpls[t].text, "failed (exitcode") != NULL)
+			tb->report = 3;
+	}
 	tb->after_frame = lt->is_frame;
 }
 
@@ -802,7 +809,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	size_t nlines, line, t, i;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
 	int pending = 0;
-	struct tbtrack tb = { 0, 0, 0, 0 };
+	struct tbtrack tb = { 0, 0, 0, 0, 0 };
 	struct lclock ck;
 	size_t hint = 0;
 

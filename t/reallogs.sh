@@ -405,6 +405,15 @@ test_expect_success 'a launcher'"'"'s own traceback, cut or not, never speaks fo
 	    multi_gpu_launcher(args)
 	EOF
 	trainscope diagnose --format json ./launch >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^failed (exitcode" &&
+	mkdir -p launch2 &&
+	cat >launch2/log.txt <<-\EOF &&
+	E0901 10:00:03.000000 812 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) local_rank: 0 (pid: 900) of binary: /usr/bin/python
+	Traceback (most recent call last):
+	  File "/usr/local/bin/torchrun", line 8, in <module>
+	    sys.exit(main())
+	EOF
+	trainscope diagnose --format json ./launch2 >d.json 2>/dev/null &&
 	jq -r ".events[0].template" d.json | grep "^failed (exitcode"
 '
 
