@@ -513,8 +513,8 @@ consequence(const char *c)
 }
 
 /*
- * Does template t report an error of a rank's own: a line that says
- * something went wrong (error level or error words), no traceback frame,
+ * Does template t report an error of a rank's own: a line at error level,
+ * a warning in error words, or a labelled line in error words; no frame,
  * no consequence (timeout, hang, lost peer, exit report, collective
  * summary), new against the healthy runs, and not logged after the job's
  * first timeout?  Needs label() and the novelty of crossjob_prepare().
@@ -525,7 +525,8 @@ own_error(const struct work *w, size_t t)
 	const struct diag_tmpl *tp = &w->job->tmpls[t];
 	const struct tfacts *f = &w->tf[t];
 
-	return !tp->context && f->level >= 0.75 && f->novelty >= 0.5 &&
+	return !tp->context && (f->level >= 1 || (f->level >= 0.75 &&
+	    f->category != NULL)) && f->novelty >= 0.5 &&
 	    !consequence(f->category) && (isnan(w->first_timeout) ||
 	    isnan(tp->first.ts) || tp->first.ts <= w->first_timeout);
 }

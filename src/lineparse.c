@@ -975,6 +975,53 @@ lp_anchor_host(struct lp_scan *sc)
 }
 
 /*
+ * Open MPI's reports of the process that failed first: "Process name:
+ * [[61482,1],3]" (rank 3) and "mpirun noticed that process rank 3 with
+ * PID 42 on node gpu-7 exited on signal 9 (Killed)."  The line stays
+ * message; only the rank and node are taken.
+ */
+static void
+lp_mpirun(struct lp_line *out, const char *s, size_t end)
+{
+	static const char noticed[] = "mpirun noticed that process rank ";
+	size_t i = 0, j, k;
+	long r;
+
+	while (i < end && s[i] == ' ')
+		i++;
+	if (end - i > 17 && memcmp(s + i, "Process name: [[", 16) == 0) {
+		k = i + 16;
+		while (k < end && s[k] != ']')
+			k++;
+		if (k > i + 16 && s[k - 1] != '[' && k + 2 < end && s[k + 1] == ',')
+			k += 2;
+		else
+			return;
+		if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ']')
+			out->rank = (int)r;
+		return;
+	}
+	if (end - i < sizeof noticed || memcmp(s + i, noticed,
+	    sizeof noticed - 1) != 0)
+		return;
+	k = i + sizeof noticed - 1;
+	if ((r = lp_small(s, &k, end)) < 0)
+		return;
+	for (j = k; j + 9 < end && memcmp(s + j, " on node ", 9) != 0; j++)
+		;
+	if (j + 9 >= end)
+		return;
+	j += 9;
+	for (k = j; k < end && k - j <= 64 && s[k] != ' '; k++)
+		;
+	if (k == j || k >= end)
+		return;
+	out->rank = (int)r;
+	out->host = s + j;
+	out->host_len = k - j;
+}
+
+/*
  * srun's own reports name the node and the task (the global rank):
  * "srun: error: NODE: task 3: Out Of Memory", "... tasks 0-7: Killed".
  * The line stays message; only the node and a single task are taken.
@@ -1529,6 +1576,7 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 		lp_nccl_host(&sc, start);
 	if (!seen) {
 		lp_srun(out, line, sc.end);
+		lp_mpirun(out, line, sc.end);
 		return;
 	}
 	start = lp_logger(&sc, start);

@@ -417,6 +417,28 @@ test_expect_success 'a launcher'"'"'s own traceback, cut or not, never speaks fo
 	jq -r ".events[0].template" d.json | grep "^failed (exitcode"
 '
 
+test_expect_success 'Open MPI'"'"'s summary places the first failed rank; its boilerplate is no rank'"'"'s own error' '
+	mkdir -p ompi &&
+	cat >ompi/job.out <<-\EOF &&
+	[1,0]<stdout>:epoch 3 step 120 loss 1.91
+	[1,1]<stdout>:epoch 3 step 120 loss 1.93
+	[1,0]<stderr>:RuntimeError: Horovod has been shut down. This was caused by an exception on one of the ranks.
+	--------------------------------------------------------------------------
+	Primary job  terminated normally, but 1 process returned
+	a non-zero exit code. Per user-direction, the job has been aborted.
+	--------------------------------------------------------------------------
+	mpirun detected that one or more processes exited with non-zero status, thus causing
+	the job to be terminated. The first process to do so was:
+
+	  Process name: [[2231,1],1]
+	  Exit code:    137
+	EOF
+	trainscope diagnose --format json ./ompi >d.json 2>/dev/null &&
+	jq -r ".nodes[].node" d.json | grep -x rank-1 &&
+	test "$(jq -r ".events[] | select(.template | test(\"^Process name\")) | .nodes[0]" d.json)" = rank-1 &&
+	! jq -r ".events[].reasons[]" d.json | grep "another event reports the error"
+'
+
 test_expect_success 'lines --node --iter: a node'"'"'s lines of one iteration, also in a combined log' '
 	trainscope simulate --healthy --nodes 2 --gpus-per-node 2 --iters 8 --layout combined --no-flows comb >/dev/null &&
 	trainscope index comb 2>/dev/null &&

@@ -136,6 +136,13 @@ test_more_headers(void)
 	    "cn0312");
 	check_prefix("srun: error: Unable to allocate resources", "srun: error: "
 	    "Unable to allocate resources", -1, NULL);
+	/* Open MPI's summary names the first process to fail */
+	check_prefix("  Process name: [[4021,1],6]", "  Process name: [[4021,1],6]",
+	    6, NULL);
+	check_prefix("mpirun noticed that process rank 2 with PID 0 on node "
+	    "cn17 exited on signal 9 (Killed).", "mpirun noticed that process "
+	    "rank 2 with PID 0 on node cn17 exited on signal 9 (Killed).", 2,
+	    "cn17");
 }
 
 static void
