@@ -1,8 +1,11 @@
 #!/bin/sh
 # reallogs.sh -- the diagnosis on the shapes real logs have: launcher
-# prefixes, multi-line errors, causes logged below error level, kernel
-# logs, healthy runs without a shutdown line; and the pasted failure logs
-# of $TS_SHARED/data/failure-logs, whose cause line must rank in the top 3.
+# prefixes (mpirun, pdsh, Slurm, Open MPI's summary), multi-line errors
+# (interleaved, cut, a launcher's own), causes logged below error level,
+# kernel logs, adapter events before their consequences, errors of every
+# node, healthy runs without a shutdown line or with checkpoint saves,
+# loops of no framework; and the pasted failure logs of
+# $TS_SHARED/data/failure-logs, whose cause line must rank in the top 3.
 . "$TS_SRCDIR/t/lib/test-lib.sh"
 
 # top JOB: the template of the first ranked event
