@@ -513,8 +513,8 @@ consequence(const char *c)
 }
 
 /*
- * Does template t report an error of a rank's own: a line that says
- * something went wrong (error level or error words), no traceback frame,
+ * Does template t report an error of a rank's own: a line at error level,
+ * a warning in error words, or a labelled line in error words; no frame,
  * no consequence (timeout, hang, lost peer, exit report, collective
  * summary), new against the healthy runs, and not logged after the job's
  * first timeout?  Needs label() and the novelty of crossjob_prepare().
@@ -525,7 +525,8 @@ own_error(const struct work *w, size_t t)
 	const struct diag_tmpl *tp = &w->job->tmpls[t];
 	const struct tfacts *f = &w->tf[t];
 
-	return !tp->context && f->level >= 0.75 && f->novelty >= 0.5 &&
+	return !tp->context && (f->level >= 1 || (f->level >= 0.75 &&
+	    f->category != NULL)) && f->novelty >= 0.5 &&
 	    !consequence(f->category) && (isnan(w->first_timeout) ||
 	    isnan(tp->first.ts) || tp->first.ts <= w->first_timeout);
 }
@@ -925,6 +926,12 @@ tmpl_spatial(struct work *w, size_t t, double *col, char ***rv, size_t *rn)
 	f->maxz = count_z(job, t, col, &f->zn);
 	zpart = f->maxz / 6 > 1 ? 1 : f->maxz / 6;
 	f->spatial = presence > zpart ? presence : zpart;
+	/* an error of every node points at the whole job, not at no node */
+	if (f->nn == job->nreal && f->spatial < 0.5 && own_error(w, t)) {
+		f->spatial = 0.5;
+		reason_add(rv, rn, "on every node: an error of the whole job "
+		    "(configuration, environment, shared storage or fabric)");
+	}
 	if (f->nn == 1) {
 		for (n = 0; n < job->nreal; n++)
 			if (job->counts[n * job->ntmpls + t] > 0)

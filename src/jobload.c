@@ -46,6 +46,20 @@ struct lfile {
 };
 
 /* One node's lines inside a file of several ranks (combined logs). */
+/*
+ * Where a stream stands in a Python traceback.  A traceback that the paste
+ * cut before its exception line speaks through its innermost frame: at
+ * the stream's end, the line after the last frame (or that frame) is an
+ * error line, no context.
+ */
+struct tbtrack {
+	int after_frame;	/* the line before was a frame */
+	int open;		/* a frame was seen, and no exception after it */
+	int launcher;		/* it is a launcher's own (a child failed) */
+	int report;		/* text lines since a launcher's failure record */
+	size_t last;		/* the innermost frame's line (template) */
+};
+
 struct split {
 	size_t node;
 	char *host;		/* the lines' host prefix, or NULL */
@@ -53,7 +67,7 @@ struct split {
 	size_t stream;
 	struct stage_tracker tr;
 	int pending;
-	int after_frame;
+	struct tbtrack tb;
 };
 
 /* One file_templates row. */
@@ -273,7 +287,10 @@ row_before(const struct loader *l, const struct lrow *a, const struct lrow *b)
 	return c != 0 ? c < 0 : a->first_line < b->first_line;
 }
 
-/* Python's way of dying: a "SomethingError: ..." line. */
+/*
+ * Python's way of dying: a "SomethingError: ..." line, or the exception's
+ * bare name ("MemoryError", "KeyboardInterrupt") on a line of its own.
+ */
 static int
 looks_like_error(const char *m, size_t len)
 {
@@ -282,7 +299,11 @@ looks_like_error(const char *m, size_t len)
 	while (i < len && (isalnum((unsigned char)m[i]) || m[i] == '_' ||
 	    m[i] == '.'))
 		i++;
-	return i < len && m[i] == ':' && i >= 5 &&
+	if (i == len)
+		return (i >= 5 && strncmp(m + i - 5, "Error", 5) == 0) ||
+		    (i >= 9 && strncmp(m + i - 9, "Exception", 9) == 0) ||
+		    (i >= 9 && strncmp(m + i - 9, "Interrupt", 9) == 0);
+	return m[i] == ':' && i >= 5 &&
 	    (strncmp(m + i - 5, "Error", 5) == 0 ||
 	    (i >= 9 && strncmp(m + i - 9, "Exception", 9) == 0));
 }
@@ -712,6 +733,70 @@ clock_release(struct lclock *ck)
 	free(ck->ts);
 }
 
+/*
+ * A source line of a launcher's own traceback, which it prints after a
+ * child failed (torch elastic, accelerate, DeepSpeed's launcher): that
+ * traceback is a consequence, cut or not.
+ */
+static int
+launcher_source(const char *text)
+{
+	static const char *const calls[] = {
+		"elastic_launch(", "launch_agent(", "ChildFailedError",
+		"launch_command(", "multi_gpu_launcher(", "deepspeed_launcher(",
+		"sigkill_handler(",
+	};
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(calls); i++)
+		if (strstr(text, calls[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* Count template t's line as a traceback's context or not; follow it. */
+static void
+tb_line(struct loader *l, struct tbtrack *tb, size_t t)
+{
+	struct ltmpl *lt = &l->lt[t];
+	int src = tb->after_frame && !lt->is_exc;
+
+	if (lt->is_frame || lt->is_filler || src)
+		lt->ctx++;
+	if (lt->is_frame || (src && !lt->is_filler)) {
+		/* right after "failed (exitcode: 1) local_rank: 0 ..." */
+		if (!tb->open)
+			tb->launcher = tb->report > 0;
+		tb->open = 1;
+		tb->last = t;
+		if (src && launcher_source(l->job->tmpls[t].text))
+			tb->launcher = 1;
+	} else if (lt->is_exc || !lt->is_filler) {
+		tb->open = 0;
+		if (tb->report > 0)
+			tb->report--;
+		if (strstr(l->job->tmpls[t].text, "failed (exitcode") != NULL)
+			tb->report = 3;
+	}
+	tb->after_frame = lt->is_frame;
+}
+
+/* The stream ended: a traceback still open was cut; its last frame speaks. */
+static void
+tb_end(struct loader *l, struct tbtrack *tb)
+{
+	struct diag_tmpl *tp;
+
+	if (!tb->open || tb->launcher)
+		return;
+	tp = &l->job->tmpls[tb->last];
+	if (l->lt[tb->last].ctx > 0)
+		l->lt[tb->last].ctx--;
+	if (tp->level < DIAG_LEVEL_ERROR)
+		tp->level = DIAG_LEVEL_ERROR;
+	tb->open = 0;
+}
+
 /* Replay file fi (rows [from, to)) through the stage tracker. */
 static void
 replay_file(struct loader *l, size_t fi, size_t from, size_t to,
@@ -723,7 +808,8 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	struct stage_iter it;
 	size_t nlines, line, t, i;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
-	int pending = 0, after_frame = 0;
+	int pending = 0;
+	struct tbtrack tb = { 0, 0, 0, 0, 0 };
 	struct lclock ck;
 	size_t hint = 0;
 
@@ -738,10 +824,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 			continue;
 		t = map[line] - 1;
 		r = &l->rows[row_of[t]];
-		if (l->lt[t].is_frame || l->lt[t].is_filler ||
-		    (after_frame && !l->lt[t].is_exc))
-			l->lt[t].ctx++;
-		after_frame = l->lt[t].is_frame;
+		tb_line(l, &tb, t);
 		if (l->lt[t].is_iter) {
 			memset(&it, 0, sizeof it);
 			it.iteration = iter_number(r, l->lt[t].occ++);
@@ -755,6 +838,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 		stream_line(job, l->files[fi].stream, t, &tag, &pending,
 		    clock_at(&ck, line, &hint));
 	}
+	tb_end(l, &tb);
 	stream_finish(job, l->files[fi].stream, &tr, pending,
 	    l->files[fi].last_ts);
 	clock_release(&ck);
@@ -1092,10 +1176,7 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 	if (job->tmpls[t].level >= DIAG_LEVEL_ERROR && !isnan(ts) &&
 	    (isnan(n->first_error_ts) || ts < n->first_error_ts))
 		n->first_error_ts = ts;
-	if (l->lt[t].is_frame || l->lt[t].is_filler ||
-	    (sp->after_frame && !l->lt[t].is_exc))
-		l->lt[t].ctx++;
-	sp->after_frame = l->lt[t].is_frame;
+	tb_line(l, &sp->tb, t);
 	if (l->lt[t].is_iter && split_iter(l, sp, lp, &it)) {
 		stage_feed_known(&sp->tr, -1, &it, &tag);
 		if (it.has_duration && (l->time_stream == (size_t)-1 ||
@@ -1226,6 +1307,7 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 		reader_close(rd);
 	}
 	for (i = 0; i < nsp; i++) {
+		tb_end(l, &sp[i].tb);
 		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
 		    l->files[fi].last_ts);
 		free(sp[i].host);

@@ -275,6 +275,13 @@ lp_date_time(struct lp_scan *sc, size_t *i, long days, int year_known,
 		if (lp_time(s, &k, sc->end, sep, &secs) == 0) {
 			j = k;
 			tz = lp_zone(s, &j, sc->end, &off);
+			/* "12:00:00.043 +08:00": a numeric zone after a blank */
+			k = j + 1;
+			if (!tz && j + 5 < sc->end && s[j] == ' ' &&
+			    (s[k] == '+' || s[k] == '-') &&
+			    lp_digit((unsigned char)s[k + 2]) &&
+			    (tz = lp_zone(s, &k, sc->end, &off)) != 0)
+				j = k;
 		}
 	}
 	if ((need_time && j == *i) || !lp_fieldend(s, j, sc->end))
@@ -958,8 +965,89 @@ lp_anchor_host(struct lp_scan *sc)
 		return -1;
 	sc->out->host = s + j;
 	sc->out->host_len = k - j;
+	/* Slurm's step daemon writes "slurmstepd-NODE: error: ..." */
+	if (k - j > 11 && memcmp(s + j, "slurmstepd-", 11) == 0) {
+		sc->out->host += 11;
+		sc->out->host_len -= 11;
+	}
 	sc->pos = k + 2;
 	return 0;
+}
+
+/*
+ * Open MPI's reports of the process that failed first: "Process name:
+ * [[61482,1],3]" (rank 3) and "mpirun noticed that process rank 3 with
+ * PID 42 on node gpu-7 exited on signal 9 (Killed)."  The line stays
+ * message; only the rank and node are taken.
+ */
+static void
+lp_mpirun(struct lp_line *out, const char *s, size_t end)
+{
+	static const char noticed[] = "mpirun noticed that process rank ";
+	size_t i = 0, j, k;
+	long r;
+
+	while (i < end && s[i] == ' ')
+		i++;
+	if (end - i > 17 && memcmp(s + i, "Process name: [[", 16) == 0) {
+		k = i + 16;
+		while (k < end && s[k] != ']')
+			k++;
+		if (k > i + 16 && s[k - 1] != '[' && k + 2 < end && s[k + 1] == ',')
+			k += 2;
+		else
+			return;
+		if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ']')
+			out->rank = (int)r;
+		return;
+	}
+	if (end - i < sizeof noticed || memcmp(s + i, noticed,
+	    sizeof noticed - 1) != 0)
+		return;
+	k = i + sizeof noticed - 1;
+	if ((r = lp_small(s, &k, end)) < 0)
+		return;
+	for (j = k; j + 9 < end && memcmp(s + j, " on node ", 9) != 0; j++)
+		;
+	if (j + 9 >= end)
+		return;
+	j += 9;
+	for (k = j; k < end && k - j <= 64 && s[k] != ' '; k++)
+		;
+	if (k == j || k >= end)
+		return;
+	out->rank = (int)r;
+	out->host = s + j;
+	out->host_len = k - j;
+}
+
+/*
+ * srun's own reports name the node and the task (the global rank):
+ * "srun: error: NODE: task 3: Out Of Memory", "... tasks 0-7: Killed".
+ * The line stays message; only the node and a single task are taken.
+ */
+static void
+lp_srun(struct lp_line *out, const char *s, size_t end)
+{
+	size_t i = 13, j, k;
+	long r;
+
+	if (end < 20 || memcmp(s, "srun: error: ", 13) != 0)
+		return;
+	for (j = i; j < end && j - i <= 64 && (lp_alpha((unsigned char)s[j]) ||
+	    lp_digit((unsigned char)s[j]) || s[j] == '-' || s[j] == '.' ||
+	    s[j] == '_'); j++)
+		;
+	if (j == i || j + 8 > end || memcmp(s + j, ": task", 6) != 0)
+		return;
+	out->host = s + i;
+	out->host_len = j - i;
+	k = j + 6;
+	if (s[k] != ' ')
+		return;
+	k++;
+	if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ':')
+		out->rank = (int)r;
 }
 
 /*
@@ -1251,6 +1339,27 @@ lp_component(struct lp_scan *sc, size_t i)
 	return 0;
 }
 
+/* Does the header before s[i] end in NCCL's "NCCL WARN" or "NCCL INFO"? */
+static int
+lp_nccl_level(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t k = i, w;
+
+	if (sc->out->level == LP_LEVEL_NONE)
+		return 0;
+	while (k > 0 && lp_space((unsigned char)s[k - 1]))
+		k--;
+	for (w = k; w > 0 && lp_alpha((unsigned char)s[w - 1]); w--)
+		;
+	if (w == k || w == 0 || !lp_space((unsigned char)s[w - 1]))
+		return 0;
+	while (w > 0 && lp_space((unsigned char)s[w - 1]))
+		w--;
+	return w >= 4 && memcmp(s + w - 4, "NCCL", 4) == 0 &&
+	    (w == 4 || lp_space((unsigned char)s[w - 5]));
+}
+
 /* Consume the tail fields and the component; returns the message start. */
 static size_t
 lp_tail(struct lp_scan *sc, size_t i)
@@ -1271,9 +1380,10 @@ lp_tail(struct lp_scan *sc, size_t i)
 			break;
 		i = e;
 	}
-	/* the kernel ring buffer has no tag field: "NVRM:" is message */
+	/* the kernel ring buffer has no tag field: "NVRM:" is message; nor
+	   has NCCL, whose subsystem ("NET/IB:") follows its level */
 	if (i >= sc->end || sc->out->ts_kind == LP_TS_UPTIME || sc->kernel ||
-	    (e = lp_component(sc, i)) == 0)
+	    lp_nccl_level(sc, i) || (e = lp_component(sc, i)) == 0)
 		return i;
 	/* the kernel's own time after a syslog "kernel:" tag */
 	j = lp_skipspace(sc, e);
@@ -1374,6 +1484,24 @@ lp_overwritten(const char *s, size_t len)
 	return k + 1;
 }
 
+/* A host named after its address with dashes: "10-0-4-11". */
+static int
+lp_dashed_ip(const char *s, size_t n)
+{
+	size_t i, digits = 0;
+	int parts = 1;
+
+	for (i = 0; i < n; i++) {
+		if (lp_digit((unsigned char)s[i]) && ++digits <= 3)
+			continue;
+		if (s[i] != '-' || digits == 0)
+			return 0;
+		parts++;
+		digits = 0;
+	}
+	return parts == 4 && digits > 0;
+}
+
 /*
  * NCCL's "host:pid:tid [dev]" header: the host belongs to this line (a
  * file may hold the lines of several hosts).
@@ -1391,12 +1519,20 @@ lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
 		k = lp_tokend(sc, i);
 		if (k > hdr_end)
 			return;
+		/* after mpirun's "[1,12]<stdout>:" */
+		if (s[i] == '[') {
+			const char *t = memchr(s + i, '>', k - i);
+
+			if (t != NULL && t + 1 < s + k && t[1] == ':')
+				i = (size_t)(t + 2 - s);
+		}
 		/* name:digits:digits */
 		{
 			const char *c1 = memchr(s + i, ':', k - i), *c2;
 
-			if (c1 != NULL && c1 > s + i && lp_alpha(
-			    (unsigned char)s[i]) && (c2 = memchr(c1 + 1, ':',
+			if (c1 != NULL && c1 > s + i && (lp_alpha(
+			    (unsigned char)s[i]) || lp_dashed_ip(s + i,
+			    (size_t)(c1 - (s + i)))) && (c2 = memchr(c1 + 1, ':',
 			    (size_t)(s + k - c1 - 1))) != NULL &&
 			    c2 > c1 + 1 && c2 + 1 < s + k &&
 			    lp_digit((unsigned char)c1[1]) &&
@@ -1438,8 +1574,11 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	start = lp_anchors(&sc, &seen);
 	if (seen)
 		lp_nccl_host(&sc, start);
-	if (!seen)
+	if (!seen) {
+		lp_srun(out, line, sc.end);
+		lp_mpirun(out, line, sc.end);
 		return;
+	}
 	start = lp_logger(&sc, start);
 	start = lp_tail(&sc, start);
 	while (start < len && lp_space((unsigned char)line[start]))

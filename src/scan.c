@@ -275,19 +275,21 @@ host_name(const char *s, size_t n)
 	return xstrndup(s, n);
 }
 
-/* "host:pid:tid [d] NCCL INFO": the host. */
+/*
+ * "host:pid:tid [d] NCCL INFO": the host, as the line's header names it
+ * (after a timestamp too: a timestamp is no host).  A line of a rank
+ * prefix gives none: such files are split by rank.
+ */
 static char *
 nccl_host(const char *line, size_t n)
 {
-	const char *colon = memchr(line, ':', n);
-	size_t hl;
+	struct lp_line lp;
 
-	if (colon == NULL || memmem(line, n, " NCCL ", 6) == NULL)
+	if (memmem(line, n, " NCCL ", 6) == NULL)
 		return NULL;
-	hl = (size_t)(colon - line);
-	if (hl + 1 >= n || !isdigit((unsigned char)colon[1]))
-		return NULL;
-	return host_name(line, hl);
+	lp_parse(line, n, &lp);
+	return lp.host != NULL && lp.rank < 0 ? host_name(lp.host,
+	    lp.host_len) : NULL;
 }
 
 /* NCCL "rank N nranks M" (any case of nRanks). */

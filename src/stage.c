@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "stage.h"
 #include "util.h"
@@ -30,7 +31,7 @@ static const char *stage_names[STAGE_COUNT] = {
 
 static const char *fw_names[] = {
 	"none", "megatron", "deepspeed", "hf", "lightning", "torchtitan",
-	"nemo", "tqdm"
+	"nemo", "tqdm", "counter"
 };
 
 const char *
@@ -395,6 +396,126 @@ parse_torchtitan(const char *msg, size_t len, struct stage_iter *it, int fields)
 	return 1;
 }
 
+/* Is c part of a word (letters, digits, underscore)? */
+static int
+word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    is_digit(c) || c == '_';
+}
+
+/* Does the word `w` start at msg[i] (case-blind, whole word)? */
+static int
+word_at(const char *msg, size_t len, size_t i, const char *w)
+{
+	size_t n = strlen(w);
+
+	return (i == 0 || !word_char(msg[i - 1])) && i + n <= len &&
+	    strncasecmp(msg + i, w, n) == 0 &&
+	    (i + n == len || !word_char(msg[i + n]));
+}
+
+/*
+ * The number after a counter word: "iter 83592:", "iter: 57", "Batch
+ * [100]", "[Iteration 45457]", "batch 50,", "num_updates 10198".
+ */
+static int
+counter_number(const char *msg, size_t len, long *n)
+{
+	static const char *const words[] = {
+		"iteration", "iter", "step", "batch", "num_updates",
+	};
+	struct scan sc = { msg, len, 0 };
+	size_t i, k;
+
+	for (i = 0; i < len; i++)
+		for (k = 0; k < TS_NELEM(words); k++) {
+			if (!word_at(msg, len, i, words[k]))
+				continue;
+			sc.pos = i + strlen(words[k]);
+			skip_blank(&sc);
+			if (sc.pos < len && (msg[sc.pos] == ':' ||
+			    msg[sc.pos] == '=' || msg[sc.pos] == '#'))
+				sc.pos++;
+			skip_blank(&sc);
+			if (sc.pos < len && msg[sc.pos] == '[')
+				sc.pos++;
+			skip_blank(&sc);
+			if (scan_long(&sc, n) == 0 &&
+			    (sc.pos == len || !word_char(msg[sc.pos])))
+				return 0;
+		}
+	return -1;
+}
+
+/*
+ * The training loss of a line: the number after a "loss" word or key
+ * ("loss 1.5", "total_loss: 10.3", "Loss is 1.26"); a validation,
+ * evaluation or test loss is none.
+ */
+static int
+counter_loss(const char *msg, size_t len, double *loss)
+{
+	static const char *const notrain[] = { "val", "valid", "eval", "test" };
+	struct scan sc = { msg, len, 0 };
+	size_t i, k, w;
+
+	for (i = 0; i + 4 <= len; i++) {
+		if (strncasecmp(msg + i, "loss", 4) != 0 ||
+		    (i + 4 < len && word_char(msg[i + 4])))
+			continue;
+		for (w = i; w > 0 && word_char(msg[w - 1]); w--)
+			;
+		for (k = 0; k < TS_NELEM(notrain); k++)
+			if (strncasecmp(msg + w, notrain[k],
+			    strlen(notrain[k])) == 0)
+				break;
+		if (k < TS_NELEM(notrain))
+			continue;
+		sc.pos = i + 4;
+		skip_blank(&sc);
+		if (sc.pos < len && (msg[sc.pos] == ':' || msg[sc.pos] == '='))
+			sc.pos++;
+		skip_blank(&sc);
+		if (sc.pos + 3 <= len && strncmp(msg + sc.pos, "is ", 3) == 0)
+			sc.pos += 3;
+		if (scan_double(&sc, loss) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Iteration lines of loops without a framework of their own: a counter
+ * word with its number and, on the same line, a training loss or a
+ * throughput ("iter 83592: loss 1.5455, time: 4401.19ms", "Epoch 1, batch
+ * 50, ... loss 0.62", "Epoch[0] Batch [100]  Speed: 1326.73 samples/sec",
+ * detectron2's "iter: 4959  total_loss: 10.31", fairseq's "| loss 6.343
+ * | ... | num_updates 10198").
+ */
+static int
+parse_counter(const char *msg, size_t len, struct stage_iter *it, int fields)
+{
+	static const char *const rates[] = {
+		"samples/s", "samples per second", "tokens/s", "toks/s",
+		"tokens per second", "tok/s",
+	};
+	long n;
+	double loss;
+	size_t k;
+	int has = counter_loss(msg, len, &loss) == 0;
+
+	for (k = 0; k < TS_NELEM(rates) && !has; k++)
+		has = find(msg, len, rates[k]) != NULL;
+	if (!has || counter_number(msg, len, &n) != 0)
+		return 0;
+	iter_clear(it, FW_COUNTER);
+	it->iteration = n;
+	if (fields && counter_loss(msg, len, &it->loss) == 0)
+		it->has_loss = 1;
+	return 1;
+}
+
 /* Try each framework in turn; fields: read duration and loss too. */
 static int
 parse_iter(const char *msg, size_t len, struct stage_iter *out, int fields)
@@ -405,7 +526,8 @@ parse_iter(const char *msg, size_t len, struct stage_iter *out, int fields)
 	    parse_deepspeed(msg, len, out, fields) ||
 	    parse_torchtitan(msg, len, out, fields) ||
 	    parse_hf_dict(msg, len, out, fields) ||
-	    parse_progress(msg, len, out, fields);
+	    parse_progress(msg, len, out, fields) ||
+	    parse_counter(msg, len, out, fields);
 }
 
 int

@@ -37,7 +37,8 @@ enum stage_fw {
 	FW_LIGHTNING,
 	FW_TORCHTITAN,
 	FW_NEMO,
-	FW_TQDM
+	FW_TQDM,
+	FW_COUNTER		/* a counter word beside a loss or a rate */
 };
 
 /* What an iteration line says; has_* tell which fields were present. */

@@ -1,8 +1,11 @@
 #!/bin/sh
 # reallogs.sh -- the diagnosis on the shapes real logs have: launcher
-# prefixes, multi-line errors, causes logged below error level, kernel
-# logs, healthy runs without a shutdown line; and the pasted failure logs
-# of $TS_SHARED/data/failure-logs, whose cause line must rank in the top 3.
+# prefixes (mpirun, pdsh, Slurm, Open MPI's summary), multi-line errors
+# (interleaved, cut, a launcher's own), causes logged below error level,
+# kernel logs, adapter events before their consequences, errors of every
+# node, healthy runs without a shutdown line or with checkpoint saves,
+# loops of no framework; and the pasted failure logs of
+# $TS_SHARED/data/failure-logs, whose cause line must rank in the top 3.
 . "$TS_SRCDIR/t/lib/test-lib.sh"
 
 # top JOB: the template of the first ranked event
@@ -35,6 +38,45 @@ test_expect_success 'mpirun --tag-output: ranks are split, the exception line le
 	h=$(grep -n -e "^Traceback" ranked | cut -d: -f1) &&
 	c=$(grep -n -e "\^\^\^" ranked | cut -d: -f1) &&
 	test "$e" -lt "$h" && test "$e" -lt "$c"
+'
+
+test_expect_success 'interleaved tracebacks of two ranks are split by rank' '
+	mkdir -p inter &&
+	cat >inter/log.txt <<-\EOF &&
+	[rank0]: Traceback (most recent call last):
+	[rank1]: Traceback (most recent call last):
+	[rank0]:   File "/app/train.py", line 120, in <module>
+	[rank1]:   File "/app/train.py", line 120, in <module>
+	[rank0]:     loss = step(batch)
+	[rank1]:     loss = step(batch)
+	[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.
+	[rank0]: torch.distributed.DistBackendError: NCCL error: remote process exited or there was a network error
+	EOF
+	trainscope diagnose --format json ./inter >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^torch.OutOfMemoryError" &&
+	test "$(jq -c ".events[0].nodes" d.json)" = "[\"rank-1\"]" &&
+	test "$(jq -c ".events[1].nodes" d.json)" = "[\"rank-0\"]" &&
+	test "$(jq -r ".nodes[0].node" d.json)" = rank-1
+'
+
+test_expect_success 'a traceback cut before its exception speaks through its innermost frame' '
+	mkdir -p cut &&
+	cat >cut/log.txt <<-\EOF &&
+	[2024-06-01 10:00:00,000] [INFO] [engine.py:100:init] world size 4
+	[2024-06-01 10:00:05,000] [INFO] [engine.py:120:init] loading model
+	Traceback (most recent call last):
+	  File "/app/train.py", line 300, in <module>
+	    main()
+	  File "/opt/lib/engine.py", line 1103, in _configure_distributed_model
+	    self.module.to(self.device)
+	EOF
+	trainscope diagnose --format json ./cut >d.json 2>/dev/null &&
+	test "$(jq -r ".events[0].first.line" d.json)" = 7 &&
+	printf "%s\n" "  File \"/app/x.py\", line 9, in f" "    helper()" \
+	    "  File \"<string>\", line 1, in <module>" "MemoryError" >>cut/log.txt &&
+	trainscope index cut >/dev/null 2>&1 &&
+	trainscope diagnose --format json cut >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep -x MemoryError
 '
 
 test_expect_success 'pdsh host prefixes: one file, a node per host, never the file name' '
@@ -160,6 +202,45 @@ test_expect_success 'healthy runs of several shapes are completed and join the h
 	test "$(grep -c "	healthy	" jobs)" = 3
 '
 
+test_expect_success 'a healthy loop of no framework (a counter beside a loss or a rate) is completed' '
+	mkdir -p plain/n1 plain/n2 &&
+	for n in 1 2; do
+		for i in $(seq 0 20 400); do
+			printf "[05/02 10:%02d:%02d d2.utils.events]:  eta: 1:02:03  iter: %d  total_loss: 1.%03d  lr: 0.01\n" $((i / 60)) $((i % 60)) $i $((500 - i))
+		done >plain/n$n/train.log
+	done &&
+	trainscope diagnose --format json ./plain >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = completed &&
+	test "$(jq -r .failure_iteration d.json)" = null
+'
+
+# ckpt_log DIR: two Megatron ranks of 40 iterations saving a checkpoint every
+# 6; the iteration after each save took five times as long.
+ckpt_log() {
+	for n in 1 2; do
+		mkdir -p "$1/node0$n" &&
+		for i in $(seq 1 40); do
+			ms=1000.$n
+			test $(( (i - 1) % 6 )) -ne 0 || test "$i" -eq 1 || ms=5012.$n
+			printf "[2024-05-01 12:%02d:%02d,000] INFO  iteration %8d/      40 | elapsed time per iteration (ms): %s | lm loss: 3.%02d0000E+00 |\n" $((i / 60)) $((i % 60)) $i $ms $((99 - i))
+			if test $((i % 6)) -eq 0 || test "$i" -eq 40; then
+				printf "[2024-05-01 12:%02d:%02d,500] INFO  saving checkpoint at iteration %7d to /ckpt\n" $((i / 60)) $((i % 60)) $i
+				printf "[2024-05-01 12:%02d:%02d,900] INFO    successfully saved checkpoint at iteration %7d to /ckpt\n" $((i / 60)) $((i % 60)) $i
+			fi
+		done >"$1/node0$n/rank-0.log" || return 1
+	done
+}
+
+test_expect_success 'checkpoint saves are no slowdown; anomalous iterations never exceed the iterations' '
+	ckpt_log saves &&
+	trainscope diagnose --format json ./saves >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = completed &&
+	test "$(jq -r .slowdown d.json)" = null &&
+	test "$(jq -r .anomalous_iterations d.json)" -le 40 &&
+	trainscope view --height all timeline saves >tl &&
+	grep "^ *37 " tl && ! grep -w slow tl
+'
+
 test_expect_success 'a failed paste is not taken for a healthy run' '
 	trainscope jobs --format tsv >jobs &&
 	grep "^mpi	" jobs | grep -v "	healthy	" &&
@@ -244,6 +325,121 @@ test_expect_success 'a stall that follows a rank'"'"'s own error is no hang; wha
 	jq -r ".events[] | select(.category == \"timeout\" or .category == \"collective\" or .category == \"disconnect\") | .score" d.json >cons &&
 	test "$(wc -l <cons)" -ge 3 &&
 	awk -v top="$top" "\$1 > 0.86 * top { bad = 1 } END { exit bad }" cons
+'
+
+test_expect_success 'an adapter'"'"'s async event outranks what its peers and NCCL then report' '
+	mkdir -p qp &&
+	cat >qp/nccl.log <<-\EOF &&
+	trn-a1:4410:4470 [2] transport/net_ib.cc:140 NCCL WARN communicator encountered a fatal error (detected in ncclIbTest)
+	trn-a2:5120:5199 [2] transport/net_ib.cc:2460 NCCL WARN NET/IB: Got completion from peer 10.9.0.11<40001> with status=4 opcode=0 len=0 vendor err 81 (Send) hca mlx5_3
+	trn-a1:4410:4466 [2] transport/net_ib.cc:182 NCCL WARN NET/IB : mlx5_3:1 async fatal event on QP (0x7f00aa010000): invalid request local work queue error
+	EOF
+	trainscope diagnose --format json ./qp >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "async fatal event on QP" &&
+	test "$(jq -r .events[0].category d.json)" = link &&
+	test "$(jq -r ".nodes[0].node" d.json)" = trn-a1
+'
+
+test_expect_success 'an uncorrected PCIe error outranks the corrected ones before it' '
+	mkdir -p aer &&
+	cat >aer/dmesg.txt <<-\EOF &&
+	[ 5120.000101] pcieport 0000:40:01.1: AER: Corrected error received: 0000:41:00.0
+	[ 5120.000140] nvidia 0000:41:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)
+	[ 5190.204411] pcieport 0000:40:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:41:00.0
+	[ 5190.204450] nvidia 0000:41:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)
+	EOF
+	trainscope diagnose --format json ./aer >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "Uncorrected" &&
+	test "$(jq -r .events[0].category d.json)" = hardware &&
+	! jq -r ".events[] | select(.category == \"hardware\") | .template" d.json | grep Corrected
+'
+
+test_expect_success 'Slurm'"'"'s own lines name the node and the task' '
+	mkdir -p slurm &&
+	cat >slurm/job-42.err <<-\EOF &&
+	slurmstepd-cn0311: error: Detected 1 oom_kill event in StepId=42.0. Some of the step tasks have been OOM Killed.
+	srun: error: cn0311: task 6: Out Of Memory
+	srun: Terminating StepId=42.0
+	slurmstepd-cn0311: error: *** STEP 42.0 ON cn0311 CANCELLED AT 2024-02-03T04:05:06 ***
+	EOF
+	trainscope diagnose --format json ./slurm >d.json 2>/dev/null &&
+	test "$(jq -r ".nodes[0].node" d.json)" = cn0311 &&
+	test "$(jq -r .events[0].category d.json)" = oom &&
+	! jq -r ".nodes[].node" d.json | grep slurmstepd
+'
+
+test_expect_success 'a timestamped mpirun tag before NCCL'"'"'s header: the host, never the time' '
+	mkdir -p tagts &&
+	cat >tagts/out.log <<-\EOF &&
+	2020-01-02T03:04:05.678Z: [1,0]<stdout>:trn-b4:71:90 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB
+	2020-01-02T03:04:05.679Z: [1,1]<stdout>:trn-b4:72:91 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB
+	2020-01-02T05:10:44.100Z: [1,1]<stdout>:trn-b4:72:93 [1] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error
+	EOF
+	trainscope diagnose --format json ./tagts >d.json 2>/dev/null &&
+	! jq -r ".nodes[].node" d.json | grep "^2020" &&
+	jq -r ".nodes[].node" d.json | grep -x trn-b4
+'
+
+test_expect_success 'an error of every node is not discounted for being everywhere' '
+	mkdir -p every &&
+	cat >every/nccl.log <<-\EOF &&
+	172-16-0-5:900:950 [0] NCCL INFO Channel 00 : 1[3b000] -> 0[1b000] via direct shared memory
+	172-16-0-5:900:950 [0] NCCL INFO Channel 01 : 1[3b000] -> 0[1b000] via direct shared memory
+	172-16-0-5:901:952 [1] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory
+	172-16-0-6:700:755 [1] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_create_cq failed with error Cannot allocate memory
+	EOF
+	trainscope diagnose --format json ./every >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "ibv_create_cq failed" &&
+	jq -r ".nodes[].node" d.json | sort >nodes &&
+	printf "172-16-0-5\n172-16-0-6\n" >want && test_cmp want nodes
+'
+
+test_expect_success 'a launcher'"'"'s own traceback, cut or not, never speaks for the failed rank' '
+	mkdir -p launch &&
+	cat >launch/log.txt <<-\EOF &&
+	[2024-07-01 09:00:00,100] [INFO] [launch.py:140:main] nnodes=1, num_local_procs=2
+	ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -11) local_rank: 1 (pid: 4711) of binary: /usr/bin/python
+	Traceback (most recent call last):
+	  File "/usr/local/bin/accelerate", line 8, in <module>
+	    sys.exit(main())
+	  File "/usr/local/lib/python3.10/site-packages/accelerate/commands/accelerate_cli.py", line 45, in main
+	    args.func(args)
+	  File "/usr/local/lib/python3.10/site-packages/accelerate/commands/launch.py", line 985, in launch_command
+	    multi_gpu_launcher(args)
+	EOF
+	trainscope diagnose --format json ./launch >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^failed (exitcode" &&
+	mkdir -p launch2 &&
+	cat >launch2/log.txt <<-\EOF &&
+	E0901 10:00:03.000000 812 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) local_rank: 0 (pid: 900) of binary: /usr/bin/python
+	Traceback (most recent call last):
+	  File "/usr/local/bin/torchrun", line 8, in <module>
+	    sys.exit(main())
+	EOF
+	trainscope diagnose --format json ./launch2 >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^failed (exitcode"
+'
+
+test_expect_success 'Open MPI'"'"'s summary places the first failed rank; its boilerplate is no rank'"'"'s own error' '
+	mkdir -p ompi &&
+	cat >ompi/job.out <<-\EOF &&
+	[1,0]<stdout>:epoch 3 step 120 loss 1.91
+	[1,1]<stdout>:epoch 3 step 120 loss 1.93
+	[1,0]<stderr>:RuntimeError: Horovod has been shut down. This was caused by an exception on one of the ranks.
+	--------------------------------------------------------------------------
+	Primary job  terminated normally, but 1 process returned
+	a non-zero exit code. Per user-direction, the job has been aborted.
+	--------------------------------------------------------------------------
+	mpirun detected that one or more processes exited with non-zero status, thus causing
+	the job to be terminated. The first process to do so was:
+
+	  Process name: [[2231,1],1]
+	  Exit code:    137
+	EOF
+	trainscope diagnose --format json ./ompi >d.json 2>/dev/null &&
+	jq -r ".nodes[].node" d.json | grep -x rank-1 &&
+	test "$(jq -r ".events[] | select(.template | test(\"^Process name\")) | .nodes[0]" d.json)" = rank-1 &&
+	! jq -r ".events[].reasons[]" d.json | grep "another event reports the error"
 '
 
 test_expect_success 'lines --node --iter: a node'"'"'s lines of one iteration, also in a combined log' '

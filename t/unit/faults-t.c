@@ -67,6 +67,61 @@ test_builtin(void)
 	faults_free(f);
 }
 
+/* The wider library: each kind of rule with a line it must and must not take. */
+static void
+test_wider(void)
+{
+	static const struct {
+		const char *msg, *cat, *what;
+	} cases[] = {
+		{ "include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'",
+		  "oom", "NCCL's own allocation failure" },
+		{ "Failed to CUDA calloc 6291456 bytes", "oom", "NCCL calloc" },
+		{ "NCCL WARN Error : no algorithm/protocol available for "
+		  "function AllGather", "config", "no algorithm/protocol" },
+		{ "RuntimeError: Error(s) in saving checkpoint: failed to write "
+		  "the checkpoint to /ckpt/step_400", "checkpoint",
+		  "checkpoint save" },
+		{ "PytorchStreamWriter failed writing file data/12: file write "
+		  "failed", "checkpoint", "torch.save writer" },
+		{ "FileNotFoundError: [Errno 2] No such file or directory: "
+		  "'/ckpt/global_step400/mp_rank_00_model_states.pt'",
+		  "checkpoint", "checkpoint load: missing file" },
+		{ "Unable to determine the device handle for GPU0000:4F:00.0: "
+		  "Unknown Error", "gpu", "nvidia-smi cannot reach a GPU" },
+		{ "pcieport 0000:40:01.1: AER: Uncorrected (Fatal) error "
+		  "received: 0000:41:00.0", "hardware", "PCIe AER uncorrected" },
+		{ "pcieport 0000:40:01.1: AER: Corrected error received: "
+		  "0000:41:00.0", "(none)", "PCIe AER corrected: no fault" },
+		{ "NET/IB : Got async event : port error", "link",
+		  "IB port error event" },
+		{ "NET/IB : mlx5_2:1 async fatal event on QP (0x7f00): local "
+		  "access violation work queue error", "link",
+		  "IB queue pair fatal event" },
+		{ "NET/IB: Got completion from peer 10.0.0.4<4020> with status=4 "
+		  "opcode=0 len=0 vendor err 83 (Send) hca mlx5_2", "network",
+		  "IB completion status, new format" },
+		{ "srun: error: cn04: task 7: Out Of Memory", "oom",
+		  "srun's out of memory" },
+		{ "[PG 0 Rank 3] Timeout at NCCL work: 412, last enqueued NCCL "
+		  "work: 412, last completed NCCL work: 411.", "timeout",
+		  "watchdog: timeout at NCCL work" },
+		{ "[Rank 3] Some NCCL operations have failed or timed out. Due "
+		  "to the asynchronous nature of CUDA kernels", "collective",
+		  "watchdog teardown" },
+		{ "communicator encountered a fatal error (detected in "
+		  "ncclIbTest)", "collective", "NCCL fatal-error summary" },
+	};
+	struct faults *f = faults_new();
+	size_t i;
+
+	faults_load_text(f, faults_builtin_rules, strlen(faults_builtin_rules),
+	    "builtin");
+	for (i = 0; i < TS_NELEM(cases); i++)
+		is_str(cat_of(f, cases[i].msg), cases[i].cat, cases[i].what);
+	faults_free(f);
+}
+
 static void
 write_file(const char *path, const char *text)
 {
@@ -149,6 +204,7 @@ int
 main(void)
 {
 	test_builtin();
+	test_wider();
 	test_user();
 	return done_testing();
 }

@@ -9,6 +9,7 @@
 #include "tap.h"
 
 static struct lp_line lp;
+static char got_host[256];
 
 /* Copy s[0..n) (NULL: empty) into got as a string. */
 static void
@@ -97,6 +98,51 @@ test_launchers(void)
 	check_prefix("E0312 08:15:00.123456 12345 nccl.cc:42] NCCL error: x",
 	    "NCCL error: x", -1, NULL);
 	is_int(lp.level, LP_LEVEL_ERROR, "glog E is ERROR");
+}
+
+/* Headers met in real pastes: collectors, tags, Slurm's own lines. */
+static void
+test_more_headers(void)
+{
+	/* a numeric zone after a blank, then the application's own time */
+	check("2024-03-05 09:00:01.500 -05:00 [2024-03-05 14:00:01] "
+	    "node-a7:123:456 [3] NCCL INFO Channel 00", "Channel 00",
+	    1709647201.5, LP_TS_EPOCH);
+	copy_out(got_host, sizeof got_host, lp.host, lp.host_len);
+	is_str(got_host, "node-a7", "the NCCL host behind two timestamps");
+	/* NCCL's subsystem tag stays message, spaced or not */
+	check_prefix("gpu7:11:12 [1] transport/net_ib.cc:2451 NCCL WARN NET/IB: "
+	    "Got completion from peer", "NET/IB: Got completion from peer", -1,
+	    "gpu7");
+	check_prefix("gpu7:11:12 [1] NCCL INFO NET/Plugin: Using internal",
+	    "NET/Plugin: Using internal", -1, "gpu7");
+	/* mpirun's tag glued to NCCL's host field */
+	check_prefix("[1,3]<stdout>:worker-2:77:88 [0] NCCL INFO Bootstrap : x",
+	    "Bootstrap : x", 3, "worker-2");
+	check_prefix("2020-01-02T03:04:05.678Z: [1,5]<stderr>:trn-b4:7:9 [2] "
+	    "NCCL WARN Call to ibv_open_device failed", "Call to "
+	    "ibv_open_device failed", 5, "trn-b4");
+	/* a host named after its address, dashed */
+	check_prefix("10-0-4-11:62452:62548 [0] NCCL INFO init.cc:778 -> 2",
+	    "init.cc:778 -> 2", -1, "10-0-4-11");
+	check_prefix("2019-06-02 16:13:44 12:3:4 [0] NCCL INFO x", "x", -1, NULL);
+	/* Slurm's step daemon and srun name the node (and srun the task) */
+	check_prefix("slurmstepd-cn0311: error: *** JOB 42 ON cn0311 CANCELLED",
+	    "*** JOB 42 ON cn0311 CANCELLED", -1, "cn0311");
+	check_prefix("srun: error: cn0311: task 5: Killed", "srun: error: "
+	    "cn0311: task 5: Killed", 5, "cn0311");
+	check_prefix("srun: error: cn0312: tasks 0-3: Exited with exit code 1",
+	    "srun: error: cn0312: tasks 0-3: Exited with exit code 1", -1,
+	    "cn0312");
+	check_prefix("srun: error: Unable to allocate resources", "srun: error: "
+	    "Unable to allocate resources", -1, NULL);
+	/* Open MPI's summary names the first process to fail */
+	check_prefix("  Process name: [[4021,1],6]", "  Process name: [[4021,1],6]",
+	    6, NULL);
+	check_prefix("mpirun noticed that process rank 2 with PID 0 on node "
+	    "cn17 exited on signal 9 (Killed).", "mpirun noticed that process "
+	    "rank 2 with PID 0 on node cn17 exited on signal 9 (Killed).", 2,
+	    "cn17");
 }
 
 static void
@@ -232,6 +278,7 @@ int
 main(void)
 {
 	test_launchers();
+	test_more_headers();
 	test_timestamps();
 	test_ranks_levels();
 	test_garbage();

@@ -70,6 +70,41 @@ test_others(void)
 	ok(!iter("iter", &it) && !iter("", &it), "short lines");
 }
 
+/* Loops of no framework: a counter word beside a training loss or a rate. */
+static void
+test_counter(void)
+{
+	struct stage_iter it;
+
+	ok(iter("[12/20 18:16:09 d2.utils.events]:  eta: 19:46:55  iter: 4959  "
+	    "total_loss: 10.31  loss_ce: 0.8514  lr: 2.5e-05", &it) &&
+	    it.iteration == 4959 && it.fw == FW_COUNTER && it.has_loss &&
+	    fabs(it.loss - 10.31) < 1e-9, "detectron2 events line");
+	ok(iter("Rank: 0; [ep: 0] iter: 57; lr: 0.71785; loss: 2.94718; "
+	    "btime(ms): 192", &it) && it.iteration == 57 &&
+	    fabs(it.loss - 2.94718) < 1e-9, "iter: N; loss: x");
+	ok(iter("| epoch 027 | loss 6.343 | nll_loss 4.984 | ppl 31.65 | "
+	    "num_updates 10198 | lr 0.000626", &it) && it.iteration == 10198 &&
+	    fabs(it.loss - 6.343) < 1e-9, "fairseq train line: num_updates");
+	ok(iter("[Epoch 64 736512/1281167][Iteration 45459][Wall Clock 19.7s] "
+	    "Loss is Infinity. Current learning rate is 0.0462", &it) &&
+	    it.iteration == 45459 && it.has_loss && isinf(it.loss),
+	    "[Iteration N] ... Loss is Infinity");
+	ok(iter("iter 12: loss nan, time: 401.2ms", &it) && it.iteration == 12 &&
+	    it.has_loss && isnan(it.loss), "iter N: loss nan");
+	ok(iter("Epoch[3] Batch [40]\tSpeed: 512.4 samples/sec\tacc=0.91", &it) &&
+	    it.iteration == 40 && !it.has_loss, "Batch [N] with a throughput");
+	ok(!iter("| epoch 027 | valid on 'valid' subset | valid_loss 8.3 | "
+	    "num_updates 10198", &it), "a validation loss is no training step");
+	ok(!iter("    loss = self.step(batch)", &it),
+	    "source line of a traceback");
+	ok(!iter("saving checkpoint at iteration 10 to /ckpt", &it) &&
+	    !iter("prefetching batch 3 of 12", &it),
+	    "a counter without a loss or a rate");
+	ok(!iter("iteration_loss 2.5 reached at stepping 4", &it),
+	    "counter words only as whole words");
+}
+
 static void
 feed(struct stage_tracker *t, const char *msg, struct stage_tag *tag)
 {
@@ -144,6 +179,10 @@ test_numbers_only(void)
 		"Epoch 0: : 12it [00:05, 2.1it/s, reduced_train_loss=3.2, "
 		    "global_step=11.0]",
 		" 12/500 [00:10<07:00,  1.2it/s]",
+		"iter 83592: loss 1.5455, time: 4401.19ms",
+		"Epoch 1, batch 50, batch avg loss 0.6246, batch size: 10",
+		"Epoch[0] Batch [100]\tSpeed: 1326.73 samples/sec",
+		"| valid on 'valid' subset | valid_loss 8.3 | num_updates 10198",
 		"saving checkpoint at iteration      10 to /ckpt",
 		"iteration x/ 3",
 		"",
@@ -173,6 +212,7 @@ main(void)
 {
 	test_megatron();
 	test_others();
+	test_counter();
 	test_tracker();
 	test_numbers_only();
 	return done_testing();
