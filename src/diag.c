@@ -461,6 +461,7 @@ static void
 node_ends(struct work *w)
 {
 	struct diag_job *job = w->job;
+	int *procs = xcalloc(job->nnodes + 1, sizeof *procs);
 	size_t i;
 
 	for (i = 0; i < job->nstreams; i++) {
@@ -477,6 +478,8 @@ node_ends(struct work *w)
 		    s->last_stage < n->last_stage))
 			n->last_stage = s->last_stage;
 		n->nranks++;
+		if (iters || s->last_stage >= STAGE_INIT)
+			procs[s->node]++;
 		if (iters || s->last_stage >= STAGE_TRAINING)
 			w->reached_training = 1;
 	}
@@ -486,6 +489,11 @@ node_ends(struct work *w)
 		if (n->last_stage == STAGE_NONE)
 			n->last_stage = job->streams[i].last_stage;
 	}
+	/* ranks: those the index placed there, or its ranks' own logs */
+	for (i = 0; i < job->nnodes; i++)
+		if (procs[i] > job->nodes[i].nprocs)
+			job->nodes[i].nprocs = procs[i];
+	free(procs);
 }
 
 /* A timeout is a consequence: it never dates nor starts a failure. */

@@ -42,7 +42,10 @@ enum {
 
 struct diag_node {
 	char *name;
-	int nranks;
+	int nranks;		/* its streams (rank, launcher, host logs) */
+	int nprocs;		/* ranks: placed there by the index (prefixes,
+				   NCCL lines, hostfile), or its logs that
+				   began init or training, whichever is more */
 	int missing;		/* expected but no log at all */
 	int pseudo;		/* not a machine: lines of no rank or node
 				   (a launcher's output in a combined log) */

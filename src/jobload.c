@@ -1039,9 +1039,16 @@ rank_row(void *arg, long rank, int64_t node)
 static int
 load_ranks(struct loader *l, char **cause)
 {
+	size_t r;
+
 	if (diagdb_each_rank(l->c, l->job_id, rank_row, l, cause) != 0)
 		return -1;
 	ranks_from_hostfile(l);
+	/* the ranks placed on each node (a node's one file may hold many) */
+	for (r = 0; r < l->nrank; r++)
+		if (l->rank_node[r] != 0 && l->rank_node[r] - 1 <
+		    l->job->nnodes)
+			l->job->nodes[l->rank_node[r] - 1].nprocs++;
 	return 0;
 }
 

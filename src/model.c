@@ -88,7 +88,7 @@ build_nodes(struct model *m, const struct diag_job *job,
 		n->last_ts = d->last_ts;
 		n->last_stage = (int)d->last_stage;
 		n->first_error_ts = d->first_error_ts;
-		n->nranks = d->nranks;
+		n->nranks = d->nprocs;
 	}
 	m->suspects = xcalloc(r->nnodes + 1, sizeof *m->suspects);
 	for (i = 0; i < r->nnodes; i++) {
