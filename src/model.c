@@ -440,6 +440,33 @@ build_iters(struct model *m, const struct diag_job *job,
 }
 
 /*
+ * A launcher's log is quiet while its ranks work and speaks again when
+ * they end (a failure summary): its launch stretch would cover the whole
+ * run.  The launch ends where the first later stage of the job begins.
+ */
+static void
+clip_launch(struct model *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nspans; i++) {
+		struct model_span *l = &m->spans[i];
+		double next = NAN;
+
+		if (l->stage != STAGE_LAUNCH || isnan(l->start))
+			continue;
+		for (k = 0; k < m->nspans; k++)
+			if (m->spans[k].stage > STAGE_LAUNCH &&
+			    !isnan(m->spans[k].start) &&
+			    m->spans[k].start >= l->start &&
+			    (isnan(next) || m->spans[k].start < next))
+				next = m->spans[k].start;
+		if (!isnan(next) && (isnan(l->end) || l->end > next))
+			l->end = next;
+	}
+}
+
+/*
  * The job's stages: the n-th stretch of stage X of every stream is one
  * stretch of the job, from its earliest start to its latest end.
  */
@@ -498,6 +525,7 @@ build_spans(struct model *m, const struct diag_job *job)
 				to = job->spans[i].iter_to;
 		m->spans[k].iter_to = to;
 	}
+	clip_launch(m);
 	free(slot);
 	free(nth);
 }
