@@ -90,6 +90,18 @@ test_expect_success 'an overlong line gets its warning; templates JSON keys matc
 	trainscope templates --format json L | jq -r ".[0] | keys | join(\",\")" >k &&
 	echo "count,files,id,job,nodes,template" >want && test_cmp want k
 '
+test_expect_success 'a file of many overlong lines or NUL lines, read in ranges: one warning of each' '
+	mkdir -p LL && awk "BEGIN { for (k = 0; k < 3; k++) {
+		for (n = 0; n < 70000; n++) printf \"x\"; print \"\"
+		for (i = 1; i <= 2000; i++) print \"step\", i, \"ok\" } }" >LL/r0.log &&
+	for i in $(seq 1 3000); do printf "x%d\000y\n" $i; done >LL/r1.log &&
+	test "$(tr -dc "\000" <LL/r1.log | wc -c)" = 3000 &&
+	trainscope index --chunk 4096 LL >out 2>err &&
+	test "$(grep -c "r0.log.: line [0-9]*: a line of 70000 bytes" err)" = 1 &&
+	grep "r0.log.: line 1: a line of 70000 bytes" err &&
+	test "$(grep -c "r1.log.: line [0-9]*: NUL bytes" err)" = 1 &&
+	grep "r1.log.: line 1: NUL bytes" err
+'
 test_expect_success 'a gzip that inflates a lot: its text is what the summary counts' '
 	mkdir -p Z && yes "2024-05-01 10:00:00 INFO step ok" | head -n 1000000 | gzip -1 >Z/r0.log.gz &&
 	trainscope index Z >out 2>err &&
