@@ -619,7 +619,13 @@ exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
 		free_args(&a);
 		return CMD_USAGE;
 	}
-	if ((cache = cmd_opt(&a, "cache")) != NULL)
+	if ((cache = cmd_opt(&a, "cache")) != NULL && *cache == '\0') {
+		ts_fail(cause, "%s: --cache wants a file name, not an empty one",
+		    c->name);
+		free_args(&a);
+		return CMD_USAGE;
+	}
+	if (cache != NULL)
 		cmd_ctx_set_cache_path(ctx, cache);
 	rc = c->handler(ctx, &a, cause);
 	if (rc != CMD_OK && cause != NULL && *cause == NULL)

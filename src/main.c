@@ -289,6 +289,11 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	if (parse_options(argc, argv, &o) != 0)
 		return CMD_USAGE;
+	if (o.cache != NULL && *o.cache == '\0') {
+		fputs("trainscope: --cache wants a file name, not an empty "
+		    "one\n", stderr);
+		return CMD_USAGE;
+	}
 	argc -= optind;
 	argv += optind;
 
