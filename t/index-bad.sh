@@ -108,6 +108,21 @@ test_expect_success 'a gzip that inflates a lot: its text is what the summary co
 	grep "1000000 lines, 33.0 MB of text ([0-9.]* kB on disk)" err &&
 	trainscope templates --format tsv Z | grep "	1000000	.*step ok"
 '
+if command -v sqlite3 >/dev/null 2>&1; then
+	test_expect_success 'a template of millions of lines in one file keeps its count and the first 4 MiB of its line list' '
+		mkdir -p ZZ && yes "x 1" | head -n 4300000 | gzip -1 >ZZ/r0.log.gz &&
+		trainscope index ZZ 2>err && grep "4300000 lines" err &&
+		sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "SELECT ft.count,
+		    length(ft.lines), ft.last_line FROM file_templates ft JOIN files f
+		    ON f.id = ft.file_id JOIN jobs j ON j.id = f.job_id
+		    WHERE j.name = '"'"'ZZ'"'"'" >got &&
+		echo "4300000|4194304|4300000" >want && test_cmp want got &&
+		trainscope lines -C 0 ZZ r0.log.gz:4300000 >last &&
+		grep -x "r0.log.gz:4300000:>x 1" last
+	'
+else
+	test_skip 'a template of millions of lines in one file' 'no sqlite3 shell'
+fi
 test_expect_success 'a gzip of zero bytes, or of nothing, is an empty file: no warning' '
 	mkdir -p E/n1 && : >E/n1/a.log.gz && gzip -c </dev/null >E/n1/b.log.gz &&
 	good_log E/n1/c.log 3 &&
