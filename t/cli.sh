@@ -146,4 +146,16 @@ test_expect_success 'every --format tsv is one header line and rows of its shape
 	trainscope -n -c "open tj" -c "export --format tsv export.tsv" &&
 	tsv_table export.tsv
 '
+test_expect_success 'every path diagnose prints opens from the root it prints, at the line lines shows' '
+	trainscope diagnose tj >d.txt 2>/dev/null &&
+	root=$(sed -n "s/^files under //p" d.txt) && test -d "$root" &&
+	grep -o "first [^ ]*:[0-9]*" d.txt | cut -d" " -f2 >places &&
+	test "$(wc -l <places)" -ge 3 &&
+	while IFS=: read -r path line; do
+		test -f "$root/$path" || { echo "no $root/$path"; exit 1; }
+		sed -n "${line}p" "$root/$path" >want &&
+		trainscope lines -C 0 tj "$path:$line" | sed "s/^[^>]*:>//" >got &&
+		test_cmp want got || exit 1
+	done <places
+'
 test_done
