@@ -158,4 +158,13 @@ test_expect_success 'every path diagnose prints opens from the root it prints, a
 		test_cmp want got || exit 1
 	done <places
 '
+test_expect_success 'plurals: a one-node job reads 1 node, 1 file, 1 line' '
+	mkdir -p one/n1 &&
+	echo "[2024-05-01 10:00:02,000] ERROR RuntimeError: boom" >one/n1/r.log &&
+	trainscope index one 2>err &&
+	grep "^indexed 1 job: 1 file (1 read, 0 unchanged, 0 failed), 1 line, " err &&
+	trainscope -n -c "open one" -c "report -" >r &&
+	grep "^compared     1 node, [0-9]* healthy runs* compared, 0 anomalous iterations$" r &&
+	trainscope view events one | head -1 | grep "  1 node  [0-9]* healthy runs* compared"
+'
 test_done
