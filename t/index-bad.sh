@@ -108,6 +108,15 @@ test_expect_success 'a gzip that inflates a lot: its text is what the summary co
 	grep "1000000 lines, 33.0 MB of text ([0-9.]* kB on disk)" err &&
 	trainscope templates --format tsv Z | grep "	1000000	.*step ok"
 '
+if command -v script >/dev/null 2>&1; then
+	test_expect_success 'progress on a terminal counts a gzip as its text too' '
+		mkdir -p Z2 && cp Z/r0.log.gz Z2/ &&
+		script -qec "\"$TS_BIN\" index Z2" /dev/null >tty &&
+		tr "\r" "\n" <tty | grep "^indexing: 1/1 files, 33 MB of text ([0-9]* MB/s)"
+	'
+else
+	test_skip 'progress on a terminal counts a gzip as its text' 'no script(1)'
+fi
 if command -v sqlite3 >/dev/null 2>&1; then
 	test_expect_success 'a template of millions of lines in one file keeps its count and the first 4 MiB of its line list' '
 		mkdir -p ZZ && yes "x 1" | head -n 4300000 | gzip -1 >ZZ/r0.log.gz &&
