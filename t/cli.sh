@@ -167,4 +167,14 @@ test_expect_success 'plurals: a one-node job reads 1 node, 1 file, 1 line' '
 	grep "^compared     1 node, [0-9]* healthy runs* compared, 0 anomalous iterations$" r &&
 	trainscope view events one | head -1 | grep "  1 node  [0-9]* healthy runs* compared"
 '
+test_expect_success 'a file of commands with a line past 64 KiB is refused, not read whole' '
+	{ echo version; head -c 100000 /dev/zero | tr "\\0" x; echo; } >long.ts &&
+	test_must_fail 2 trainscope --replay long.ts >out 2>err &&
+	test ! -s out &&
+	grep "^trainscope: long.ts:2: a line of more than 65536 bytes (not a file of commands?)$" err &&
+	test_must_fail 2 timeout 20 "$TS_BIN" --replay /dev/zero 2>err &&
+	grep "^trainscope: /dev/zero:1: a line of more than 65536 bytes" err &&
+	head -c 200000 /dev/zero | tr "\\0" y | test_must_fail 2 trainscope source /dev/stdin 2>err &&
+	grep "^trainscope: /dev/stdin:1: a line of more than" err
+'
 test_done
