@@ -220,6 +220,18 @@ test_expect_success '20 000 small files' '
 	trainscope index many 2>out &&
 	grep "20000 files, all unchanged" out
 '
+test_expect_success 'a --map or --hostfile that is no text file is refused, not read on and on' '
+	mkdir -p M/n1 && good_log M/n1/r0.log 5 && mkdir -p hostdir &&
+	test_must_fail 1 timeout 20 "$TS_BIN" index --map /dev/zero M 2>err &&
+	grep "^trainscope: index: /dev/zero:1: NUL byte (not a text file?)$" err &&
+	test_must_fail 1 timeout 20 "$TS_BIN" index --hostfile /dev/zero M 2>err &&
+	grep "^trainscope: index: /dev/zero:1: NUL byte" err &&
+	test_must_fail 1 trainscope index --hostfile hostdir M 2>err &&
+	grep "^trainscope: index: cannot read .hostdir.: Is a directory$" err &&
+	awk "BEGIN { printf \"n1/*\"; while (n++ < 5000) printf \" \"; print \"node9\" }" >long.map &&
+	test_must_fail 1 trainscope index --map long.map M 2>err &&
+	grep "^trainscope: index: long.map:1: a line of more than" err
+'
 test_expect_success 'failing runs leave job A as it was' '
 	echo "bad" >badmap &&
 	test_must_fail 1 trainscope index --map badmap A 2>err &&
