@@ -7,7 +7,8 @@ test_expect_success '--version and version agree' '
 	grep "^trainscope [0-9].*cache schema" b && test_cmp a b
 '
 test_expect_success '--help prints the usage text and exits 0' '
-	trainscope --help >out && grep "^usage: trainscope" out &&
+	trainscope --help >out && head -1 out | grep "^usage: trainscope " &&
+	trainscope -h >h && test_cmp out h &&
 	grep -- "--replay FILE" out
 '
 test_expect_success 'no arguments: usage on stderr, status 2' '
