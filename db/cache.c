@@ -26,6 +26,8 @@ struct cache {
 	sqlite3 *db;
 	char *path;
 	int readonly;		/* opened for reading only */
+	int ours;		/* its header names trainscope: damage may be fixed
+				   by removing it */
 	double busy_since;	/* when the current wait for a lock began */
 };
 
@@ -105,17 +107,25 @@ is_default(const char *path)
 }
 
 /*
- * A non-empty file that does not start with the SQLite header is refused
- * before SQLite sees it, so the message can say what is wrong.
+ * A path that is not a regular file, or a non-empty file that does not
+ * start with the SQLite header, is refused before SQLite sees it, so the
+ * message can say what is wrong.  *ours is set when the header carries
+ * trainscope's application id (bytes 68-71, big-endian).
  */
 static int
-check_header(const char *path, char **cause)
+check_header(const char *path, int *ours, char **cause)
 {
 	static const char magic[16] = "SQLite format 3";
-	char head[16];
+	unsigned char head[72];
+	struct stat sb;
 	size_t n;
 	FILE *f;
 
+	*ours = 0;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return ts_fail(cause, "cache '%s' is %s, not a file: choose a "
+		    "file with --cache", path, S_ISDIR(sb.st_mode) ?
+		    "a directory" : "a device or a pipe");
 	if ((f = fopen(path, "rb")) == NULL) {
 		if (errno == ENOENT)
 			return 0;
@@ -126,11 +136,14 @@ check_header(const char *path, char **cause)
 	fclose(f);
 	if (n == 0)
 		return 0;
-	if (n < sizeof head || memcmp(head, magic, sizeof head) != 0)
+	if (n < sizeof magic || memcmp(head, magic, sizeof magic) != 0)
 		return ts_fail(cause, "'%s' is not a trainscope cache (not an "
 		    "SQLite database)%s", path, is_default(path) ?
 		    "; move it away or choose another cache with --cache" :
 		    ": choose a new file or an existing cache with --cache");
+	*ours = n == sizeof head && ((uint32_t)head[68] << 24 |
+	    (uint32_t)head[69] << 16 | (uint32_t)head[70] << 8 | head[71]) ==
+	    CACHE_APP_ID;
 	return 0;
 }
 
@@ -139,9 +152,13 @@ cache_fail(struct cache *c, const char *what, char **cause)
 {
 	int code = sqlite3_errcode(c->db) & 0xff;
 
-	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+	if ((code == SQLITE_CORRUPT || code == SQLITE_NOTADB) && c->ours)
 		return ts_fail(cause, "cache '%s' is damaged (%s); remove it "
 		    "and index again, or choose another with --cache", c->path,
+		    sqlite3_errmsg(c->db));
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+		return ts_fail(cause, "'%s' is damaged or not a trainscope "
+		    "cache (%s): choose another with --cache", c->path,
 		    sqlite3_errmsg(c->db));
 	return ts_fail(cause, "cache '%s': %s: %s", c->path, what,
 	    sqlite3_errmsg(c->db));
@@ -361,10 +378,10 @@ cache_open(const char *path, int flags, struct cache **out, char **cause)
 {
 	struct cache *c;
 	char *uri = NULL;
-	int oflags, rc;
+	int oflags, rc, ours;
 
 	*out = NULL;
-	if (check_header(path, cause) != 0)
+	if (check_header(path, &ours, cause) != 0)
 		return -1;
 	if (cannot_write(path))
 		flags |= CACHE_READONLY;
@@ -372,6 +389,7 @@ cache_open(const char *path, int flags, struct cache **out, char **cause)
 		return -1;
 	c = xcalloc(1, sizeof *c);
 	c->path = xstrdup(path);
+	c->ours = ours;
 	oflags = (flags & CACHE_READONLY) ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if ((flags & CACHE_READONLY) && cannot_write(path)) {

@@ -622,7 +622,13 @@ exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
 		free_args(&a);
 		return CMD_USAGE;
 	}
-	if ((cache = cmd_opt(&a, "cache")) != NULL)
+	if ((cache = cmd_opt(&a, "cache")) != NULL && *cache == '\0') {
+		ts_fail(cause, "%s: --cache wants a file name, not an empty one",
+		    c->name);
+		free_args(&a);
+		return CMD_USAGE;
+	}
+	if (cache != NULL)
 		cmd_ctx_set_cache_path(ctx, cache);
 	rc = c->handler(ctx, &a, cause);
 	if (rc != CMD_OK && cause != NULL && *cause == NULL)
@@ -679,6 +685,9 @@ cmd_say(FILE *out, const char *msg)
 		msg = nl + 1;
 	}
 }
+
+/* Longest line of a file of commands; a longer one is no command. */
+#define SOURCE_LINE_MAX 65536
 
 /* "FILE:LINE: message", then the line and a caret under the bad word. */
 static char *
@@ -743,6 +752,11 @@ source_text(const char *path, long lineno, const char *line, size_t n,
 {
 	long at;
 
+	if (n > SOURCE_LINE_MAX) {
+		ts_fail(cause, "%s:%ld: a line of more than %d bytes (not a "
+		    "file of commands?)", path, lineno, SOURCE_LINE_MAX);
+		return CMD_USAGE;
+	}
 	if (memchr(line, '\0', n) != NULL) {
 		ts_fail(cause, "%s:%ld: NUL byte in command line (not a file "
 		    "of commands?)", path, lineno);
@@ -757,23 +771,42 @@ source_text(const char *path, long lineno, const char *line, size_t n,
 }
 
 /*
+ * Read one line of f into b, its newline kept, but no more than
+ * SOURCE_LINE_MAX + 1 bytes of it (/dev/zero or a file of one huge line
+ * is not read whole).  Returns its length, or -1 at the end of the file.
+ */
+static ssize_t
+source_line(FILE *f, struct buf *b)
+{
+	int ch;
+
+	buf_reset(b);
+	while (b->len <= SOURCE_LINE_MAX && (ch = getc(f)) != EOF) {
+		buf_addc(b, (char)ch);
+		if (ch == '\n')
+			break;
+	}
+	return b->len > 0 ? (ssize_t)b->len : -1;
+}
+
+/*
  * A file that can be read twice is checked whole before any of its
  * commands runs: a binary file is refused, not half run.
  */
 static int
 source_check(FILE *f, const char *path, char **cause)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	struct buf line = BUF_INIT;
 	ssize_t n;
 	long lineno = 0;
 	int rc = CMD_OK;
 
 	if (fseek(f, 0, SEEK_SET) != 0)
 		return CMD_OK;		/* a pipe: checked line by line */
-	while (rc == CMD_OK && (n = getline(&line, &cap, f)) != -1)
-		rc = source_text(path, ++lineno, line, (size_t)n, cause);
-	free(line);
+	while (rc == CMD_OK && (n = source_line(f, &line)) != -1)
+		rc = source_text(path, ++lineno, buf_str(&line), (size_t)n,
+		    cause);
+	buf_release(&line);
 	clearerr(f);
 	if (rc == CMD_OK && fseek(f, 0, SEEK_SET) != 0) {
 		ts_fail(cause, "cannot read '%s' again: %s", path,
@@ -787,8 +820,9 @@ int
 cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 {
 	FILE *f;
-	char *line = NULL, *inner = NULL, *msg;
-	size_t cap = 0;
+	struct buf b = BUF_INIT;
+	char *inner = NULL, *msg;
+	const char *line;
 	ssize_t n;
 	long lineno = 0;
 	int rc, failed = CMD_OK;
@@ -803,7 +837,8 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 	}
 	ctx->depth++;
 	rc = source_check(f, path, cause);
-	while (rc == CMD_OK && !ctx->quit && (n = getline(&line, &cap, f)) != -1) {
+	while (rc == CMD_OK && !ctx->quit && (n = source_line(f, &b)) != -1) {
+		line = buf_str(&b);
 		if ((rc = source_text(path, ++lineno, line, (size_t)n,
 		    cause)) != CMD_OK)
 			break;
@@ -833,7 +868,7 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 		rc = failed;
 	}
 	ctx->depth--;
-	free(line);
+	buf_release(&b);
 	fclose(f);
 	return rc;
 }

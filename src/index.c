@@ -611,6 +611,7 @@ struct writer {
 	int ts_kind;
 	int skip;		/* its first unit failed: drop the rest */
 	int broken;		/* a later unit failed: read it again next time */
+	int said_nul, said_long;	/* the file's one warning of each */
 
 	uint64_t total, done;	/* file bytes: all, read so far */
 	uint64_t text;		/* text bytes read so far (gzip inflated) */
@@ -855,6 +856,7 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 	w->ts = w->first_ts = NAN;
 	w->ts_kind = LP_TS_NONE;
 	w->broken = 0;
+	w->said_nul = w->said_long = 0;
 	if (wk->old != NULL && wk->append) {
 		w->file_id = wk->old->id;
 		w->ts = w->first_ts = wk->old->last_ts;
@@ -1001,13 +1003,14 @@ seg_done(struct writer *w, struct work *wk, struct seg *s)
 {
 	char *msg;
 
-	if (s->nul_line != 0) {
+	/* a file's ranges each see their own: the first is said, once */
+	if (s->nul_line != 0 && !w->said_nul++) {
 		msg = xasprintf("'%s': line %llu: NUL bytes in the line",
 		    wk->sf->path, (unsigned long long)(w->base + s->nul_line));
 		warn(w, msg);
 		free(msg);
 	}
-	if (s->long_line != 0) {
+	if (s->long_line != 0 && !w->said_long++) {
 		msg = xasprintf("'%s': line %llu: a line of %llu bytes; only "
 		    "its first %d KiB are kept", wk->sf->path,
 		    (unsigned long long)(w->base + s->long_line),

@@ -115,6 +115,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	const char *text;
 	int ch;
 
 	opterr = 0;
@@ -129,8 +130,10 @@ parse_options(int argc, char **argv, struct options *o)
 			o->cmds[o->ncmds++] = optarg;
 			o->batch = 1;
 			break;
-		case 'h':
-			fputs(help_find("usage"), stdout);
+		case 'h':	/* from the usage line: the summary is its title */
+			text = help_find("usage");
+			fputs(text + strcspn(text, "\n") + (text[0] != '\0'),
+			    stdout);
 			exit(CMD_OK);
 		case 'n':
 			o->batch = 1;
@@ -289,6 +292,11 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	if (parse_options(argc, argv, &o) != 0)
 		return CMD_USAGE;
+	if (o.cache != NULL && *o.cache == '\0') {
+		fputs("trainscope: --cache wants a file name, not an empty "
+		    "one\n", stderr);
+		return CMD_USAGE;
+	}
 	argc -= optind;
 	argv += optind;
 

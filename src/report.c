@@ -119,9 +119,10 @@ summary(struct rep *r, int paths)
 		fprintf(r->f, fmt, "slowdown", line);
 		free(line);
 	}
-	line = xasprintf("%zu nodes, %d healthy run%s compared, %zu "
-	    "anomalous iteration%s", m->nreal, m->nhealthy, m->nhealthy == 1 ?
-	    "" : "s", m->anomalous, m->anomalous == 1 ? "" : "s");
+	line = xasprintf("%zu node%s, %d healthy run%s compared, %zu "
+	    "anomalous iteration%s", m->nreal, m->nreal == 1 ? "" : "s",
+	    m->nhealthy, m->nhealthy == 1 ? "" : "s", m->anomalous,
+	    m->anomalous == 1 ? "" : "s");
 	fprintf(r->f, fmt, "compared", line);
 	free(line);
 }
@@ -261,9 +262,10 @@ flows(struct rep *r)
 		put(r->f, "The captures could not be used: %s\n", f->error);
 		return;
 	}
-	fprintf(r->f, "%zu hosts, %zu data-parallel groups, %zu pipelines, "
-	    "%zu iterations of %.1f ms.\n", f->nhosts, f->ndp, f->npp,
-	    f->niters, f->period * 1e3);
+	fprintf(r->f, "%zu host%s, %zu data-parallel group%s, %zu pipeline%s, "
+	    "%zu iteration%s of %.1f ms.\n", f->nhosts, f->nhosts == 1 ? "" :
+	    "s", f->ndp, f->ndp == 1 ? "" : "s", f->npp, f->npp == 1 ? "" : "s",
+	    f->niters, f->niters == 1 ? "" : "s", f->period * 1e3);
 	for (i = 0; i < f->nfindings; i++) {
 		fprintf(r->f, "- %s ", f->findings[i].kind);
 		put(r->f, "%s\n", f->findings[i].subject);

@@ -521,22 +521,56 @@ hostfile_line(char *line, char ***nodes, size_t *n, long *next)
 	return 0;
 }
 
+/*
+ * Read line `lineno` of a small text file (a hostfile, a --map) into
+ * line[size].  Returns 1, 0 at the end, or -1 with *cause for a line
+ * that is too long, a NUL byte (/dev/zero, a binary file) or a read
+ * error (a directory): such a file is refused, not read on and on.
+ */
+static int
+conf_line(FILE *f, const char *path, long lineno, char *line, size_t size,
+    char **cause)
+{
+	size_t len = 0;
+	int ch = 0;
+
+	while (len + 1 < size && (ch = getc(f)) != EOF) {
+		if (ch == '\0')
+			return ts_fail(cause, "%s:%ld: NUL byte (not a text "
+			    "file?)", path, lineno);
+		line[len++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	line[len] = '\0';
+	if (len + 1 == size && ch != '\n' && (ch = getc(f)) != EOF &&
+	    ch != '\n')
+		return ts_fail(cause, "%s:%ld: a line of more than %zu bytes",
+		    path, lineno, size - 2);
+	if (len == 0 && ferror(f))
+		return ts_fail(cause, "cannot read '%s': %s", path,
+		    strerror(errno));
+	return len > 0;
+}
+
 int
 scan_read_hostfile(const char *path, char ***nodes, size_t *n, char **cause)
 {
 	char line[1024];
 	long next = 0, lineno = 0;
 	FILE *f;
-	int rc = 0;
+	int rc = 0, got;
 
 	*nodes = NULL;
 	*n = 0;
 	if ((f = fopen(path, "r")) == NULL)
 		return ts_fail(cause, "cannot open '%s': %s", path,
 		    strerror(errno));
-	while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
-		lineno++;
-		if (hostfile_line(line, nodes, n, &next) != 0)
+	while (rc == 0 && (got = conf_line(f, path, ++lineno, line,
+	    sizeof line, cause)) != 0) {
+		if (got < 0)
+			rc = -1;
+		else if (hostfile_line(line, nodes, n, &next) != 0)
 			rc = ts_fail(cause, "%s:%ld: expected 'HOST slots=N' or "
 			    "'HOST RANKS'", path, lineno);
 	}
@@ -600,9 +634,11 @@ read_map(const char *path, struct map_rule **rules, size_t *n, char **cause)
 	if ((f = fopen(path, "r")) == NULL)
 		return ts_fail(cause, "cannot open '%s': %s", path,
 		    strerror(errno));
-	while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
-		lineno++;
-		if ((got = map_line(line, &m)) < 0)
+	while (rc == 0 && (got = conf_line(f, path, ++lineno, line,
+	    sizeof line, cause)) != 0) {
+		if (got < 0)
+			rc = -1;
+		else if ((got = map_line(line, &m)) < 0)
 			rc = ts_fail(cause, "%s:%ld: expected 'GLOB NODE [RANK "
 			    "[log|host]]'", path, lineno);
 		else if (got > 0) {

@@ -308,7 +308,7 @@ ts_human_size(uint64_t b, char *buf, size_t len)
 	double x = (double)b;
 	int u = 0;
 
-	while (x >= 1000 && u < 5) {
+	while (x >= 999.95 && u < 5) {	/* 999950 B is 1.0 MB, not 1000.0 kB */
 		x /= 1000;
 		u++;
 	}

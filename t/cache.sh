@@ -98,6 +98,42 @@ test_expect_success 'cache info lists the jobs with their size and a readable ca
 	grep "^size:    [0-9.]* [kM]B ([0-9]* bytes)$" out &&
 	grep "^  infojob  1 file, [0-9.]* k*B, [a-z ]*, .*/infojob$" out
 '
+# rows DB: what the cache holds per table, of every job and of job b
+rows() {
+	for t in jobs nodes ranks files file_templates checkpoints node_templates \
+	    captures flow_sets flow_hosts flow_msgs results meta; do
+		printf "%s %s\n" $t "$(sqlite3 "$1" "SELECT count(*) FROM $t")"
+	done
+	sqlite3 "$1" "SELECT count(*) FROM files f JOIN jobs j ON j.id = f.job_id
+	    WHERE j.name = '"'"'fb'"'"'; SELECT count(*) FROM flow_msgs"
+}
+if command -v sqlite3 >/dev/null 2>&1; then
+	test_expect_success 'forget JOB removes its files, lines, results and flow sets, and nothing of another job' '
+		trainscope simulate --nodes 2 --gpus-per-node 2 --iters 20 \
+		    --fault gpu-xid79@2:12 fa >/dev/null &&
+		trainscope simulate --nodes 2 --gpus-per-node 2 --iters 20 --healthy \
+		    --seed 9 fb >/dev/null &&
+		trainscope --cache b.db index fb 2>/dev/null &&
+		trainscope --cache b.db diagnose fb >/dev/null 2>&1 &&
+		trainscope --cache b.db flows fb >/dev/null 2>&1 && rows b.db >only-b &&
+		trainscope --cache f.db index fb fa 2>/dev/null &&
+		trainscope --cache f.db diagnose fb >/dev/null 2>&1 &&
+		trainscope --cache f.db flows fb >/dev/null 2>&1 &&
+		trainscope --cache f.db diagnose fa >/dev/null 2>&1 &&
+		trainscope --cache f.db flows fa >/dev/null 2>&1 &&
+		sqlite3 f.db "INSERT INTO meta VALUES ('"'"'index-pending:'"'"' ||
+		    (SELECT id FROM jobs WHERE name = '"'"'fa'"'"'), 9)" &&
+		test "$(sqlite3 f.db "SELECT count(*) FROM results")" = 2 &&
+		test "$(sqlite3 f.db "SELECT count(*) FROM flow_sets")" = 2 &&
+		trainscope --cache f.db forget fa 2>err &&
+		grep "^trainscope: forgot job fa$" err &&
+		rows f.db | grep -v "^meta " >after && grep -v "^meta " only-b >want &&
+		test_cmp want after &&
+		test "$(sqlite3 f.db "SELECT count(*) FROM meta WHERE key LIKE '"'"'index-pending:%'"'"'")" = 0
+	'
+else
+	test_skip 'forget JOB removes what is its own' 'no sqlite3 shell'
+fi
 test_expect_success 'bad --cache value: usage status 2' '
 	test_must_fail 2 trainscope cache --cache 2>err && grep "requires a file" err
 '

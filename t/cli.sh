@@ -7,7 +7,8 @@ test_expect_success '--version and version agree' '
 	grep "^trainscope [0-9].*cache schema" b && test_cmp a b
 '
 test_expect_success '--help prints the usage text and exits 0' '
-	trainscope --help >out && grep "^usage: trainscope" out &&
+	trainscope --help >out && head -1 out | grep "^usage: trainscope " &&
+	trainscope -h >h && test_cmp out h &&
 	grep -- "--replay FILE" out
 '
 test_expect_success 'no arguments: usage on stderr, status 2' '
@@ -145,5 +146,36 @@ test_expect_success 'every --format tsv is one header line and rows of its shape
 	done &&
 	trainscope -n -c "open tj" -c "export --format tsv export.tsv" &&
 	tsv_table export.tsv
+'
+test_expect_success 'every path diagnose prints opens from the root it prints, at the line lines shows' '
+	trainscope diagnose tj >d.txt 2>/dev/null &&
+	root=$(sed -n "s/^files under //p" d.txt) && test -d "$root" &&
+	grep -o "first [^ ]*:[0-9]*" d.txt | cut -d" " -f2 >places &&
+	test "$(wc -l <places)" -ge 3 &&
+	while IFS=: read -r path line; do
+		test -f "$root/$path" || { echo "no $root/$path"; exit 1; }
+		sed -n "${line}p" "$root/$path" >want &&
+		trainscope lines -C 0 tj "$path:$line" | sed "s/^[^>]*:>//" >got &&
+		test_cmp want got || exit 1
+	done <places
+'
+test_expect_success 'plurals: a one-node job reads 1 node, 1 file, 1 line' '
+	mkdir -p one/n1 &&
+	echo "[2024-05-01 10:00:02,000] ERROR RuntimeError: boom" >one/n1/r.log &&
+	trainscope index one 2>err &&
+	grep "^indexed 1 job: 1 file (1 read, 0 unchanged, 0 failed), 1 line, " err &&
+	trainscope -n -c "open one" -c "report -" >r &&
+	grep "^compared     1 node, [0-9]* healthy runs* compared, 0 anomalous iterations$" r &&
+	trainscope view events one | head -1 | grep "  1 node  [0-9]* healthy runs* compared"
+'
+test_expect_success 'a file of commands with a line past 64 KiB is refused, not read whole' '
+	{ echo version; head -c 100000 /dev/zero | tr "\\0" x; echo; } >long.ts &&
+	test_must_fail 2 trainscope --replay long.ts >out 2>err &&
+	test ! -s out &&
+	grep "^trainscope: long.ts:2: a line of more than 65536 bytes (not a file of commands?)$" err &&
+	test_must_fail 2 timeout 20 "$TS_BIN" --replay /dev/zero 2>err &&
+	grep "^trainscope: /dev/zero:1: a line of more than 65536 bytes" err &&
+	head -c 200000 /dev/zero | tr "\\0" y | test_must_fail 2 trainscope source /dev/stdin 2>err &&
+	grep "^trainscope: /dev/stdin:1: a line of more than" err
 '
 test_done

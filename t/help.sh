@@ -40,6 +40,15 @@ test_expect_success 'COMMAND --help and -h print its help and exit 0' '
 	trainscope diagnose --help >out && head -1 out | grep "^usage: diagnose " &&
 	trainscope -n -c "filter --help" >out && head -1 out | grep "^usage: filter "
 '
+test_expect_success 'every command takes --help and -h, anywhere before --, and writes nothing else' '
+	for c in $(commands); do
+		trainscope $c --help >a 2>err && trainscope $c -h >b 2>>err &&
+		trainscope $c x --help y >c 2>>err &&
+		head -1 a | grep -q "^usage: $c" && test_cmp a b && test_cmp a c &&
+		test ! -s err || { echo "$c --help"; exit 1; }
+	done &&
+	ls -A >left && ! grep -v "^\(a\|b\|c\|err\|left\|home\|xdg-cache\|out\|list\|\.out\)$" left
+'
 test_expect_success 'help flows prints its usage once' '
 	trainscope help flows >out &&
 	test "$(grep -c "^usage: flows" out)" = 1

@@ -90,12 +90,48 @@ test_expect_success 'an overlong line gets its warning; templates JSON keys matc
 	trainscope templates --format json L | jq -r ".[0] | keys | join(\",\")" >k &&
 	echo "count,files,id,job,nodes,template" >want && test_cmp want k
 '
+test_expect_success 'a file of many overlong lines or NUL lines, read in ranges: one warning of each' '
+	mkdir -p LL && awk "BEGIN { for (k = 0; k < 3; k++) {
+		for (n = 0; n < 70000; n++) printf \"x\"; print \"\"
+		for (i = 1; i <= 2000; i++) print \"step\", i, \"ok\" } }" >LL/r0.log &&
+	for i in $(seq 1 3000); do printf "x%d\000y\n" $i; done >LL/r1.log &&
+	test "$(tr -dc "\000" <LL/r1.log | wc -c)" = 3000 &&
+	trainscope index --chunk 4096 LL >out 2>err &&
+	test "$(grep -c "r0.log.: line [0-9]*: a line of 70000 bytes" err)" = 1 &&
+	grep "r0.log.: line 1: a line of 70000 bytes" err &&
+	test "$(grep -c "r1.log.: line [0-9]*: NUL bytes" err)" = 1 &&
+	grep "r1.log.: line 1: NUL bytes" err
+'
 test_expect_success 'a gzip that inflates a lot: its text is what the summary counts' '
 	mkdir -p Z && yes "2024-05-01 10:00:00 INFO step ok" | head -n 1000000 | gzip -1 >Z/r0.log.gz &&
 	trainscope index Z >out 2>err &&
 	grep "1000000 lines, 33.0 MB of text ([0-9.]* kB on disk)" err &&
 	trainscope templates --format tsv Z | grep "	1000000	.*step ok"
 '
+if command -v script >/dev/null 2>&1; then
+	test_expect_success 'progress on a terminal counts a gzip as its text too' '
+		mkdir -p Z2 && cp Z/r0.log.gz Z2/ &&
+		script -qec "\"$TS_BIN\" index Z2" /dev/null >tty &&
+		tr "\r" "\n" <tty | grep "^indexing: 1/1 files, 33 MB of text ([0-9]* MB/s)"
+	'
+else
+	test_skip 'progress on a terminal counts a gzip as its text' 'no script(1)'
+fi
+if command -v sqlite3 >/dev/null 2>&1; then
+	test_expect_success 'a template of millions of lines in one file keeps its count and the first 4 MiB of its line list' '
+		mkdir -p ZZ && yes "x 1" | head -n 4300000 | gzip -1 >ZZ/r0.log.gz &&
+		trainscope index ZZ 2>err && grep "4300000 lines" err &&
+		sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "SELECT ft.count,
+		    length(ft.lines), ft.last_line FROM file_templates ft JOIN files f
+		    ON f.id = ft.file_id JOIN jobs j ON j.id = f.job_id
+		    WHERE j.name = '"'"'ZZ'"'"'" >got &&
+		echo "4300000|4194304|4300000" >want && test_cmp want got &&
+		trainscope lines -C 0 ZZ r0.log.gz:4300000 >last &&
+		grep -x "r0.log.gz:4300000:>x 1" last
+	'
+else
+	test_skip 'a template of millions of lines in one file' 'no sqlite3 shell'
+fi
 test_expect_success 'a gzip of zero bytes, or of nothing, is an empty file: no warning' '
 	mkdir -p E/n1 && : >E/n1/a.log.gz && gzip -c </dev/null >E/n1/b.log.gz &&
 	good_log E/n1/c.log 3 &&
@@ -183,6 +219,18 @@ test_expect_success '20 000 small files' '
 	grep "20000 files (20000 read, 0 unchanged, 0 failed), 20000 lines" err &&
 	trainscope index many 2>out &&
 	grep "20000 files, all unchanged" out
+'
+test_expect_success 'a --map or --hostfile that is no text file is refused, not read on and on' '
+	mkdir -p M/n1 && good_log M/n1/r0.log 5 && mkdir -p hostdir &&
+	test_must_fail 1 timeout 20 "$TS_BIN" index --map /dev/zero M 2>err &&
+	grep "^trainscope: index: /dev/zero:1: NUL byte (not a text file?)$" err &&
+	test_must_fail 1 timeout 20 "$TS_BIN" index --hostfile /dev/zero M 2>err &&
+	grep "^trainscope: index: /dev/zero:1: NUL byte" err &&
+	test_must_fail 1 trainscope index --hostfile hostdir M 2>err &&
+	grep "^trainscope: index: cannot read .hostdir.: Is a directory$" err &&
+	awk "BEGIN { printf \"n1/*\"; while (n++ < 5000) printf \" \"; print \"node9\" }" >long.map &&
+	test_must_fail 1 trainscope index --map long.map M 2>err &&
+	grep "^trainscope: index: long.map:1: a line of more than" err
 '
 test_expect_success 'failing runs leave job A as it was' '
 	echo "bad" >badmap &&

@@ -242,9 +242,14 @@ else
 	test_skip 'real failed job: the traceback template is found' 'no realjobs data'
 fi
 test_expect_success 'values that make no sense are refused' '
-	test_expect_code 1 trainscope --cache "" jobs 2>err &&
-	grep "cache wants a file name" err &&
 	mkdir -p tiny && echo "a line" >tiny/x.log &&
+	(XDG_CACHE_HOME=$PWD/fresh && export XDG_CACHE_HOME &&
+	test_expect_code 2 trainscope --cache "" jobs 2>err &&
+	grep "^trainscope: --cache wants a file name, not an empty one$" err &&
+	test_expect_code 2 trainscope jobs --cache= 2>err &&
+	grep "^trainscope: jobs: --cache wants a file name" err) &&
+	test ! -e fresh &&
+	test_expect_code 2 trainscope index --cache "" tiny 2>err &&
 	test_expect_code 2 trainscope index --chunk 1 tiny 2>err &&
 	grep "chunk wants at least 1024 bytes" err
 '

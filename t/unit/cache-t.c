@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,6 +126,24 @@ test_refuse(void)
 	}
 	ok(cache_open(p, 0, &c, &cause) == -1, "a damaged cache is refused");
 	ok(cause != NULL && strstr(cause, p) != NULL, "naming the file");
+	ok(cause != NULL && strstr(cause, "is damaged") &&
+	    strstr(cause, "remove it"), "ours (its header says so): remove it");
+	free(p);
+
+	p = path_in("notours.db");
+	write_file(p, "SQLite format 3\0and then anything at all, for a page "
+	    "or two of bytes that are not a database", 92);
+	ok(cache_open(p, 0, &c, &cause) == -1, "a file with only SQLite's "
+	    "magic is refused");
+	ok(cause != NULL && strstr(cause, "not a trainscope cache") &&
+	    strstr(cause, "remove") == NULL, "and not advised away");
+	free(p);
+
+	p = path_in("adir");
+	ok(mkdir(p, 0700) == 0 && cache_open(p, 0, &c, &cause) == -1,
+	    "a directory is refused");
+	ok(cause != NULL && strstr(cause, "is a directory, not a file"),
+	    "and says so");
 	free(p);
 	free(cause);
 }
