@@ -85,9 +85,12 @@ file_state(void *arg, const char *path, int64_t size, double mtime)
 
 	d->files++;
 	if (stat(full, &sb) != 0) {
+		/* hashed as indexed: the model made while it was there holds */
 		d->missing++;
 		if (d->first_missing == NULL)
 			d->first_missing = xstrdup(path);
+		now_size = size;
+		now_mtime = mtime;
 	} else {
 		now_size = (int64_t)sb.st_size;
 		now_mtime = (double)sb.st_mtim.tv_sec +
@@ -210,6 +213,12 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 			if ((*out)->flows.error != NULL)
 				warn(&say, "captures left out: %s",
 				    (*out)->flows.error);
+			if (disk.missing > 0)
+				model_note(*out, "%zu of %zu files are gone "
+				    "since they were indexed (%s first): this "
+				    "is the diagnosis made while they were there",
+				    disk.missing, disk.files,
+				    disk.first_missing);
 			free(blob);
 			free(disk.first_missing);
 			faults_free(fl);
@@ -236,7 +245,9 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	if (rc == 0 && cache_readonly(c))
 		warn(&say, "cache '%s' is read-only here: the outcome and the "
 		    "diagnosis are not kept", cache_path(c));
-	else if (rc == 0 && keyed) {
+	else if (rc == 0 && keyed && disk.missing == 0) {
+		/* (made without some files: never kept, or it would stand
+		 * for them once they are back) */
 		unsigned char *bytes;
 
 		model_encode(*out, &bytes, &len);

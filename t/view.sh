@@ -218,6 +218,19 @@ test_expect_success 'files gone or changed since indexing are said, not hidden' 
 	trainscope diagnose grow >changed &&
 	grep "^note: 1 of 2 files changed since they were indexed" changed
 '
+test_expect_success 'logs moved away: the diagnosis made while they were there stands' '
+	trainscope simulate --nodes 4 --iters 30 --no-flows --fault ecc@2:20 \
+	    moved >/dev/null &&
+	trainscope index moved >/dev/null 2>&1 &&
+	trainscope diagnose moved >before &&
+	grep "failed in iteration 20" before &&
+	mv moved moved.away &&
+	trainscope diagnose moved >after &&
+	sed -n 1p before >want && sed -n 1p after >got && test_cmp want got &&
+	grep "^note: .* files are gone since they were indexed .*: this is the diagnosis made while they were there" after &&
+	mv moved.away moved &&
+	trainscope diagnose moved >back && ! grep "^note:" back
+'
 test_expect_success 'a damaged kept model is made again, not trusted' '
 	sqlite3 "$DB" "UPDATE results SET model = x'"'5453'"'" &&
 	trainscope view events grow >again &&
