@@ -1566,25 +1566,35 @@ jobs_count(struct view *v, int idx, char **name)
 /* ---- the screen ---- */
 
 /*
- * The header says when the model rests on a partial index: the part of
- * the note before its explanation ("index incomplete: 1 of 3 files"),
- * at column x.  Returns the column after it (x when there is none).
+ * The header says when the model rests on partial data: the part of the
+ * note before its explanation ("index incomplete: 1 of 3 files"), and
+ * files gone since indexing ("2 of 8 files gone"), at column x.  Returns
+ * the column after them (x when there is none).
  */
 static int
 draw_incomplete(const struct model *m, struct canvas *cv, int row, int x)
 {
 	static const char tag[] = "index incomplete:";
+	static const char gone[] = " files are gone since";
+	const char *g;
 	size_t i, len;
 
 	for (i = 0; i < m->nnotes; i++) {
-		if (strncmp(m->notes[i], tag, sizeof tag - 1) != 0)
-			continue;
-		len = strcspn(m->notes[i], "(");
-		while (len > 0 && m->notes[i][len - 1] == ' ')
-			len--;
-		x = canvas_puts(cv, row, x, CS_HEADER, "  ");
-		return canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
-		    m->notes[i], len);
+		if (strncmp(m->notes[i], tag, sizeof tag - 1) == 0) {
+			len = strcspn(m->notes[i], "(");
+			while (len > 0 && m->notes[i][len - 1] == ' ')
+				len--;
+			x = canvas_puts(cv, row, x, CS_HEADER, "  ");
+			x = canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+			    m->notes[i], len);
+		} else if ((g = strstr(m->notes[i], gone)) != NULL) {
+			/* "1 of 3 files are gone since ..." -> "1 of 3 gone" */
+			x = canvas_puts(cv, row, x, CS_HEADER, "  ");
+			x = canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+			    m->notes[i], (size_t)(g - m->notes[i]));
+			x = canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+			    " files gone", 11);
+		}
 	}
 	return x;
 }

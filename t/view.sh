@@ -211,7 +211,9 @@ test_expect_success 'files gone or changed since indexing are said, not hidden' 
 	mv grow/node01/rank-0.log away.log &&
 	trainscope diagnose grow >gone &&
 	grep "^note: 1 of 2 files are gone since they were indexed (node01/rank-0.log first)" gone &&
-	trainscope view events grow | tail -1 | grep "1 of 2 files are gone" &&
+	trainscope view events grow >v &&
+	tail -1 v | grep "1 of 2 files are gone" &&
+	head -1 v | grep "  1 of 2 files gone  " &&
 	mv away.log grow/node01/rank-0.log &&
 	trainscope diagnose grow >back && ! grep "^note:" back &&
 	echo "[2024-05-01 12:00:18,000] INFO one more" >>grow/node01/rank-0.log &&
