@@ -229,6 +229,7 @@ diag_stream_iter(struct diag_job *job, size_t stream, long iteration,
 	memset(it, 0, sizeof *it);
 	it->iteration = iteration;
 	it->ts = ts;
+	it->end_ts = NAN;
 	it->off = s->nevents;
 	return it;
 }

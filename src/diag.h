@@ -66,7 +66,10 @@ struct diag_node {
 struct diag_iter {
 	long iteration;
 	size_t off, n;
-	double ts;		/* time of its first line, NAN unknown */
+	double ts;		/* when it began: the time of the iteration
+				   line before it, else of its first line;
+				   NAN unknown */
+	double end_ts;		/* the time of its own iteration line, NAN */
 	int truncated;		/* the stream ended inside it */
 	int anomalous;		/* set by diag_run(): its events broke the
 				   pattern of the iterations before it */

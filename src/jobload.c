@@ -623,13 +623,19 @@ stream_line(struct diag_job *job, size_t s, size_t t,
 	if (tag->stage < STAGE_TRAINING && !tag->is_iter && st->niters == 0)
 		return;
 	if (st->niters == 0 || *pending) {
-		diag_stream_iter(job, s, tag->iteration, ts);
+		/* a step begins as the line of the one before it is printed */
+		double prev = st->niters > 0 && *pending ?
+		    st->iters[st->niters - 1].end_ts : NAN;
+
+		diag_stream_iter(job, s, tag->iteration, isnan(prev) ? ts :
+		    prev);
 		*pending = 0;
 	} else if (tag->is_iter)	/* an iteration ends with its line */
 		st->iters[st->niters - 1].iteration = tag->iteration;
 	diag_stream_event(job, s, id);
 	if (tag->is_iter) {
 		*pending = 1;
+		st->iters[st->niters - 1].end_ts = ts;
 		if (!isnan(ts)) {
 			st->last_iter_ts = ts;
 			st->iter_id = id;

@@ -22,6 +22,7 @@
 #include "json.h"
 #include "model.h"
 #include "stage.h"
+#include "stats.h"
 #include "util.h"
 #include "view.h"
 #include "viewdb.h"
@@ -1218,6 +1219,32 @@ host_group(const struct model_fgroup *g, size_t n, size_t h)
 	return -1;
 }
 
+/*
+ * An iteration's end on the wire is its last collective; the optimizer
+ * step after it is not seen.  Say by how much the capture's iterations
+ * may run longer: the median gap to the job's next message.
+ */
+static void
+groups_slack(const struct model_flows *f, struct area *a, int *used)
+{
+	double *d = xcalloc(f->niters + 1, sizeof *d), med;
+	size_t i, n = 0;
+	char buf[160];
+	int row;
+
+	for (i = 0; i < f->niters; i++)
+		if (!isnan(f->iters[i].end_max) &&
+		    f->iters[i].end_max >= f->iters[i].end)
+			d[n++] = (f->iters[i].end_max - f->iters[i].end) * 1e3;
+	med = n > 0 ? stats_median(d, n) : NAN;
+	free(d);
+	if (isnan(med) || (row = area_row(a, used)) < 0)
+		return;
+	snprintf(buf, sizeof buf, "an iteration may end up to %.0f ms after "
+	    "its last collective (optimizer unseen)", med);
+	canvas_put_clip(a->cv, row, 0, a->w, CS_DIM, buf, strlen(buf));
+}
+
 static int
 pane_groups(struct view *v, struct area *a, int *used)
 {
@@ -1274,6 +1301,7 @@ pane_groups(struct view *v, struct area *a, int *used)
 	    f->niters == 1 ? "" : "s", f->period * 1e3, f->nfindings,
 	    f->nfindings == 1 ? "" : "s");
 	canvas_put_clip(a->cv, row, 0, a->w, CS_NORMAL, sum, strlen(sum));
+	groups_slack(f, a, used);
 	groups_grid(v, a, used);
 	for (i = 0; i < f->nfindings && i < 4; i++) {
 		const struct model_finding *fd = &f->findings[i];
