@@ -1680,6 +1680,7 @@ when(struct work *w, struct diag_result *r)
 	const struct diag_event_result *top = r->nevents ? &r->events[0] : NULL;
 	long fail = w->fail_iter, minlast = -1;
 	size_t n, i;
+	int slowed = 0;
 
 	/*
 	 * An error or a labelled event new in an anomalous iteration.  A job
@@ -1704,8 +1705,10 @@ when(struct work *w, struct diag_result *r)
 	if (fail < 0 && w->hang_tmpl != (size_t)-1)
 		fail = w->hang_iter + 1;
 	/* no crash but a lasting slowdown: that is where it went wrong */
-	if (fail < 0 && r->slow_iter >= 0)
+	if (fail < 0 && r->slow_iter >= 0) {
 		fail = r->slow_iter;
+		slowed = 1;
+	}
 	/* an error ended the job before any iteration: "iteration 0" */
 	if (fail < 0 && !w->reached_training && top != NULL &&
 	    top->score >= 0.4 && (top->category != NULL ||
@@ -1725,7 +1728,9 @@ when(struct work *w, struct diag_result *r)
 		r->last_healthy_iter = fail < minlast ? fail : minlast;
 	else if (fail >= 0)
 		r->last_healthy_iter = fail - 1 < minlast ? fail - 1 : minlast;
-	if (top != NULL && top->score > 0)
+	if (slowed)	/* the steps slowed down: no event says where */
+		r->stage = STAGE_TRAINING;
+	else if (top != NULL && top->score > 0)
 		r->stage = job->tmpls[top->tmpl].first.stage;
 	else if (r->nnodes > 0)
 		r->stage = job->nodes[r->nodes[0].node].last_stage;

@@ -130,7 +130,7 @@ if [ -d "$G/run2_failed/logs" ]; then
 		grep -A1 "\"slowdown\": {" slow.json | grep "\"iteration\": $it," &&
 		grep "\"outcome\": \"degraded\"," slow.json &&
 		trainscope diagnose c_straggler_compute >slow.txt &&
-		head -1 slow.txt | grep "ran to the end but slowed down from iteration $it" &&
+		head -1 slow.txt | grep "stage training, ran to the end but slowed down from iteration $it" &&
 		! grep "failed in" slow.txt
 	'
 	if command -v sqlite3 >/dev/null 2>&1; then
