@@ -72,6 +72,8 @@ struct ondisk {
 	uint64_t h;		/* hash of each file's state */
 	size_t files, missing, changed;
 	char *first_missing;
+	uint64_t names;		/* hosts_state() of its directory now */
+	int have_root;		/* the directory is there */
 };
 
 static int
@@ -102,6 +104,39 @@ file_state(void *arg, const char *path, int64_t size, double mtime)
 	d->h = fnv(d->h, &now_mtime, sizeof now_mtime);
 	free(full);
 	return 0;
+}
+
+/*
+ * A hosts file at the top of the job's directory names the captures'
+ * hosts (flownames.c): the model rests on it too.  It is no file of the
+ * index, so its state is kept in the model and checked while the
+ * directory is there (a job whose directory is gone keeps its model).
+ */
+static uint64_t
+hosts_state(const char *root, int *have_root)
+{
+	static const char *const names[] = { "hosts", "hostfile" };
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct stat sb;
+	size_t i;
+	char *p;
+
+	*have_root = root != NULL && stat(root, &sb) == 0;
+	for (i = 0; root != NULL && i < TS_NELEM(names); i++) {
+		int64_t size = -1;
+		double mtime = 0;
+
+		p = xasprintf("%s/%s", root, names[i]);
+		if (stat(p, &sb) == 0) {
+			size = (int64_t)sb.st_size;
+			mtime = (double)sb.st_mtim.tv_sec +
+			    (double)sb.st_mtim.tv_nsec / 1e9;
+		}
+		h = fnv(h, &size, sizeof size);
+		h = fnv(h, &mtime, sizeof mtime);
+		free(p);
+	}
+	return h;
 }
 
 /*
@@ -155,6 +190,7 @@ model_key(struct cache *c, const char *name, int flags,
 	if (rc == 0)
 		rc = viewdb_each_file(c, dj.id, file_state, disk, cause);
 	h = disk->h;
+	disk->names = hosts_state(dj.root, &disk->have_root);
 	disk->root = NULL;
 	diagdb_job_release(&dj);
 	snprintf(key, len, "%016llx", (unsigned long long)h);
@@ -209,7 +245,12 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	    &why) == 0) {
 		keyed = 1;
 		if (diagdb_result_get(c, id, key, &blob, &len, &why) == 1 &&
-		    (*out = model_decode(blob, len)) != NULL) {
+		    (*out = model_decode(blob, len)) != NULL &&
+		    disk.have_root && (*out)->names_stamp != disk.names) {
+			model_free(*out);	/* a hosts file changed */
+			*out = NULL;
+		}
+		if (*out != NULL) {
 			if ((*out)->flows.error != NULL)
 				warn(&say, "captures left out: %s",
 				    (*out)->flows.error);
@@ -230,6 +271,8 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	why = NULL;
 	rc = compute(c, name, baselines, nbase, flags, fl, &say, out, cause);
 	faults_free(fl);
+	if (rc == 0)
+		(*out)->names_stamp = disk.names;
 	if (rc == 0 && disk.missing > 0)
 		model_note(*out, "%zu of %zu files are gone since they were "
 		    "indexed (%s first): the diagnosis has only what the "

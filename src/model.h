@@ -174,6 +174,8 @@ struct model {
 	long last_healthy_iter;	/* -1: none */
 	int nhealthy;		/* healthy runs compared */
 	size_t anomalous;	/* anomalous iterations over all streams */
+	uint64_t names_stamp;	/* the hosts files that named the captures'
+				   hosts, as they were (jobmodel.c) */
 	long slow_iter;		/* -1: no slowdown */
 	double slow_before_ms, slow_after_ms;
 	double first_ts, last_ts;	/* the logs' time range, NAN unknown */

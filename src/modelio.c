@@ -285,6 +285,7 @@ walk(struct mio *io, struct model *m)
 	i64(io, &m->last_healthy_iter);
 	int32(io, &m->nhealthy);
 	sz(io, &m->anomalous);
+	u64(io, &m->names_stamp);
 	i64(io, &m->slow_iter);
 	f64(io, &m->slow_before_ms);
 	f64(io, &m->slow_after_ms);

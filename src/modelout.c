@@ -96,6 +96,8 @@ model_json_event(struct json *j, const struct model *m, size_t i,
 	json_obj_end(j);
 }
 
+static void json_captures(struct json *j, const struct model *m);
+
 static void
 print_json(FILE *out, const struct model *m, size_t top)
 {
@@ -150,8 +152,109 @@ print_json(FILE *out, const struct model *m, size_t top)
 	for (i = 0; i < limit(m->nevents, top); i++)
 		model_json_event(&j, m, i, i + 1);
 	json_arr_end(&j);
+	json_captures(&j, m);
 	json_obj_end(&j);
 	json_finish(&j);
+}
+
+/*
+ * The node a capture address belongs to, or NULL: the logs' NCCL lines
+ * or a hosts file named it.
+ */
+static const char *
+addr_node(const struct model_flows *f, const char *addr, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < f->nhosts; i++)
+		if (strlen(f->hosts[i].addr) == len &&
+		    strncmp(f->hosts[i].addr, addr, len) == 0)
+			return f->hosts[i].name;
+	return NULL;
+}
+
+/*
+ * The nodes of a finding's subject: "node03", a pair's "node03-node04";
+ * NULL when it names no address ("job", "group 2").  *unnamed is set
+ * when an address of it has no node.  Allocated.
+ */
+static char *
+subject_nodes(const struct model_flows *f, const char *subject, int *unnamed)
+{
+	const char *dash = strchr(subject, '-'), *a, *b = NULL;
+	size_t la = dash != NULL ? (size_t)(dash - subject) : strlen(subject);
+
+	if (strchr(subject, '.') == NULL && strchr(subject, ':') == NULL)
+		return NULL;
+	a = addr_node(f, subject, la);
+	if (dash != NULL)
+		b = addr_node(f, dash + 1, strlen(dash + 1));
+	if (a == NULL || (dash != NULL && b == NULL)) {
+		*unnamed = 1;
+		return NULL;
+	}
+	return dash != NULL ? xasprintf("%s-%s", a, b) : xstrdup(a);
+}
+
+/* "captures": what they showed, null when the job has none. */
+static void
+json_captures(struct json *j, const struct model *m)
+{
+	const struct model_flows *f = &m->flows;
+	const char *a, *dash;
+	size_t i;
+
+	json_key(j, "captures");
+	if (!f->present) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_key(j, "error");
+	if (f->error != NULL)
+		json_str(j, f->error);
+	else
+		json_null(j);
+	json_key(j, "hosts"); json_int(j, (int64_t)f->nhosts);
+	json_key(j, "dp_groups"); json_int(j, (int64_t)f->ndp);
+	json_key(j, "pipelines"); json_int(j, (int64_t)f->npp);
+	json_key(j, "iterations"); json_int(j, (int64_t)f->niters);
+	json_key(j, "period_ms"); json_numf(j, f->period * 1e3, 3);
+	json_key(j, "findings");
+	json_arr_begin(j);
+	for (i = 0; i < f->nfindings; i++) {
+		const struct model_finding *fd = &f->findings[i];
+
+		json_obj_begin(j);
+		json_key(j, "kind"); json_str(j, fd->kind);
+		json_key(j, "subject"); json_str(j, fd->subject);
+		/* the nodes of its addresses, null where none is named */
+		json_key(j, "nodes");
+		json_arr_begin(j);
+		dash = strchr(fd->subject, '-');
+		if (strchr(fd->subject, '.') != NULL ||
+		    strchr(fd->subject, ':') != NULL) {
+			a = addr_node(f, fd->subject, dash != NULL ?
+			    (size_t)(dash - fd->subject) : strlen(fd->subject));
+			if (a != NULL)
+				json_str(j, a);
+			else
+				json_null(j);
+			if (dash != NULL && (a = addr_node(f, dash + 1,
+			    strlen(dash + 1))) != NULL)
+				json_str(j, a);
+			else if (dash != NULL)
+				json_null(j);
+		}
+		json_arr_end(j);
+		json_key(j, "from"); json_int(j, fd->from);
+		json_key(j, "iterations"); json_int(j, (int64_t)fd->niters);
+		json_key(j, "magnitude"); json_num(j, fd->magnitude);
+		json_reasons(j, fd->reasons, fd->nreasons);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
 }
 
 static void
@@ -204,6 +307,23 @@ print_tsv(FILE *out, const struct model *m, size_t top)
 		put_reasons(out, e->reasons, e->nreasons);
 		fputc('\n', out);
 	}
+	/* what the captures found: subject, kind, nodes, first iteration */
+	for (i = 0; m->flows.present && i < m->flows.nfindings; i++) {
+		const struct model_finding *fd = &m->flows.findings[i];
+		int unnamed = 0;
+		char *s = subject_nodes(&m->flows, fd->subject, &unnamed);
+
+		fprintf(out, "capture\t%zu\t\t", i + 1);
+		put(out, fd->subject, 1);
+		fputc('\t', out);
+		put(out, fd->kind, 1);
+		fprintf(out, "\t%zu\t", fd->niters);
+		put(out, s, 1);
+		fprintf(out, "\t\t\t%d\t", fd->from);
+		put_reasons(out, fd->reasons, fd->nreasons);
+		fputc('\n', out);
+		free(s);
+	}
 }
 
 static void
@@ -247,6 +367,51 @@ text_event(FILE *out, const struct model *m, size_t i)
 		put(out, e->action, 0);
 		fputc('\n', out);
 	}
+}
+
+/* What the captures showed: their shape and findings. */
+static void
+text_captures(FILE *out, const struct model *m)
+{
+	const struct model_flows *f = &m->flows;
+	size_t i, k;
+	int unnamed = 0;
+	char *s;
+
+	if (!f->present)
+		return;
+	if (f->error != NULL) {
+		fputs("\ncaptures left out: ", out);
+		put(out, f->error, 0);
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "\ncaptures: %zu host%s, %zu data-parallel group%s, "
+	    "%zu pipeline%s, %zu iteration%s of %.1f ms\n", f->nhosts,
+	    f->nhosts == 1 ? "" : "s", f->ndp, f->ndp == 1 ? "" : "s", f->npp,
+	    f->npp == 1 ? "" : "s", f->niters, f->niters == 1 ? "" : "s",
+	    f->period * 1e3);
+	for (i = 0; i < f->nfindings; i++) {
+		s = subject_nodes(f, f->findings[i].subject, &unnamed);
+		fprintf(out, "  %s ", f->findings[i].kind);
+		put(out, f->findings[i].subject, 0);
+		if (s != NULL) {
+			fputs(" (", out);
+			put(out, s, 0);
+			fputc(')', out);
+		}
+		fprintf(out, " from capture iteration %d\n", f->findings[i].from);
+		free(s);
+		for (k = 0; k < f->findings[i].nreasons; k++) {
+			fputs("       - ", out);
+			put(out, f->findings[i].reasons[k], 0);
+			fputc('\n', out);
+		}
+	}
+	if (unnamed)
+		fputs("  (neither the logs' NCCL lines nor a hosts file name these "
+		    "addresses: a file named 'hosts' of 'ADDRESS NAME' lines in "
+		    "the job's directory joins them to its nodes)\n", out);
 }
 
 /* "failed in iteration N", or how a job that ran to the end went. */
@@ -307,6 +472,7 @@ print_text(FILE *out, const struct model *m, size_t top)
 			fputc('\n', out);
 		}
 	}
+	text_captures(out, m);
 	fputs("\nsuspect events:\n", out);
 	for (i = 0; i < limit(m->nevents, top); i++)
 		text_event(out, m, i);

@@ -133,6 +133,23 @@ if [ -d "$G/run2_failed/logs" ]; then
 		head -1 slow.txt | grep "stage training, ran to the end but slowed down from iteration $it" &&
 		! grep "failed in" slow.txt
 	'
+	test_expect_success 'real sample: diagnose says what the captures show, named or not' '
+		grep "^captures: 4 hosts, 2 data-parallel groups, 2 pipelines" slow.txt &&
+		grep "^  straggler 10.77.0.14 from capture iteration 16" slow.txt &&
+		grep "a file named .hosts. of .ADDRESS NAME. lines" slow.txt &&
+		trainscope diagnose --format json c_straggler_compute >c.json &&
+		test "$(jq -r ".captures.findings[] | select(.kind == \"straggler\") | .subject" c.json)" = 10.77.0.14 &&
+		cp -R "$S" named &&
+		printf "10.77.0.13 node03\n10.77.0.14 node04\n" >named/hosts &&
+		trainscope index named >/dev/null 2>&1 &&
+		trainscope diagnose named >named.txt &&
+		grep "^  straggler 10.77.0.14 (node04) from capture iteration 16" named.txt &&
+		! grep "ADDRESS NAME" named.txt &&
+		sed -n "/^suspect nodes/{n;p;}" named.txt | grep "node04" &&
+		rm named/hosts &&
+		trainscope diagnose named >unnamed.txt &&
+		grep "^  straggler 10.77.0.14 from" unnamed.txt
+	'
 	if command -v sqlite3 >/dev/null 2>&1; then
 		test_expect_success 'real sample: diagnose keeps the job'"'"'s flow set in the cache' '
 			test "$(sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" \
