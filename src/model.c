@@ -695,6 +695,18 @@ model_event_index(const struct model *m, uint32_t id)
 	return -1;
 }
 
+const char *
+model_fail_when(const struct model *m, char *buf, size_t len)
+{
+	if (m->failure_iter > 0)
+		snprintf(buf, len, "in iteration %ld", m->failure_iter);
+	else if (m->failure_iter == 0 && m->niters > 0)
+		snprintf(buf, len, "before its first iteration");
+	else
+		snprintf(buf, len, "%s", "");
+	return buf;
+}
+
 long
 model_iter_index(const struct model *m, long it)
 {

@@ -247,5 +247,11 @@ long model_node_index(const struct model *m, const char *name);
 long model_event_index(const struct model *m, uint32_t id);
 /* The index of the record of iteration `it`, or -1. */
 long model_iter_index(const struct model *m, long it);
+/*
+ * Where the job failed, as words after "failed": "in iteration 41",
+ * "before its first iteration" (failure iteration 0), or "" when the logs
+ * name no iteration at all.  Written into buf, which is returned.
+ */
+const char *model_fail_when(const struct model *m, char *buf, size_t len);
 
 #endif

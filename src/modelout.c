@@ -418,17 +418,22 @@ text_captures(FILE *out, const struct model *m)
 static void
 text_outcome(FILE *out, const struct model *m)
 {
+	const char *sep = m->stage != STAGE_NONE ? "," : "";
+	char when[48];
+
 	if (m->outcome == DIAG_COMPLETED)
-		fputs(", ran to the end", out);
+		fprintf(out, "%s ran to the end", sep);
 	else if (m->outcome == DIAG_DEGRADED && m->slow_iter >= 0 &&
 	    m->slow_iter == m->failure_iter)
-		fprintf(out, ", ran to the end but slowed down from iteration "
-		    "%ld", m->failure_iter);
+		fprintf(out, "%s ran to the end but slowed down from iteration "
+		    "%ld", sep, m->failure_iter);
 	else if (m->outcome == DIAG_DEGRADED)
-		fprintf(out, ", ran to the end but went wrong from iteration "
-		    "%ld", m->failure_iter);
-	else if (m->failure_iter >= 0)
-		fprintf(out, ", failed in iteration %ld", m->failure_iter);
+		fprintf(out, "%s ran to the end but went wrong from iteration "
+		    "%ld", sep, m->failure_iter);
+	else if (*model_fail_when(m, when, sizeof when) != '\0')
+		fprintf(out, "%s failed %s", sep, when);
+	else
+		fprintf(out, "%s failed", sep);
 }
 
 static void
@@ -438,7 +443,11 @@ print_text(FILE *out, const struct model *m, size_t top)
 
 	fputs("job ", out);
 	put(out, m->name, 0);
-	fprintf(out, ": stage %s", stage_name((enum stage)m->stage));
+	/* no stage line seen: nothing to say of it */
+	if (m->stage != STAGE_NONE)
+		fprintf(out, ": stage %s", stage_name((enum stage)m->stage));
+	else
+		fputc(':', out);
 	text_outcome(out, m);
 	if (m->last_healthy_iter >= 0)
 		fprintf(out, ", last healthy iteration %ld", m->last_healthy_iter);

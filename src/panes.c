@@ -1279,12 +1279,19 @@ pane_groups(struct view *v, struct area *a, int *used)
 			    CS_NORMAL, n->name, strlen(n->name));
 			if (n->missing)
 				canvas_puts(a->cv, row, 20, CS_ERROR, "no log");
-			else if (n->last_iter < 0)
-				canvas_printf(a->cv, row, 20, CS_NORMAL, "%5d  -",
-				    n->nranks);
-			else
-				canvas_printf(a->cv, row, 20, CS_NORMAL, "%5d  %ld",
-				    n->nranks, n->last_iter);
+			else {
+				/* a rank the logs do not place: not known */
+				if (n->nranks > 0)
+					canvas_printf(a->cv, row, 20, CS_NORMAL,
+					    "%5d", n->nranks);
+				else
+					canvas_puts(a->cv, row, 24, CS_DIM, "-");
+				if (n->last_iter < 0)
+					canvas_puts(a->cv, row, 27, CS_DIM, "-");
+				else
+					canvas_printf(a->cv, row, 27, CS_NORMAL,
+					    "%ld", n->last_iter);
+			}
 		}
 		return 0;
 	}
@@ -1648,9 +1655,12 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	if (m->outcome != DIAG_COMPLETED && m->stage != STAGE_NONE)
 		snprintf(buf, sizeof buf, " in %s", stage_name(
 		    (enum stage)m->stage));
-	if (m->failure_iter >= 0)
+	if (m->failure_iter > 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    " at iteration %ld", m->failure_iter);
+	else if (m->failure_iter == 0 && m->niters > 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    " before its first iteration");
 	from = canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf,
 	    strlen(buf));
 	x = draw_incomplete(m, cv, row, from);

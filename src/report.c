@@ -107,11 +107,16 @@ summary(struct rep *r, int paths)
 	    m->stage));
 	fprintf(r->f, fmt, "outcome", line);
 	free(line);
-	if (m->failure_iter >= 0) {
-		line = xasprintf("%ld (last healthy %ld)", m->failure_iter,
-		    m->last_healthy_iter);
+	if (m->failure_iter > 0 && m->last_healthy_iter >= 0) {
+		line = xasprintf("iteration %ld (last healthy %ld)",
+		    m->failure_iter, m->last_healthy_iter);
 		fprintf(r->f, fmt, "failed at", line);
 		free(line);
+	} else if (m->failure_iter >= 0) {
+		char when[48];
+
+		if (*model_fail_when(m, when, sizeof when) != '\0')
+			fprintf(r->f, fmt, "failed", when);
 	}
 	if (m->slow_iter >= 0) {
 		line = xasprintf("from iteration %ld: %.0f ms, then %.0f ms",

@@ -52,6 +52,20 @@ test_expect_success 'a single combined log of ten lines works' '
 	trainscope diagnose --format json one >one.json &&
 	grep "\"job\": \"one\"" one.json && grep "\"path\": \"train.log\"" one.json
 '
+test_expect_success 'a paste with no iteration or stage line failed, with no invented iteration 0' '
+	mkdir paste &&
+	printf "%s\n" "[rank3]: Traceback (most recent call last):" \
+	    "[rank3]:   File \"train.py\", line 9, in <module>" \
+	    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" \
+	    >paste/log.txt &&
+	trainscope index paste >/dev/null 2>&1 &&
+	trainscope diagnose paste >p.txt &&
+	head -1 p.txt | grep "^job paste: failed$" &&
+	trainscope view events paste | head -1 | grep "^paste  failed  1 node" &&
+	trainscope -n -c "open paste" -c "report -" >r.txt &&
+	grep "^outcome  *failed" r.txt && ! grep "iteration 0\|healthy -1" r.txt &&
+	! grep "iteration 0" p.txt
+'
 test_expect_success 'a combined log is split by rank prefix, ranks placed by the hostfile' '
 	mkdir comb &&
 	printf "nodeA slots=2\nnodeB slots=2\n" >comb/hostfile &&
