@@ -32,18 +32,9 @@ test_expect_success 'an unwritable cache directory is reported' '
 		grep "cannot create" err
 	fi
 '
-# as_reader ARGS...: trainscope ARGS as a user who cannot write the cache
-# (nobody, when the tests run as root; else the files are read-only).
-as_reader() {
-	if [ "$(id -u)" -eq 0 ]; then
-		su nobody -s /bin/sh -c "XDG_CACHE_HOME='$XDG_CACHE_HOME' HOME=/tmp '$TS_BIN' $*"
-	else
-		"$TS_BIN" "$@"
-	fi
-}
-# (as root, only where nobody can reach the program and this directory)
-if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
-    cd '$PWD'" 2>/dev/null; then
+# A user who cannot write the cache: nobody, when the tests run as root;
+# else the files are made read-only.
+if nobody_reaches; then
 	test_expect_success 'a cache this user cannot write is read: diagnose works, nothing is kept' '
 		mkdir -p rojob/node01 &&
 		for i in 1 2 3 4 5; do
@@ -54,12 +45,12 @@ if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
 		mv rojob rojob.moved &&
 		chmod -R a+rX . "$XDG_CACHE_HOME" &&
 		if [ "$(id -u)" -ne 0 ]; then chmod -R a-w "$XDG_CACHE_HOME"; fi &&
-		as_reader diagnose rojob >out 2>err &&
+		as_nobody diagnose rojob >out 2>err &&
 		grep "^job rojob" out && grep "an illegal memory access" out &&
 		test "$(grep -c "read-only here" err)" = 1 &&
 		grep "^trainscope: diagnose: cache .* is read-only here: the outcome and the diagnosis are not kept" err &&
 		! grep "attempt to write" err &&
-		as_reader jobs >out && grep "^rojob " out
+		as_nobody jobs >out && grep "^rojob " out
 		rc=$?
 		chmod -R u+w "$XDG_CACHE_HOME"
 		exit $rc
@@ -77,7 +68,7 @@ if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
 		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
 		rm -f "$db-wal" "$db-shm" && chmod 777 "${db%/*}" &&
 		if [ "$(id -u)" -ne 0 ]; then chmod a-w "$db"; fi &&
-		{ as_reader diagnose rosim >out 2>err; rc=$?; cat err; test $rc = 0; } &&
+		{ as_nobody diagnose rosim >out 2>err; rc=$?; cat err; test $rc = 0; } &&
 		grep "^job rosim" out && grep "NVRM: Xid" out &&
 		grep "^trainscope: diagnose: captures left out: " err &&
 		grep "read-only here" err &&

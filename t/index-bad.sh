@@ -150,23 +150,14 @@ test_expect_success 'a dangling link is a warning and a failed file; the job is 
 	trainscope diagnose C >out 2>/dev/null &&
 	grep "^note: index incomplete: 1 of 2 files" out
 '
-# as_other ARGS...: trainscope ARGS as a user root is not (nobody)
-as_other() {
-	if [ "$(id -u)" -eq 0 ]; then
-		su nobody -s /bin/sh -c "XDG_CACHE_HOME='$XDG_CACHE_HOME' HOME=/tmp '$TS_BIN' $*"
-	else
-		"$TS_BIN" "$@"
-	fi
-}
-if [ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
-    cd '$PWD'" 2>/dev/null; then
+if nobody_reaches; then
 	test_expect_success 'an unreadable file is a warning and a failed file' '
 		mkdir -p D && good_log D/r0.log 5 && good_log D/r1.log 5 &&
 		chmod -R a+rwX . && chmod 000 D/r1.log &&
-		as_other index D >out 2>err &&
+		as_nobody index D >out 2>err &&
 		grep "warning: cannot open .*D/r1.log.: Permission denied" err &&
 		grep "2 files (1 read, 0 unchanged, 1 failed)" err &&
-		as_other diagnose D >out 2>/dev/null &&
+		as_nobody diagnose D >out 2>/dev/null &&
 		grep "^note: index incomplete: 1 of 2 files" out
 	'
 else

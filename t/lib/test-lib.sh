@@ -33,6 +33,22 @@ unset TS_CACHE
 
 trainscope() { "$TS_BIN" "$@"; }
 
+# as_nobody ARGS...: trainscope ARGS as a user who is not root (nobody,
+# when the tests run as root), for what permissions must refuse.
+as_nobody() {
+	if [ "$(id -u)" -eq 0 ]; then
+		su nobody -s /bin/sh -c "XDG_CACHE_HOME='$XDG_CACHE_HOME' HOME=/tmp '$TS_BIN' $*"
+	else
+		"$TS_BIN" "$@"
+	fi
+}
+# nobody_reaches: as_nobody can run here (not root, or nobody can reach
+# the program and this directory).
+nobody_reaches() {
+	[ "$(id -u)" -ne 0 ] || su nobody -s /bin/sh -c "test -x '$TS_BIN' &&
+	    cd '$PWD'" 2>/dev/null
+}
+
 say() { printf '# %s\n' "$*"; }
 
 test_expect_success() {
