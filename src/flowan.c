@@ -78,6 +78,7 @@ struct plist {
 	size_t *m;		/* message indices, by start */
 	size_t n, cap;
 	int keep;
+	enum flowan_type kind;	/* set by split_mixed(), else OTHER */
 };
 
 struct uf {
@@ -240,6 +241,141 @@ large_size(const struct flow_set *s, const struct plist *p)
 	q = p->n ? sz[i < p->n ? i : p->n - 1] : 0;
 	free(sz);
 	return q;
+}
+
+/*
+ * The connection message x of a pair whose lower host is a belongs to:
+ * its TCP or UDP ports (either way round), or for RoCE the destination
+ * QP and direction (a BTH names only the receiving QP).
+ */
+static uint64_t
+conn_key(const struct flow_msg *x, uint32_t a)
+{
+	uint64_t lo = x->sport < x->dport ? x->sport : x->dport;
+	uint64_t hi = x->sport < x->dport ? x->dport : x->sport;
+
+	if (x->flags & FLOW_F_ROCE)
+		return 1ULL << 48 | (uint64_t)(x->src == a) << 32 | x->qp;
+	return (uint64_t)x->proto << 32 | lo << 16 | hi;
+}
+
+struct conn {
+	uint64_t key;
+	uint64_t size;
+};
+
+static int
+cmp_conn(const void *a, const void *b)
+{
+	const struct conn *x = a, *y = b;
+
+	if (x->key != y->key)
+		return (x->key > y->key) - (x->key < y->key);
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/*
+ * The connections of pair p that carry one message size (>= 80 % within
+ * 1 %: activations, or their gradients) and those that carry several
+ * (collective pieces, cut by bucket), over the messages of at least
+ * `lim` bytes, connections with >= CONN_MIN of them (a collective whose
+ * steps run back to back is one message a step, whose size says
+ * little): their keys in one[] and many[] (sorted; counts in *n1, *n2).
+ */
+#define CONN_MIN	16
+static void
+conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
+    uint64_t *one, size_t *n1, uint64_t *many, size_t *n2)
+{
+	struct conn *c = xcalloc(p->n + 1, sizeof *c);
+	size_t i, j, k, n = 0, best;
+
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *x = &s->msgs[p->m[i]];
+
+		if (msg_size(x) >= lim) {
+			c[n].key = conn_key(x, p->a);
+			c[n++].size = msg_size(x);
+		}
+	}
+	ts_qsort(c, n, sizeof *c, cmp_conn);
+	*n1 = *n2 = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && c[j].key == c[i].key; j++)
+			;
+		for (k = i, best = 0; k < j; k++) {	/* modal run */
+			size_t r = k;
+
+			while (r < j && (double)c[r].size <=
+			    (double)c[k].size * (1 + SIZE_TOL))
+				r++;
+			if (r - k > best)
+				best = r - k;
+		}
+		if (j - i < CONN_MIN)
+			continue;
+		if (best * 5 >= (j - i) * 4)
+			one[(*n1)++] = c[i].key;
+		else
+			many[(*n2)++] = c[i].key;
+	}
+	free(c);
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A host pair can carry two kinds of traffic at once: when a stage's
+ * ranks straddle two hosts, its data-parallel ring and the pipelines
+ * both cross between them, each on its own connections (communicators
+ * connect apart).  A pair with connections of one message size and
+ * connections of several (conn_kinds()) is split: the one-size ones
+ * become a pipeline pair, the rest stays a data-parallel one.  Returns
+ * the new number of pairs in *pl.
+ */
+static size_t
+split_mixed(const struct flow_set *s, struct plist **pl, size_t n)
+{
+	size_t i, k, n1, n2, cap = n, total = n;
+
+	for (i = 0; i < n; i++) {
+		struct plist *p = &(*pl)[i], q;
+		uint64_t lim = (uint64_t)((double)large_size(s, p) * SIG_SHARE);
+		uint64_t *one = xcalloc(p->n + 1, sizeof *one);
+		uint64_t *many = xcalloc(p->n + 1, sizeof *many), key;
+		size_t keep = 0;
+
+		conn_kinds(s, p, lim < SIG_MIN ? SIG_MIN : lim, one, &n1,
+		    many, &n2);
+		if (n1 > 0 && n2 > 0) {
+			memset(&q, 0, sizeof q);
+			q.a = p->a;
+			q.b = p->b;
+			q.kind = FLOWAN_PP;
+			p->kind = FLOWAN_DP;
+			for (k = 0; k < p->n; k++) {
+				key = conn_key(&s->msgs[p->m[k]], p->a);
+				if (bsearch(&key, one, n1, sizeof *one, cmp_key)) {
+					q.m = xgrow(q.m, &q.cap, q.n + 1,
+					    sizeof *q.m);
+					q.m[q.n++] = p->m[k];
+				} else
+					p->m[keep++] = p->m[k];
+			}
+			p->n = keep;
+			*pl = xgrow(*pl, &cap, total + 1, sizeof **pl);
+			(*pl)[total++] = q;
+		}
+		free(one);
+		free(many);
+	}
+	return total;
 }
 
 /* Keep only the significant messages of a pair; fill its byte counts. */
@@ -776,7 +912,25 @@ components(const struct flowan *fa, struct flowan_job *job,
 	free(u.p);
 }
 
-/* Flip PP pairs whose ends share a DP component, then form the groups. */
+/* Whether both ends of pair p are in group g. */
+static int
+pair_in(const struct flowan_pair *p, const struct flowan_group *g)
+{
+	size_t k;
+	int ina = 0, inb = 0;
+
+	for (k = 0; k < g->n; k++) {
+		ina |= g->hosts[k] == p->a;
+		inb |= g->hosts[k] == p->b;
+	}
+	return ina && inb;
+}
+
+/*
+ * Flip PP pairs whose ends share a DP component, then form the groups.
+ * A component that holds a split pair (split_mixed()) spans stages whose
+ * ranks straddle hosts: pipeline pairs inside it stay.
+ */
 static void
 refine(const struct flowan *fa, struct flowan_job *job)
 {
@@ -786,16 +940,16 @@ refine(const struct flowan *fa, struct flowan_job *job)
 	for (i = 0; i < job->npairs; i++) {
 		struct flowan_pair *p = &job->pairs[i];
 
-		if (p->type != FLOWAN_PP)
+		if (p->type != FLOWAN_PP || p->split)
 			continue;
 		for (j = 0; j < job->ndp; j++) {
-			int ina = 0, inb = 0;
-
-			for (k = 0; k < job->dp[j].n; k++) {
-				ina |= job->dp[j].hosts[k] == p->a;
-				inb |= job->dp[j].hosts[k] == p->b;
-			}
-			if (ina && inb)
+			if (!pair_in(p, &job->dp[j]))
+				continue;
+			for (k = 0; k < job->npairs; k++)
+				if (job->pairs[k].split &&
+				    pair_in(&job->pairs[k], &job->dp[j]))
+					break;
+			if (k == job->npairs)
 				p->type = FLOWAN_DP;
 		}
 	}
@@ -836,6 +990,11 @@ build_job(struct flowan *fa, struct flowan_job *job, const int *cl, int c,
 		}
 		if (pl[i].keep) {
 			type_pair(fa->set, &pl[i], prm, &job->pairs[job->npairs]);
+			if (pl[i].kind != FLOWAN_OTHER) {
+				job->pairs[job->npairs].type =
+				    job->pairs[job->npairs].raw_type = pl[i].kind;
+				job->pairs[job->npairs].split = 1;
+			}
 			job->pairs[job->npairs].msgs = pl[i].m;
 			pl[i].m = NULL;
 		}
@@ -866,6 +1025,7 @@ flowan_analyse_named(struct flowan *fa, const struct flow_set *set,
 	fa->set = set;
 	fa->names = names;
 	pl = group_pairs(fa, &n);
+	n = split_mixed(set, &pl, n);
 	fp = xcalloc(n ? n : 1, sizeof *fp);
 	for (i = 0; i < n; i++)
 		pair_significant(set, &pl[i], &fp[i]);

@@ -43,6 +43,8 @@ struct flowan_pair {
 	uint32_t a, b;
 	enum flowan_type type;
 	enum flowan_type raw_type;	/* before the transitive refinement */
+	int split;		/* one of two pairs of its hosts: their
+				   pipeline and their DP connections */
 	uint64_t bytes;		/* all bytes both ways */
 	uint64_t sig_bytes;	/* bytes in significant messages */
 	uint64_t sig_ab;	/* of which from a to b */

@@ -6,7 +6,7 @@
  *  - pipeline parallel: for every micro-batch, activations go from stage s
  *    to stage s+1 during the forward half and gradients come back during
  *    the backward half, on a causal schedule (a stage waits for its
- *    neighbour's message; see pipe_schedule()); one message size per node
+ *    neighbour's message; see sim_pipe_schedule()); one message size per node
  *    pair (all the rank pairs between two nodes are aggregated);
  *  - data parallel: when the slowest pipeline is done, a ring all-reduce
  *    per gradient bucket (four buckets of different sizes, so the chunk
@@ -48,6 +48,7 @@
 #define TCP_SPACING	0.0005		/* seconds between TCP samples, at most */
 #define TCP_SAMPLES	256
 #define NCH		2		/* NCCL channels (QPs) per node pair */
+#define NCONN		(2 * NCH)	/* and per communicator: PP on NCH.. */
 #define LINK_BPS	25e9		/* bytes per second per node NIC */
 #define STORAGE		0xffff
 #define STORAGE_ADDR	((10u << 24) | (42u << 16) | (200u << 8) | 10u)
@@ -84,6 +85,8 @@ struct simnet {
 	size_t npp, ndp;
 	uint32_t *psn;		/* per (src, dst, channel) */
 	uint32_t *store_seq;	/* per node: its stream to storage */
+	double *ready;		/* per node: when its ranks enter the
+				   step-end all-reduce (see pp_traffic()) */
 	double next_hb;
 	double bucket_bytes[BUCKETS];
 	double act_bytes;
@@ -189,7 +192,7 @@ psn_of(struct simnet *n, int a, int b, int ch)
 {
 	size_t nodes = (size_t)n->j->o.nodes;
 
-	return &n->psn[((size_t)a * nodes + (size_t)b) * NCH + (size_t)ch];
+	return &n->psn[((size_t)a * nodes + (size_t)b) * NCONN + (size_t)ch];
 }
 
 /* A destination QP number: stable per (receiver, sender, channel). */
@@ -300,43 +303,49 @@ nic_factor(struct simnet *n, int a, int b, long iter)
 }
 
 /*
- * Pipeline `pipe`'s schedule in iteration `it`, GPipe-like (every forward,
- * then every backward) and causal: a stage works on micro-batch k once its
- * neighbour has sent k (the stage before in the forward half, the one
- * after in the backward half) and it is done with k - 1.  A stage's
- * forward takes a third of its compute time over m + pp - 1 slots
- * (slot[s]), its backward twice that.  fwd[s * m + k] and bwd[s * m + k]
- * say when stage s is done with k and sends it on, in seconds from the
- * iteration's start.  So a slow stage holds up the stages after it
- * without making them compute longer: they wait for its messages.
+ * The slowdown of pipeline transfers between nodes a and b: a slow NIC
+ * of either, or the slow link between them.
+ */
+static double
+pp_factor(struct simnet *n, int a, int b, long iter)
+{
+	struct sim_fault *f = sim_find_fault(n->j, SIM_SLOW_LINK);
+
+	return nic_factor(n, a, b, iter) * (f != NULL && iter >= f->iter &&
+	    ((f->node == a && f->peer == b) || (f->node == b &&
+	    f->peer == a)) ? f->factor : 1);
+}
+
+/*
+ * n->ready[node]: when the node's ranks enter the step-end all-reduce.
+ * A pipeline is done when stage 0 is done with its last backward
+ * (bwd[m - 1] of its schedule); the slowest pipeline is done at
+ * it->compute_end, and the others that much earlier.  A node waits for
+ * the latest of the pipelines through it.
  */
 static void
-pipe_schedule(const struct simnet *n, const struct sim_iter *it, int pipe,
-    double *slot, double *fwd, double *bwd)
+entry_times(struct simnet *n, const struct sim_iter *it, const double *bwd)
 {
 	const struct sim_job *j = n->j;
-	int m = j->o.micro, pp = j->o.pp, s, k;
-	int d = pipe / j->o.tp, t = pipe % j->o.tp;
-	double ready;
+	int m = j->o.micro, pp = j->o.pp, s, np = j->o.dp * j->o.tp, i;
+	size_t sz = (size_t)pp * (size_t)m;
+	double last = 0, r;
 
-	for (s = 0; s < pp; s++) {
-		slot[s] = it->node_ms[sim_rank_node(j, rank_of(j, s, d, t))] /
-		    1000 / 3 / (m + pp - 1);
-		for (k = 0; k < m; k++) {
-			ready = s > 0 ? fwd[(s - 1) * m + k] : 0;
-			if (k > 0 && fwd[s * m + k - 1] > ready)
-				ready = fwd[s * m + k - 1];
-			fwd[s * m + k] = ready + slot[s];
+	for (i = 0; i < np; i++)
+		if (bwd[(size_t)i * sz + (size_t)m - 1] > last)
+			last = bwd[(size_t)i * sz + (size_t)m - 1];
+	for (i = 0; i < j->o.nodes; i++)
+		n->ready[i] = -INFINITY;
+	for (i = 0; i < np; i++) {
+		r = it->compute_end - (last - bwd[(size_t)i * sz + (size_t)m - 1]);
+		for (s = 0; s < pp; s++) {
+			int node = sim_rank_node(j, rank_of(j, s, i / j->o.tp,
+			    i % j->o.tp));
+
+			if (r > n->ready[node])
+				n->ready[node] = r;
 		}
 	}
-	for (s = pp - 1; s >= 0; s--)
-		for (k = 0; k < m; k++) {
-			ready = s + 1 < pp ? bwd[(s + 1) * m + k] :
-			    fwd[s * m + m - 1];
-			if (k > 0 && bwd[s * m + k - 1] > ready)
-				ready = bwd[s * m + k - 1];
-			bwd[s * m + k] = ready + 2 * slot[s];
-		}
 }
 
 /* Activations forward, gradients backward, per micro-batch. */
@@ -352,9 +361,10 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 	double bytes, dur, nf, *f, *b, *sl;
 	struct edge *e;
 
-	for (i = 0; i < np && n->npp > 0; i++)
-		pipe_schedule(n, it, (int)i, slot + i * (size_t)pp,
-		    fwd + i * sz, bwd + i * sz);
+	for (i = 0; i < np; i++)
+		sim_pipe_schedule(j, it->node_ms, (int)i,
+		    slot + i * (size_t)pp, fwd + i * sz, bwd + i * sz);
+	entry_times(n, it, bwd);
 	for (i = 0; i < n->npp; i++) {
 		e = &n->pp[i];
 		s = e->stage;
@@ -364,12 +374,13 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 		bytes = fmin(n->act_bytes * e->mult, n->act_cap) / NCH;
 		dur = bytes / (LINK_BPS / NCH);
 		/*
-		 * A slow NIC stretches the transfer, up to most of the time
-		 * before the next one (the schedule does not wait on it).
+		 * A slow NIC or link stretches the transfer, up to most of
+		 * the time before the next one (the schedule does not wait
+		 * on it).
 		 */
-		nf = nic_factor(n, e->a, e->b, it->n);
+		nf = pp_factor(n, e->a, e->b, it->n);
 		for (k = 0; k < m; k++)
-			for (ch = 0; ch < NCH; ch++) {
+			for (ch = NCH; ch < NCONN; ch++) {
 				message(n, e->a, e->b, ch, bytes,
 				    it->start + f[s * m + k],
 				    fmin(fmin(dur, sl[s]) * nf, 0.9 * sl[s]),
@@ -402,51 +413,126 @@ slow_stage(struct simnet *n, long iter)
 	return -1;
 }
 
+/*
+ * How long hop a -> b of a ring takes to move one step's chunk, and the
+ * chance its recorded packets are CE-marked: a slow link's hop fills
+ * the step, a slow NIC's paces it, the others move at line rate (their
+ * healthy time; in the slowed ring, `pace` times shorter than its step)
+ * and then wait.
+ */
+static double
+hop_dur(struct simnet *n, int a, int b, long iter, double stepdur, double pace,
+    double *ce)
+{
+	*ce = 0.003;
+	if (slow_edge(n, a, b, iter)) {
+		*ce = 0.35;
+		return stepdur * 0.97;
+	}
+	if (nic_factor(n, a, b, iter) > 1)
+		return stepdur * 0.85;
+	return stepdur * 0.85 / pace;
+}
+
+/*
+ * The ring all-reduce of stage `st`, TP index `ti`: one ring per gradient
+ * bucket, 2 (dp - 1) steps each, taken as one sequence of g < G steps.
+ * t[d * G + g] is when member d sends its step-g chunk to member d + 1:
+ * the first step once both have entered (n->ready), a later one once
+ * the chunk from d - 1 has arrived and a step's time after its own last
+ * send.  So members that are ready start while a late one holds back
+ * the chunks that pass through it, as a real ring does; with all ready
+ * at once every step takes its time.  Hops inside a node take part but
+ * are not on the wire.
+ */
+static void
+ring_schedule(struct simnet *n, const struct sim_iter *it, int st, int ti,
+    double ar, double pace, double *t)
+{
+	const struct sim_job *j = n->j;
+	int dp = j->o.dp, steps = 2 * (dp - 1), G = BUCKETS * steps, d, g;
+	int *node = xcalloc((size_t)dp, sizeof *node);
+	double stepdur, prev = 0, ce, arrive;
+
+	for (d = 0; d < dp; d++)
+		node[d] = sim_rank_node(j, rank_of(j, st, d, ti));
+	for (g = 0; g < G; g++) {
+		stepdur = ar * bucket_share[g / steps] / steps;
+		for (d = 0; d < dp; d++) {
+			int p = (d + dp - 1) % dp;
+			double *x = &t[(size_t)d * (size_t)G + (size_t)g];
+
+			if (g == 0) {
+				*x = fmax(n->ready[node[d]],
+				    n->ready[node[(d + 1) % dp]]);
+				continue;
+			}
+			arrive = t[(size_t)p * (size_t)G + (size_t)g - 1] +
+			    hop_dur(n, node[p], node[d], it->n, prev, pace, &ce);
+			*x = fmax(t[(size_t)d * (size_t)G + (size_t)g - 1] + prev,
+			    arrive);
+		}
+		prev = stepdur;
+	}
+	free(node);
+}
+
 /* One ring all-reduce per bucket at the end of the step. */
 static void
 dp_traffic(struct simnet *n, const struct sim_iter *it)
 {
 	struct sim_job *j = n->j;
 	struct sim_fault *f = sim_find_fault(j, SIM_SLOW_LINK);
-	int steps = 2 * (j->o.dp - 1), s, k, ch, slow = slow_stage(n, it->n);
-	int nic;
-	double t0, ar, stepdur, chunk, dur, ce;
+	int steps = 2 * (j->o.dp - 1), G = BUCKETS * steps, s, k, ch, g, d;
+	int slow = slow_stage(n, it->n), st, ti, nr = j->o.pp * j->o.tp;
+	double ar, stepdur, chunk, dur, ce, pace, *t;
 	struct edge *e;
 	size_t i;
 
-	for (i = 0; i < n->ndp && steps > 0; i++) {
+	if (steps <= 0 || n->ndp == 0)
+		return;
+	if (f == NULL)
+		f = sim_find_fault(j, SIM_SLOW_NIC);
+	t = xcalloc((size_t)nr * (size_t)j->o.dp * (size_t)G, sizeof *t);
+	for (st = 0; st < j->o.pp; st++)
+		for (ti = 0; ti < j->o.tp; ti++) {
+			ar = it->ar_ms / 1000;
+			pace = 1;
+			if (slow >= 0 && st != slow)
+				ar /= f->factor;
+			else if (slow >= 0)
+				pace = f->factor;
+			ring_schedule(n, it, st, ti, ar, pace, t +
+			    (size_t)(st * j->o.tp + ti) * (size_t)j->o.dp *
+			    (size_t)G);
+		}
+	for (i = 0; i < n->ndp; i++) {
+		double *et;
+
 		e = &n->dp[i];
+		d = e->pipe / j->o.tp;
+		ti = e->pipe % j->o.tp;
+		et = t + ((size_t)(e->stage * j->o.tp + ti) * (size_t)j->o.dp +
+		    (size_t)d) * (size_t)G;
 		ar = it->ar_ms / 1000;
-		if (f == NULL)
-			f = sim_find_fault(j, SIM_SLOW_NIC);
+		pace = 1;
 		if (slow >= 0 && e->stage != slow)
 			ar /= f->factor;
-		nic = nic_factor(n, e->a, e->b, it->n) > 1;
-		t0 = it->compute_end;
-		for (k = 0; k < BUCKETS; k++) {
+		else if (slow >= 0)
+			pace = f->factor;
+		for (k = g = 0; k < BUCKETS; k++) {
 			stepdur = ar * bucket_share[k] / steps;
 			chunk = n->bucket_bytes[k] / j->o.dp * e->mult /
 			    j->o.tp / NCH;
-			for (s = 0; s < steps; s++) {
-				if (slow_edge(n, e->a, e->b, it->n)) {
-					dur = stepdur * 0.97;
-					ce = 0.35;
-				} else if (nic) {	/* paced by it */
-					dur = stepdur * 0.85;
-					ce = 0.003;
-				} else {
-					dur = stepdur * (e->stage == slow ?
-					    0.15 : 0.85);
-					ce = 0.003;
-				}
+			dur = hop_dur(n, e->a, e->b, it->n, stepdur, pace, &ce);
+			for (s = 0; s < steps; s++, g++)
 				for (ch = 0; ch < NCH; ch++)
-					message(n, e->a, e->b, ch, chunk, t0 +
+					message(n, e->a, e->b, ch, chunk, et[g] +
 					    rng_range(&n->rng, 0, stepdur * 0.02),
 					    dur, ce);
-				t0 += stepdur;
-			}
 		}
 	}
+	free(t);
 }
 
 /* Every node streams its shard to the storage server. */
@@ -657,9 +743,10 @@ simnet_open(struct sim_job *j, const char *path, char **cause)
 		return NULL;
 	}
 	rng_seed(&n->rng, j->o.seed * 0xd1342543de82ef95ULL + 11);
-	n->psn = xcalloc((size_t)j->o.nodes * (size_t)j->o.nodes * NCH,
+	n->psn = xcalloc((size_t)j->o.nodes * (size_t)j->o.nodes * NCONN,
 	    sizeof *n->psn);
 	n->store_seq = xcalloc((size_t)j->o.nodes, sizeof *n->store_seq);
+	n->ready = xcalloc((size_t)j->o.nodes, sizeof *n->ready);
 	build_edges(n);
 	sizes(n);
 	return n;
@@ -676,6 +763,7 @@ simnet_free(struct simnet *n)
 	free(n->dp);
 	free(n->psn);
 	free(n->store_seq);
+	free(n->ready);
 	free(n);
 }
 

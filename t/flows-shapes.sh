@@ -94,6 +94,36 @@ test_expect_success 'a slow NIC with four ranks a host' '
 	exact nicr4 && r=$(score nicr4) && test "$(field "$r" found)" = 1 &&
 	test "$(field "$r" onset)" = 0
 '
+# No DP peers on the wire (DP rings inside the hosts, or dp 1): a
+# straggler is seen against its own steps before the onset.
+test_expect_success 'a straggler whose DP peers share its host is named' '
+	sim in8 8 8 4 8 2 --transport roce --fault straggler@8:6 &&
+	r=$(score in8) && test "$(field "$r" detect)" = 1 &&
+	test "$(field "$r" found)" = 1 && test "$(field "$r" onset)" = 0 &&
+	test "$(field "$r" false)" = 0
+'
+test_expect_success 'a straggler of a pure pipeline is named, every iteration kept' '
+	sim pp6 6 1 1 6 1 --transport roce --fault straggler@2:6 &&
+	r=$(score pp6) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" false)" = 0 &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 1)) &&
+	test "$(field "$r" iters)" -le "$(field "$r" iters_truth)"
+'
+# Stages of 3 ranks on hosts of 8: a stage straddles two hosts, so their
+# pair carries its DP ring and the pipelines, on their own connections.
+test_expect_success 'stages that straddle hosts: DP and pipeline pairs apart' '
+	sim mx12 12 8 3 32 1 --transport tcp --micro-batches 32 --healthy &&
+	exact mx12
+'
+# The slow link is between two pipeline stages (the DP rings stay inside
+# the hosts): its pipeline transfers slow down, nothing else does.
+test_expect_success 'a slow link between pipeline stages is named' '
+	sim plk 32 4 4 32 1 --transport tcp --micro-batches 32 \
+	    --fault slow-link@27:6 &&
+	r=$(score plk) && test "$(field "$r" detect)" = 1 &&
+	test "$(field "$r" first)" = 1 && test "$(field "$r" false)" = 0 &&
+	exact plk
+'
 test_expect_success 'a slow link is still a slow link, not a slow NIC' '
 	sim lnk 8 8 4 2 8 --transport roce --fault slow-link@2:8 && exact lnk &&
 	r=$(score lnk) && test "$(field "$r" found)" = 1 &&
