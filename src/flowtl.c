@@ -19,20 +19,26 @@
  * carries gradients back to it.  Votes over all boundaries orient each PP
  * edge, and a pipeline is its hosts in topological order.
  *
- * Links: per iteration, the median over a DP pair's messages of size over
- * duration is the rate its link moves at; a pair below half the other DP
- * pairs' median rate for >= 3 iterations in a row is a slow link.
+ * Links: per iteration, the median over a pair's messages of size over
+ * duration is the rate its link moves at; a pair below half the median
+ * rate of the other pairs of its type (DP or PP) for >= 3 iterations in
+ * a row is a slow link; a host all of whose pairs slow down together is
+ * a slow NIC.
  *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
  * in one of its own sends: since it was last done with a message of any
  * size (a message still arriving when it sends, the next micro-batch's,
- * is not what it waited for), each idle stretch counted once.  A stage
- * that waits for a slow neighbour's activations waits for a message, so
- * only the slow host's compute grows.  DP peers run the same stage, so a
- * host whose sustained compute (the median of three consecutive
- * iterations) and whose compute in the iteration itself exceed its peers'
- * median by >= 25 %, by >= 5 % of the iteration baseline and by four of
- * the peers' MADs, in >= 3 consecutive iterations, is a straggler.  Iterations are slow
+ * is not what it waited for), each idle stretch counted once; a host
+ * without pipeline pairs computes until it enters the step's collective.
+ * A stage that waits for a slow neighbour's activations waits for a
+ * message, so only the slow host's compute grows.  DP peers run the same
+ * stage, so a host whose sustained compute (the median of three
+ * consecutive iterations) and whose compute in the iteration itself
+ * exceed its peers' median by >= 25 %, by four times the group's noise
+ * (and >= 1 % of the iteration baseline) and by four of the peers' MADs,
+ * in >= 3 consecutive iterations, is a straggler; a host without DP peers
+ * on the wire is held against its own earlier iterations instead.
+ * Iterations are slow
  * against the fastest half of the job's own history (median/MAD; robust z
  * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
  * their peers by ratio, since with <= 10 points plain 3-sigma cannot fire

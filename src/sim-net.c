@@ -8,12 +8,14 @@
  *    the backward half, on a causal schedule (a stage waits for its
  *    neighbour's message; see sim_pipe_schedule()); one message size per node
  *    pair (all the rank pairs between two nodes are aggregated);
- *  - data parallel: when the slowest pipeline is done, a ring all-reduce
- *    per gradient bucket (four buckets of different sizes, so the chunk
- *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
- *    ring successor per step; a rank holds 1/tp of the stage's gradients,
- *    so a node pair that carries the rings of several TP ranks moves
- *    what one node's NIC can (LINK_BPS), not tp times that;
+ *  - data parallel: a ring all-reduce per gradient bucket (four buckets
+ *    of different sizes, so the chunk sizes vary), 2 (dp - 1) steps, each
+ *    node sending one chunk to its ring successor per step, on data
+ *    dependencies: a member enters when its pipeline is done, the last
+ *    when the slowest one is (see ring_schedule()); a rank holds 1/tp of
+ *    the stage's gradients, so a node pair that carries the rings of
+ *    several TP ranks moves what one node's NIC can (LINK_BPS), not tp
+ *    times that; pipeline and DP traffic have their own connections;
  *  - checkpoint saves stream to a storage server (NFS, TCP 2049);
  *  - control: torchrun's rendezvous store on the master's TCP port 29500
  *    (connect at launch, heartbeats every few seconds, close at exit).
