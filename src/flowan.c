@@ -288,7 +288,7 @@ conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
     uint64_t *one, size_t *n1, uint64_t *many, size_t *n2)
 {
 	struct conn *c = xcalloc(p->n + 1, sizeof *c);
-	size_t i, j, k, n = 0, best;
+	size_t i, j, k, r, n = 0, best;
 
 	for (i = 0; i < p->n; i++) {
 		const struct flow_msg *x = &s->msgs[p->m[i]];
@@ -303,17 +303,17 @@ conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && c[j].key == c[i].key; j++)
 			;
-		for (k = i, best = 0; k < j; k++) {	/* modal run */
-			size_t r = k;
-
+		if (j - i < CONN_MIN)
+			continue;
+		for (k = r = i, best = 0; k < j; k++) {	/* modal run */
+			if (r < k)
+				r = k;
 			while (r < j && (double)c[r].size <=
 			    (double)c[k].size * (1 + SIZE_TOL))
 				r++;
 			if (r - k > best)
 				best = r - k;
 		}
-		if (j - i < CONN_MIN)
-			continue;
 		if (best * 5 >= (j - i) * 4)
 			one[(*n1)++] = c[i].key;
 		else
