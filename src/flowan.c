@@ -378,6 +378,57 @@ split_mixed(const struct flow_set *s, struct plist **pl, size_t n)
 	return total;
 }
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort v[0..n) and drop repeats; return how many are left. */
+static size_t
+distinct_u32(uint32_t *v, size_t n)
+{
+	size_t i, k = 0;
+
+	ts_qsort(v, n, sizeof *v, cmp_u32);
+	for (i = 0; i < n; i++)
+		if (k == 0 || v[i] != v[k - 1])
+			v[k++] = v[i];
+	return k;
+}
+
+/*
+ * Pair p's endpoints and connections (see struct flowan_pair) from its
+ * significant messages.
+ */
+static void
+pair_endpoints(const struct flow_set *s, const struct plist *p,
+    struct flowan_pair *fp)
+{
+	uint64_t *keys = xcalloc(p->n + 1, sizeof *keys);
+	size_t i, k;
+
+	fp->end[0] = xcalloc(p->n + 1, sizeof *fp->end[0]);
+	fp->end[1] = xcalloc(p->n + 1, sizeof *fp->end[1]);
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *x = &s->msgs[p->m[i]];
+		int to_b = x->dst == p->b;
+
+		fp->end_qp |= (x->flags & FLOW_F_ROCE) != 0;
+		fp->end[to_b][fp->nend[to_b]++] = x->flags & FLOW_F_ROCE ?
+		    x->qp : x->dport;
+		keys[i] = conn_key(x, p->a);
+	}
+	for (k = 0; k < 2; k++)
+		fp->nend[k] = distinct_u32(fp->end[k], fp->nend[k]);
+	ts_qsort(keys, p->n, sizeof *keys, cmp_key);
+	for (i = 0; i < p->n; i++)
+		fp->nconn += i == 0 || keys[i] != keys[i - 1];
+	free(keys);
+}
+
 /* Keep only the significant messages of a pair; fill its byte counts. */
 static void
 pair_significant(const struct flow_set *s, struct plist *p,
@@ -414,6 +465,7 @@ pair_significant(const struct flow_set *s, struct plist *p,
 	fp->nsig = k;
 	fp->a = p->a;
 	fp->b = p->b;
+	pair_endpoints(s, p, fp);
 }
 
 static int
@@ -984,9 +1036,16 @@ build_job(struct flowan *fa, struct flowan_job *job, const int *cl, int c,
 			/* name pairs lower address first */
 			struct flowan_pair *q = &job->pairs[job->npairs];
 
+			uint32_t *e = q->end[0];
+			size_t ne = q->nend[0];
+
 			q->a = pl[i].a = fp[i].b;
 			q->b = pl[i].b = fp[i].a;
 			q->sig_ab = q->sig_bytes - q->sig_ab;
+			q->end[0] = q->end[1];
+			q->nend[0] = q->nend[1];
+			q->end[1] = e;
+			q->nend[1] = ne;
 		}
 		if (pl[i].keep) {
 			type_pair(fa->set, &pl[i], prm, &job->pairs[job->npairs]);
@@ -1039,8 +1098,11 @@ flowan_analyse_named(struct flowan *fa, const struct flow_set *set,
 	for (i = 0; i < n; i++) {
 		if (!pl[i].keep)
 			fa->control_bytes += fp[i].bytes;
-		if (cl[pl[i].a] < 0 || cl[pl[i].a] != cl[pl[i].b])
+		if (cl[pl[i].a] < 0 || cl[pl[i].a] != cl[pl[i].b]) {
 			free(fp[i].all);
+			free(fp[i].end[0]);
+			free(fp[i].end[1]);
+		}
 		free(pl[i].m);
 	}
 	free(pl);
@@ -1075,6 +1137,8 @@ flowan_free(struct flowan *fa)
 		for (j = 0; j < job->npairs; j++) {
 			free(job->pairs[j].msgs);
 			free(job->pairs[j].all);
+			free(job->pairs[j].end[0]);
+			free(job->pairs[j].end[1]);
 		}
 		free(job->pairs);
 		free(job->iters);

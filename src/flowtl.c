@@ -822,7 +822,8 @@ mid_stage_ready(struct mid_stage *ms, const struct flow_msg *x)
  * middle stage, since its input arrived, see struct mid_stage; else since
  * it was last done with a message of any size, see done_before(): a
  * receiver's small ready notice ends the idle time of a sender that was
- * only waiting), and the time in significant messages.  A host without
+ * only waiting), and the time in significant messages (overlapping ones,
+ * on several connections, once).  A host without
  * pipeline pairs computes until it enters the step's collective: its
  * first significant message of the step, either way (a ring sends a
  * member its first chunk once it is there too); what it idles inside
@@ -836,6 +837,7 @@ struct host_walk {
 	uint32_t h;
 	int mid, coll;		/* a middle stage; no pipeline pair */
 	double last;		/* latest end of its messages so far */
+	double busy;		/* ... of its significant ones */
 	double counted;		/* end of the idle time counted last */
 	size_t kin, kc, ks;	/* iterations: mid-stage state, ring entered,
 				   an idle counted */
@@ -892,7 +894,7 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 	for (hi = 0; hi < job->nhosts; hi++) {
 		memset(&w, 0, sizeof w);
 		w.h = job->hosts[hi];
-		w.last = w.counted = -INFINITY;
+		w.last = w.counted = w.busy = -INFINITY;
 		w.mid = mid_stage_init(job, w.h, &w.ms);
 		w.coll = !has_pp(job, w.h);
 		w.kin = w.kc = w.ks = (size_t)-1;
@@ -906,8 +908,10 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 				break;
 			at = hi * job->niters + k;
 			if (x->start >= job->iters[k].start) {
-				if (m[i] & 1)
-					comm[at] += x->end - x->start;
+				if ((m[i] & 1) && x->end > w.busy) {
+					comm[at] += x->end - fmax(x->start, w.busy);
+					w.busy = x->end;
+				}
 				done = fmax(idle_from(s, m, i, k, &w), w.counted);
 				if (done > -INFINITY && x->start > done) {
 					comp[at] += x->start - done;

@@ -50,7 +50,6 @@
 #define TCP_SPACING	0.0005		/* seconds between TCP samples, at most */
 #define TCP_SAMPLES	256
 #define NCH		2		/* NCCL channels (QPs) per node pair */
-#define NCONN		(2 * NCH)	/* and per communicator: PP on NCH.. */
 #define LINK_BPS	25e9		/* bytes per second per node NIC */
 #define STORAGE		0xffff
 #define STORAGE_ADDR	((10u << 24) | (42u << 16) | (200u << 8) | 10u)
@@ -74,6 +73,7 @@ struct edge {
 	int stage;		/* PP: the sending stage */
 	int pipe;		/* PP: the first pipeline (d * tp + t) on it */
 	int mult;		/* rank pairs aggregated on this node pair */
+	uint32_t *psn;		/* PP: per connection and way (pp_conn()) */
 };
 
 struct simnet {
@@ -112,6 +112,7 @@ add_edge(struct edge **e, size_t *n, int a, int b, int stage, int pipe)
 			return;
 		}
 	*e = xreallocarray(*e, *n + 1, sizeof **e);
+	(*e)[*n].psn = NULL;
 	(*e)[*n].a = a;
 	(*e)[*n].b = b;
 	(*e)[*n].stage = stage;
@@ -189,31 +190,66 @@ push(struct simnet *n, double ts, int type, int src, int dst)
 	return e;
 }
 
-static uint32_t *
-psn_of(struct simnet *n, int a, int b, int ch)
+/*
+ * A connection from node a to node b: its sequence state, the QP its
+ * packets are for and the one its ACKs are for, and its TCP ports (the
+ * receiving rank's listen port, a port of the sender's own).
+ */
+struct conn {
+	uint32_t *psn;
+	uint32_t qp, ackqp;
+	uint16_t sport, dport;
+};
+
+/* Data-parallel channel ch from a to b (one per channel and node pair). */
+static struct conn
+dp_conn(struct simnet *n, int a, int b, int ch)
 {
 	size_t nodes = (size_t)n->j->o.nodes;
+	struct conn c;
 
-	return &n->psn[((size_t)a * nodes + (size_t)b) * NCONN + (size_t)ch];
-}
-
-/* A destination QP number: stable per (receiver, sender, channel). */
-static uint32_t
-qp_of(int a, int b, int ch)
-{
-	return (0x100u + (uint32_t)b * 0x40u + (uint32_t)a * 4u +
+	c.psn = &n->psn[((size_t)a * nodes + (size_t)b) * NCH + (size_t)ch];
+	c.qp = (0x100u + (uint32_t)b * 0x40u + (uint32_t)a * 4u +
 	    (uint32_t)ch) & 0xffffffu;
+	c.ackqp = (0x100u + (uint32_t)a * 0x40u + (uint32_t)b * 4u +
+	    (uint32_t)ch) & 0xffffffu;
+	c.sport = (uint16_t)(40000 + (a * 7 + b * 13 + ch) % 20000);
+	c.dport = (uint16_t)(50000 + ch);
+	return c;
 }
 
 /*
- * One message of `bytes` from a to b on channel ch, sent over [t, t+dur].
- * `ce` is the chance a recorded packet is CE-marked.
+ * Pipeline connection k (rank pair k / NCH, channel k % NCH) of edge e,
+ * forward (activations, a to b) or back: each rank pair has its own, to
+ * the receiving rank's listen port (51000 + its place on the edge) and
+ * QPs of its own.
+ */
+static struct conn
+pp_conn(struct edge *e, int k, int back)
+{
+	int from = back ? e->b : e->a, to = back ? e->a : e->b;
+	struct conn c;
+
+	c.psn = &e->psn[2 * k + back];
+	c.qp = (0x10000u + (uint32_t)from * 0x40u + (uint32_t)(2 * k + back)) &
+	    0xffffffu;
+	c.ackqp = (0x10000u + (uint32_t)to * 0x40u + (uint32_t)(2 * k + back)) &
+	    0xffffffu;
+	c.sport = (uint16_t)(20000 + (from * 31 + to * 17 + 2 * k + back) %
+	    19000);
+	c.dport = (uint16_t)(51000 + k / NCH);
+	return c;
+}
+
+/*
+ * One message of `bytes` from a to b on connection c, sent over [t,
+ * t+dur].  `ce` is the chance a recorded packet is CE-marked.
  */
 static void
-message(struct simnet *n, int a, int b, int ch, double bytes, double t,
+message(struct simnet *n, int a, int b, struct conn c, double bytes, double t,
     double dur, double ce)
 {
-	uint32_t *psn = psn_of(n, a, b, ch), pkts, k, ns, step, idx, last;
+	uint32_t *psn = c.psn, pkts, k, ns, step, idx, last;
 	int tcp = n->j->o.transport == SIM_TCP, marked = 0;
 	uint32_t unit = tcp ? TCP_MSS : MTU_PAYLOAD;
 	struct ev *e;
@@ -238,7 +274,7 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 	for (k = 0; k < ns; k++) {	/* the last sample is the last packet */
 		e = push(n, t + dur * k / ns + rng_range(&n->rng, 0, dur / ns / 4),
 		    tcp ? EV_TCP : EV_ROCE, a, b);
-		e->qp = qp_of(a, b, ch);
+		e->qp = c.qp;
 		idx = k + 1 == ns ? pkts - 1 : k * step;
 		e->psn = tcp ? *psn + idx * unit : (*psn + idx) & 0xffffff;
 		e->len = k + 1 == ns ? last : unit;
@@ -246,24 +282,24 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 		e->msg = bytes > 4294967295.0 ? 0xffffffffu : (uint32_t)bytes;
 		e->ecn = rng_unit(&n->rng) < ce ? 3 : 2;
 		marked |= e->ecn == 3;
-		e->sport = (uint16_t)(tcp ? 40000 + (a * 7 + b * 13 + ch) % 20000 :
-		    49152 + (e->qp * 2654435761u >> 18) % 16384);
-		e->dport = (uint16_t)(tcp ? 50000 + ch : 4791);
+		e->sport = tcp ? c.sport :
+		    (uint16_t)(49152 + (c.qp * 2654435761u >> 18) % 16384);
+		e->dport = (uint16_t)(tcp ? c.dport : 4791);
 		e->flags = 0x18;	/* PSH ACK */
 	}
 	*psn = tcp ? *psn + (pkts - 1) * unit + last : (*psn + pkts) & 0xffffff;
 	e = push(n, t + dur + 2e-6, tcp ? EV_TCP : EV_ACK, b, a);
-	e->qp = qp_of(b, a, ch);
+	e->qp = c.ackqp;
 	e->psn = *psn;
 	e->ack = *psn;
-	e->sport = (uint16_t)(tcp ? 50000 + ch : 49152 + (e->qp % 16384));
-	e->dport = (uint16_t)(tcp ? 40000 + (a * 7 + b * 13 + ch) % 20000 : 4791);
+	e->sport = tcp ? c.dport : (uint16_t)(49152 + (c.ackqp % 16384));
+	e->dport = tcp ? c.sport : 4791;
 	e->flags = (uint8_t)(0x10 | (tcp && marked ? 0x40 : 0));	/* ECE */
 	e->ecn = 2;
 	if (marked && !tcp) {
 		e = push(n, t + dur / 2 + 5e-5, EV_CNP, b, a);
-		e->qp = qp_of(a, b, ch);
-		e->sport = (uint16_t)(49152 + (e->qp % 16384));
+		e->qp = c.qp;
+		e->sport = (uint16_t)(49152 + (c.qp % 16384));
 		e->dport = 4791;
 	}
 }
@@ -373,8 +409,13 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 		f = fwd + (size_t)e->pipe * sz;
 		b = bwd + (size_t)e->pipe * sz;
 		sl = slot + (size_t)e->pipe * (size_t)pp;
-		bytes = fmin(n->act_bytes * e->mult, n->act_cap) / NCH;
-		dur = bytes / (LINK_BPS / NCH);
+		/* each rank pair its share; together as fast as the NIC */
+		bytes = fmin(n->act_bytes * e->mult, n->act_cap) / NCH /
+		    e->mult;
+		dur = bytes * e->mult / (LINK_BPS / NCH);
+		if (e->psn == NULL)
+			e->psn = xcalloc((size_t)e->mult * NCH * 2,
+			    sizeof *e->psn);
 		/*
 		 * A slow NIC or link stretches the transfer, up to most of
 		 * the time before the next one (the schedule does not wait
@@ -382,12 +423,12 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 		 */
 		nf = pp_factor(n, e->a, e->b, it->n);
 		for (k = 0; k < m; k++)
-			for (ch = NCH; ch < NCONN; ch++) {
-				message(n, e->a, e->b, ch, bytes,
+			for (ch = 0; ch < NCH * e->mult; ch++) {
+				message(n, e->a, e->b, pp_conn(e, ch, 0), bytes,
 				    it->start + f[s * m + k],
 				    fmin(fmin(dur, sl[s]) * nf, 0.9 * sl[s]),
 				    0.002);
-				message(n, e->b, e->a, ch, bytes,
+				message(n, e->b, e->a, pp_conn(e, ch, 1), bytes,
 				    it->start + b[(s + 1) * m + k],
 				    fmin(fmin(dur, 2 * sl[s + 1]) * nf,
 				    1.8 * sl[s + 1]), 0.002);
@@ -529,7 +570,8 @@ dp_traffic(struct simnet *n, const struct sim_iter *it)
 			dur = hop_dur(n, e->a, e->b, it->n, stepdur, pace, &ce);
 			for (s = 0; s < steps; s++, g++)
 				for (ch = 0; ch < NCH; ch++)
-					message(n, e->a, e->b, ch, chunk, et[g] +
+					message(n, e->a, e->b,
+					    dp_conn(n, e->a, e->b, ch), chunk, et[g] +
 					    rng_range(&n->rng, 0, stepdur * 0.02),
 					    dur, ce);
 		}
@@ -745,7 +787,7 @@ simnet_open(struct sim_job *j, const char *path, char **cause)
 		return NULL;
 	}
 	rng_seed(&n->rng, j->o.seed * 0xd1342543de82ef95ULL + 11);
-	n->psn = xcalloc((size_t)j->o.nodes * (size_t)j->o.nodes * NCONN,
+	n->psn = xcalloc((size_t)j->o.nodes * (size_t)j->o.nodes * NCH,
 	    sizeof *n->psn);
 	n->store_seq = xcalloc((size_t)j->o.nodes, sizeof *n->store_seq);
 	n->ready = xcalloc((size_t)j->o.nodes, sizeof *n->ready);
@@ -757,10 +799,14 @@ simnet_open(struct sim_job *j, const char *path, char **cause)
 void
 simnet_free(struct simnet *n)
 {
+	size_t i;
+
 	if (n == NULL)
 		return;
 	pcapw_close(n->w, NULL);
 	free(n->ev);
+	for (i = 0; i < n->npp; i++)
+		free(n->pp[i].psn);
 	free(n->pp);
 	free(n->dp);
 	free(n->psn);

@@ -64,6 +64,26 @@ for tr in roce tcp; do
 		sim in-$tr 4 8 8 4 1 --transport $tr --healthy && exact in-$tr
 	'
 done
+# Four ranks a host, each with its own pipeline connections: a TCP hop
+# shows the four ports its receiving ranks listen on, a RoCE hop a QP a
+# connection (four rank pairs, two channels each); what never leaves a
+# host is said.
+test_expect_success 'four ranks a host: their endpoints on each pipeline hop' '
+	test "$(jq "[.jobs[0].pp_hops[][] | .endpoints | length] | unique" \
+	    r4-tcp.json | tr -d " \n")" = "[4]" &&
+	test "$(jq -r ".jobs[0].pp_hops[0][0].endpoint_kind" r4-tcp.json)" = port &&
+	test "$(jq "[.jobs[0].pp_hops[][] | .endpoints | length] | unique" \
+	    r4-roce.json | tr -d " \n")" = "[8]" &&
+	trainscope flows r4-tcp >out &&
+	grep "^    receiving endpoints a hop (ports.*: 4 4 4$" out &&
+	grep "^  not on the wire: traffic between ranks of one host" out
+'
+test_expect_success 'DP rings inside the hosts: the wire shows no DP pair, and says so' '
+	trainscope flows in-tcp >out &&
+	grep "^  not on the wire: .*no pair carries data-parallel traffic" out &&
+	jq -e ".jobs[0].not_on_wire | test(\"every DP ring stays inside\")" \
+	    in-tcp.json
+'
 # A slow NIC from iteration 8: the groups and pipelines are still those of
 # the healthy part, the node is named from the iteration it started, its
 # slowdown within 25 % of the injected factor, and nothing else is blamed.
