@@ -74,6 +74,9 @@ struct edge {
 	int pipe;		/* PP: the first pipeline (d * tp + t) on it */
 	int mult;		/* rank pairs aggregated on this node pair */
 	uint32_t *psn;		/* PP: per connection and way (pp_conn()) */
+	int *local;		/* PP: per rank pair, the local ranks (on
+				   their nodes) of its receiver forward and
+				   back */
 };
 
 struct simnet {
@@ -99,26 +102,30 @@ static const double bucket_share[BUCKETS] = { 0.34, 0.29, 0.25, 0.12 };
 
 /* ------------------------------------------------------------ layout */
 
-static void
+/*
+ * The edge from node a to node b, made or with one more rank pair (the
+ * one of `pipe` at `stage`); NULL inside a node (invisible).
+ */
+static struct edge *
 add_edge(struct edge **e, size_t *n, int a, int b, int stage, int pipe)
 {
 	size_t i;
 
 	if (a == b)
-		return;		/* inside a node: invisible */
+		return NULL;
 	for (i = 0; i < *n; i++)
 		if ((*e)[i].a == a && (*e)[i].b == b) {
 			(*e)[i].mult++;
-			return;
+			return &(*e)[i];
 		}
 	*e = xreallocarray(*e, *n + 1, sizeof **e);
-	(*e)[*n].psn = NULL;
+	memset(&(*e)[*n], 0, sizeof **e);
 	(*e)[*n].a = a;
 	(*e)[*n].b = b;
 	(*e)[*n].stage = stage;
 	(*e)[*n].pipe = pipe;
 	(*e)[*n].mult = 1;
-	(*n)++;
+	return &(*e)[(*n)++];
 }
 
 static int
@@ -131,15 +138,23 @@ static void
 build_edges(struct simnet *n)
 {
 	struct sim_job *j = n->j;
-	int s, d, t;
+	struct edge *e;
+	int s, d, t, x, y;
 
 	for (s = 0; s + 1 < j->o.pp; s++)
 		for (d = 0; d < j->o.dp; d++)
-			for (t = 0; t < j->o.tp; t++)
-				add_edge(&n->pp, &n->npp,
-				    sim_rank_node(j, rank_of(j, s, d, t)),
-				    sim_rank_node(j, rank_of(j, s + 1, d, t)), s,
-				    d * j->o.tp + t);
+			for (t = 0; t < j->o.tp; t++) {
+				x = rank_of(j, s, d, t);
+				y = rank_of(j, s + 1, d, t);
+				e = add_edge(&n->pp, &n->npp, sim_rank_node(j, x),
+				    sim_rank_node(j, y), s, d * j->o.tp + t);
+				if (e == NULL)
+					continue;
+				e->local = xreallocarray(e->local,
+				    (size_t)e->mult, 2 * sizeof *e->local);
+				e->local[2 * e->mult - 2] = y % j->o.gpn;
+				e->local[2 * e->mult - 1] = x % j->o.gpn;
+			}
 	for (s = 0; s < j->o.pp && j->o.dp > 1; s++)
 		for (d = 0; d < j->o.dp; d++)
 			for (t = 0; t < j->o.tp; t++)
@@ -221,8 +236,8 @@ dp_conn(struct simnet *n, int a, int b, int ch)
 /*
  * Pipeline connection k (rank pair k / NCH, channel k % NCH) of edge e,
  * forward (activations, a to b) or back: each rank pair has its own, to
- * the receiving rank's listen port (51000 + its place on the edge) and
- * QPs of its own.
+ * the receiving rank's listen port (51000 + its local rank) and QPs of
+ * its own.
  */
 static struct conn
 pp_conn(struct edge *e, int k, int back)
@@ -237,7 +252,7 @@ pp_conn(struct edge *e, int k, int back)
 	    0xffffffu;
 	c.sport = (uint16_t)(20000 + (from * 31 + to * 17 + 2 * k + back) %
 	    19000);
-	c.dport = (uint16_t)(51000 + k / NCH);
+	c.dport = (uint16_t)(51000 + e->local[2 * (k / NCH) + back]);
 	return c;
 }
 
@@ -805,8 +820,10 @@ simnet_free(struct simnet *n)
 		return;
 	pcapw_close(n->w, NULL);
 	free(n->ev);
-	for (i = 0; i < n->npp; i++)
+	for (i = 0; i < n->npp; i++) {
 		free(n->pp[i].psn);
+		free(n->pp[i].local);
+	}
 	free(n->pp);
 	free(n->dp);
 	free(n->psn);
