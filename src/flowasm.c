@@ -479,65 +479,13 @@ msg_cmp(const void *x, const void *y)
 	return (m->qp > n->qp) - (m->qp < n->qp);
 }
 
-/* A message's place in the sort: its start, then msg_cmp() on ties. */
-struct msg_key {
-	double start;
-	const struct flow_msg *m;
-};
-
-static int
-key_cmp(const void *x, const void *y)
-{
-	const struct msg_key *a = x, *b = y;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return msg_cmp(a->m, b->m);
-}
-
-/*
- * Sort msgs[0..n) as msg_cmp() orders them: small keys are sorted, then
- * the messages are moved along the cycles of that permutation in place
- * (sorting the messages themselves moves a whole record each time, and
- * takes a copy of the array as scratch).
- */
-static void
-sort_msgs(struct flow_msg *msgs, size_t n)
-{
-	struct msg_key *k;
-	struct flow_msg tmp;
-	size_t i, j, next;
-
-	if (n < 2)
-		return;
-	k = xcalloc(n, sizeof *k);
-	for (i = 0; i < n; i++) {
-		k[i].start = msgs[i].start;
-		k[i].m = &msgs[i];
-	}
-	ts_qsort(k, n, sizeof *k, key_cmp);
-	for (i = 0; i < n; i++) {	/* msgs[i] gets msgs[k[i].m - msgs] */
-		if (k[i].m == NULL || (size_t)(k[i].m - msgs) == i)
-			continue;
-		tmp = msgs[i];
-		for (j = i;; j = next) {
-			next = (size_t)(k[j].m - msgs);
-			k[j].m = NULL;
-			if (next == i) {
-				msgs[j] = tmp;
-				break;
-			}
-			msgs[j] = msgs[next];
-		}
-	}
-	free(k);
-}
-
 void
 flow_asm_finish(struct flow_asm *a)
 {
 	sweep(a, 0, 1);
-	sort_msgs(a->set->msgs, a->set->nmsgs);
+	if (a->set->nmsgs > 1)
+		ts_qsort(a->set->msgs, a->set->nmsgs, sizeof *a->set->msgs,
+		    msg_cmp);
 	free(a->hbucket);
 	free(a->fbucket);
 	free(a->pool);
