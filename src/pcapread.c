@@ -281,6 +281,32 @@ pcapread_decode(int dlt, const uint8_t *p, uint32_t caplen, uint32_t wirelen,
 	    (uint32_t)(r->bytes - l4) : 0, r);
 }
 
+/*
+ * Decode frame `recno` (1-based) and hand it to the sink, or count it
+ * ignored, or skipped with a warning (the first MAX_CUT_WARNINGS; *cut
+ * counts them).
+ */
+static void
+emit_frame(int dlt, const uint8_t *p, uint32_t caplen, uint32_t wire,
+    double ts, uint64_t recno, const char *name, struct flow_sink *s,
+    struct flow_readinfo *info, uint64_t *cut)
+{
+	struct flow_rec r;
+	int rc = pcapread_decode(dlt, p, caplen, wire, ts, &r);
+
+	if (rc == PCAP_DEC_OK)
+		flow_sink_emit(s, info, &r);
+	else if (rc == PCAP_DEC_IGNORE)
+		info->ignored++;
+	else {
+		info->skipped++;
+		if (++*cut <= MAX_CUT_WARNINGS)
+			flow_sink_warn(s, "%s: record %llu: headers cut by the "
+			    "snap length (%u of %u bytes), skipped", name,
+			    (unsigned long long)recno, caplen, wire);
+	}
+}
+
 /* The loop over packets of an open handle. */
 static int
 read_packets(pcap_t *pc, const char *name, struct flow_sink *s,
@@ -288,27 +314,12 @@ read_packets(pcap_t *pc, const char *name, struct flow_sink *s,
 {
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	struct flow_rec r;
 	uint64_t recno = 0, cut = 0;
 	int dlt = pcap_datalink(pc), rc;
 
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
-		recno++;
-		rc = pcapread_decode(dlt, data, h->caplen, h->len,
-		    (double)h->ts.tv_sec + (double)h->ts.tv_usec * scale, &r);
-		if (rc == PCAP_DEC_OK)
-			flow_sink_emit(s, info, &r);
-		else if (rc == PCAP_DEC_IGNORE)
-			info->ignored++;
-		else {
-			info->skipped++;
-			if (++cut <= MAX_CUT_WARNINGS)
-				flow_sink_warn(s, "%s: record %llu: headers cut by "
-				    "the snap length (%u of %u bytes), skipped",
-				    name, (unsigned long long)recno, h->caplen,
-				    h->len);
-		}
-	}
+	while ((rc = pcap_next_ex(pc, &h, &data)) == 1)
+		emit_frame(dlt, data, h->caplen, h->len, (double)h->ts.tv_sec +
+		    (double)h->ts.tv_usec * scale, ++recno, name, s, info, &cut);
 	if (cut > MAX_CUT_WARNINGS)
 		flow_sink_warn(s, "%s: %llu packets in all had headers cut "
 		    "by the snap length and were skipped", name,
@@ -455,7 +466,6 @@ fast_packets(struct fast *f, const char *name, struct flow_sink *s,
     struct flow_readinfo *info)
 {
 	uint64_t done = 0, cut = 0;	/* records read whole, headers cut */
-	struct flow_rec r;
 	const uint8_t *h;
 	uint32_t caplen, wire;
 	int rc;
@@ -473,22 +483,10 @@ fast_packets(struct fast *f, const char *name, struct flow_sink *s,
 			break;
 		}
 		h = f->buf + f->off;
-		rc = pcapread_decode(f->dlt, h + 16, caplen, wire,
-		    (double)fast32(f, h) + (double)fast32(f, h + 4) * f->scale,
-		    &r);
+		emit_frame(f->dlt, h + 16, caplen, wire, (double)fast32(f, h) +
+		    (double)fast32(f, h + 4) * f->scale, ++done, name, s, info,
+		    &cut);
 		f->off += 16 + (size_t)caplen;
-		done++;
-		if (rc == PCAP_DEC_OK)
-			flow_sink_emit(s, info, &r);
-		else if (rc == PCAP_DEC_IGNORE)
-			info->ignored++;
-		else {
-			info->skipped++;
-			if (++cut <= MAX_CUT_WARNINGS)
-				flow_sink_warn(s, "%s: record %llu: headers cut by "
-				    "the snap length (%u of %u bytes), skipped",
-				    name, (unsigned long long)done, caplen, wire);
-		}
 	}
 	if (cut > MAX_CUT_WARNINGS)
 		flow_sink_warn(s, "%s: %llu packets in all had headers cut "

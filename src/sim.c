@@ -417,30 +417,14 @@ node_compute_ms(struct sim_job *j, int node, long n)
 	return ms;
 }
 
-/* Whether a DP ring of a rank on `node` leaves the node. */
-static int
-node_rings_leave(const struct sim_job *j, int node)
-{
-	int r, s, d, next;
-
-	if (j->o.dp < 2)
-		return 0;
-	for (r = node * j->o.gpn; r < (node + 1) * j->o.gpn; r++) {
-		s = sim_rank_stage(j, r);
-		d = sim_rank_dp(j, r);
-		next = s * j->o.dp * j->o.tp + ((d + 1) % j->o.dp) * j->o.tp +
-		    r % j->o.tp;
-		if (sim_rank_node(j, next) != node)
-			return 1;
-	}
-	return 0;
-}
-
-/* Whether a DP ring of a rank on node a goes on to a rank on node b. */
+/*
+ * Whether a DP ring of a rank on node a goes on to a rank on node b, or
+ * with b < 0 to one on any other node (the ring leaves a).
+ */
 static int
 ring_hop(const struct sim_job *j, int a, int b)
 {
-	int r, s, d, next;
+	int r, s, d, next, to;
 
 	if (j->o.dp < 2)
 		return 0;
@@ -449,7 +433,8 @@ ring_hop(const struct sim_job *j, int a, int b)
 		d = sim_rank_dp(j, r);
 		next = s * j->o.dp * j->o.tp + ((d + 1) % j->o.dp) * j->o.tp +
 		    r % j->o.tp;
-		if (sim_rank_node(j, next) == b)
+		to = sim_rank_node(j, next);
+		if (b < 0 ? to != a : to == b)
 			return 1;
 	}
 	return 0;
@@ -467,7 +452,7 @@ allreduce_ms(struct sim_job *j, long n)
 		ms *= f->factor;
 	/* A ring moves at its slowest link: the slow NIC's. */
 	f = sim_find_fault(j, SIM_SLOW_NIC);
-	if (f != NULL && n >= f->iter && node_rings_leave(j, f->node))
+	if (f != NULL && n >= f->iter && ring_hop(j, f->node, -1))
 		ms *= f->factor;
 	if (j->o.dp == 1)
 		ms *= 0.1;
