@@ -1435,17 +1435,23 @@ slow_skip(const struct flowan *fa, const struct flowan_job *job)
 /*
  * Slow group: a DP group whose step-end burst lasts >= 2x the median of
  * the other groups' bursts in the same step (and >= 5 % of the baseline
- * iteration longer), in >= 3 consecutive steps.
+ * iteration longer, and more than four times the groups' step-to-step
+ * noise, see excess_noise()), in >= 3 consecutive steps.
  */
 static void
 slow_groups(const struct flowan *fa, struct flowan_job *job)
 {
 	double mad, base = baseline(job, &mad);
 	double *v = xcalloc(job->ndp + 1, sizeof *v);
-	double *ex = xcalloc(job->niters + 1, sizeof *ex);
+	double *ex = xcalloc(job->niters + 1, sizeof *ex), noise;
+	double *byg = xcalloc(job->ndp * job->niters + 1, sizeof *byg);
 	size_t g, k, o, n, nex;
 
 	(void)fa;
+	for (g = 0; g < job->ndp; g++)	/* by group, then step */
+		for (k = 0; k < job->niters; k++)
+			byg[g * job->niters + k] = job->gcomm[k * job->ndp + g];
+	noise = excess_noise(byg, job->ndp, job->niters, v);
 	for (g = 0; g < job->ndp && job->ndp >= 2; g++) {
 		struct flowan_finding *f = NULL;
 
@@ -1457,7 +1463,7 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 					v[n++] = job->gcomm[k * job->ndp + o];
 			if (n == 0 || !isfinite(own) || !(own >=
 			    2 * (pm = stats_median(v, n)) &&
-			    own - pm >= 0.05 * base))
+			    own - pm >= 0.05 * base && own - pm > 4 * noise))
 				continue;
 			if (f == NULL)
 				f = add_finding(job, FLOWAN_SLOW_GROUP,
@@ -1475,6 +1481,7 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 	}
 	free(v);
 	free(ex);
+	free(byg);
 }
 
 /*
