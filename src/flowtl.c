@@ -1485,9 +1485,13 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 }
 
 /*
- * rate[i * niters + k]: the median over pair i's significant messages in
+ * rate[i * niters + k]: the median over pair i's messages of >= 16 KiB in
  * iteration k of bytes over the message's own duration (NAN without one
- * that lasts and holds >= 16 KiB): how fast that link moves a message.
+ * that lasts): how fast that link moves a message.  Not only its
+ * significant ones: a slow link merges a pair's transfers into a few
+ * long messages, which raise the size it calls significant, and its
+ * healthy steps would be measured on fewer, longer messages than the
+ * other pairs'.
  * The span of all its messages would not do: in a ring every link works
  * through every step, so a slow one stretches all spans alike.
  */
@@ -1501,11 +1505,11 @@ pair_rates(const struct flowan *fa, const struct flowan_job *job)
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 
-		v = xcalloc(p->nsig + 1, sizeof *v);
+		v = xcalloc(p->nall + 1, sizeof *v);
 		for (k = 0, j = 0; k < ni; k++) {
-			for (n = 0; p->msgs != NULL && j < p->nsig &&
-			    s->msgs[p->msgs[j]].start < job->iters[k].end; j++) {
-				const struct flow_msg *m = &s->msgs[p->msgs[j]];
+			for (n = 0; p->msgs != NULL && j < p->nall &&
+			    s->msgs[p->all[j]].start < job->iters[k].end; j++) {
+				const struct flow_msg *m = &s->msgs[p->all[j]];
 				double b = (double)(m->payload ? m->payload :
 				    m->bytes);
 

@@ -93,6 +93,16 @@ test_expect_success 'a stage-0 straggler of a deep pipeline is named' '
 	r=$(score s0) && test "$(field "$r" found)" = 1 &&
 	test "$(field "$r" onset)" = 0 && test "$(field "$r" false)" = 0
 '
+# A slow link between two stages of a deep pipeline merges its transfers
+# into a few long messages: its rate before the slowdown is still read
+# from messages like the other pairs', so the finding starts at the onset.
+test_expect_success 'a slow pipeline link of a 64-stage pipeline is dated right' '
+	trainscope simulate --nodes 64 --gpus-per-node 1 --dp 1 --pp 64 \
+	    --tp 1 --iters 16 --iter-ms 500 --micro-batches 64 --seed 3 \
+	    --transport roce --fault slow-link@43:8 sl64 >/dev/null &&
+	r=$(score sl64) && test "$(field "$r" first)" = 1 &&
+	test "$(field "$r" onset)" = 0 && test "$(field "$r" false)" = 0
+'
 # A deep pipeline of many micro-batches in a short iteration: a forward
 # slot of under 2 ms a stage, as in the 1024-node shape of the eval.
 for tr in roce tcp; do
