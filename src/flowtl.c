@@ -669,6 +669,160 @@ order_pipelines(const struct flowan *fa, struct flowan_job *job)
 	}
 }
 
+/*
+ * Rank pipelines where hosts hold ranks of several stages.  A pipeline
+ * of hosts is a chain when each host passes on what it got; when a host
+ * holds ranks of two stages, pipelines that interleave over the hosts
+ * make one component of PP pairs that is no chain.  The wire tells them
+ * apart where a rank listens on a port of its own: the activations into
+ * a rank and the gradients back into it reach the same port, so a hop
+ * into host v continues as the hop out of v whose gradients come back to
+ * a port that the first hop's activations reach.  Every path along
+ * those links from a hop that continues none is a pipeline.
+ */
+struct hop {
+	const struct flowan_pair *p;
+	uint32_t from, to;	/* activations from -> to */
+};
+
+/* Whether sorted sets x[0..nx) and y[0..ny) share an element. */
+static int
+meet(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny)
+{
+	size_t i = 0, j = 0;
+
+	while (i < nx && j < ny) {
+		if (x[i] == y[j])
+			return 1;
+		if (x[i] < y[j])
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* Whether hop b continues hop a (see struct hop). */
+static int
+continues(const struct hop *a, const struct hop *b)
+{
+	int ka = a->to == a->p->b, kb = b->from == b->p->b;
+
+	return a->to == b->from && meet(a->p->end[ka], a->p->nend[ka],
+	    b->p->end[kb], b->p->nend[kb]);
+}
+
+/* Append the paths from hop h (hosts so far in *path) as pipelines. */
+static void
+follow(const struct hop *hop, size_t nh, size_t h, uint32_t *path, size_t n,
+    struct flowan_group **out, size_t *nout)
+{
+	size_t i, k;
+	int more = 0;
+
+	path[n++] = hop[h].to;
+	for (i = 0; i < nh && n <= nh; i++)
+		if (continues(&hop[h], &hop[i])) {
+			more = 1;
+			follow(hop, nh, i, path, n, out, nout);
+		}
+	if (more)
+		return;
+	for (k = 0; k < *nout; k++)	/* distinct host sequences */
+		if ((*out)[k].n == n && memcmp((*out)[k].hosts, path,
+		    n * sizeof *path) == 0)
+			return;
+	*out = xreallocarray(*out, *nout + 1, sizeof **out);
+	(*out)[*nout].hosts = xcalloc(n, sizeof *path);
+	memcpy((*out)[*nout].hosts, path, n * sizeof *path);
+	(*out)[(*nout)++].n = n;
+}
+
+/*
+ * The rank pipelines of pipeline group g (its hosts, PP pairs among
+ * them), or 0 when its ports cannot tell them (QPs; no link found).
+ */
+static size_t
+rank_pipelines(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_group *g, struct flowan_group **out)
+{
+	struct hop *hop = xcalloc(job->npairs + 1, sizeof *hop);
+	uint32_t *path = xcalloc(job->npairs + 2, sizeof *path);
+	size_t nh = 0, i, j, nout = 0, linked = 0;
+
+	*out = NULL;
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_PP || !in_group(g, p->a) ||
+		    !in_group(g, p->b) || p->end_qp)
+			continue;
+		hop[nh].p = p;
+		hop[nh].from = pp_direction(fa, job, p) > 0 ? p->a : p->b;
+		hop[nh].to = hop[nh].from == p->a ? p->b : p->a;
+		nh++;
+	}
+	for (i = 0; i < nh; i++)
+		for (j = 0; j < nh; j++)
+			linked += continues(&hop[i], &hop[j]);
+	for (i = 0; i < nh && linked > 0; i++) {
+		for (j = 0; j < nh && !continues(&hop[j], &hop[i]); j++)
+			;
+		if (j < nh)
+			continue;	/* not where a pipeline starts */
+		path[0] = hop[i].from;
+		follow(hop, nh, i, path, 1, out, &nout);
+	}
+	free(hop);
+	free(path);
+	return nout;
+}
+
+/* Whether pipeline group g is a chain: no host with three PP peers. */
+static int
+chain(const struct flowan_job *job, const struct flowan_group *g)
+{
+	size_t i, k, n;
+
+	for (k = 0; k < g->n; k++) {
+		for (i = n = 0; i < job->npairs; i++) {
+			const struct flowan_pair *p = &job->pairs[i];
+
+			n += p->type == FLOWAN_PP && in_group(g, p->a) &&
+			    in_group(g, p->b) && (p->a == g->hosts[k] ||
+			    p->b == g->hosts[k]);
+		}
+		if (n > 2)
+			return 0;
+	}
+	return 1;
+}
+
+/* Split each pipeline group that is no chain into its rank pipelines. */
+static void
+split_pipelines(const struct flowan *fa, struct flowan_job *job)
+{
+	struct flowan_group *all = NULL, *rp;
+	size_t n = 0, i, k, nr;
+
+	for (i = 0; i < job->npp; i++) {
+		nr = chain(job, &job->pp[i]) ? 0 :
+		    rank_pipelines(fa, job, &job->pp[i], &rp);
+		all = xreallocarray(all, n + (nr ? nr : 1), sizeof *all);
+		if (nr == 0) {
+			all[n++] = job->pp[i];
+			continue;
+		}
+		for (k = 0; k < nr; k++)
+			all[n++] = rp[k];
+		free(rp);
+		free(job->pp[i].hosts);
+	}
+	free(job->pp);
+	job->pp = all;
+	job->npp = n;
+}
+
 /* Whether host h has a pipeline pair: then its compute is read there. */
 static int
 has_pp(const struct flowan_job *job, uint32_t h)
@@ -1239,14 +1393,32 @@ median_without(const double *row, size_t n, double x)
 	return (row[q0] + row[q1]) / 2;
 }
 
-/* Whether host h is in one of the job's DP groups. */
+/*
+ * Whether DP group g runs one stage: it holds no pair split into DP and
+ * pipeline traffic (a stage straddling hosts joins the DP rings of two
+ * stages into one component, whose members then compute different
+ * stages and compare with nobody).
+ */
+static int
+one_stage(const struct flowan_job *job, const struct flowan_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++)
+		if (job->pairs[i].split && in_group(g, job->pairs[i].a) &&
+		    in_group(g, job->pairs[i].b))
+			return 0;
+	return 1;
+}
+
+/* Whether host h is in one of the job's DP groups of one stage. */
 static int
 in_dp(const struct flowan_job *job, uint32_t h)
 {
 	size_t g;
 
 	for (g = 0; g < job->ndp; g++)
-		if (in_group(&job->dp[g], h))
+		if (in_group(&job->dp[g], h) && one_stage(job, &job->dp[g]))
 			return 1;
 	return 0;
 }
@@ -1374,7 +1546,8 @@ stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp,
 	size_t g;
 
 	for (g = 0; g < job->ndp; g++)
-		group_stragglers(fa, job, g, comp, skip, base);
+		if (one_stage(job, &job->dp[g]))
+			group_stragglers(fa, job, g, comp, skip, base);
 	history_stragglers(fa, job, steady, skip, base);
 }
 
@@ -1816,6 +1989,7 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	free(b);
 	free(per);
 	order_pipelines(fa, job);
+	split_pipelines(fa, job);
 	comp = xcalloc(job->nhosts * job->niters + 1, sizeof *comp);
 	comm = xcalloc(job->nhosts * job->niters + 1, sizeof *comm);
 	steady = xcalloc(job->nhosts * job->niters + 1, sizeof *steady);

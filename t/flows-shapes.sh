@@ -135,6 +135,15 @@ test_expect_success 'stages that straddle hosts: DP and pipeline pairs apart' '
 	sim mx12 12 8 3 32 1 --transport tcp --micro-batches 32 --healthy &&
 	exact mx12
 '
+# Stages of 3 ranks on hosts of 2: a host holds ranks of two stages and
+# three rank pipelines interleave over the hosts.  Over TCP a rank's
+# activations and the gradients back to it reach its own port, which
+# ties its hops through the host into one pipeline.
+test_expect_success 'rank pipelines that interleave over hosts, told by their ports' '
+	sim il 24 2 3 16 1 --transport tcp --micro-batches 16 --healthy &&
+	exact il &&
+	test "$(jq ".jobs[0].pp_pipelines | length" il.json)" = 3
+'
 # The slow link is between two pipeline stages (the DP rings stay inside
 # the hosts): its pipeline transfers slow down, nothing else does.
 test_expect_success 'a slow link between pipeline stages is named' '
