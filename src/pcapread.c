@@ -1,5 +1,6 @@
 /*
- * pcapread.c -- packets from pcap and pcapng files, through libpcap.
+ * pcapread.c -- packets from pcap and pcapng files: classic pcap of the
+ * common link types read here in large blocks, the rest through libpcap.
  *
  * Each frame becomes one flow record: link layer (Ethernet with any depth
  * of 802.1Q/802.1ad tags, Linux cooked SLL and SLL2, raw IP, BSD loopback)
