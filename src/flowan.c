@@ -78,6 +78,7 @@ struct plist {
 	size_t *m;		/* message indices, by start */
 	size_t n, cap;
 	int keep;
+	enum flowan_type kind;	/* set by split_mixed(), else OTHER */
 };
 
 struct uf {
@@ -242,6 +243,192 @@ large_size(const struct flow_set *s, const struct plist *p)
 	return q;
 }
 
+/*
+ * The connection message x of a pair whose lower host is a belongs to:
+ * its TCP or UDP ports (either way round), or for RoCE the destination
+ * QP and direction (a BTH names only the receiving QP).
+ */
+static uint64_t
+conn_key(const struct flow_msg *x, uint32_t a)
+{
+	uint64_t lo = x->sport < x->dport ? x->sport : x->dport;
+	uint64_t hi = x->sport < x->dport ? x->dport : x->sport;
+
+	if (x->flags & FLOW_F_ROCE)
+		return 1ULL << 48 | (uint64_t)(x->src == a) << 32 | x->qp;
+	return (uint64_t)x->proto << 32 | lo << 16 | hi;
+}
+
+struct conn {
+	uint64_t key;
+	uint64_t size;
+};
+
+static int
+cmp_conn(const void *a, const void *b)
+{
+	const struct conn *x = a, *y = b;
+
+	if (x->key != y->key)
+		return (x->key > y->key) - (x->key < y->key);
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/*
+ * The connections of pair p that carry one message size (>= 80 % within
+ * 1 %: activations, or their gradients) and those that carry several
+ * (collective pieces, cut by bucket), over the messages of at least
+ * `lim` bytes, connections with >= CONN_MIN of them (a collective whose
+ * steps run back to back is one message a step, whose size says
+ * little): their keys in one[] and many[] (sorted; counts in *n1, *n2).
+ */
+#define CONN_MIN	16
+static void
+conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
+    uint64_t *one, size_t *n1, uint64_t *many, size_t *n2)
+{
+	struct conn *c = xcalloc(p->n + 1, sizeof *c);
+	size_t i, j, k, r, n = 0, best;
+
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *x = &s->msgs[p->m[i]];
+
+		if (msg_size(x) >= lim) {
+			c[n].key = conn_key(x, p->a);
+			c[n++].size = msg_size(x);
+		}
+	}
+	ts_qsort(c, n, sizeof *c, cmp_conn);
+	*n1 = *n2 = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && c[j].key == c[i].key; j++)
+			;
+		if (j - i < CONN_MIN)
+			continue;
+		for (k = r = i, best = 0; k < j; k++) {	/* modal run */
+			if (r < k)
+				r = k;
+			while (r < j && (double)c[r].size <=
+			    (double)c[k].size * (1 + SIZE_TOL))
+				r++;
+			if (r - k > best)
+				best = r - k;
+		}
+		if (best * 5 >= (j - i) * 4)
+			one[(*n1)++] = c[i].key;
+		else
+			many[(*n2)++] = c[i].key;
+	}
+	free(c);
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A host pair can carry two kinds of traffic at once: when a stage's
+ * ranks straddle two hosts, its data-parallel ring and the pipelines
+ * both cross between them, each on its own connections (communicators
+ * connect apart).  A pair with connections of one message size and
+ * connections of several (conn_kinds()) is split: the one-size ones
+ * become a pipeline pair, the rest stays a data-parallel one.  Returns
+ * the new number of pairs in *pl.
+ */
+static size_t
+split_mixed(const struct flow_set *s, struct plist **pl, size_t n)
+{
+	size_t i, k, n1, n2, cap = n, total = n;
+
+	for (i = 0; i < n; i++) {
+		struct plist *p = &(*pl)[i], q;
+		uint64_t lim = (uint64_t)((double)large_size(s, p) * SIG_SHARE);
+		uint64_t *one = xcalloc(p->n + 1, sizeof *one);
+		uint64_t *many = xcalloc(p->n + 1, sizeof *many), key;
+		size_t keep = 0;
+
+		conn_kinds(s, p, lim < SIG_MIN ? SIG_MIN : lim, one, &n1,
+		    many, &n2);
+		if (n1 > 0 && n2 > 0) {
+			memset(&q, 0, sizeof q);
+			q.a = p->a;
+			q.b = p->b;
+			q.kind = FLOWAN_PP;
+			p->kind = FLOWAN_DP;
+			for (k = 0; k < p->n; k++) {
+				key = conn_key(&s->msgs[p->m[k]], p->a);
+				if (bsearch(&key, one, n1, sizeof *one, cmp_key)) {
+					q.m = xgrow(q.m, &q.cap, q.n + 1,
+					    sizeof *q.m);
+					q.m[q.n++] = p->m[k];
+				} else
+					p->m[keep++] = p->m[k];
+			}
+			p->n = keep;
+			*pl = xgrow(*pl, &cap, total + 1, sizeof **pl);
+			(*pl)[total++] = q;
+		}
+		free(one);
+		free(many);
+	}
+	return total;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort v[0..n) and drop repeats; return how many are left. */
+static size_t
+distinct_u32(uint32_t *v, size_t n)
+{
+	size_t i, k = 0;
+
+	ts_qsort(v, n, sizeof *v, cmp_u32);
+	for (i = 0; i < n; i++)
+		if (k == 0 || v[i] != v[k - 1])
+			v[k++] = v[i];
+	return k;
+}
+
+/*
+ * Pair p's endpoints and connections (see struct flowan_pair) from its
+ * significant messages.
+ */
+static void
+pair_endpoints(const struct flow_set *s, const struct plist *p,
+    struct flowan_pair *fp)
+{
+	uint64_t *keys = xcalloc(p->n + 1, sizeof *keys);
+	size_t i, k;
+
+	fp->end[0] = xcalloc(p->n + 1, sizeof *fp->end[0]);
+	fp->end[1] = xcalloc(p->n + 1, sizeof *fp->end[1]);
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *x = &s->msgs[p->m[i]];
+		int to_b = x->dst == p->b;
+
+		fp->end_qp |= (x->flags & FLOW_F_ROCE) != 0;
+		fp->end[to_b][fp->nend[to_b]++] = x->flags & FLOW_F_ROCE ?
+		    x->qp : x->dport;
+		keys[i] = conn_key(x, p->a);
+	}
+	for (k = 0; k < 2; k++)
+		fp->nend[k] = distinct_u32(fp->end[k], fp->nend[k]);
+	ts_qsort(keys, p->n, sizeof *keys, cmp_key);
+	for (i = 0; i < p->n; i++)
+		fp->nconn += i == 0 || keys[i] != keys[i - 1];
+	free(keys);
+}
+
 /* Keep only the significant messages of a pair; fill its byte counts. */
 static void
 pair_significant(const struct flow_set *s, struct plist *p,
@@ -278,6 +465,7 @@ pair_significant(const struct flow_set *s, struct plist *p,
 	fp->nsig = k;
 	fp->a = p->a;
 	fp->b = p->b;
+	pair_endpoints(s, p, fp);
 }
 
 static int
@@ -776,7 +964,25 @@ components(const struct flowan *fa, struct flowan_job *job,
 	free(u.p);
 }
 
-/* Flip PP pairs whose ends share a DP component, then form the groups. */
+/* Whether both ends of pair p are in group g. */
+static int
+pair_in(const struct flowan_pair *p, const struct flowan_group *g)
+{
+	size_t k;
+	int ina = 0, inb = 0;
+
+	for (k = 0; k < g->n; k++) {
+		ina |= g->hosts[k] == p->a;
+		inb |= g->hosts[k] == p->b;
+	}
+	return ina && inb;
+}
+
+/*
+ * Flip PP pairs whose ends share a DP component, then form the groups.
+ * A component that holds a split pair (split_mixed()) spans stages whose
+ * ranks straddle hosts: pipeline pairs inside it stay.
+ */
 static void
 refine(const struct flowan *fa, struct flowan_job *job)
 {
@@ -786,16 +992,16 @@ refine(const struct flowan *fa, struct flowan_job *job)
 	for (i = 0; i < job->npairs; i++) {
 		struct flowan_pair *p = &job->pairs[i];
 
-		if (p->type != FLOWAN_PP)
+		if (p->type != FLOWAN_PP || p->split)
 			continue;
 		for (j = 0; j < job->ndp; j++) {
-			int ina = 0, inb = 0;
-
-			for (k = 0; k < job->dp[j].n; k++) {
-				ina |= job->dp[j].hosts[k] == p->a;
-				inb |= job->dp[j].hosts[k] == p->b;
-			}
-			if (ina && inb)
+			if (!pair_in(p, &job->dp[j]))
+				continue;
+			for (k = 0; k < job->npairs; k++)
+				if (job->pairs[k].split &&
+				    pair_in(&job->pairs[k], &job->dp[j]))
+					break;
+			if (k == job->npairs)
 				p->type = FLOWAN_DP;
 		}
 	}
@@ -830,12 +1036,24 @@ build_job(struct flowan *fa, struct flowan_job *job, const int *cl, int c,
 			/* name pairs lower address first */
 			struct flowan_pair *q = &job->pairs[job->npairs];
 
+			uint32_t *e = q->end[0];
+			size_t ne = q->nend[0];
+
 			q->a = pl[i].a = fp[i].b;
 			q->b = pl[i].b = fp[i].a;
 			q->sig_ab = q->sig_bytes - q->sig_ab;
+			q->end[0] = q->end[1];
+			q->nend[0] = q->nend[1];
+			q->end[1] = e;
+			q->nend[1] = ne;
 		}
 		if (pl[i].keep) {
 			type_pair(fa->set, &pl[i], prm, &job->pairs[job->npairs]);
+			if (pl[i].kind != FLOWAN_OTHER) {
+				job->pairs[job->npairs].type =
+				    job->pairs[job->npairs].raw_type = pl[i].kind;
+				job->pairs[job->npairs].split = 1;
+			}
 			job->pairs[job->npairs].msgs = pl[i].m;
 			pl[i].m = NULL;
 		}
@@ -866,6 +1084,7 @@ flowan_analyse_named(struct flowan *fa, const struct flow_set *set,
 	fa->set = set;
 	fa->names = names;
 	pl = group_pairs(fa, &n);
+	n = split_mixed(set, &pl, n);
 	fp = xcalloc(n ? n : 1, sizeof *fp);
 	for (i = 0; i < n; i++)
 		pair_significant(set, &pl[i], &fp[i]);
@@ -879,8 +1098,11 @@ flowan_analyse_named(struct flowan *fa, const struct flow_set *set,
 	for (i = 0; i < n; i++) {
 		if (!pl[i].keep)
 			fa->control_bytes += fp[i].bytes;
-		if (cl[pl[i].a] < 0 || cl[pl[i].a] != cl[pl[i].b])
+		if (cl[pl[i].a] < 0 || cl[pl[i].a] != cl[pl[i].b]) {
 			free(fp[i].all);
+			free(fp[i].end[0]);
+			free(fp[i].end[1]);
+		}
 		free(pl[i].m);
 	}
 	free(pl);
@@ -915,6 +1137,8 @@ flowan_free(struct flowan *fa)
 		for (j = 0; j < job->npairs; j++) {
 			free(job->pairs[j].msgs);
 			free(job->pairs[j].all);
+			free(job->pairs[j].end[0]);
+			free(job->pairs[j].end[1]);
 		}
 		free(job->pairs);
 		free(job->iters);

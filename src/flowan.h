@@ -43,6 +43,8 @@ struct flowan_pair {
 	uint32_t a, b;
 	enum flowan_type type;
 	enum flowan_type raw_type;	/* before the transitive refinement */
+	int split;		/* one of two pairs of its hosts: their
+				   pipeline and their DP connections */
 	uint64_t bytes;		/* all bytes both ways */
 	uint64_t sig_bytes;	/* bytes in significant messages */
 	uint64_t sig_ab;	/* of which from a to b */
@@ -55,6 +57,16 @@ struct flowan_pair {
 	double both;		/* share of messages overlapping the other way */
 	double thr;		/* median throughput of its large messages, bytes/s */
 	uint32_t ce, cnp;
+	/*
+	 * The rank endpoints of its significant traffic on each host:
+	 * end[0] at a (what b sends), end[1] at b, sorted and distinct: the
+	 * receiving TCP or UDP port (a rank listens on a port of its own),
+	 * or for RoCE the destination QP (one a connection, so QPs count
+	 * connections, not ranks: end_qp is 1).  nconn: its connections.
+	 */
+	uint32_t *end[2];
+	size_t nend[2], nconn;
+	int end_qp;
 	size_t *msgs;		/* its significant messages (indices), by start */
 	size_t *all;		/* all its messages (indices), by start */
 	size_t nall;

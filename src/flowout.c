@@ -84,6 +84,78 @@ median_uncertainty(const struct flowan_job *job)
 	return m;
 }
 
+/* The pair of hosts a and b in job (either order), or NULL. */
+static const struct flowan_pair *
+find_pair(const struct flowan_job *job, uint32_t a, uint32_t b,
+    enum flowan_type type)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type == type && ((p->a == a && p->b == b) ||
+		    (p->a == b && p->b == a)))
+			return p;
+	}
+	return NULL;
+}
+
+/* Pair p's endpoints on host h (see struct flowan_pair), and how many. */
+static const uint32_t *
+ends_at(const struct flowan_pair *p, uint32_t h, size_t *n)
+{
+	int k = h == p->b;
+
+	*n = p->nend[k];
+	return p->end[k];
+}
+
+/*
+ * What the wire cannot show of the job: said once, not guessed (several
+ * ranks of a host look like one host unless their endpoints tell them
+ * apart).
+ */
+static const char *
+unseen_text(const struct flowan_job *job)
+{
+	return job->ndp > 0 ? "traffic between ranks of one host (tensor "
+	    "parallel groups, and DP rings or pipeline stages that stay "
+	    "inside a host)" : "traffic between ranks of one host (tensor "
+	    "parallel groups, and DP rings or pipeline stages that stay "
+	    "inside a host); no pair carries data-parallel traffic: dp is "
+	    "1, or every DP ring stays inside a host";
+}
+
+/* A pipeline's hops: the rank endpoints at each receiving host. */
+static void
+text_hops(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_group *g, FILE *out)
+{
+	const struct flowan_pair *p;
+	size_t i, n;
+	int qp = 0;
+
+	for (i = 0; i + 1 < g->n; i++)
+		if ((p = find_pair(job, g->hosts[i], g->hosts[i + 1],
+		    FLOWAN_PP)) != NULL)
+			qp |= p->end_qp;
+	fprintf(out, "    receiving endpoints a hop (%s at the next stage's "
+	    "host):", qp ? "destination QPs, one a connection" :
+	    "ports, one a listening rank or rank pair");
+	for (i = 0; i + 1 < g->n; i++) {
+		p = find_pair(job, g->hosts[i], g->hosts[i + 1], FLOWAN_PP);
+		if (p == NULL) {
+			fputs(" ?", out);
+			continue;
+		}
+		ends_at(p, g->hosts[i + 1], &n);
+		fprintf(out, " %zu", n);
+	}
+	fputc('\n', out);
+	(void)fa;
+}
+
 static void
 text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 {
@@ -105,15 +177,22 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 		fprintf(out, "  pipeline %zu: ", i + 1);
 		text_group(fa, &job->pp[i], " -> ", out);
 		fputc('\n', out);
+		text_hops(fa, job, &job->pp[i], out);
 	}
+	fprintf(out, "  not on the wire: %s\n", unseen_text(job));
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 
 		fprintf(out, "  pair %s %s: %s, %.2f MB, %zu steps, "
-		    "sizes/step %d, modal size %.0f%%, both ways %.0f%%\n",
+		    "sizes/step %d, modal size %.0f%%, both ways %.0f%%",
 		    tname(fa, p->a), tname(fa, p->b), flowan_type_name(p->type),
 		    (double)p->bytes / 1e6, p->nsteps, p->mode_sizes,
 		    p->modal * 100, p->both * 100);
+		if (p->nconn > 0)
+			fprintf(out, ", %zu connections, %zu and %zu %s",
+			    p->nconn, p->nend[0], p->nend[1],
+			    p->end_qp ? "QPs" : "ports");
+		fputc('\n', out);
 	}
 	if (job->niters > 0) {
 		iter_stats(job, &mean, &med, &lo, &hi, &comm);
@@ -222,6 +301,53 @@ json_group(struct json *j, const struct flowan *fa,
 }
 
 static void
+json_u32s(struct json *j, const uint32_t *v, size_t n)
+{
+	size_t i;
+
+	json_arr_begin(j);
+	for (i = 0; i < n; i++)
+		json_int(j, (int64_t)v[i]);
+	json_arr_end(j);
+}
+
+/*
+ * Per pipeline, its hops: from, to and the rank endpoints at `to` (see
+ * struct flowan_pair).
+ */
+static void
+json_hops(struct json *j, const struct flowan *fa,
+    const struct flowan_job *job)
+{
+	const struct flowan_pair *p;
+	const uint32_t *e;
+	size_t i, k, n;
+
+	json_key(j, "pp_hops");
+	json_arr_begin(j);
+	for (i = 0; i < job->npp; i++) {
+		const struct flowan_group *g = &job->pp[i];
+
+		json_arr_begin(j);
+		for (k = 0; k + 1 < g->n; k++) {
+			json_obj_begin(j);
+			json_key(j, "from"); json_str(j, hname(fa, g->hosts[k]));
+			json_key(j, "to"); json_str(j, hname(fa, g->hosts[k + 1]));
+			p = find_pair(job, g->hosts[k], g->hosts[k + 1],
+			    FLOWAN_PP);
+			e = p != NULL ? ends_at(p, g->hosts[k + 1], &n) : NULL;
+			json_key(j, "endpoint_kind");
+			json_str(j, p == NULL ? NULL : p->end_qp ? "qp" : "port");
+			json_key(j, "endpoints");
+			json_u32s(j, e, e != NULL ? n : 0);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
 json_pairs(struct json *j, const struct flowan *fa,
     const struct flowan_job *job)
 {
@@ -242,6 +368,11 @@ json_pairs(struct json *j, const struct flowan *fa,
 		json_key(j, "messages"); json_int(j, (int64_t)p->nsig);
 		json_key(j, "steps"); json_int(j, (int64_t)p->nsteps);
 		json_key(j, "throughput"); json_num(j, p->thr);
+		json_key(j, "connections"); json_int(j, (int64_t)p->nconn);
+		json_key(j, "endpoint_kind");
+		json_str(j, p->end_qp ? "qp" : "port");
+		json_key(j, "endpoints_a"); json_u32s(j, p->end[0], p->nend[0]);
+		json_key(j, "endpoints_b"); json_u32s(j, p->end[1], p->nend[1]);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -362,6 +493,8 @@ json_job(struct json *j, const struct flowan *fa, const struct flowan_job *job)
 		}
 		json_obj_end(j);
 	}
+	json_hops(j, fa, job);
+	json_key(j, "not_on_wire"); json_str(j, unseen_text(job));
 	json_pairs(j, fa, job);
 	json_iters(j, job);
 	json_hosts(j, fa, job);

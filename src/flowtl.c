@@ -19,20 +19,26 @@
  * carries gradients back to it.  Votes over all boundaries orient each PP
  * edge, and a pipeline is its hosts in topological order.
  *
- * Links: per iteration, the median over a DP pair's messages of size over
- * duration is the rate its link moves at; a pair below half the other DP
- * pairs' median rate for >= 3 iterations in a row is a slow link.
+ * Links: per iteration, the median over a pair's messages of size over
+ * duration is the rate its link moves at; a pair below half the median
+ * rate of the other pairs of its type (DP or PP) for >= 3 iterations in
+ * a row is a slow link; a host all of whose pairs slow down together is
+ * a slow NIC.
  *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
  * in one of its own sends: since it was last done with a message of any
  * size (a message still arriving when it sends, the next micro-batch's,
- * is not what it waited for), each idle stretch counted once.  A stage
- * that waits for a slow neighbour's activations waits for a message, so
- * only the slow host's compute grows.  DP peers run the same stage, so a
- * host whose sustained compute (the median of three consecutive
- * iterations) and whose compute in the iteration itself exceed its peers'
- * median by >= 25 %, by >= 5 % of the iteration baseline and by four of
- * the peers' MADs, in >= 3 consecutive iterations, is a straggler.  Iterations are slow
+ * is not what it waited for), each idle stretch counted once; a host
+ * without pipeline pairs computes until it enters the step's collective.
+ * A stage that waits for a slow neighbour's activations waits for a
+ * message, so only the slow host's compute grows.  DP peers run the same
+ * stage, so a host whose sustained compute (the median of three
+ * consecutive iterations) and whose compute in the iteration itself
+ * exceed its peers' median by >= 25 %, by four times the group's noise
+ * (and >= 1 % of the iteration baseline) and by four of the peers' MADs,
+ * in >= 3 consecutive iterations, is a straggler; a host without DP peers
+ * on the wire is held against its own earlier iterations instead.
+ * Iterations are slow
  * against the fastest half of the job's own history (median/MAD; robust z
  * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
  * their peers by ratio, since with <= 10 points plain 3-sigma cannot fire
@@ -51,6 +57,7 @@
 
 struct burst {
 	double start, end;
+	double bytes;
 	size_t g;
 };
 
@@ -205,11 +212,16 @@ pipeline_period(const struct flowan *fa, const struct flowan_job *job,
 	pd->all = n ? stats_median(pd->iv, n) : NAN;
 }
 
-/* The period around time t (see struct period). */
+/*
+ * The period at time t (see struct period): the median length of the
+ * intervals that span t, one per pair and direction, so a period that
+ * grows part-way is read as it is; without three of those, of the
+ * intervals whose middles are within two (overall median) periods.
+ */
 static double
 local_period(const struct period *pd, double t, double *tmp)
 {
-	size_t lo = 0, hi = pd->n, a, k;
+	size_t lo = 0, hi = pd->n, a, k, ns = 0;
 
 	while (lo < hi) {	/* first middle >= t - 2 periods */
 		size_t mid = lo + (hi - lo) / 2;
@@ -221,14 +233,46 @@ local_period(const struct period *pd, double t, double *tmp)
 	}
 	for (a = lo, k = 0; a < pd->n && pd->t[a] <= t + 2 * pd->all; a++)
 		tmp[k++] = pd->iv[a];
+	for (a = lo; a < pd->n && pd->t[a] <= t + 2 * pd->all; a++)
+		if (fabs(pd->t[a] - t) <= pd->iv[a] / 2)
+			tmp[k + ns++] = pd->iv[a];
+	if (ns >= 3)
+		return stats_median(tmp + k, ns);
 	return k >= 3 ? stats_median(tmp, k) : pd->all;
 }
 
 struct cut {
 	double from, to;	/* the pause */
 	size_t at;		/* the message after it */
-	int kept;
+	int kept, edge;
 };
+
+/*
+ * The median length of the (up to) three pauses nearest time t among
+ * pz[0..n) (time and length pairs, by time); NAN when there are none.
+ */
+static double
+near_pauses(const double *pz, size_t n, double t)
+{
+	size_t lo = 0, hi = n, a, b, k = 0;
+	double len[3];
+
+	while (lo < hi) {	/* first time >= t */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pz[2 * mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (a = b = lo; k < 3 && (a > 0 || b < n); k++) {
+		if (b >= n || (a > 0 && t - pz[2 * (a - 1)] < pz[2 * b] - t))
+			len[k] = pz[2 * --a + 1];
+		else
+			len[k] = pz[2 * b++ + 1];
+	}
+	return k ? stats_median(len, k) : NAN;
+}
 
 static int
 cmp_cut_gap(const void *a, const void *b)
@@ -251,11 +295,14 @@ cmp_cut_gap(const void *a, const void *b)
  * longest first, each kept unless its middle lies within half a (local)
  * period of a kept one (bins of half the overall period hold the kept
  * ones: a pause within an iteration is that close to one of its ends);
- * then those within a period of either end of the capture and under
- * half the median kept pause dropped (a partial iteration has no pause
- * of its own; a slowdown lengthens the later pauses, so the others all
- * stay).  cut[i] != 0: a new iteration starts at m[i].
+ * then those within a period of either end of the capture dropped
+ * unless they last EDGE_SHARE of the kept pauses nearest them (a partial
+ * iteration at an end has no step-end pause to rule out the turn from
+ * forward to backward; a slowdown lengthens the later pauses, so they
+ * are compared near where they are).  cut[i] != 0: a new iteration
+ * starts at m[i].
  */
+#define EDGE_SHARE	0.9
 static unsigned char *
 pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
     const struct period *pd)
@@ -263,7 +310,7 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 	unsigned char *cut = xcalloc(n + 1, 1);
 	struct cut *c = xcalloc(n + 1, sizeof *c);
 	double end, t0, w = 0.5 * pd->all, wl, *gk, med;
-	double *tmp = xcalloc(pd->n + 1, sizeof *tmp);
+	double *tmp = xcalloc(2 * pd->n + 1, sizeof *tmp);
 	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept;
 
 	end = n ? s->msgs[m[0]].end : 0;
@@ -286,7 +333,7 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 	t0 = s->msgs[m[0]].start;
 	nb = (size_t)((end - t0) / w) + 3;
 	kept = xcalloc(nb, sizeof *kept);	/* index + 1 of a kept cut */
-	gk = xcalloc(nc + 1, sizeof *gk);
+	gk = xcalloc(2 * nc + 2, sizeof *gk);
 	ts_qsort(c, nc, sizeof *c, cmp_cut_gap);
 	for (i = 0; i < nc; i++) {
 		double mid = (c[i].from + c[i].to) / 2;
@@ -307,15 +354,26 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 		b1 = (size_t)((c[i].to - t0) / w) + 1;
 		for (b = b0; b <= b1 && b < nb; b++)
 			kept[b] = i + 1;
-		gk[nk++] = c[i].to - c[i].from;
 		c[i].kept = 1;
 	}
-	med = stats_median(gk, nk);
-	for (i = 0; i < nc; i++) {
+	for (i = 0; i < nc; i++) {	/* kept away from the ends */
 		double lp = local_period(pd, c[i].from, tmp);
-		int edge = c[i].from - t0 < lp || end - c[i].to < lp;
 
-		if (c[i].kept && (!edge || c[i].to - c[i].from >= med / 2))
+		c[i].edge = c[i].from - t0 < lp || end - c[i].to < lp;
+		if (c[i].kept && !c[i].edge)
+			cut[c[i].at] = 1;
+	}
+	for (i = nk = 0; i < nc; i++)	/* as time and length, by time */
+		if (c[i].kept && !c[i].edge) {
+			gk[2 * nk] = c[i].to;
+			gk[2 * nk++ + 1] = c[i].to - c[i].from;
+		}
+	ts_qsort(gk, nk, 2 * sizeof *gk, cmp_double_pair);
+	for (i = 0; i < nc; i++) {
+		if (!c[i].kept || !c[i].edge)
+			continue;
+		med = near_pauses(gk, nk, c[i].to);
+		if (!isfinite(med) || c[i].to - c[i].from >= EDGE_SHARE * med)
 			cut[c[i].at] = 1;
 	}
 	free(kept);
@@ -323,6 +381,42 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 	free(c);
 	free(tmp);
 	return cut;
+}
+
+static double
+msg_bytes(const struct flow_msg *x)
+{
+	return (double)(x->payload ? x->payload : x->bytes);
+}
+
+/*
+ * A group's step-end collective is one burst a step.  When one member is
+ * late, the others go ahead with the first steps of the ring, among
+ * themselves, and wait: a fragment with a small share of the step's
+ * bytes, then a pause, then the rest.  A burst with under FRAG_SHARE of
+ * the group's median burst bytes joins the burst after it.  Returns the
+ * number of bursts left in b[0..n).
+ */
+#define FRAG_SHARE	0.25
+static size_t
+join_fragments(struct burst *b, size_t n)
+{
+	double *v = xcalloc(n + 1, sizeof *v), med;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		v[i] = b[i].bytes;
+	med = stats_median(v, n);
+	free(v);
+	for (i = k = 0; i < n; i++) {
+		if (i + 1 < n && b[i].bytes < FRAG_SHARE * med) {
+			b[i + 1].start = b[i].start;
+			b[i + 1].bytes += b[i].bytes;
+			continue;
+		}
+		b[k++] = b[i];
+	}
+	return k;
 }
 
 /* Append group g's bursts to *b; return its short (10 %) burst period. */
@@ -354,15 +448,18 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 		if (joins) {
 			if (x->end > (*b)[*nb - 1].end)
 				(*b)[*nb - 1].end = x->end;
+			(*b)[*nb - 1].bytes += msg_bytes(x);
 			continue;
 		}
 		*b = xgrow(*b, cap, *nb + 1, sizeof **b);
 		(*b)[*nb].start = x->start;
 		(*b)[*nb].end = x->end;
+		(*b)[*nb].bytes = msg_bytes(x);
 		(*b)[(*nb)++].g = g;
 	}
 	free(cut);
 	free(m);
+	*nb = first + join_fragments(*b + first, *nb - first);
 	if (*nb - first < 2)
 		return NAN;
 	d = xcalloc(*nb - first, sizeof *d);
@@ -572,6 +669,160 @@ order_pipelines(const struct flowan *fa, struct flowan_job *job)
 	}
 }
 
+/*
+ * Rank pipelines where hosts hold ranks of several stages.  A pipeline
+ * of hosts is a chain when each host passes on what it got; when a host
+ * holds ranks of two stages, pipelines that interleave over the hosts
+ * make one component of PP pairs that is no chain.  The wire tells them
+ * apart where a rank listens on a port of its own: the activations into
+ * a rank and the gradients back into it reach the same port, so a hop
+ * into host v continues as the hop out of v whose gradients come back to
+ * a port that the first hop's activations reach.  Every path along
+ * those links from a hop that continues none is a pipeline.
+ */
+struct hop {
+	const struct flowan_pair *p;
+	uint32_t from, to;	/* activations from -> to */
+};
+
+/* Whether sorted sets x[0..nx) and y[0..ny) share an element. */
+static int
+meet(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny)
+{
+	size_t i = 0, j = 0;
+
+	while (i < nx && j < ny) {
+		if (x[i] == y[j])
+			return 1;
+		if (x[i] < y[j])
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* Whether hop b continues hop a (see struct hop). */
+static int
+continues(const struct hop *a, const struct hop *b)
+{
+	int ka = a->to == a->p->b, kb = b->from == b->p->b;
+
+	return a->to == b->from && meet(a->p->end[ka], a->p->nend[ka],
+	    b->p->end[kb], b->p->nend[kb]);
+}
+
+/* Append the paths from hop h (hosts so far in *path) as pipelines. */
+static void
+follow(const struct hop *hop, size_t nh, size_t h, uint32_t *path, size_t n,
+    struct flowan_group **out, size_t *nout)
+{
+	size_t i, k;
+	int more = 0;
+
+	path[n++] = hop[h].to;
+	for (i = 0; i < nh && n <= nh; i++)
+		if (continues(&hop[h], &hop[i])) {
+			more = 1;
+			follow(hop, nh, i, path, n, out, nout);
+		}
+	if (more)
+		return;
+	for (k = 0; k < *nout; k++)	/* distinct host sequences */
+		if ((*out)[k].n == n && memcmp((*out)[k].hosts, path,
+		    n * sizeof *path) == 0)
+			return;
+	*out = xreallocarray(*out, *nout + 1, sizeof **out);
+	(*out)[*nout].hosts = xcalloc(n, sizeof *path);
+	memcpy((*out)[*nout].hosts, path, n * sizeof *path);
+	(*out)[(*nout)++].n = n;
+}
+
+/*
+ * The rank pipelines of pipeline group g (its hosts, PP pairs among
+ * them), or 0 when its ports cannot tell them (QPs; no link found).
+ */
+static size_t
+rank_pipelines(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_group *g, struct flowan_group **out)
+{
+	struct hop *hop = xcalloc(job->npairs + 1, sizeof *hop);
+	uint32_t *path = xcalloc(job->npairs + 2, sizeof *path);
+	size_t nh = 0, i, j, nout = 0, linked = 0;
+
+	*out = NULL;
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_PP || !in_group(g, p->a) ||
+		    !in_group(g, p->b) || p->end_qp)
+			continue;
+		hop[nh].p = p;
+		hop[nh].from = pp_direction(fa, job, p) > 0 ? p->a : p->b;
+		hop[nh].to = hop[nh].from == p->a ? p->b : p->a;
+		nh++;
+	}
+	for (i = 0; i < nh; i++)
+		for (j = 0; j < nh; j++)
+			linked += continues(&hop[i], &hop[j]);
+	for (i = 0; i < nh && linked > 0; i++) {
+		for (j = 0; j < nh && !continues(&hop[j], &hop[i]); j++)
+			;
+		if (j < nh)
+			continue;	/* not where a pipeline starts */
+		path[0] = hop[i].from;
+		follow(hop, nh, i, path, 1, out, &nout);
+	}
+	free(hop);
+	free(path);
+	return nout;
+}
+
+/* Whether pipeline group g is a chain: no host with three PP peers. */
+static int
+chain(const struct flowan_job *job, const struct flowan_group *g)
+{
+	size_t i, k, n;
+
+	for (k = 0; k < g->n; k++) {
+		for (i = n = 0; i < job->npairs; i++) {
+			const struct flowan_pair *p = &job->pairs[i];
+
+			n += p->type == FLOWAN_PP && in_group(g, p->a) &&
+			    in_group(g, p->b) && (p->a == g->hosts[k] ||
+			    p->b == g->hosts[k]);
+		}
+		if (n > 2)
+			return 0;
+	}
+	return 1;
+}
+
+/* Split each pipeline group that is no chain into its rank pipelines. */
+static void
+split_pipelines(const struct flowan *fa, struct flowan_job *job)
+{
+	struct flowan_group *all = NULL, *rp;
+	size_t n = 0, i, k, nr;
+
+	for (i = 0; i < job->npp; i++) {
+		nr = chain(job, &job->pp[i]) ? 0 :
+		    rank_pipelines(fa, job, &job->pp[i], &rp);
+		all = xreallocarray(all, n + (nr ? nr : 1), sizeof *all);
+		if (nr == 0) {
+			all[n++] = job->pp[i];
+			continue;
+		}
+		for (k = 0; k < nr; k++)
+			all[n++] = rp[k];
+		free(rp);
+		free(job->pp[i].hosts);
+	}
+	free(job->pp);
+	job->pp = all;
+	job->npp = n;
+}
+
 /* Whether host h has a pipeline pair: then its compute is read there. */
 static int
 has_pp(const struct flowan_job *job, uint32_t h)
@@ -587,9 +838,9 @@ has_pp(const struct flowan_job *job, uint32_t h)
 
 /*
  * Host h's messages (indices shifted left by 2), by start; bit 0 marks
- * significant ones, bit 1 those whose idle time before counts as compute:
- * its pipeline sends when it has pipeline pairs (idle before a collective
- * is mostly waiting for the group), else its collective sends.
+ * significant ones, bit 1 those whose idle time before counts as compute
+ * when it has pipeline pairs: its pipeline sends (idle before a
+ * collective is mostly waiting for the group).
  */
 static size_t *
 host_msgs(const struct flowan *fa, const struct flowan_job *job, uint32_t h,
@@ -725,23 +976,83 @@ mid_stage_ready(struct mid_stage *ms, const struct flow_msg *x)
  * middle stage, since its input arrived, see struct mid_stage; else since
  * it was last done with a message of any size, see done_before(): a
  * receiver's small ready notice ends the idle time of a sender that was
- * only waiting), and the time in significant messages.
+ * only waiting), and the time in significant messages (overlapping ones,
+ * on several connections, once).  A host without
+ * pipeline pairs computes until it enters the step's collective: its
+ * first significant message of the step, either way (a ring sends a
+ * member its first chunk once it is there too); what it idles inside
+ * the collective is waiting for the ring.  steady[...]: comp without the
+ * idle before a pipeline host's first send of each step, which for stage
+ * 0 holds the end of the step before (collectives inside the hosts, the
+ * optimizer): a slower step end is no slower GPU.
  */
+/* What host_times() keeps of one host as it walks its messages. */
+struct host_walk {
+	uint32_t h;
+	int mid, coll;		/* a middle stage; no pipeline pair */
+	double last;		/* latest end of its messages so far */
+	double busy;		/* ... of its significant ones */
+	double counted;		/* end of the idle time counted last */
+	size_t kin, kc, ks;	/* iterations: mid-stage state, ring entered,
+				   an idle counted */
+	struct mid_stage ms;
+};
+
+/*
+ * When the idle time that message m[i] (in iteration k) ends began, if
+ * it counts as compute; INFINITY when it does not.  A host without
+ * pipeline pairs enters the step's collective with its first message of
+ * the step, of any size either way (a ready notice, or the ring's first
+ * chunk, sent once it is there too).
+ */
+static double
+idle_from(const struct flow_set *s, const size_t *m, size_t i, size_t k,
+    struct host_walk *w)
+{
+	const struct flow_msg *x = &s->msgs[m[i] >> 2];
+	double done = INFINITY;
+
+	if (w->coll) {
+		if (w->kc == k)
+			return INFINITY;	/* waiting for the ring */
+		w->kc = k;
+		return done_before(s, m, i, w->last);
+	}
+	if (!(m[i] & 1))
+		return INFINITY;
+	if (w->mid && w->kin != k) {
+		mid_stage_reset(&w->ms);
+		w->kin = k;
+	}
+	if (m[i] & 2) {
+		done = w->mid ? mid_stage_ready(&w->ms, x) : -INFINITY;
+		if (done == -INFINITY)
+			done = done_before(s, m, i, w->last);
+		if (w->mid)
+			w->ms.sent_end = x->end;
+	}
+	if (w->mid)
+		mid_stage_note(&w->ms, x, w->h);
+	return done;
+}
+
 static void
 host_times(const struct flowan *fa, const struct flowan_job *job,
-    double *comp, double *comm)
+    double *comp, double *comm, double *steady)
 {
 	const struct flow_set *s = fa->set;
-	size_t hi, i, k, n, *m;
-	struct mid_stage ms;
+	size_t hi, i, k, n, *m, at;
+	struct host_walk w;
+	double done;
 
 	for (hi = 0; hi < job->nhosts; hi++) {
-		double last = -INFINITY, done, counted = -INFINITY;
-		uint32_t h = job->hosts[hi];
-		int mid = mid_stage_init(job, h, &ms);
-		size_t kin = (size_t)-1;
-
-		m = host_msgs(fa, job, h, &n);
+		memset(&w, 0, sizeof w);
+		w.h = job->hosts[hi];
+		w.last = w.counted = w.busy = -INFINITY;
+		w.mid = mid_stage_init(job, w.h, &w.ms);
+		w.coll = !has_pp(job, w.h);
+		w.kin = w.kc = w.ks = (size_t)-1;
+		m = host_msgs(fa, job, w.h, &n);
 		for (i = 0, k = 0; i < n; i++) {
 			const struct flow_msg *x = &s->msgs[m[i] >> 2];
 
@@ -749,39 +1060,28 @@ host_times(const struct flowan *fa, const struct flowan_job *job,
 				k++;
 			if (k == job->niters)
 				break;
-			if ((m[i] & 1) && x->start >= job->iters[k].start) {
-				size_t at = hi * job->niters + k;
-
-				if (mid && kin != k) {
-					mid_stage_reset(&ms);
-					kin = k;
+			at = hi * job->niters + k;
+			if (x->start >= job->iters[k].start) {
+				if ((m[i] & 1) && x->end > w.busy) {
+					comm[at] += x->end - fmax(x->start, w.busy);
+					w.busy = x->end;
 				}
-				comm[at] += x->end - x->start;
-				done = INFINITY;
-				if (m[i] & 2) {
-					done = mid ? mid_stage_ready(&ms, x) :
-					    -INFINITY;
-					if (done == -INFINITY)
-						done = done_before(s, m, i, last);
-					if (mid)
-						ms.sent_end = x->end;
-				}
-				if (mid)
-					mid_stage_note(&ms, x, h);
-				if (done < counted)	/* idle counted once */
-					done = counted;
+				done = fmax(idle_from(s, m, i, k, &w), w.counted);
 				if (done > -INFINITY && x->start > done) {
 					comp[at] += x->start - done;
-					counted = x->start;
+					if (w.coll || w.ks == k)
+						steady[at] += x->start - done;
+					w.ks = k;
+					w.counted = x->start;
 				}
 			}
-			if (x->end > last)
-				last = x->end;
+			if (x->end > w.last)
+				w.last = x->end;
 		}
 		free(m);
-		if (mid) {
-			free(ms.got[0]);
-			free(ms.got[1]);
+		if (w.mid) {
+			free(w.ms.got[0]);
+			free(w.ms.got[1]);
 		}
 	}
 }
@@ -918,27 +1218,30 @@ level(const double *v, size_t n, size_t k)
 
 /*
  * Straggler: a host whose sustained compute exceeds its DP peers' median
- * by STRAG_RATIO, by STRAG_FLOOR of the baseline iteration and by four
- * robust standard deviations of the peers, in >= 3 consecutive steps.  A
- * GPU 30 % slower than its peers is worth naming; a stage's compute
- * (forward and backward of every micro-batch) is a fraction of the step,
- * so the floor is low.  The ratio is taken of the group's usual compute
- * when the peers' is higher: a pause that idles the whole group (a
- * checkpoint save) adds the same time to every member and would
+ * by STRAG_RATIO, by a floor and by four robust standard deviations of
+ * the peers, in >= 3 consecutive steps.  A GPU 30 % slower than its peers
+ * is worth naming; a stage's compute (forward and backward of every
+ * micro-batch; stage 0 shows only its forward) is a fraction of the
+ * step, so the floor is not a share of the step but the noise of the
+ * group: four times the spread of its members' compute against their
+ * peers from one step to the next (excess_noise()), and at least
+ * STRAG_FLOOR of the step.  The ratio is taken of the group's usual
+ * compute when the peers' is higher: a pause that idles the whole group
+ * (a checkpoint save) adds the same time to every member and would
  * otherwise hide a straggler in that step and break its run.
  */
 #define STRAG_RATIO	1.25
-#define STRAG_FLOOR	0.05
+#define STRAG_FLOOR	0.01
 
 /*
  * Whether compute `own` is a straggler's against peers' median and MAD,
- * the group's usual compute `usual` and the baseline iteration.
+ * the group's usual compute `usual` and the floor (seconds).
  */
 static int
-slower(double own, double pm, double mad, double usual, double base)
+slower(double own, double pm, double mad, double usual, double floor)
 {
 	return own - pm > (STRAG_RATIO - 1) * fmin(pm, usual) &&
-	    own - pm > STRAG_FLOOR * base && own - pm > 4 * mad;
+	    own - pm > floor && own - pm > 4 * mad;
 }
 
 /* The index in job->hosts of host h (which is one of them). */
@@ -971,6 +1274,40 @@ peers_median(const double *v, size_t n, size_t ni, size_t j, size_t k,
 }
 
 /*
+ * How much a member's compute moves against its peers' median from one
+ * step to the next, in a group of n members whose computes are cv[i *
+ * ni + k]: per member, the robust standard deviation of the changes of
+ * that excess, over sqrt(2) (a change is a difference of two noisy
+ * values); the median over the members.  A straggler's onset is one
+ * change among many, and a pause that idles the whole group moves no
+ * excess.  0 when there is too little to tell.
+ */
+static double
+excess_noise(const double *cv, size_t n, size_t ni, double *peer)
+{
+	double *d = xcalloc(ni + 1, sizeof *d), *sig = xcalloc(n + 1, sizeof *sig);
+	double prev, e, pm, unused, r;
+	size_t i, k, nd, ns = 0;
+
+	for (i = 0; i < n; i++) {
+		prev = NAN;
+		for (k = nd = 0; k < ni; k++) {
+			pm = peers_median(cv, n, ni, i, k, peer, &unused);
+			e = cv[i * ni + k] - pm;
+			if (!isnan(e) && !isnan(prev))
+				d[nd++] = e - prev;
+			prev = e;
+		}
+		if (nd >= 3)
+			sig[ns++] = stats_mad(d, nd) / M_SQRT2;
+	}
+	r = ns ? stats_median(sig, ns) : 0;
+	free(d);
+	free(sig);
+	return r;
+}
+
+/*
  * The stragglers of DP group g (see slower()).  skip[host slot * niters
  * + k] marks computes that cannot be read in iteration k (a slow NIC
  * stretches the messages they are measured between): those hosts are
@@ -986,6 +1323,7 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 	double *cv = xcalloc(n * ni + 1, sizeof *cv);
 	double *peer = xcalloc(n + 1, sizeof *peer);
 	double *ex = xcalloc(ni + 1, sizeof *ex), pm, mad, unused, usual;
+	double floor;
 
 	for (i = 0; i < n; i++) {	/* members' levels and computes */
 		const double *c = comp + host_slot(job, grp->hosts[i]) * ni;
@@ -1000,14 +1338,15 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 		for (k = 0; k < ni; k++)
 			if (skip[host_slot(job, grp->hosts[i]) * ni + k])
 				lv[i * ni + k] = cv[i * ni + k] = NAN;
+	floor = fmax(STRAG_FLOOR * base, 4 * excess_noise(cv, n, ni, peer));
 	for (j = 0; j < n; j++) {
 		struct flowan_finding *f = NULL;
 
 		for (k = nex = 0; k < ni; k++) {
 			pm = peers_median(lv, n, ni, j, k, peer, &mad);
-			if (!slower(lv[j * ni + k], pm, mad, usual, base) ||
+			if (!slower(lv[j * ni + k], pm, mad, usual, floor) ||
 			    !slower(cv[j * ni + k], peers_median(cv, n, ni, j,
-			    k, peer, &unused), 0, usual, base))
+			    k, peer, &unused), 0, usual, floor))
 				continue;
 			if (f == NULL)
 				f = add_finding(job, FLOWAN_STRAGGLER,
@@ -1033,47 +1372,232 @@ group_stragglers(const struct flowan *fa, struct flowan_job *job, size_t g,
 	free(ex);
 }
 
+/*
+ * The median of the sorted row[0..n) without one element equal to x (the
+ * pair's own rate), or NAN when nothing is left.
+ */
+static double
+median_without(const double *row, size_t n, double x)
+{
+	size_t p = 0, m, q0, q1;
+
+	if (n < 2)
+		return NAN;
+	while (p < n && row[p] != x)
+		p++;
+	m = n - 1;			/* elements left, indices q -> q + (q >= p) */
+	q0 = (m - 1) / 2;
+	q1 = m / 2;
+	q0 += q0 >= p;
+	q1 += q1 >= p;
+	return (row[q0] + row[q1]) / 2;
+}
+
+/*
+ * Whether DP group g runs one stage: it holds no pair split into DP and
+ * pipeline traffic (a stage straddling hosts joins the DP rings of two
+ * stages into one component, whose members then compute different
+ * stages and compare with nobody).
+ */
+static int
+one_stage(const struct flowan_job *job, const struct flowan_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++)
+		if (job->pairs[i].split && in_group(g, job->pairs[i].a) &&
+		    in_group(g, job->pairs[i].b))
+			return 0;
+	return 1;
+}
+
+/* Whether host h is in one of the job's DP groups of one stage. */
+static int
+in_dp(const struct flowan_job *job, uint32_t h)
+{
+	size_t g;
+
+	for (g = 0; g < job->ndp; g++)
+		if (in_group(&job->dp[g], h) && one_stage(job, &job->dp[g]))
+			return 1;
+	return 0;
+}
+
+/*
+ * x[h * ni + k] := host h's compute in step k over its usual one before
+ * (in usual[h * ni + k]: the median of the fastest half of its last
+ * HIST_STEPS steps, NAN with fewer than 3), less the median of the other
+ * hosts' at step k; NAN where skipped or without a history.
+ */
+#define HIST_STEPS	32
+static void
+history_excess(const struct flowan_job *job, const double *comp,
+    const unsigned char *skip, double *x, double *usual)
+{
+	size_t nh = job->nhosts, ni = job->niters, h, k, j, n;
+	double *v = xcalloc(nh + ni + 1, sizeof *v), pm;
+
+	for (h = 0; h < nh; h++)
+		for (k = 0; k < ni; k++) {
+			for (j = k > HIST_STEPS ? k - HIST_STEPS : 0, n = 0;
+			    j < k; j++)
+				if (!skip[h * ni + j])
+					v[n++] = comp[h * ni + j];
+			ts_qsort(v, n, sizeof *v, stats_cmp_double);
+			usual[h * ni + k] = n >= 3 ?
+			    stats_median(v, (n + 1) / 2) : NAN;
+			x[h * ni + k] = skip[h * ni + k] ? NAN :
+			    comp[h * ni + k] - usual[h * ni + k];
+		}
+	for (k = 0; k < ni; k++) {
+		for (h = n = 0; h < nh; h++)
+			if (!isnan(x[h * ni + k]))
+				v[n++] = x[h * ni + k];
+		ts_qsort(v, n, sizeof *v, stats_cmp_double);
+		for (h = 0; h < nh; h++)
+			if (!isnan(x[h * ni + k]) && isfinite(pm =
+			    median_without(v, n, x[h * ni + k])))
+				x[h * ni + k] -= pm;
+			else
+				x[h * ni + k] = NAN;
+	}
+	free(v);
+}
+
+/*
+ * A host without DP peers on the wire (a pure pipeline, or DP rings
+ * inside the hosts) has nobody running its stage to be compared with;
+ * a GPU that slows down part-way is seen against its own earlier steps.
+ * Its extra compute over its usual before (history_excess(): less the
+ * other hosts' at the same step, since a pause that idles the job adds
+ * to all alike) must exceed STRAG_RATIO - 1 of that usual compute and
+ * the floor (as in slower(), the noise from the hosts' step-to-step
+ * changes), sustained (the median of three steps) and in the step
+ * itself, in >= 3 consecutive steps.  A host slow from the capture's
+ * start shows nothing.
+ */
+static void
+history_stragglers(const struct flowan *fa, struct flowan_job *job,
+    const double *comp, const unsigned char *skip, double base)
+{
+	size_t nh = job->nhosts, ni = job->niters, h, k, nd, ns, nex;
+	double *x = xcalloc(nh * ni + 1, sizeof *x), lv, floor;
+	double *usual = xcalloc(nh * ni + 1, sizeof *usual);
+	double *d = xcalloc(ni + 1, sizeof *d), *sig = xcalloc(nh + 1, sizeof *sig);
+
+	history_excess(job, comp, skip, x, usual);
+	for (h = ns = 0; h < nh; h++) {
+		for (k = 1, nd = 0; k < ni; k++)
+			if (!isnan(x[h * ni + k]) && !isnan(x[h * ni + k - 1]))
+				d[nd++] = x[h * ni + k] - x[h * ni + k - 1];
+		if (nd >= 3)
+			sig[ns++] = stats_mad(d, nd) / M_SQRT2;
+	}
+	floor = fmax(STRAG_FLOOR * base, 4 * (ns ? stats_median(sig, ns) : 0));
+	for (h = 0; h < nh; h++) {
+		struct flowan_finding *f = NULL;
+		const double *xh = x + h * ni;
+		double u = NAN;
+
+		if (in_dp(job, job->hosts[h]))
+			continue;
+		for (k = nex = 0; k < ni; k++) {
+			double lim = fmax((STRAG_RATIO - 1) *
+			    usual[h * ni + k], floor);
+
+			if (isnan(xh[k]) || (k + 1 < ni && isnan(xh[k + 1])) ||
+			    (k + 2 < ni && isnan(xh[k + 2])))
+				continue;
+			lv = level(xh, ni, k);
+			if (!(lv > lim && xh[k] > lim))
+				continue;
+			if (f == NULL) {
+				f = add_finding(job, FLOWAN_STRAGGLER,
+				    xstrdup(flowan_host_name(fa,
+				    job->hosts[h])), 0);
+				u = usual[h * ni + k];
+			}
+			add_iter(f, job->iters[k].index);
+			d[nex++] = lv;
+		}
+		if (keep_lasting(job, f)) {
+			f->magnitude = stats_median(d, nex);
+			add_reason(f, xasprintf("computes %.1f ms longer than "
+			    "its usual %.1f ms before iteration %d (median over "
+			    "%zu of %zu iterations) while the other hosts' "
+			    "compute stays", f->magnitude * 1e3, u * 1e3,
+			    f->from, f->niters, ni));
+			add_reason(f, xasprintf("it has no DP peers on the wire "
+			    "to compare with: its stage's other ranks, if any, "
+			    "are inside its host"));
+		}
+	}
+	free(x);
+	free(usual);
+	free(d);
+	free(sig);
+}
+
 static void
 stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp,
-    const unsigned char *skip)
+    const double *steady, const unsigned char *skip)
 {
 	double mad, base = baseline(job, &mad);
 	size_t g;
 
 	for (g = 0; g < job->ndp; g++)
-		group_stragglers(fa, job, g, comp, skip, base);
+		if (one_stage(job, &job->dp[g]))
+			group_stragglers(fa, job, g, comp, skip, base);
+	history_stragglers(fa, job, steady, skip, base);
+}
+
+/* Whether finding f (a slow NIC or a slow link) holds host h up. */
+static int
+slows_host(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_finding *f, uint32_t h)
+{
+	const char *name = flowan_host_name(fa, h);
+	size_t n = strlen(name), p;
+
+	if (f->kind == FLOWAN_SLOW_LINK)	/* "a-b": either end */
+		return (strncmp(f->subject, name, n) == 0 &&
+		    f->subject[n] == '-') || (strlen(f->subject) > n &&
+		    strcmp(f->subject + strlen(f->subject) - n, name) == 0 &&
+		    f->subject[strlen(f->subject) - n - 1] == '-');
+	if (f->kind != FLOWAN_SLOW_NIC)
+		return 0;
+	if (strcmp(f->subject, name) == 0)
+		return 1;
+	for (p = 0; p < job->npairs; p++) {	/* or a pipeline neighbour */
+		const struct flowan_pair *q = &job->pairs[p];
+		uint32_t o = q->a == h ? q->b : q->b == h ? q->a : UINT32_MAX;
+
+		if (q->type == FLOWAN_PP && o != UINT32_MAX &&
+		    strcmp(f->subject, flowan_host_name(fa, o)) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /*
  * skip[host slot * niters + k] (see group_stragglers()): the slow NICs
- * of the job's findings and their pipeline neighbours, in the iterations
- * of those findings.
+ * of the job's findings and their pipeline neighbours, and both ends of
+ * its slow links, in the iterations of those findings: their messages
+ * stretch, so their computes cannot be read.
  */
 static unsigned char *
-nic_skip(const struct flowan *fa, const struct flowan_job *job)
+slow_skip(const struct flowan *fa, const struct flowan_job *job)
 {
-	size_t ni = job->niters, i, k, h, p;
+	size_t ni = job->niters, i, k, h;
 	unsigned char *skip = xcalloc(job->nhosts * ni + 1, 1);
 
 	for (i = 0; i < job->nfindings; i++) {
 		const struct flowan_finding *f = &job->findings[i];
 
-		if (f->kind != FLOWAN_SLOW_NIC)
-			continue;
 		for (h = 0; h < job->nhosts; h++) {
-			int hit = strcmp(f->subject,
-			    flowan_host_name(fa, job->hosts[h])) == 0;
-
-			for (p = 0; p < job->npairs && !hit; p++) {
-				const struct flowan_pair *q = &job->pairs[p];
-				uint32_t o = q->a == job->hosts[h] ? q->b :
-				    q->b == job->hosts[h] ? q->a : UINT32_MAX;
-
-				hit = q->type == FLOWAN_PP && o != UINT32_MAX &&
-				    strcmp(f->subject,
-				    flowan_host_name(fa, o)) == 0;
-			}
-			for (k = 0; hit && k < f->niters; k++)
+			if (!slows_host(fa, job, f, job->hosts[h]))
+				continue;
+			for (k = 0; k < f->niters; k++)
 				if (f->iters[k] >= 1 && (size_t)f->iters[k] <= ni)
 					skip[h * ni + (size_t)f->iters[k] - 1] = 1;
 		}
@@ -1084,17 +1608,23 @@ nic_skip(const struct flowan *fa, const struct flowan_job *job)
 /*
  * Slow group: a DP group whose step-end burst lasts >= 2x the median of
  * the other groups' bursts in the same step (and >= 5 % of the baseline
- * iteration longer), in >= 3 consecutive steps.
+ * iteration longer, and more than four times the groups' step-to-step
+ * noise, see excess_noise()), in >= 3 consecutive steps.
  */
 static void
 slow_groups(const struct flowan *fa, struct flowan_job *job)
 {
 	double mad, base = baseline(job, &mad);
 	double *v = xcalloc(job->ndp + 1, sizeof *v);
-	double *ex = xcalloc(job->niters + 1, sizeof *ex);
+	double *ex = xcalloc(job->niters + 1, sizeof *ex), noise;
+	double *byg = xcalloc(job->ndp * job->niters + 1, sizeof *byg);
 	size_t g, k, o, n, nex;
 
 	(void)fa;
+	for (g = 0; g < job->ndp; g++)	/* by group, then step */
+		for (k = 0; k < job->niters; k++)
+			byg[g * job->niters + k] = job->gcomm[k * job->ndp + g];
+	noise = excess_noise(byg, job->ndp, job->niters, v);
 	for (g = 0; g < job->ndp && job->ndp >= 2; g++) {
 		struct flowan_finding *f = NULL;
 
@@ -1106,7 +1636,7 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 					v[n++] = job->gcomm[k * job->ndp + o];
 			if (n == 0 || !isfinite(own) || !(own >=
 			    2 * (pm = stats_median(v, n)) &&
-			    own - pm >= 0.05 * base))
+			    own - pm >= 0.05 * base && own - pm > 4 * noise))
 				continue;
 			if (f == NULL)
 				f = add_finding(job, FLOWAN_SLOW_GROUP,
@@ -1124,12 +1654,17 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 	}
 	free(v);
 	free(ex);
+	free(byg);
 }
 
 /*
- * rate[i * niters + k]: the median over pair i's significant messages in
+ * rate[i * niters + k]: the median over pair i's messages of >= 16 KiB in
  * iteration k of bytes over the message's own duration (NAN without one
- * that lasts and holds >= 16 KiB): how fast that link moves a message.
+ * that lasts): how fast that link moves a message.  Not only its
+ * significant ones: a slow link merges a pair's transfers into a few
+ * long messages, which raise the size it calls significant, and its
+ * healthy steps would be measured on fewer, longer messages than the
+ * other pairs'.
  * The span of all its messages would not do: in a ring every link works
  * through every step, so a slow one stretches all spans alike.
  */
@@ -1143,11 +1678,11 @@ pair_rates(const struct flowan *fa, const struct flowan_job *job)
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 
-		v = xcalloc(p->nsig + 1, sizeof *v);
+		v = xcalloc(p->nall + 1, sizeof *v);
 		for (k = 0, j = 0; k < ni; k++) {
-			for (n = 0; p->msgs != NULL && j < p->nsig &&
-			    s->msgs[p->msgs[j]].start < job->iters[k].end; j++) {
-				const struct flow_msg *m = &s->msgs[p->msgs[j]];
+			for (n = 0; p->msgs != NULL && j < p->nall &&
+			    s->msgs[p->all[j]].start < job->iters[k].end; j++) {
+				const struct flow_msg *m = &s->msgs[p->all[j]];
 				double b = (double)(m->payload ? m->payload :
 				    m->bytes);
 
@@ -1185,53 +1720,38 @@ rates_sorted(const struct flowan_job *job, const double *rate,
 }
 
 /*
- * The median of the sorted row[0..n) without one element equal to x (the
- * pair's own rate), or NAN when nothing is left.
- */
-static double
-median_without(const double *row, size_t n, double x)
-{
-	size_t p = 0, m, q0, q1;
-
-	if (n < 2)
-		return NAN;
-	while (p < n && row[p] != x)
-		p++;
-	m = n - 1;			/* elements left, indices q -> q + (q >= p) */
-	q0 = (m - 1) / 2;
-	q1 = m / 2;
-	q0 += q0 >= p;
-	q1 += q1 >= p;
-	return (row[q0] + row[q1]) / 2;
-}
-
-/*
- * Slow link: a DP pair whose messages move at < half the median rate of
- * the other DP pairs' in the same iterations, >= 3 in a row.  Message
- * sizes differ little between the pairs of a ring, and a rate is size
- * over duration, so pairs of all DP groups compare.
+ * Slow link: a pair whose messages move at < half the median rate of
+ * the other pairs of its type (DP against DP, PP against PP) in the same
+ * iterations, >= 3 in a row.  Message sizes differ little between the
+ * pairs of a ring, or of a pipeline, and a rate is size over duration,
+ * so pairs of all groups compare.
  */
 static void
 slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
     const unsigned char *nic)
 {
 	size_t ni = job->niters, np = job->npairs, i, k, nex;
-	size_t *cnt = xcalloc(ni + 1, sizeof *cnt);
-	double *sorted = rates_sorted(job, rate, FLOWAN_DP, cnt);
+	size_t *cdp = xcalloc(ni + 1, sizeof *cdp);
+	size_t *cpp = xcalloc(ni + 1, sizeof *cpp);
+	double *sdp = rates_sorted(job, rate, FLOWAN_DP, cdp);
+	double *spp = rates_sorted(job, rate, FLOWAN_PP, cpp);
 	double *ex = xcalloc(ni + 1, sizeof *ex), *own = xcalloc(ni + 1, sizeof *own);
 
 	for (i = 0; i < np; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 		struct flowan_finding *f = NULL;
+		int dp = p->type == FLOWAN_DP;
 
-		if (nic[host_slot(job, p->a)] || nic[host_slot(job, p->b)])
-			continue;	/* said of the host's NIC */
-		for (k = nex = 0; k < ni && p->type == FLOWAN_DP; k++) {
+		if (p->type == FLOWAN_OTHER || nic[host_slot(job, p->a)] ||
+		    nic[host_slot(job, p->b)])
+			continue;	/* nothing to compare, or the host's NIC */
+		for (k = nex = 0; k < ni; k++) {
 			double r = rate[i * ni + k], pm;
 
 			if (!isfinite(r))
 				continue;
-			pm = median_without(sorted + k * np, cnt[k], r);
+			pm = dp ? median_without(sdp + k * np, cdp[k], r) :
+			    median_without(spp + k * np, cpp[k], r);
 			if (!(r < 0.5 * pm))
 				continue;
 			if (f == NULL)
@@ -1244,15 +1764,18 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 		}
 		if (keep_lasting(job, f)) {
 			f->magnitude = stats_median(ex, nex);
-			add_reason(f, xasprintf("its collective messages move at "
-			    "%.1f MB/s, %.1fx slower than the other DP pairs' "
+			add_reason(f, xasprintf("its %s messages move at "
+			    "%.1f MB/s, %.1fx slower than the other %s pairs' "
 			    "(median over %zu iterations, steadily from "
-			    "iteration %d)", stats_median(own, nex) / 1e6,
-			    f->magnitude, f->niters, f->from));
+			    "iteration %d)", dp ? "collective" : "pipeline",
+			    stats_median(own, nex) / 1e6, f->magnitude,
+			    dp ? "DP" : "PP", f->niters, f->from));
 		}
 	}
-	free(cnt);
-	free(sorted);
+	free(cdp);
+	free(cpp);
+	free(sdp);
+	free(spp);
 	free(ex);
 	free(own);
 }
@@ -1444,7 +1967,7 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	struct cluster *cl;
 	size_t nb = 0, cap = 0, g, ncl = 0, i;
 	struct stepgroups sg;
-	double *per, *comp, *comm, *rate;
+	double *per, *comp, *comm, *rate, *steady;
 	unsigned char *nic, *skip;
 
 	step_groups(job, &sg);
@@ -1466,21 +1989,24 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	free(b);
 	free(per);
 	order_pipelines(fa, job);
+	split_pipelines(fa, job);
 	comp = xcalloc(job->nhosts * job->niters + 1, sizeof *comp);
 	comm = xcalloc(job->nhosts * job->niters + 1, sizeof *comm);
-	host_times(fa, job, comp, comm);
+	steady = xcalloc(job->nhosts * job->niters + 1, sizeof *steady);
+	host_times(fa, job, comp, comm, steady);
 	host_stats(fa, job, comp, comm);
 	slow_iterations(fa, job);
 	rate = pair_rates(fa, job);
 	nic = xcalloc(job->nhosts + 1, 1);
 	slow_nics(fa, job, rate, nic);
-	skip = nic_skip(fa, job);
-	stragglers(fa, job, comp, skip);
-	slow_groups(fa, job);
 	slow_links(fa, job, rate, nic);
+	skip = slow_skip(fa, job);
+	stragglers(fa, job, comp, steady, skip);
+	slow_groups(fa, job);
 	free(rate);
 	free(nic);
 	free(skip);
+	free(steady);
 	congestion(fa, job);
 	stall(fa, job);
 	job->hcomp = comp;

@@ -1,5 +1,6 @@
 /*
- * pcapread.c -- packets from pcap and pcapng files, through libpcap.
+ * pcapread.c -- packets from pcap and pcapng files: classic pcap of the
+ * common link types read here in large blocks, the rest through libpcap.
  *
  * Each frame becomes one flow record: link layer (Ethernet with any depth
  * of 802.1Q/802.1ad tags, Linux cooked SLL and SLL2, raw IP, BSD loopback)
@@ -13,9 +14,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
@@ -279,6 +282,32 @@ pcapread_decode(int dlt, const uint8_t *p, uint32_t caplen, uint32_t wirelen,
 	    (uint32_t)(r->bytes - l4) : 0, r);
 }
 
+/*
+ * Decode frame `recno` (1-based) and hand it to the sink, or count it
+ * ignored, or skipped with a warning (the first MAX_CUT_WARNINGS; *cut
+ * counts them).
+ */
+static void
+emit_frame(int dlt, const uint8_t *p, uint32_t caplen, uint32_t wire,
+    double ts, uint64_t recno, const char *name, struct flow_sink *s,
+    struct flow_readinfo *info, uint64_t *cut)
+{
+	struct flow_rec r;
+	int rc = pcapread_decode(dlt, p, caplen, wire, ts, &r);
+
+	if (rc == PCAP_DEC_OK)
+		flow_sink_emit(s, info, &r);
+	else if (rc == PCAP_DEC_IGNORE)
+		info->ignored++;
+	else {
+		info->skipped++;
+		if (++*cut <= MAX_CUT_WARNINGS)
+			flow_sink_warn(s, "%s: record %llu: headers cut by the "
+			    "snap length (%u of %u bytes), skipped", name,
+			    (unsigned long long)recno, caplen, wire);
+	}
+}
+
 /* The loop over packets of an open handle. */
 static int
 read_packets(pcap_t *pc, const char *name, struct flow_sink *s,
@@ -286,27 +315,12 @@ read_packets(pcap_t *pc, const char *name, struct flow_sink *s,
 {
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	struct flow_rec r;
 	uint64_t recno = 0, cut = 0;
 	int dlt = pcap_datalink(pc), rc;
 
-	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
-		recno++;
-		rc = pcapread_decode(dlt, data, h->caplen, h->len,
-		    (double)h->ts.tv_sec + (double)h->ts.tv_usec * scale, &r);
-		if (rc == PCAP_DEC_OK)
-			flow_sink_emit(s, info, &r);
-		else if (rc == PCAP_DEC_IGNORE)
-			info->ignored++;
-		else {
-			info->skipped++;
-			if (++cut <= MAX_CUT_WARNINGS)
-				flow_sink_warn(s, "%s: record %llu: headers cut by "
-				    "the snap length (%u of %u bytes), skipped",
-				    name, (unsigned long long)recno, h->caplen,
-				    h->len);
-		}
-	}
+	while ((rc = pcap_next_ex(pc, &h, &data)) == 1)
+		emit_frame(dlt, data, h->caplen, h->len, (double)h->ts.tv_sec +
+		    (double)h->ts.tv_usec * scale, ++recno, name, s, info, &cut);
 	if (cut > MAX_CUT_WARNINGS)
 		flow_sink_warn(s, "%s: %llu packets in all had headers cut "
 		    "by the snap length and were skipped", name,
@@ -366,15 +380,156 @@ pcapread_fp(FILE *fp, const char *name, struct flow_sink *s,
 	return read_handle(pc, name, ng, s, info, cause);
 }
 
+/*
+ * Classic pcap files of the common link types are read here, without
+ * libpcap: records are decoded where they lie in large read() blocks
+ * (libpcap copies each one from stdio's buffer into its own, which costs
+ * as much as the decoding).  Anything else, pcapng included, goes
+ * through libpcap.
+ */
+#define FAST_BUF	(4 << 20)
+#define FAST_MAXCAP	(256 * 1024)
+
+struct fast {
+	int fd;
+	uint8_t *buf;
+	size_t len, off;	/* bytes in buf, bytes used */
+	int swap;
+	double scale;		/* of the fraction of a second */
+	int dlt;
+};
+
+static uint32_t
+fast32(const struct fast *f, const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return f->swap ? __builtin_bswap32(v) : v;
+}
+
+/*
+ * Make `need` bytes available at f->buf + f->off; 1 when they are, 0 at a
+ * clean end of file, -1 when the file ends inside them (errno 0) or a
+ * read fails.
+ */
+static int
+fast_fill(struct fast *f, size_t need)
+{
+	ssize_t got;
+
+	if (f->len - f->off >= need)
+		return 1;
+	memmove(f->buf, f->buf + f->off, f->len - f->off);
+	f->len -= f->off;
+	f->off = 0;
+	while (f->len < need) {
+		got = read(f->fd, f->buf + f->len, FAST_BUF - f->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0) {
+			errno = 0;
+			return f->len == 0 ? 0 : -1;
+		}
+		f->len += (size_t)got;
+	}
+	return 1;
+}
+
+/*
+ * The global header of a classic pcap whose link type the fast path
+ * knows (Ethernet, Linux cooked v1 and v2, which have the same numbers
+ * as libpcap's): fills f, returns 1; 0 to leave the file to libpcap.
+ */
+static int
+fast_open(struct fast *f, const uint8_t *h)
+{
+	uint32_t magic, link;
+
+	memcpy(&magic, h, 4);
+	f->swap = magic == 0xd4c3b2a1 || magic == 0x4d3cb2a1;
+	if (magic != 0xa1b2c3d4 && magic != 0xa1b23c4d && !f->swap)
+		return 0;
+	f->scale = magic == 0xa1b23c4d || magic == 0x4d3cb2a1 ? 1e-9 : 1e-6;
+	link = fast32(f, h + 20);
+	if ((fast32(f, h + 4) & 0xffff) != 2 || (link != DLT_EN10MB &&
+	    link != DLT_LINUX_SLL && link != DLT_LINUX_SLL2))
+		return 0;
+	f->dlt = (int)link;
+	return 1;
+}
+
+/* The records of an open fast path, as read_packets() does them. */
+static int
+fast_packets(struct fast *f, const char *name, struct flow_sink *s,
+    struct flow_readinfo *info)
+{
+	uint64_t done = 0, cut = 0;	/* records read whole, headers cut */
+	const uint8_t *h;
+	uint32_t caplen, wire;
+	int rc;
+
+	while ((rc = fast_fill(f, 16)) == 1) {
+		caplen = fast32(f, f->buf + f->off + 8);
+		wire = fast32(f, f->buf + f->off + 12);
+		if (caplen > FAST_MAXCAP) {
+			errno = EINVAL;
+			rc = -1;
+			break;
+		}
+		if ((rc = fast_fill(f, 16 + (size_t)caplen)) != 1) {
+			rc = -1;	/* a header and no frame: cut */
+			break;
+		}
+		h = f->buf + f->off;
+		emit_frame(f->dlt, h + 16, caplen, wire, (double)fast32(f, h) +
+		    (double)fast32(f, h + 4) * f->scale, ++done, name, s, info,
+		    &cut);
+		f->off += 16 + (size_t)caplen;
+	}
+	if (cut > MAX_CUT_WARNINGS)
+		flow_sink_warn(s, "%s: %llu packets in all had headers cut "
+		    "by the snap length and were skipped", name,
+		    (unsigned long long)cut);
+	if (rc < 0)
+		flow_sink_warn(s, "%s: record %llu: %s; keeping the %llu "
+		    "records before it", name, (unsigned long long)done + 1,
+		    errno == EINVAL ? "invalid capture length" : errno ?
+		    strerror(errno) : "truncated: the file ends inside it",
+		    (unsigned long long)done);
+	return 0;
+}
+
 int
 pcapread_file(const char *path, struct flow_sink *s,
     struct flow_readinfo *info, char **cause)
 {
+	struct fast f;
 	FILE *fp;
+	int rc;
 
-	if ((fp = fopen(path, "rb")) == NULL)
+	memset(&f, 0, sizeof f);
+	if ((f.fd = open(path, O_RDONLY)) < 0)
 		return ts_fail(cause, "cannot open '%s': %s", path,
 		    strerror(errno));
+	f.buf = xmalloc(FAST_BUF);
+	if (fast_fill(&f, 24) == 1 && fast_open(&f, f.buf)) {
+		f.off = 24;
+		info->format = "pcap";
+		rc = fast_packets(&f, path, s, info);
+		free(f.buf);
+		close(f.fd);
+		return rc;
+	}
+	free(f.buf);
+	if (lseek(f.fd, 0, SEEK_SET) != 0 || (fp = fdopen(f.fd, "rb")) == NULL) {
+		rc = ts_fail(cause, "cannot read '%s': %s", path,
+		    strerror(errno));
+		close(f.fd);
+		return rc;
+	}
 	setvbuf(fp, NULL, _IOFBF, 1 << 18);
 	return pcapread_fp(fp, path, s, info, cause);
 }

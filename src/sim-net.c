@@ -6,14 +6,16 @@
  *  - pipeline parallel: for every micro-batch, activations go from stage s
  *    to stage s+1 during the forward half and gradients come back during
  *    the backward half, on a causal schedule (a stage waits for its
- *    neighbour's message; see pipe_schedule()); one message size per node
+ *    neighbour's message; see sim_pipe_schedule()); one message size per node
  *    pair (all the rank pairs between two nodes are aggregated);
- *  - data parallel: when the slowest pipeline is done, a ring all-reduce
- *    per gradient bucket (four buckets of different sizes, so the chunk
- *    sizes vary), 2 (dp - 1) steps, each node sending one chunk to its
- *    ring successor per step; a rank holds 1/tp of the stage's gradients,
- *    so a node pair that carries the rings of several TP ranks moves
- *    what one node's NIC can (LINK_BPS), not tp times that;
+ *  - data parallel: a ring all-reduce per gradient bucket (four buckets
+ *    of different sizes, so the chunk sizes vary), 2 (dp - 1) steps, each
+ *    node sending one chunk to its ring successor per step, on data
+ *    dependencies: a member enters when its pipeline is done, the last
+ *    when the slowest one is (see ring_schedule()); a rank holds 1/tp of
+ *    the stage's gradients, so a node pair that carries the rings of
+ *    several TP ranks moves what one node's NIC can (LINK_BPS), not tp
+ *    times that; pipeline and DP traffic have their own connections;
  *  - checkpoint saves stream to a storage server (NFS, TCP 2049);
  *  - control: torchrun's rendezvous store on the master's TCP port 29500
  *    (connect at launch, heartbeats every few seconds, close at exit).
@@ -71,6 +73,10 @@ struct edge {
 	int stage;		/* PP: the sending stage */
 	int pipe;		/* PP: the first pipeline (d * tp + t) on it */
 	int mult;		/* rank pairs aggregated on this node pair */
+	uint32_t *psn;		/* PP: per connection and way (pp_conn()) */
+	int *local;		/* PP: per rank pair, the local ranks (on
+				   their nodes) of its receiver forward and
+				   back */
 };
 
 struct simnet {
@@ -84,6 +90,8 @@ struct simnet {
 	size_t npp, ndp;
 	uint32_t *psn;		/* per (src, dst, channel) */
 	uint32_t *store_seq;	/* per node: its stream to storage */
+	double *ready;		/* per node: when its ranks enter the
+				   step-end all-reduce (see pp_traffic()) */
 	double next_hb;
 	double bucket_bytes[BUCKETS];
 	double act_bytes;
@@ -94,25 +102,30 @@ static const double bucket_share[BUCKETS] = { 0.34, 0.29, 0.25, 0.12 };
 
 /* ------------------------------------------------------------ layout */
 
-static void
+/*
+ * The edge from node a to node b, made or with one more rank pair (the
+ * one of `pipe` at `stage`); NULL inside a node (invisible).
+ */
+static struct edge *
 add_edge(struct edge **e, size_t *n, int a, int b, int stage, int pipe)
 {
 	size_t i;
 
 	if (a == b)
-		return;		/* inside a node: invisible */
+		return NULL;
 	for (i = 0; i < *n; i++)
 		if ((*e)[i].a == a && (*e)[i].b == b) {
 			(*e)[i].mult++;
-			return;
+			return &(*e)[i];
 		}
 	*e = xreallocarray(*e, *n + 1, sizeof **e);
+	memset(&(*e)[*n], 0, sizeof **e);
 	(*e)[*n].a = a;
 	(*e)[*n].b = b;
 	(*e)[*n].stage = stage;
 	(*e)[*n].pipe = pipe;
 	(*e)[*n].mult = 1;
-	(*n)++;
+	return &(*e)[(*n)++];
 }
 
 static int
@@ -125,15 +138,23 @@ static void
 build_edges(struct simnet *n)
 {
 	struct sim_job *j = n->j;
-	int s, d, t;
+	struct edge *e;
+	int s, d, t, x, y;
 
 	for (s = 0; s + 1 < j->o.pp; s++)
 		for (d = 0; d < j->o.dp; d++)
-			for (t = 0; t < j->o.tp; t++)
-				add_edge(&n->pp, &n->npp,
-				    sim_rank_node(j, rank_of(j, s, d, t)),
-				    sim_rank_node(j, rank_of(j, s + 1, d, t)), s,
-				    d * j->o.tp + t);
+			for (t = 0; t < j->o.tp; t++) {
+				x = rank_of(j, s, d, t);
+				y = rank_of(j, s + 1, d, t);
+				e = add_edge(&n->pp, &n->npp, sim_rank_node(j, x),
+				    sim_rank_node(j, y), s, d * j->o.tp + t);
+				if (e == NULL)
+					continue;
+				e->local = xreallocarray(e->local,
+				    (size_t)e->mult, 2 * sizeof *e->local);
+				e->local[2 * e->mult - 2] = y % j->o.gpn;
+				e->local[2 * e->mult - 1] = x % j->o.gpn;
+			}
 	for (s = 0; s < j->o.pp && j->o.dp > 1; s++)
 		for (d = 0; d < j->o.dp; d++)
 			for (t = 0; t < j->o.tp; t++)
@@ -184,31 +205,66 @@ push(struct simnet *n, double ts, int type, int src, int dst)
 	return e;
 }
 
-static uint32_t *
-psn_of(struct simnet *n, int a, int b, int ch)
+/*
+ * A connection from node a to node b: its sequence state, the QP its
+ * packets are for and the one its ACKs are for, and its TCP ports (the
+ * receiving rank's listen port, a port of the sender's own).
+ */
+struct conn {
+	uint32_t *psn;
+	uint32_t qp, ackqp;
+	uint16_t sport, dport;
+};
+
+/* Data-parallel channel ch from a to b (one per channel and node pair). */
+static struct conn
+dp_conn(struct simnet *n, int a, int b, int ch)
 {
 	size_t nodes = (size_t)n->j->o.nodes;
+	struct conn c;
 
-	return &n->psn[((size_t)a * nodes + (size_t)b) * NCH + (size_t)ch];
-}
-
-/* A destination QP number: stable per (receiver, sender, channel). */
-static uint32_t
-qp_of(int a, int b, int ch)
-{
-	return (0x100u + (uint32_t)b * 0x40u + (uint32_t)a * 4u +
+	c.psn = &n->psn[((size_t)a * nodes + (size_t)b) * NCH + (size_t)ch];
+	c.qp = (0x100u + (uint32_t)b * 0x40u + (uint32_t)a * 4u +
 	    (uint32_t)ch) & 0xffffffu;
+	c.ackqp = (0x100u + (uint32_t)a * 0x40u + (uint32_t)b * 4u +
+	    (uint32_t)ch) & 0xffffffu;
+	c.sport = (uint16_t)(40000 + (a * 7 + b * 13 + ch) % 20000);
+	c.dport = (uint16_t)(50000 + ch);
+	return c;
 }
 
 /*
- * One message of `bytes` from a to b on channel ch, sent over [t, t+dur].
- * `ce` is the chance a recorded packet is CE-marked.
+ * Pipeline connection k (rank pair k / NCH, channel k % NCH) of edge e,
+ * forward (activations, a to b) or back: each rank pair has its own, to
+ * the receiving rank's listen port (51000 + its local rank) and QPs of
+ * its own.
+ */
+static struct conn
+pp_conn(struct edge *e, int k, int back)
+{
+	int from = back ? e->b : e->a, to = back ? e->a : e->b;
+	struct conn c;
+
+	c.psn = &e->psn[2 * k + back];
+	c.qp = (0x10000u + (uint32_t)from * 0x40u + (uint32_t)(2 * k + back)) &
+	    0xffffffu;
+	c.ackqp = (0x10000u + (uint32_t)to * 0x40u + (uint32_t)(2 * k + back)) &
+	    0xffffffu;
+	c.sport = (uint16_t)(20000 + (from * 31 + to * 17 + 2 * k + back) %
+	    19000);
+	c.dport = (uint16_t)(51000 + e->local[2 * (k / NCH) + back]);
+	return c;
+}
+
+/*
+ * One message of `bytes` from a to b on connection c, sent over [t,
+ * t+dur].  `ce` is the chance a recorded packet is CE-marked.
  */
 static void
-message(struct simnet *n, int a, int b, int ch, double bytes, double t,
+message(struct simnet *n, int a, int b, struct conn c, double bytes, double t,
     double dur, double ce)
 {
-	uint32_t *psn = psn_of(n, a, b, ch), pkts, k, ns, step, idx, last;
+	uint32_t *psn = c.psn, pkts, k, ns, step, idx, last;
 	int tcp = n->j->o.transport == SIM_TCP, marked = 0;
 	uint32_t unit = tcp ? TCP_MSS : MTU_PAYLOAD;
 	struct ev *e;
@@ -233,7 +289,7 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 	for (k = 0; k < ns; k++) {	/* the last sample is the last packet */
 		e = push(n, t + dur * k / ns + rng_range(&n->rng, 0, dur / ns / 4),
 		    tcp ? EV_TCP : EV_ROCE, a, b);
-		e->qp = qp_of(a, b, ch);
+		e->qp = c.qp;
 		idx = k + 1 == ns ? pkts - 1 : k * step;
 		e->psn = tcp ? *psn + idx * unit : (*psn + idx) & 0xffffff;
 		e->len = k + 1 == ns ? last : unit;
@@ -241,24 +297,24 @@ message(struct simnet *n, int a, int b, int ch, double bytes, double t,
 		e->msg = bytes > 4294967295.0 ? 0xffffffffu : (uint32_t)bytes;
 		e->ecn = rng_unit(&n->rng) < ce ? 3 : 2;
 		marked |= e->ecn == 3;
-		e->sport = (uint16_t)(tcp ? 40000 + (a * 7 + b * 13 + ch) % 20000 :
-		    49152 + (e->qp * 2654435761u >> 18) % 16384);
-		e->dport = (uint16_t)(tcp ? 50000 + ch : 4791);
+		e->sport = tcp ? c.sport :
+		    (uint16_t)(49152 + (c.qp * 2654435761u >> 18) % 16384);
+		e->dport = (uint16_t)(tcp ? c.dport : 4791);
 		e->flags = 0x18;	/* PSH ACK */
 	}
 	*psn = tcp ? *psn + (pkts - 1) * unit + last : (*psn + pkts) & 0xffffff;
 	e = push(n, t + dur + 2e-6, tcp ? EV_TCP : EV_ACK, b, a);
-	e->qp = qp_of(b, a, ch);
+	e->qp = c.ackqp;
 	e->psn = *psn;
 	e->ack = *psn;
-	e->sport = (uint16_t)(tcp ? 50000 + ch : 49152 + (e->qp % 16384));
-	e->dport = (uint16_t)(tcp ? 40000 + (a * 7 + b * 13 + ch) % 20000 : 4791);
+	e->sport = tcp ? c.dport : (uint16_t)(49152 + (c.ackqp % 16384));
+	e->dport = tcp ? c.sport : 4791;
 	e->flags = (uint8_t)(0x10 | (tcp && marked ? 0x40 : 0));	/* ECE */
 	e->ecn = 2;
 	if (marked && !tcp) {
 		e = push(n, t + dur / 2 + 5e-5, EV_CNP, b, a);
-		e->qp = qp_of(a, b, ch);
-		e->sport = (uint16_t)(49152 + (e->qp % 16384));
+		e->qp = c.qp;
+		e->sport = (uint16_t)(49152 + (c.qp % 16384));
 		e->dport = 4791;
 	}
 }
@@ -300,43 +356,49 @@ nic_factor(struct simnet *n, int a, int b, long iter)
 }
 
 /*
- * Pipeline `pipe`'s schedule in iteration `it`, GPipe-like (every forward,
- * then every backward) and causal: a stage works on micro-batch k once its
- * neighbour has sent k (the stage before in the forward half, the one
- * after in the backward half) and it is done with k - 1.  A stage's
- * forward takes a third of its compute time over m + pp - 1 slots
- * (slot[s]), its backward twice that.  fwd[s * m + k] and bwd[s * m + k]
- * say when stage s is done with k and sends it on, in seconds from the
- * iteration's start.  So a slow stage holds up the stages after it
- * without making them compute longer: they wait for its messages.
+ * The slowdown of pipeline transfers between nodes a and b: a slow NIC
+ * of either, or the slow link between them.
+ */
+static double
+pp_factor(struct simnet *n, int a, int b, long iter)
+{
+	struct sim_fault *f = sim_find_fault(n->j, SIM_SLOW_LINK);
+
+	return nic_factor(n, a, b, iter) * (f != NULL && iter >= f->iter &&
+	    ((f->node == a && f->peer == b) || (f->node == b &&
+	    f->peer == a)) ? f->factor : 1);
+}
+
+/*
+ * n->ready[node]: when the node's ranks enter the step-end all-reduce.
+ * A pipeline is done when stage 0 is done with its last backward
+ * (bwd[m - 1] of its schedule); the slowest pipeline is done at
+ * it->compute_end, and the others that much earlier.  A node waits for
+ * the latest of the pipelines through it.
  */
 static void
-pipe_schedule(const struct simnet *n, const struct sim_iter *it, int pipe,
-    double *slot, double *fwd, double *bwd)
+entry_times(struct simnet *n, const struct sim_iter *it, const double *bwd)
 {
 	const struct sim_job *j = n->j;
-	int m = j->o.micro, pp = j->o.pp, s, k;
-	int d = pipe / j->o.tp, t = pipe % j->o.tp;
-	double ready;
+	int m = j->o.micro, pp = j->o.pp, s, np = j->o.dp * j->o.tp, i;
+	size_t sz = (size_t)pp * (size_t)m;
+	double last = 0, r;
 
-	for (s = 0; s < pp; s++) {
-		slot[s] = it->node_ms[sim_rank_node(j, rank_of(j, s, d, t))] /
-		    1000 / 3 / (m + pp - 1);
-		for (k = 0; k < m; k++) {
-			ready = s > 0 ? fwd[(s - 1) * m + k] : 0;
-			if (k > 0 && fwd[s * m + k - 1] > ready)
-				ready = fwd[s * m + k - 1];
-			fwd[s * m + k] = ready + slot[s];
+	for (i = 0; i < np; i++)
+		if (bwd[(size_t)i * sz + (size_t)m - 1] > last)
+			last = bwd[(size_t)i * sz + (size_t)m - 1];
+	for (i = 0; i < j->o.nodes; i++)
+		n->ready[i] = -INFINITY;
+	for (i = 0; i < np; i++) {
+		r = it->compute_end - (last - bwd[(size_t)i * sz + (size_t)m - 1]);
+		for (s = 0; s < pp; s++) {
+			int node = sim_rank_node(j, rank_of(j, s, i / j->o.tp,
+			    i % j->o.tp));
+
+			if (r > n->ready[node])
+				n->ready[node] = r;
 		}
 	}
-	for (s = pp - 1; s >= 0; s--)
-		for (k = 0; k < m; k++) {
-			ready = s + 1 < pp ? bwd[(s + 1) * m + k] :
-			    fwd[s * m + m - 1];
-			if (k > 0 && bwd[s * m + k - 1] > ready)
-				ready = bwd[s * m + k - 1];
-			bwd[s * m + k] = ready + 2 * slot[s];
-		}
 }
 
 /* Activations forward, gradients backward, per micro-batch. */
@@ -352,29 +414,36 @@ pp_traffic(struct simnet *n, const struct sim_iter *it)
 	double bytes, dur, nf, *f, *b, *sl;
 	struct edge *e;
 
-	for (i = 0; i < np && n->npp > 0; i++)
-		pipe_schedule(n, it, (int)i, slot + i * (size_t)pp,
-		    fwd + i * sz, bwd + i * sz);
+	for (i = 0; i < np; i++)
+		sim_pipe_schedule(j, it->node_ms, (int)i,
+		    slot + i * (size_t)pp, fwd + i * sz, bwd + i * sz);
+	entry_times(n, it, bwd);
 	for (i = 0; i < n->npp; i++) {
 		e = &n->pp[i];
 		s = e->stage;
 		f = fwd + (size_t)e->pipe * sz;
 		b = bwd + (size_t)e->pipe * sz;
 		sl = slot + (size_t)e->pipe * (size_t)pp;
-		bytes = fmin(n->act_bytes * e->mult, n->act_cap) / NCH;
-		dur = bytes / (LINK_BPS / NCH);
+		/* each rank pair its share; together as fast as the NIC */
+		bytes = fmin(n->act_bytes * e->mult, n->act_cap) / NCH /
+		    e->mult;
+		dur = bytes * e->mult / (LINK_BPS / NCH);
+		if (e->psn == NULL)
+			e->psn = xcalloc((size_t)e->mult * NCH * 2,
+			    sizeof *e->psn);
 		/*
-		 * A slow NIC stretches the transfer, up to most of the time
-		 * before the next one (the schedule does not wait on it).
+		 * A slow NIC or link stretches the transfer, up to most of
+		 * the time before the next one (the schedule does not wait
+		 * on it).
 		 */
-		nf = nic_factor(n, e->a, e->b, it->n);
+		nf = pp_factor(n, e->a, e->b, it->n);
 		for (k = 0; k < m; k++)
-			for (ch = 0; ch < NCH; ch++) {
-				message(n, e->a, e->b, ch, bytes,
+			for (ch = 0; ch < NCH * e->mult; ch++) {
+				message(n, e->a, e->b, pp_conn(e, ch, 0), bytes,
 				    it->start + f[s * m + k],
 				    fmin(fmin(dur, sl[s]) * nf, 0.9 * sl[s]),
 				    0.002);
-				message(n, e->b, e->a, ch, bytes,
+				message(n, e->b, e->a, pp_conn(e, ch, 1), bytes,
 				    it->start + b[(s + 1) * m + k],
 				    fmin(fmin(dur, 2 * sl[s + 1]) * nf,
 				    1.8 * sl[s + 1]), 0.002);
@@ -402,51 +471,127 @@ slow_stage(struct simnet *n, long iter)
 	return -1;
 }
 
+/*
+ * How long hop a -> b of a ring takes to move one step's chunk, and the
+ * chance its recorded packets are CE-marked: a slow link's hop fills
+ * the step, a slow NIC's paces it, the others move at line rate (their
+ * healthy time; in the slowed ring, `pace` times shorter than its step)
+ * and then wait.
+ */
+static double
+hop_dur(struct simnet *n, int a, int b, long iter, double stepdur, double pace,
+    double *ce)
+{
+	*ce = 0.003;
+	if (slow_edge(n, a, b, iter)) {
+		*ce = 0.35;
+		return stepdur * 0.97;
+	}
+	if (nic_factor(n, a, b, iter) > 1)
+		return stepdur * 0.85;
+	return stepdur * 0.85 / pace;
+}
+
+/*
+ * The ring all-reduce of stage `st`, TP index `ti`: one ring per gradient
+ * bucket, 2 (dp - 1) steps each, taken as one sequence of g < G steps.
+ * t[d * G + g] is when member d sends its step-g chunk to member d + 1:
+ * the first step once both have entered (n->ready), a later one once
+ * the chunk from d - 1 has arrived and a step's time after its own last
+ * send.  So members that are ready start while a late one holds back
+ * the chunks that pass through it, as a real ring does; with all ready
+ * at once every step takes its time.  Hops inside a node take part but
+ * are not on the wire.
+ */
+static void
+ring_schedule(struct simnet *n, const struct sim_iter *it, int st, int ti,
+    double ar, double pace, double *t)
+{
+	const struct sim_job *j = n->j;
+	int dp = j->o.dp, steps = 2 * (dp - 1), G = BUCKETS * steps, d, g;
+	int *node = xcalloc((size_t)dp, sizeof *node);
+	double stepdur, prev = 0, ce, arrive;
+
+	for (d = 0; d < dp; d++)
+		node[d] = sim_rank_node(j, rank_of(j, st, d, ti));
+	for (g = 0; g < G; g++) {
+		stepdur = ar * bucket_share[g / steps] / steps;
+		for (d = 0; d < dp; d++) {
+			int p = (d + dp - 1) % dp;
+			double *x = &t[(size_t)d * (size_t)G + (size_t)g];
+
+			if (g == 0) {
+				*x = fmax(n->ready[node[d]],
+				    n->ready[node[(d + 1) % dp]]);
+				continue;
+			}
+			arrive = t[(size_t)p * (size_t)G + (size_t)g - 1] +
+			    hop_dur(n, node[p], node[d], it->n, prev, pace, &ce);
+			*x = fmax(t[(size_t)d * (size_t)G + (size_t)g - 1] + prev,
+			    arrive);
+		}
+		prev = stepdur;
+	}
+	free(node);
+}
+
 /* One ring all-reduce per bucket at the end of the step. */
 static void
 dp_traffic(struct simnet *n, const struct sim_iter *it)
 {
 	struct sim_job *j = n->j;
 	struct sim_fault *f = sim_find_fault(j, SIM_SLOW_LINK);
-	int steps = 2 * (j->o.dp - 1), s, k, ch, slow = slow_stage(n, it->n);
-	int nic;
-	double t0, ar, stepdur, chunk, dur, ce;
+	int steps = 2 * (j->o.dp - 1), G = BUCKETS * steps, s, k, ch, g, d;
+	int slow = slow_stage(n, it->n), st, ti, nr = j->o.pp * j->o.tp;
+	double ar, stepdur, chunk, dur, ce, pace, *t;
 	struct edge *e;
 	size_t i;
 
-	for (i = 0; i < n->ndp && steps > 0; i++) {
+	if (steps <= 0 || n->ndp == 0)
+		return;
+	if (f == NULL)
+		f = sim_find_fault(j, SIM_SLOW_NIC);
+	t = xcalloc((size_t)nr * (size_t)j->o.dp * (size_t)G, sizeof *t);
+	for (st = 0; st < j->o.pp; st++)
+		for (ti = 0; ti < j->o.tp; ti++) {
+			ar = it->ar_ms / 1000;
+			pace = 1;
+			if (slow >= 0 && st != slow)
+				ar /= f->factor;
+			else if (slow >= 0)
+				pace = f->factor;
+			ring_schedule(n, it, st, ti, ar, pace, t +
+			    (size_t)(st * j->o.tp + ti) * (size_t)j->o.dp *
+			    (size_t)G);
+		}
+	for (i = 0; i < n->ndp; i++) {
+		double *et;
+
 		e = &n->dp[i];
+		d = e->pipe / j->o.tp;
+		ti = e->pipe % j->o.tp;
+		et = t + ((size_t)(e->stage * j->o.tp + ti) * (size_t)j->o.dp +
+		    (size_t)d) * (size_t)G;
 		ar = it->ar_ms / 1000;
-		if (f == NULL)
-			f = sim_find_fault(j, SIM_SLOW_NIC);
+		pace = 1;
 		if (slow >= 0 && e->stage != slow)
 			ar /= f->factor;
-		nic = nic_factor(n, e->a, e->b, it->n) > 1;
-		t0 = it->compute_end;
-		for (k = 0; k < BUCKETS; k++) {
+		else if (slow >= 0)
+			pace = f->factor;
+		for (k = g = 0; k < BUCKETS; k++) {
 			stepdur = ar * bucket_share[k] / steps;
 			chunk = n->bucket_bytes[k] / j->o.dp * e->mult /
 			    j->o.tp / NCH;
-			for (s = 0; s < steps; s++) {
-				if (slow_edge(n, e->a, e->b, it->n)) {
-					dur = stepdur * 0.97;
-					ce = 0.35;
-				} else if (nic) {	/* paced by it */
-					dur = stepdur * 0.85;
-					ce = 0.003;
-				} else {
-					dur = stepdur * (e->stage == slow ?
-					    0.15 : 0.85);
-					ce = 0.003;
-				}
+			dur = hop_dur(n, e->a, e->b, it->n, stepdur, pace, &ce);
+			for (s = 0; s < steps; s++, g++)
 				for (ch = 0; ch < NCH; ch++)
-					message(n, e->a, e->b, ch, chunk, t0 +
+					message(n, e->a, e->b,
+					    dp_conn(n, e->a, e->b, ch), chunk, et[g] +
 					    rng_range(&n->rng, 0, stepdur * 0.02),
 					    dur, ce);
-				t0 += stepdur;
-			}
 		}
 	}
+	free(t);
 }
 
 /* Every node streams its shard to the storage server. */
@@ -660,6 +805,7 @@ simnet_open(struct sim_job *j, const char *path, char **cause)
 	n->psn = xcalloc((size_t)j->o.nodes * (size_t)j->o.nodes * NCH,
 	    sizeof *n->psn);
 	n->store_seq = xcalloc((size_t)j->o.nodes, sizeof *n->store_seq);
+	n->ready = xcalloc((size_t)j->o.nodes, sizeof *n->ready);
 	build_edges(n);
 	sizes(n);
 	return n;
@@ -668,14 +814,21 @@ simnet_open(struct sim_job *j, const char *path, char **cause)
 void
 simnet_free(struct simnet *n)
 {
+	size_t i;
+
 	if (n == NULL)
 		return;
 	pcapw_close(n->w, NULL);
 	free(n->ev);
+	for (i = 0; i < n->npp; i++) {
+		free(n->pp[i].psn);
+		free(n->pp[i].local);
+	}
 	free(n->pp);
 	free(n->dp);
 	free(n->psn);
 	free(n->store_seq);
+	free(n->ready);
 	free(n);
 }
 

@@ -417,20 +417,24 @@ node_compute_ms(struct sim_job *j, int node, long n)
 	return ms;
 }
 
-/* Whether a DP ring of a rank on `node` leaves the node. */
+/*
+ * Whether a DP ring of a rank on node a goes on to a rank on node b, or
+ * with b < 0 to one on any other node (the ring leaves a).
+ */
 static int
-node_rings_leave(const struct sim_job *j, int node)
+ring_hop(const struct sim_job *j, int a, int b)
 {
-	int r, s, d, next;
+	int r, s, d, next, to;
 
 	if (j->o.dp < 2)
 		return 0;
-	for (r = node * j->o.gpn; r < (node + 1) * j->o.gpn; r++) {
+	for (r = a * j->o.gpn; r < (a + 1) * j->o.gpn; r++) {
 		s = sim_rank_stage(j, r);
 		d = sim_rank_dp(j, r);
 		next = s * j->o.dp * j->o.tp + ((d + 1) % j->o.dp) * j->o.tp +
 		    r % j->o.tp;
-		if (sim_rank_node(j, next) != node)
+		to = sim_rank_node(j, next);
+		if (b < 0 ? to != a : to == b)
 			return 1;
 	}
 	return 0;
@@ -442,11 +446,13 @@ allreduce_ms(struct sim_job *j, long n)
 	double ms = j->o.iter_ms * 0.18 * (1 + 0.03 * rng_normal(&j->rng));
 	struct sim_fault *f = sim_find_fault(j, SIM_SLOW_LINK);
 
-	if (f != NULL && n >= f->iter)
+	/* A slow link slows the rings that cross it, if any. */
+	if (f != NULL && n >= f->iter && (ring_hop(j, f->node, f->peer) ||
+	    ring_hop(j, f->peer, f->node)))
 		ms *= f->factor;
 	/* A ring moves at its slowest link: the slow NIC's. */
 	f = sim_find_fault(j, SIM_SLOW_NIC);
-	if (f != NULL && n >= f->iter && node_rings_leave(j, f->node))
+	if (f != NULL && n >= f->iter && ring_hop(j, f->node, -1))
 		ms *= f->factor;
 	if (j->o.dp == 1)
 		ms *= 0.1;
@@ -516,21 +522,70 @@ record_iter(struct sim_job *j, const struct sim_iter *it)
 	j->nit++;
 }
 
+void
+sim_pipe_schedule(const struct sim_job *j, const double *node_ms, int pipe,
+    double *slot, double *fwd, double *bwd)
+{
+	int m = j->o.micro, pp = j->o.pp, s, k;
+	int d = pipe / j->o.tp, t = pipe % j->o.tp;
+	double ready;
+
+	for (s = 0; s < pp; s++) {
+		slot[s] = node_ms[sim_rank_node(j, s * j->o.dp * j->o.tp +
+		    d * j->o.tp + t)] / 1000 / 3 / (m + pp - 1);
+		for (k = 0; k < m; k++) {
+			ready = s > 0 ? fwd[(s - 1) * m + k] : 0;
+			if (k > 0 && fwd[s * m + k - 1] > ready)
+				ready = fwd[s * m + k - 1];
+			fwd[s * m + k] = ready + slot[s];
+		}
+	}
+	for (s = pp - 1; s >= 0; s--)
+		for (k = 0; k < m; k++) {
+			ready = s + 1 < pp ? bwd[(s + 1) * m + k] :
+			    fwd[s * m + m - 1];
+			if (k > 0 && bwd[s * m + k - 1] > ready)
+				ready = bwd[s * m + k - 1];
+			bwd[s * m + k] = ready + 2 * slot[s];
+		}
+}
+
+/*
+ * When the slowest pipeline of an iteration whose nodes compute
+ * node_ms[] is done, in seconds from its start.
+ */
+static double
+pipelines_done(const struct sim_job *j, const double *node_ms)
+{
+	size_t m = (size_t)j->o.micro, pp = (size_t)j->o.pp;
+	double *slot = xcalloc(pp, sizeof *slot);
+	double *fwd = xcalloc(pp * m, sizeof *fwd);
+	double *bwd = xcalloc(pp * m, sizeof *bwd), last = 0;
+	int i;
+
+	for (i = 0; i < j->o.dp * j->o.tp; i++) {
+		sim_pipe_schedule(j, node_ms, i, slot, fwd, bwd);
+		if (bwd[m - 1] > last)
+			last = bwd[m - 1];
+	}
+	free(slot);
+	free(fwd);
+	free(bwd);
+	return last;
+}
+
 /* Compute iteration it->n starting at it->start. */
 static void
 step(struct sim_job *j, struct sim_iter *it)
 {
-	double slowest = 0, save;
+	double save;
 	struct sim_fault *f;
 	size_t i;
 	int n;
 
-	for (n = 0; n < j->o.nodes; n++) {
+	for (n = 0; n < j->o.nodes; n++)
 		it->node_ms[n] = node_compute_ms(j, n, it->n);
-		if (it->node_ms[n] > slowest)
-			slowest = it->node_ms[n];
-	}
-	it->compute_end = it->start + slowest / 1000;
+	it->compute_end = it->start + pipelines_done(j, it->node_ms);
 	it->ar_ms = allreduce_ms(j, it->n);
 	it->end = it->compute_end + it->ar_ms / 1000;
 	it->ckpt = it->n % j->save_interval == 0;

@@ -143,6 +143,21 @@ int sim_rank_node(const struct sim_job *j, int rank);
 int sim_rank_stage(const struct sim_job *j, int rank);
 int sim_rank_dp(const struct sim_job *j, int rank);
 /*
+ * Pipeline `pipe`'s (d * tp + t) schedule in an iteration whose nodes
+ * compute node_ms[] milliseconds: GPipe-like (every forward, then every
+ * backward) and causal: a stage works on micro-batch k once its
+ * neighbour has sent k (the stage before in the forward half, the one
+ * after in the backward half) and it is done with k - 1.  A stage's
+ * forward takes a third of its compute time over m + pp - 1 slots
+ * (slot[s]), its backward twice that.  fwd[s * m + k] and bwd[s * m + k]
+ * (pp * micro each) say when stage s is done with k and sends it on, in
+ * seconds from the iteration's start; the pipeline is done at bwd[m - 1]
+ * (stage 0's last backward).  So a slow stage holds up the stages after
+ * it without making them compute longer: they wait for its messages.
+ */
+void sim_pipe_schedule(const struct sim_job *j, const double *node_ms,
+    int pipe, double *slot, double *fwd, double *bwd);
+/*
  * The node `node` sends to in its data-parallel ring (the next node when
  * the ring stays inside it): the other end of its busiest link.
  */

@@ -64,6 +64,26 @@ for tr in roce tcp; do
 		sim in-$tr 4 8 8 4 1 --transport $tr --healthy && exact in-$tr
 	'
 done
+# Four ranks a host, each with its own pipeline connections: a TCP hop
+# shows the four ports its receiving ranks listen on, a RoCE hop a QP a
+# connection (four rank pairs, two channels each); what never leaves a
+# host is said.
+test_expect_success 'four ranks a host: their endpoints on each pipeline hop' '
+	test "$(jq "[.jobs[0].pp_hops[][] | .endpoints | length] | unique" \
+	    r4-tcp.json | tr -d " \n")" = "[4]" &&
+	test "$(jq -r ".jobs[0].pp_hops[0][0].endpoint_kind" r4-tcp.json)" = port &&
+	test "$(jq "[.jobs[0].pp_hops[][] | .endpoints | length] | unique" \
+	    r4-roce.json | tr -d " \n")" = "[8]" &&
+	trainscope flows r4-tcp >out &&
+	grep "^    receiving endpoints a hop (ports.*: 4 4 4$" out &&
+	grep "^  not on the wire: traffic between ranks of one host" out
+'
+test_expect_success 'DP rings inside the hosts: the wire shows no DP pair, and says so' '
+	trainscope flows in-tcp >out &&
+	grep "^  not on the wire: .*no pair carries data-parallel traffic" out &&
+	jq -e ".jobs[0].not_on_wire | test(\"every DP ring stays inside\")" \
+	    in-tcp.json
+'
 # A slow NIC from iteration 8: the groups and pipelines are still those of
 # the healthy part, the node is named from the iteration it started, its
 # slowdown within 25 % of the injected factor, and nothing else is blamed.
@@ -93,6 +113,45 @@ test_expect_success 'a slow NIC with four ranks a host' '
 	sim nicr4 8 4 8 4 1 --transport roce --fault slow-nic@3:8 &&
 	exact nicr4 && r=$(score nicr4) && test "$(field "$r" found)" = 1 &&
 	test "$(field "$r" onset)" = 0
+'
+# No DP peers on the wire (DP rings inside the hosts, or dp 1): a
+# straggler is seen against its own steps before the onset.
+test_expect_success 'a straggler whose DP peers share its host is named' '
+	sim in8 8 8 4 8 2 --transport roce --fault straggler@8:6 &&
+	r=$(score in8) && test "$(field "$r" detect)" = 1 &&
+	test "$(field "$r" found)" = 1 && test "$(field "$r" onset)" = 0 &&
+	test "$(field "$r" false)" = 0
+'
+test_expect_success 'a straggler of a pure pipeline is named, every iteration kept' '
+	sim pp6 6 1 1 6 1 --transport roce --fault straggler@2:6 &&
+	r=$(score pp6) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" false)" = 0 &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 1)) &&
+	test "$(field "$r" iters)" -le "$(field "$r" iters_truth)"
+'
+# Stages of 3 ranks on hosts of 8: a stage straddles two hosts, so their
+# pair carries its DP ring and the pipelines, on their own connections.
+test_expect_success 'stages that straddle hosts: DP and pipeline pairs apart' '
+	sim mx12 12 8 3 32 1 --transport tcp --micro-batches 32 --healthy &&
+	exact mx12
+'
+# Stages of 3 ranks on hosts of 2: a host holds ranks of two stages and
+# three rank pipelines interleave over the hosts.  Over TCP a rank's
+# activations and the gradients back to it reach its own port, which
+# ties its hops through the host into one pipeline.
+test_expect_success 'rank pipelines that interleave over hosts, told by their ports' '
+	sim il 24 2 3 16 1 --transport tcp --micro-batches 16 --healthy &&
+	exact il &&
+	test "$(jq ".jobs[0].pp_pipelines | length" il.json)" = 3
+'
+# The slow link is between two pipeline stages (the DP rings stay inside
+# the hosts): its pipeline transfers slow down, nothing else does.
+test_expect_success 'a slow link between pipeline stages is named' '
+	sim plk 32 4 4 32 1 --transport tcp --micro-batches 32 \
+	    --fault slow-link@27:6 &&
+	r=$(score plk) && test "$(field "$r" detect)" = 1 &&
+	test "$(field "$r" first)" = 1 && test "$(field "$r" false)" = 0 &&
+	exact plk
 '
 test_expect_success 'a slow link is still a slow link, not a slow NIC' '
 	sim lnk 8 8 4 2 8 --transport roce --fault slow-link@2:8 && exact lnk &&

@@ -62,6 +62,47 @@ test_expect_success 'roce: the slow link is the congested pair' '
 	    grep -q "\"subject\": *\"10.42.0.1-10.42.0.2\"" &&
 	test "$(grep -c "\"kind\": *\"congestion\"" l4-roce.json)" = 1
 '
+# A pure data-parallel job: the ranks that are ready run the ring's first
+# steps among themselves while the straggler computes; a rank computes
+# until it enters the ring, and what it idles inside is waiting.
+test_expect_success 'a straggler of a pure data-parallel job is named' '
+	sim pd6 6 6 1 16 500 roce --fault straggler@3:8 &&
+	r=$(score pd6) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" first)" = 1 && test "$(field "$r" false)" = 0
+'
+# A slow link holds its ring back; the ring's other links move their
+# chunks at line rate and wait, so their hosts are no slow NICs, and the
+# idle time inside the ring is no host's compute.
+test_expect_success 'a slow link in a ring is named, not its hosts as slow NICs' '
+	sim sl8 8 4 2 16 500 tcp --fault slow-link@4:8 &&
+	r=$(score sl8) && test "$(field "$r" first)" = 1 &&
+	test "$(field "$r" false)" = 0
+'
+test_expect_success 'a slow link of a pure data-parallel job makes no stragglers' '
+	sim sl4 4 4 1 16 500 tcp --fault slow-link@1:8 &&
+	r=$(score sl4) && test "$(field "$r" first)" = 1 &&
+	test "$(field "$r" false)" = 0
+'
+# Stage 0 of a 16-stage pipeline shows only its forward: a third of its
+# compute over 16 of 31 slots, under 5 % of the step even 30 % slower.
+# The floor is its group's noise, not a share of the step.
+test_expect_success 'a stage-0 straggler of a deep pipeline is named' '
+	trainscope simulate --nodes 32 --gpus-per-node 1 --dp 2 --pp 16 \
+	    --tp 1 --iters 12 --iter-ms 400 --micro-batches 16 --seed 3 \
+	    --transport tcp --fault straggler@1:6 s0 >/dev/null &&
+	r=$(score s0) && test "$(field "$r" found)" = 1 &&
+	test "$(field "$r" onset)" = 0 && test "$(field "$r" false)" = 0
+'
+# A slow link between two stages of a deep pipeline merges its transfers
+# into a few long messages: its rate before the slowdown is still read
+# from messages like the other pairs', so the finding starts at the onset.
+test_expect_success 'a slow pipeline link of a 64-stage pipeline is dated right' '
+	trainscope simulate --nodes 64 --gpus-per-node 1 --dp 1 --pp 64 \
+	    --tp 1 --iters 16 --iter-ms 500 --micro-batches 64 --seed 3 \
+	    --transport roce --fault slow-link@43:8 sl64 >/dev/null &&
+	r=$(score sl64) && test "$(field "$r" first)" = 1 &&
+	test "$(field "$r" onset)" = 0 && test "$(field "$r" false)" = 0
+'
 # A deep pipeline of many micro-batches in a short iteration: a forward
 # slot of under 2 ms a stage, as in the 1024-node shape of the eval.
 for tr in roce tcp; do

@@ -24,8 +24,10 @@
 #   fault     the injected fault kind (straggler, slow-link, slow-nic) or -
 #   want      the subject a finding must name (an address, "a-b") or -
 #   detect    1 when the wire can show it: a slow link on a pair with
-#             DP traffic (the simulator slows only that), a straggler with DP peers on other hosts, a slow
-#             NIC on a host with two pairs or more
+#             traffic (the simulator slows what crosses it), a straggler
+#             with DP peers on other hosts or with pipeline pairs (its
+#             compute, read from its sends, against its own steps before
+#             the onset), a slow NIC on a host with two pairs or more
 #   found     1 when a finding of that kind names that subject
 #   first     1 when the first straggler, slow-link or slow-nic finding
 #             is that one
@@ -309,14 +311,17 @@ END {
 		}
 	}
 	# Whether the wire can show the fault: a slow link on a pair that
-	# carries traffic, a straggler with DP peers on other hosts, a slow
-	# NIC on a host with two pairs or more.
+	# carries traffic, a straggler with DP peers on other hosts or with
+	# pipeline pairs, a slow NIC on a host with two pairs or more.
 	detect = 0
-	if (fault == "slow-link")	# the simulator slows its DP rings
-		detect = (subj in want) && want[subj] != "pp"
+	if (fault == "slow-link")	# what crosses it, DP or PP
+		detect = subj in want
 	else if (fault == "straggler") {
 		for (g in want_dp)
 			if (index(" " g " ", " " subj " "))
+				detect = 1
+		for (p in want)	# against its own steps before the onset
+			if (want[p] != "dp" && index("-" p "-", "-" subj "-"))
 				detect = 1
 	} else if (fault == "slow-nic") {
 		nh = 0

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flowread.h"
 #include "util.h"
@@ -28,6 +29,32 @@ sink_warn(void *arg, const char *msg)
 {
 	(void)arg;
 	(void)msg;
+}
+
+/* The same bytes as a file on disk, which pcapread_file() reads. */
+static void
+read_as_file(const uint8_t *data, size_t size, struct flow_sink *s)
+{
+	static char path[64];
+	struct flow_readinfo info;
+	char *cause = NULL;
+	FILE *fp;
+
+	if (path[0] == '\0')
+		snprintf(path, sizeof path, "%s/pcap-fuzz.%ld",
+		    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp",
+		    (long)getpid());
+	if ((fp = fopen(path, "wb")) == NULL)
+		return;
+	if (fwrite(data, 1, size, fp) != size) {
+		fclose(fp);
+		return;
+	}
+	fclose(fp);
+	memset(&info, 0, sizeof info);
+	if (pcapread_file(path, s, &info, &cause) != 0)
+		free(cause);
+	remove(path);
 }
 
 int
@@ -50,5 +77,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&info, 0, sizeof info);
 	if (pcapread_fp(fp, "fuzz", &s, &info, &cause) != 0)
 		free(cause);
+	cause = NULL;
+	read_as_file(data, size, &s);	/* classic pcap without libpcap */
 	return 0;
 }
