@@ -241,14 +241,28 @@ flowan_print_text(const struct flowan *fa, FILE *out)
 		text_job(fa, &fa->jobs[i], out);
 }
 
+/*
+ * TSV: one header and one row shape.  Each row says what it is (table)
+ * and fills the columns of that kind, the others empty:
+ *   dp, pp       hosts (space-separated; a pipeline in stage order)
+ *   pair         a, b, type, bytes
+ *   iteration    index, start, end, duration, end_uncertainty
+ *   finding      kind, subject, magnitude, iterations, from
+ */
+static const char tsv_header[] = "table\tjob\thosts\ta\tb\ttype\tbytes\t"
+    "index\tstart\tend\tduration\tend_uncertainty\tkind\tsubject\t"
+    "magnitude\titerations\tfrom\n";
+
 static void
-tsv_group(const struct flowan *fa, const struct flowan_group *g, FILE *out)
+tsv_group(const struct flowan *fa, const char *table, const char *id,
+    const struct flowan_group *g, FILE *out)
 {
 	size_t i;
 
+	fprintf(out, "%s\t%s\t", table, id);
 	for (i = 0; i < g->n; i++)
 		fprintf(out, "%s%s", i ? " " : "", hname(fa, g->hosts[i]));
-	fputc('\n', out);
+	fputs("\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", out);
 }
 
 void
@@ -256,32 +270,32 @@ flowan_print_tsv(const struct flowan *fa, FILE *out)
 {
 	size_t i, j;
 
+	fputs(tsv_header, out);
 	for (i = 0; i < fa->njobs; i++) {
 		const struct flowan_job *job = &fa->jobs[i];
 
-		for (j = 0; j < job->ndp; j++) {
-			fprintf(out, "dp\t%s\t", job->id);
-			tsv_group(fa, &job->dp[j], out);
-		}
-		for (j = 0; j < job->npp; j++) {
-			fprintf(out, "pp\t%s\t", job->id);
-			tsv_group(fa, &job->pp[j], out);
-		}
+		for (j = 0; j < job->ndp; j++)
+			tsv_group(fa, "dp", job->id, &job->dp[j], out);
+		for (j = 0; j < job->npp; j++)
+			tsv_group(fa, "pp", job->id, &job->pp[j], out);
 		for (j = 0; j < job->npairs; j++)
-			fprintf(out, "pair\t%s\t%s\t%s\t%s\t%llu\n", job->id,
+			fprintf(out, "pair\t%s\t\t%s\t%s\t%s\t%llu"
+			    "\t\t\t\t\t\t\t\t\t\t\n", job->id,
 			    hname(fa, job->pairs[j].a),
 			    hname(fa, job->pairs[j].b),
 			    flowan_type_name(job->pairs[j].type),
 			    (unsigned long long)job->pairs[j].bytes);
 		for (j = 0; j < job->niters; j++)
-			fprintf(out, "iteration\t%s\t%d\t%.6f\t%.6f\t%.6f\t"
-			    "%.6f\n", job->id, job->iters[j].index,
-			    job->iters[j].start, job->iters[j].end,
+			fprintf(out, "iteration\t%s\t\t\t\t\t\t%d\t%.6f\t%.6f\t"
+			    "%.6f\t%.6f\t\t\t\t\t\n", job->id,
+			    job->iters[j].index, job->iters[j].start,
+			    job->iters[j].end,
 			    job->iters[j].end - job->iters[j].start,
 			    job->iters[j].end_max - job->iters[j].end);
 		for (j = 0; j < job->nfindings; j++)
-			fprintf(out, "finding\t%s\t%s\t%s\t%g\t%zu\t%d\n",
-			    job->id, flowan_kind_name(job->findings[j].kind),
+			fprintf(out, "finding\t%s\t\t\t\t\t\t\t\t\t\t\t%s\t%s\t"
+			    "%g\t%zu\t%d\n", job->id,
+			    flowan_kind_name(job->findings[j].kind),
 			    job->findings[j].subject,
 			    job->findings[j].magnitude,
 			    job->findings[j].niters, job->findings[j].from);

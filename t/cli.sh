@@ -145,7 +145,9 @@ test_expect_success 'every --format tsv is one header line and rows of its shape
 		trainscope view --format tsv $p tj >$p.tsv && tsv_table $p.tsv || exit 1
 	done &&
 	trainscope -n -c "open tj" -c "export --format tsv export.tsv" &&
-	tsv_table export.tsv
+	tsv_table export.tsv &&
+	trainscope flows --no-cache --format tsv tj >flows.tsv &&
+	tsv_table flows.tsv && grep "^iteration	" flows.tsv && grep "^pair	" flows.tsv
 '
 test_expect_success 'every path diagnose prints opens from the root it prints, at the line lines shows' '
 	trainscope diagnose tj >d.txt 2>/dev/null &&

@@ -47,7 +47,7 @@ test_expect_success 'the straggler is found from the iteration it began' '
 test_expect_success 'the frozen run stalls at the iteration the fault hit' '
 	trainscope flows --format tsv "$runs/g_same_job/run2_failed/job.pcap" \
 	    >out &&
-	awk -F"\t" "\$1 == \"finding\" && \$3 == \"stall\" { print \$7 }" \
+	awk -F"\t" "\$1 == \"finding\" && \$13 == \"stall\" { print \$17 }" \
 	    out >stall && test "$(cat stall)" = 13 &&
 	trainscope flows --format tsv "$runs/g_same_job/run1_normal/job.pcap" \
 	    >out && ! grep "stall" out

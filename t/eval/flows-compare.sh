@@ -53,8 +53,8 @@ BEGIN { while ((getline l < truth) > 0) { n = split(l, f, " ")
 	for (i = 2; i <= n; i++) for (j = i + 1; j <= n; j++) {
 		if (f[1] == "pp" && j != i + 1) continue
 		k = f[i] < f[j] ? f[i] " " f[j] : f[j] " " f[i]; want[k] = f[1] } } }
-$1 == "pair" { k = $3 < $4 ? $3 " " $4 : $4 " " $3
-	w = (k in want) ? want[k] : "other"; total++; good += (w == $5) }
+$1 == "pair" { k = $4 < $5 ? $4 " " $5 : $5 " " $4
+	w = (k in want) ? want[k] : "other"; total++; good += (w == $6) }
 END { printf "pairs_ok=%d pairs_n=%d ", good, total }
 ' FS='\t' "$tmp.out" >"$tmp.pairs"
 
@@ -63,7 +63,7 @@ END { printf "pairs_ok=%d pairs_n=%d ", good, total }
 awk -v truth="$tmp.truth" '
 BEGIN { while ((getline l < truth) > 0) { split(l, f, " ")
 	if (f[1] == "iter") { td[f[2]] = f[4] - f[3]; nt++ } } }
-$1 == "iteration" { od[$3] = $6; no++ }
+$1 == "iteration" { od[$8] = $11; no++ }
 END { n = 0; for (i in od) if (i in td) { n++; st += td[i]; so += od[i]
 	e[n] = (od[i] - td[i]) / td[i]; if (e[n] < 0) e[n] = -e[n] }
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
@@ -75,9 +75,9 @@ END { n = 0; for (i in od) if (i in td) { n++; st += td[i]; so += od[i]
 ' FS='\t' "$tmp.out" >"$tmp.iters"
 
 st=$(awk '$1 == "straggler" { print $2; exit }' "$tmp.truth")
-sf=$(awk -F'\t' '$1 == "finding" && $3 == "straggler" { printf "%s%s", s, $4; s = "," }' "$tmp.out")
-sfrom=$(awk -F'\t' '$1 == "finding" && $3 == "straggler" { print $7; exit }' "$tmp.out")
-jobs=$(cut -f2 "$tmp.out" | sort -u | wc -l)
+sf=$(awk -F'\t' '$1 == "finding" && $13 == "straggler" { printf "%s%s", s, $14; s = "," }' "$tmp.out")
+sfrom=$(awk -F'\t' '$1 == "finding" && $13 == "straggler" { print $17; exit }' "$tmp.out")
+jobs=$(sed 1d "$tmp.out" | cut -f2 | sort -u | wc -l)
 printf 'jobs=%d dp_ok=%d pp_ok=%d %s%sstraggler_truth=%s straggler_found=%s straggler_from=%s\n' \
     "$jobs" "$dp_ok" "$pp_ok" "$(cat "$tmp.pairs")" "$(cat "$tmp.iters")" \
     "${st:--}" "${sf:--}" "${sfrom:--}"
