@@ -689,7 +689,7 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	struct sigaction sa;
 	const char *cs;
 	char kb[2], *cause = NULL, *line;
-	int ch;
+	int ch, rc;
 
 	memset(&S, 0, sizeof S);
 	S.ctx = ctx;
@@ -705,7 +705,17 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	if (job != NULL) {
 		char *words[] = { (char *)"open", (char *)"--", (char *)job, NULL };
 
-		if (cmd_exec_argv(ctx, 3, words, &cause) != CMD_OK) {
+		/* the first look at a large job takes seconds: say what runs */
+		if (ctx->progress) {
+			fputs("opening ", ctx->err);
+			canvas_fput(ctx->err, job);
+			fputs("...", ctx->err);
+			fflush(ctx->err);
+		}
+		rc = cmd_exec_argv(ctx, 3, words, &cause);
+		if (ctx->progress)
+			fputs("\r\033[K", ctx->err);
+		if (rc != CMD_OK) {
 			fprintf(stderr, "trainscope: %s\n", cause != NULL ?
 			    cause : "cannot open the job");
 			free(cause);
