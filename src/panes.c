@@ -876,14 +876,6 @@ tx(const struct taxis *t, double at)
 	    t->x0 + t->w - t->bc - BREAK);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Cut the longest stretch with nothing in it (no span starting or
  * ending, no iteration starting) out of a time axis when it is more than
@@ -908,7 +900,7 @@ tx_cut(struct taxis *t, const struct model *m)
 	for (i = 0; i < m->niters; i++)
 		if (!isnan(m->iters[i].start))
 			p[n++] = m->iters[i].start;
-	qsort(p, n, sizeof *p, cmp_double);
+	ts_qsort(p, n, sizeof *p, stats_cmp_double);
 	for (i = 1; i < n; i++)
 		if (p[i] - p[i - 1] > gap) {
 			gap = p[i] - p[i - 1];
