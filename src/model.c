@@ -290,6 +290,25 @@ marks_merge(struct model *m)
 	m->nmarks = o;
 }
 
+/*
+ * The iteration in which a node's log ended while the job went on, or
+ * -1: it stopped iterating before its peers, or, in a job that failed,
+ * its log ended more than a minute before the job's last line (a crash
+ * its peers waited on).  A node whose ranks print no iteration lines
+ * (HF and DeepSpeed log them on rank 0 only) says nothing of it.
+ */
+static long
+end_iteration(const struct model *m, const struct model_node *n,
+    long maxlast)
+{
+	int early = m->outcome == DIAG_FAILED && !isnan(n->last_ts) &&
+	    !isnan(m->last_ts) && n->last_ts < m->last_ts - 60;
+
+	if (n->missing || n->last_iter < 0)
+		return -1;
+	return n->last_iter < maxlast || early ? n->last_iter + 1 : -1;
+}
+
 static void
 build_marks_iter(struct model *m, const struct diag_job *job,
     const struct diag_result *r, const struct idmap *im, const long *evmap,
@@ -335,11 +354,11 @@ build_marks_iter(struct model *m, const struct diag_job *job,
 			maxlast = m->nodes[i].last_iter;
 	for (i = 0; i < m->nreal; i++) {
 		const struct model_node *n = &m->nodes[i];
+		long at = end_iteration(m, n, maxlast);
 
-		if (n->missing || n->last_iter >= maxlast)
-			continue;
-		add_mark(m, cap, (uint32_t)i,
-		    (double)(n->last_iter + 1))->flags |= MODEL_MARK_END;
+		if (at >= 0)
+			add_mark(m, cap, (uint32_t)i,
+			    (double)at)->flags |= MODEL_MARK_END;
 	}
 }
 
@@ -391,8 +410,11 @@ build_iters(struct model *m, const struct diag_job *job,
 	long *all = NULL;
 	size_t n = 0, cap = 0, s, i, o;
 
+	/* (a stream's lines before its first iteration are no iteration) */
 	for (s = 0; s < job->nstreams; s++)
 		for (i = 0; i < job->streams[s].niters; i++) {
+			if (job->streams[s].iters[i].iteration < 0)
+				continue;
 			all = xgrow(all, &cap, n + 1, sizeof *all);
 			all[n++] = job->streams[s].iters[i].iteration;
 		}

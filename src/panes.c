@@ -287,6 +287,7 @@ hm_build(const struct view *v, struct hm *h, int room)
 {
 	const struct model *m = v->m;
 	size_t i, nsus = 0, rest, per;
+	unsigned char *seen;
 
 	memset(h, 0, sizeof *h);
 	h->order = xcalloc(m->nnodes + 1, sizeof *h->order);
@@ -296,9 +297,20 @@ hm_build(const struct view *v, struct hm *h, int room)
 		    m->suspects[i]))
 			h->order[h->norder++] = m->suspects[i];
 	nsus = h->norder;
+	/* the others by suspicion too (in node order among equals), and
+	 * any node the ranking left out */
+	seen = xcalloc(m->nreal + 1, 1);
+	for (i = 0; i < m->nsuspects; i++)
+		if (m->suspects[i] < m->nreal) {
+			seen[m->suspects[i]] = 1;
+			if (!is_suspect(m, m->suspects[i]) &&
+			    node_passes(v, m->suspects[i]))
+				h->order[h->norder++] = m->suspects[i];
+		}
 	for (i = 0; i < m->nreal; i++)
-		if (!is_suspect(m, i) && node_passes(v, i))
+		if (!seen[i] && node_passes(v, i))
 			h->order[h->norder++] = i;
+	free(seen);
 	rest = h->norder - nsus;
 	if (v->st.hm_group >= 0) {
 		/* a drilled group: its nodes only, one row each */
@@ -530,8 +542,14 @@ pane_heatmap(struct view *v, struct area *a, int *used)
 			break;
 		row = area_row(a, used);
 		v->page++;
+		if ((int)r == v->st.cursor[PANE_HEATMAP])
+			canvas_add_attr(a->cv, row, 0, x0 - 1, CA_SELECTED);
 		if (hr->node >= 0) {
 			const struct model_node *nd = &m->nodes[hr->node];
+
+			if (v->search_re != NULL && view_regex_find(v->search_re,
+			    nd->name, strlen(nd->name), NULL, NULL))
+				canvas_add_attr(a->cv, row, 5, 5 + label, CA_MATCH);
 
 			if (nd->score > 0)
 				canvas_printf(a->cv, row, 0, nd->score >= 0.5 ?
@@ -1054,7 +1072,8 @@ tl_ended(struct view *v, struct area *a, int *used)
 	for (i = 0; i < m->nreal; i++) {
 		const struct model_node *nd = &m->nodes[i];
 
-		if (nd->missing || nd->last_iter >= maxlast)
+		/* (no iteration line at all: nothing ended early) */
+		if (nd->missing || nd->last_iter < 0 || nd->last_iter >= maxlast)
 			continue;
 		if (n++ < 6)
 			buf_addf(&b, "%s%s at %ld", n > 1 ? ", " : "", nd->name,

@@ -116,6 +116,13 @@ test_expect_success '/ searches and n moves to the next match' '
 	keys / && keys "fallen off" Enter && wait_for "/fallen off" &&
 	keys n && wait_for "events 2/"
 '
+test_expect_success 'the heatmap shows its cursor row' '
+	keys 2 && wait_for "suspicion" &&
+	keys j && wait_for "heatmap 2/" &&
+	tm capture-pane -p -e >esc &&
+	sed -n 7p esc | grep -q "$(printf "\033")\[7m" &&
+	keys 1 && wait_for "score  category"
+'
 test_expect_success 'Right and Left scroll long lines sideways' '
 	keys Right && wait_for "col +20" &&
 	keys Left && sleep 0.3 && tm capture-pane -p >screen &&

@@ -138,6 +138,21 @@ test_expect_success 'a 512-node job folds its heatmap into 80x24 and unfolds on 
 	trainscope view heatmap big -c "move 3" -c drill >u &&
 	! grep "+ " u && grep "^heatmap 1/32 " u
 '
+test_expect_success 'ranks that print no iteration lines (HF) did not end early' '
+	trainscope simulate --nodes 4 --gpus-per-node 2 --iters 20 --format hf \
+	    --fault straggler@3:10 --no-flows hfjob >/dev/null &&
+	trainscope index hfjob >/dev/null 2>&1 &&
+	trainscope view timeline hfjob --height all >t &&
+	! grep "ended early" t && ! grep "^ *-1 " t &&
+	trainscope view heatmap hfjob >h &&
+	! grep "X" h | grep -v "log ends"
+'
+test_expect_success 'the heatmap marks where a crashed node'"'"'s log ended, and keeps the rows by suspicion' '
+	trainscope view heatmap gpt-run4 >h &&
+	grep "^0.95 node-003 .*X *$" h &&
+	awk "/^[0-9]\.[0-9][0-9] node/ { print \$1 }" h >s &&
+	sort -r s >sorted && test_cmp sorted s
+'
 test_expect_success 'without captures the groups pane lists every node, and scrolls' '
 	trainscope view groups big -c "move 300" >g &&
 	test $(wc -l <g) = 24 &&
