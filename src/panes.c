@@ -239,6 +239,12 @@ event_list(const struct view *v, size_t *n)
 	return l;
 }
 
+size_t *
+view_event_rows(const struct view *v, size_t *n)
+{
+	return event_list(v, n);
+}
+
 static int
 node_passes(const struct view *v, size_t n)
 {

@@ -191,12 +191,26 @@ static void
 events(struct rep *r)
 {
 	const struct model *m = r->v->m;
-	size_t i, k;
+	size_t i, k, n, *rows;
 	char t[16];
 
 	heading(r, "Suspect events");
-	for (i = 0; i < m->nevents && i < REPORT_EVENTS; i++) {
-		const struct model_event *e = &m->events[i];
+	/* the events the view's filters leave, in its order */
+	rows = view_event_rows(r->v, &n);
+	if (r->v->st.nfilters > 0) {
+		char *f = view_filters_text(r->v), *line, *save = NULL;
+
+		fprintf(r->f, "%s in force (%zu of %zu events pass):\n",
+		    r->v->st.nfilters == 1 ? "A filter is" : "Filters are", n,
+		    m->nevents);
+		for (line = strtok_r(f, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save))
+			put(r->f, r->md ? "- `%s`\n" : "   %s\n", line);
+		fputc('\n', r->f);
+		free(f);
+	}
+	for (i = 0; i < n && i < REPORT_EVENTS; i++) {
+		const struct model_event *e = &m->events[rows[i]];
 		char *text = inert(e->text);
 
 		fprintf(r->f, r->md ? "%zu. **%s%s%s%s** (score %.2f)\n" :
@@ -226,6 +240,9 @@ events(struct rep *r)
 	}
 	if (m->nevents == 0)
 		fputs("No event was logged.\n", r->f);
+	else if (n == 0)
+		fputs("No event passes the filters.\n", r->f);
+	free(rows);
 }
 
 /* A pane as text, without the job line, the tabs and the status line. */

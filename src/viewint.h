@@ -35,6 +35,11 @@ struct view_target {
 
 /* The drill target of the cursor's row; 0, or -1 when there is none. */
 int view_target(struct view *v, struct view_target *t);
+/*
+ * The events the filters leave, in the sort's order: indices into the
+ * model's events (allocated, *n of them).
+ */
+size_t *view_event_rows(const struct view *v, size_t *n);
 /* Selectable rows of the active pane; rows visible at the last draw. */
 int view_nrows(struct view *v);
 int view_page(const struct view *v);

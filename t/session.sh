@@ -45,6 +45,15 @@ test_expect_success 'a report is the same on every replay, text and Markdown' '
 	grep "^## Heatmap" r1.md && grep "^\`\`\`" r1.md &&
 	! grep "$TRASH" r1.txt
 '
+test_expect_success 'a report lists the events the filters leave, and names the filters' '
+	trainscope -n -c "open gpt-run4" -c "filter node=node-004" -c "report -" >rf.txt &&
+	sed -n "/^Suspect events/,/^Heatmap/p" rf.txt >ev.txt &&
+	grep "^A filter is in force (" ev.txt && grep "^   1. node=node-004" ev.txt &&
+	! grep "NVRM: Xid" ev.txt &&
+	trainscope -n -c "open gpt-run4" -c "report -" >r0.txt &&
+	sed -n "/^Suspect events/,/^Heatmap/p" r0.txt | grep "NVRM: Xid" &&
+	! grep "filter is in force" r0.txt
+'
 test_expect_success 'the report of the demo job matches its golden' '
 	trainscope -n -c "open gpt-run4" -c "report -" >r.txt &&
 	test_cmp "$GOLDEN/report.txt" r.txt &&
