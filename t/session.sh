@@ -33,7 +33,7 @@ test_expect_success 'a replay exports the very view the session left' '
 	test_cmp live.txt again.txt
 '
 test_expect_success 'a report is the same on every replay, text and Markdown' '
-	printf "report r1.txt\nreport --format md r1.md\n" >>s.ts &&
+	printf "unfilter all\nreport r1.txt\nreport --format md r1.md\n" >>s.ts &&
 	trainscope --replay s.ts --export /dev/null &&
 	mv r1.txt r0.txt && mv r1.md r0.md &&
 	trainscope --replay s.ts --export /dev/null &&
