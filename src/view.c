@@ -513,10 +513,17 @@ view_drill(struct view *v, char **cause)
 		return ts_fail(cause, "nothing to drill into here");
 	if (t.kind == VT_JOB) {
 		struct model *m;
-		int rc = view_open_job(v, t.name, &m, cause);
+		int rc = view_open_job(v, t.name, &m, cause), row;
 
-		if (rc == 0)
+		if (rc == 0) {
+			/* back returns to the jobs, at the job left */
+			row = v->st.cursor[PANE_JOBS];
 			view_set_model(v, t.name, m);
+			v->st.pane = PANE_JOBS;
+			v->st.cursor[PANE_JOBS] = row;
+			history_push(v);
+			v->st.pane = PANE_EVENTS;
+		}
 		free(t.owned);
 		return rc;
 	}

@@ -31,7 +31,11 @@ for size in 80x24 200x50; do
 done
 test_expect_success 'the jobs pane lists the cache' '
 	trainscope view jobs --height 10 >got &&
-	grep "^gpt-run4  *failed" got && grep "^gpt-run1  *-  *good" got
+	grep "^gpt-run4  *failed" got && grep "^gpt-run1  *-  *good" got &&
+	trainscope view jobs -c "move 2" -c drill >opened &&
+	head -1 opened | grep "^gpt-run2 " && tail -1 opened | grep "^events 1/" &&
+	trainscope view jobs -c "move 2" -c drill -c back >back &&
+	tail -1 back | grep "^jobs 2/"
 '
 test_expect_success 'no line of a pane is wider than the screen' '
 	for p in events heatmap timeline groups jobs; do
