@@ -63,8 +63,9 @@ keys_print(FILE *out)
 	size_t i;
 
 	fputs("Keys of the screen and the command each runs.  At the prompt,\n"
-	    "Tab completes, Up and Down recall history, Esc or Ctrl-C "
-	    "cancels.\n\n", out);
+	    "Tab completes, Up and Down recall history, Ctrl-C cancels (Esc\n"
+	    "too, unless the inputrc sets vi mode).  A command's output closes\n"
+	    "with q or Esc, or with any key that is not its own.\n\n", out);
 	for (i = 0; i < key_count; i++)
 		fprintf(out, "  %-10s %-16s %s\n", key_table[i].key,
 		    key_table[i].line[0] == ':' ? "(prompt)" : key_table[i].line,

@@ -372,14 +372,16 @@ view_filters_text(const struct view *v)
 	return buf_detach(&b);
 }
 
+/* The sort keys, in the order of enum view_sort. */
+static const char *const sort_keys[] = { "score", "time", "count", "nodes" };
+
 int
 view_sort(struct view *v, const char *key, char **cause)
 {
-	static const char *const keys[] = { "score", "time", "count", "nodes" };
 	size_t i;
 
-	for (i = 0; i < 4; i++)
-		if (strcmp(keys[i], key) == 0) {
+	for (i = 0; i < TS_NELEM(sort_keys); i++)
+		if (strcmp(sort_keys[i], key) == 0) {
 			v->st.sort = (enum view_sort)i;
 			v->st.cursor[PANE_EVENTS] = v->st.top[PANE_EVENTS] = 0;
 			return 0;
@@ -681,38 +683,87 @@ complete_job(void *arg, const struct viewdb_job *j)
 	return 0;
 }
 
-size_t
-view_complete(const struct view *v, const char *word, char ***out)
+static void
+add_names(char ***out, size_t *n, const char *const *names, size_t k,
+    const char *word)
 {
-	size_t n = 0, i;
-	char buf[64];
+	size_t i;
 
-	*out = NULL;
-	for (i = 0; i < PANE_COUNT; i++)
-		add_name(out, &n, pane_names[i], word);
+	for (i = 0; i < k; i++)
+		add_name(out, n, names[i], word);
+}
+
+static void
+add_jobs(const struct view *v, char ***out, size_t *n, const char *word)
+{
+	struct complete_jobs cj = { out, n, word };
+	char *why = NULL;
+
+	if (v->cache != NULL && viewdb_each_job(v->cache, complete_job, &cj,
+	    &why) != 0)
+		free(why);
+}
+
+/* node=, stage=, category= and iter= words for a filter. */
+static void
+add_filters(const struct view *v, char ***out, size_t *n, const char *word)
+{
+	char buf[160];
+	size_t i;
+
+	add_name(out, n, "-v", word);
+	add_name(out, n, "iter=", word);
 	for (i = 1; i < STAGE_COUNT; i++) {
 		snprintf(buf, sizeof buf, "stage=%s", stage_name((enum stage)i));
-		add_name(out, &n, buf, word);
+		add_name(out, n, buf, word);
 	}
-	if (v->cache != NULL) {
-		struct complete_jobs cj = { out, &n, word };
-		char *why = NULL;
-
-		if (viewdb_each_job(v->cache, complete_job, &cj, &why) != 0)
-			free(why);
-	}
-	if (v->m == NULL)
-		return n;
-	for (i = 0; i < v->m->nnodes; i++) {
-		add_name(out, &n, v->m->nodes[i].name, word);
+	for (i = 0; v->m != NULL && i < v->m->nreal; i++) {
 		snprintf(buf, sizeof buf, "node=%s", v->m->nodes[i].name);
-		add_name(out, &n, buf, word);
+		add_name(out, n, buf, word);
 	}
-	for (i = 0; i < v->m->nevents; i++)
+	for (i = 0; v->m != NULL && i < v->m->nevents; i++)
 		if (v->m->events[i].category != NULL) {
 			snprintf(buf, sizeof buf, "category=%s",
 			    v->m->events[i].category);
-			add_name(out, &n, buf, word);
+			add_name(out, n, buf, word);
 		}
+}
+
+size_t
+view_complete(const struct view *v, const char *cmd, const char *word,
+    char ***out)
+{
+	static const char *const moves[] = { "up", "down", "pgup", "pgdn",
+	    "top", "bottom" };
+	static const char *const scrolls[] = { "left", "right", "home" };
+	static const char *const gotos[] = { "node", "iter", "time" };
+	static const char *const panes2[] = { "next", "prev" };
+	size_t n = 0, i;
+
+	*out = NULL;
+	if (strcmp(cmd, "pane") == 0 || strcmp(cmd, "view") == 0) {
+		add_names(out, &n, pane_names, PANE_COUNT, word);
+		add_names(out, &n, panes2, TS_NELEM(panes2), word);
+		if (strcmp(cmd, "view") == 0)
+			add_jobs(v, out, &n, word);
+	} else if (strcmp(cmd, "sort") == 0)
+		add_names(out, &n, sort_keys, TS_NELEM(sort_keys), word);
+	else if (strcmp(cmd, "move") == 0)
+		add_names(out, &n, moves, TS_NELEM(moves), word);
+	else if (strcmp(cmd, "scroll") == 0)
+		add_names(out, &n, scrolls, TS_NELEM(scrolls), word);
+	else if (strcmp(cmd, "filter") == 0)
+		add_filters(v, out, &n, word);
+	else if (strcmp(cmd, "unfilter") == 0)
+		add_name(out, &n, "all", word);
+	else if (strcmp(cmd, "goto") == 0) {
+		add_names(out, &n, gotos, TS_NELEM(gotos), word);
+		for (i = 0; v->m != NULL && i < v->m->nreal; i++)
+			add_name(out, &n, v->m->nodes[i].name, word);
+	} else if (strcmp(cmd, "open") == 0 || strcmp(cmd, "diagnose") == 0 ||
+	    strcmp(cmd, "mark") == 0 || strcmp(cmd, "forget") == 0 ||
+	    strcmp(cmd, "templates") == 0 || strcmp(cmd, "lines") == 0 ||
+	    strcmp(cmd, "flows") == 0)
+		add_jobs(v, out, &n, word);
 	return n;
 }

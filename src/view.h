@@ -156,8 +156,13 @@ int view_search(struct view *v, const char *pattern, char **cause);
 /* Move to the next (dir 1) or previous (-1) row matching the search. */
 int view_search_next(struct view *v, int dir, char **cause);
 
-/* Names for completion: nodes, stages, categories of the model. */
-size_t view_complete(const struct view *v, const char *word,
-    char ***out);
+/*
+ * Words that may follow command cmd at the prompt and begin with word:
+ * panes, sort keys, filters (node=, stage=, category=, iter=), nodes,
+ * jobs, as cmd takes them.  Returns how many; *out is allocated (NULL
+ * ended).
+ */
+size_t view_complete(const struct view *v, const char *cmd,
+    const char *word, char ***out);
 
 #endif

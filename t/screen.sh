@@ -106,7 +106,11 @@ test_expect_success 'Tab completes at the prompt' '
 	keys : && keys "pan" Tab && keys "heat" Tab Enter &&
 	wait_for "suspicion" && keys 1 &&
 	keys : && keys "open gpt-r" Tab && wait_for "gpt-run1  gpt-run2" &&
-	keys C-c
+	keys C-c &&
+	keys : && keys "sort c" Tab && wait_for ":sort count" && keys C-c &&
+	keys : && keys "filter node=node-00" Tab Tab &&
+	wait_for "node=node-001  node=node-002" &&
+	! grep "  node-001" screen && keys C-c
 '
 test_expect_success 'history keeps the commands typed' '
 	test -s "$TRASH/state/trainscope/history" &&
@@ -130,7 +134,17 @@ test_expect_success 'Right and Left scroll long lines sideways' '
 '
 test_expect_success '? shows the keys; any key closes them' '
 	keys ? && wait_for "Keys of the screen" &&
+	wait_for "q or Esc closes" &&
 	keys q && wait_for "score  category"
+'
+test_expect_success 'a key that is not the output'"'"'s own closes it and does its work' '
+	keys : && keys "filters" Enter && wait_for "q or Esc closes" &&
+	keys : && keys "pane heatmap" Enter && wait_for "suspicion" &&
+	keys 1 && wait_for "score  category"
+'
+test_expect_success 'an escape sequence the terminal description lacks is dropped' '
+	tm send-keys -l "$(printf "\033[4~")" && sleep 0.3 &&
+	tm capture-pane -p >screen && grep "score  category" screen
 '
 test_expect_success 'the screen follows a resize' '
 	tm resize-window -x 120 -y 30 && sleep 0.5 &&

@@ -170,24 +170,71 @@ paint_row(const struct canvas *cv, int crow, int y)
 	attrset(A_NORMAL);
 }
 
+/* A command's output over the pane, and on the status line its keys. */
 static void
 draw_pager(void)
 {
 	struct canvas cv;
-	int y, rows = LINES - 3;
-	size_t i;
+	int y, r, rows = LINES - 3;
+	size_t i, last;
+	char st[128];
 
 	canvas_init(&cv, COLS, S.ascii);
 	for (y = 0; y < rows; y++) {
-		int r = canvas_add_row(&cv);
-
+		r = canvas_add_row(&cv);
 		i = S.outtop + (size_t)y;
 		if (i < S.nout)
 			canvas_puts(&cv, r, 0, CS_NORMAL, S.out[i]);
 	}
 	for (y = 0; y < rows; y++)
 		paint_row(&cv, y, y + 2);
+	canvas_reset(&cv);
+	r = canvas_add_row(&cv);
+	last = S.outtop + (size_t)(rows > 0 ? rows : 1);
+	snprintf(st, sizeof st, "output %zu-%zu of %zu   j/k Space scroll  "
+	    "q or Esc closes", S.nout > 0 ? S.outtop + 1 : 0,
+	    last < S.nout ? last : S.nout, S.nout);
+	canvas_puts(&cv, r, 0, CS_STATUS, st);
+	canvas_set_style(&cv, r, 0, COLS, CS_STATUS);
+	paint_row(&cv, r, LINES - 1);
 	canvas_release(&cv);
+}
+
+/*
+ * The completions offered, above the prompt: as many rows as they need,
+ * up to a third of the screen (the last row says how many more).
+ */
+static void
+draw_matches(void)
+{
+	struct canvas mc;
+	const char *p = S.matches, *e;
+	int maxrows = LINES / 3 > 1 ? LINES / 3 : 1, x = 0, r, y;
+
+	canvas_init(&mc, COLS, S.ascii);
+	r = canvas_add_row(&mc);
+	for (; *p != '\0'; p = e + strspn(e, " ")) {
+		int w;
+
+		e = p + strcspn(p, " ");
+		w = canvas_text_width(p, (size_t)(e - p));
+		if (x > 0 && x + w > COLS) {
+			if (mc.nrows == maxrows) {
+				canvas_puts(&mc, r, COLS - 6 > x ? x : COLS - 6,
+				    CS_STATUS, "...");
+				break;
+			}
+			r = canvas_add_row(&mc);
+			x = 0;
+		}
+		canvas_put_clip(&mc, r, x, COLS, CS_STATUS, p, (size_t)(e - p));
+		x += w + 2;
+	}
+	for (y = 0; y < mc.nrows; y++) {
+		canvas_set_style(&mc, y, 0, COLS, CS_STATUS);
+		paint_row(&mc, y, LINES - 1 - mc.nrows + y);
+	}
+	canvas_release(&mc);
 }
 
 /* The status line while the prompt is open. */
@@ -275,17 +322,8 @@ draw(void)
 		draw_pager();
 	if (S.prompting) {
 		curs_set(1);
-		if (S.matches != NULL && LINES > 2) {
-			struct canvas mc;
-
-			canvas_init(&mc, COLS, S.ascii);
-			canvas_add_row(&mc);
-			canvas_put_clip(&mc, 0, 0, COLS, CS_STATUS, S.matches,
-			    strlen(S.matches));
-			canvas_set_style(&mc, 0, 0, COLS, CS_STATUS);
-			paint_row(&mc, 0, LINES - 2);
-			canvas_release(&mc);
-		}
+		if (S.matches != NULL && LINES > 2)
+			draw_matches();
 		draw_prompt(LINES - 1);
 	} else {
 		curs_set(0);
@@ -384,7 +422,12 @@ complete(const char *text, int start, int end)
 		for (i = 0; i < cmd_count; i++)
 			add_match(cmd_table[i].name, text);
 	} else {
-		n = view_complete(S.ctx->view, text, &words);
+		/* the command is the line's first word */
+		const char *c = rl_line_buffer + strspn(rl_line_buffer, " ");
+		char *cmd = xstrndup(c, strcspn(c, " "));
+
+		n = view_complete(S.ctx->view, cmd, text, &words);
+		free(cmd);
 		for (i = 0; i < n; i++) {
 			add_match(words[i], text);
 			free(words[i]);
@@ -452,6 +495,8 @@ readline_init(void)
 	rl_input_available_hook = rl_input_waiting;
 	rl_redisplay_function = rl_draw;
 	rl_attempted_completion_function = complete;
+	/* a word is what lies between blanks: node=node-001 is one */
+	rl_completer_word_break_characters = (char *)" \t";
 	rl_completion_display_matches_hook = show_matches;
 	if (devnull == NULL)
 		devnull = fopen("/dev/null", "w");
@@ -637,7 +682,31 @@ prompt_key(int ch)
 	S.entered = NULL;
 }
 
+/*
+ * After an Esc outside the prompt: the rest of an escape sequence the
+ * terminal description did not know (Home and End under another TERM
+ * arrive as ESC [ 1 ~ ...) is read and dropped, so that its '4' does not
+ * switch panes.
+ */
 static void
+swallow_escape(void)
+{
+	int ch, n = 0;
+
+	timeout(30);
+	ch = getch();
+	if (ch == '[' || ch == 'O')
+		/* parameters and intermediates, up to the final byte */
+		while (n++ < 32 && (ch = getch()) != ERR &&
+		    !(ch >= 0x40 && ch <= 0x7e))
+			;
+	else if (ch != ERR)
+		ungetch(ch);
+	timeout(250);
+}
+
+/* Scroll the pager; 0 when the key is not one of its own. */
+static int
 pager_key(int ch)
 {
 	size_t page = LINES > 4 ? (size_t)LINES - 4 : 1;
@@ -661,9 +730,13 @@ pager_key(int ch)
 	case 'g': case KEY_HOME:
 		S.outtop = 0;
 		break;
+	case 'G': case KEY_END:
+		S.outtop = S.nout > page ? S.nout - page : 0;
+		break;
 	default:
-		pager_free();
+		return 0;
 	}
+	return 1;
 }
 
 static void
@@ -758,12 +831,19 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 			prompt_key(ch);
 			continue;
 		}
-		if (S.nout > 0) {
-			if (ch == 'q' || ch == 27)
-				pager_free();
-			else
-				pager_key(ch);
+		if (ch == 27) {		/* closes the output; no key of its own */
+			swallow_escape();
+			pager_free();
 			continue;
+		}
+		if (S.nout > 0) {
+			/* any other key closes it and does what it does */
+			if (ch == 'q' || !pager_key(ch)) {
+				pager_free();
+				if (ch == 'q')
+					continue;
+			} else
+				continue;
 		}
 		if ((line = (char *)key_label(ch, kb)) == NULL ||
 		    (line = (char *)keys_find(line)) == NULL)
