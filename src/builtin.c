@@ -36,6 +36,9 @@ help_list(FILE *out)
 		fprintf(out, "  %-12s %s\n", help_entries[i].name, s);
 		free(s);
 	}
+	/* made from the key table, not a text of help/ */
+	fprintf(out, "  %-12s %s\n", "keys", "the keys of the screen and the "
+	    "command each runs");
 }
 
 int

@@ -653,6 +653,7 @@ draw_template(struct canvas *cv, int row, int col, int end, int style,
 		template_piece(cv, row, col, end, style, p, strlen(p), &skip);
 }
 
+/* A score as a bar of w cells in eighths, after its value in percent. */
 static void
 score_bar(struct canvas *cv, int row, int col, int w, double s)
 {
@@ -811,9 +812,10 @@ pane_events(struct view *v, struct area *a, int *used)
 			break;
 		row = area_row(a, used);
 		v->page++;
-		score_bar(a->cv, row, 0, 4, ev->score);
-		canvas_printf(a->cv, row, 4, ev->score >= 0.5 ? CS_BOLD :
+		/* the value, a blank, then its bar: they never touch */
+		canvas_printf(a->cv, row, 0, ev->score >= 0.5 ? CS_BOLD :
 		    CS_DIM, "%2.0f", ev->score * 100 > 99 ? 99 : ev->score * 100);
+		score_bar(a->cv, row, 3, 3, ev->score);
 		if (ev->category != NULL)
 			canvas_put_clip(a->cv, row, 7, 17,
 			    canvas_category_style(ev->category), ev->category,
@@ -1440,8 +1442,18 @@ pane_lines(struct view *v, struct area *a, int *used)
 	one = lines_one_file(v);
 	if (v->st.lsrc == LS_EVENT) {
 		long e = model_event_index(v->m, v->st.l_event);
-		int x = canvas_printf(a->cv, row, 0, CS_BOLD, "%zu line%s of ",
-		    v->nlines, v->nlines == 1 ? "" : "s");
+		size_t hits = 0;
+		int x;
+
+		for (i = 0; i < v->nlines; i++)
+			hits += v->lines[i].hit != 0;
+		if (hits < v->nlines)	/* the rest is context */
+			x = canvas_printf(a->cv, row, 0, CS_BOLD, "%zu line%s "
+			    "(%zu with context) of ", hits, hits == 1 ? "" :
+			    "s", v->nlines);
+		else
+			x = canvas_printf(a->cv, row, 0, CS_BOLD, "%zu line%s "
+			    "of ", hits, hits == 1 ? "" : "s");
 
 		if (e >= 0)
 			draw_template(a->cv, row, x, a->w, CS_BOLD,

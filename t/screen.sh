@@ -80,7 +80,7 @@ test_expect_success 'history is there in the next run' '
 '
 test_expect_success 'j moves, Enter drills into the lines, q goes back' '
 	keys j j && wait_for "events 3/" &&
-	keys Enter && wait_for "lines of" && grep "→" screen &&
+	keys Enter && wait_for "with context) of" && grep "→" screen &&
 	keys q && wait_for "events 3/"
 '
 test_expect_success 'number keys and Tab switch panes' '
