@@ -592,6 +592,7 @@ struct node_iter {
 	size_t printed;
 	char *error;		/* the first file that could not be read */
 	double lo, hi;		/* iteration N ran in (lo, hi]; hi NAN: unknown */
+	double before;		/* the last line of iteration N-1, -INFINITY */
 };
 
 static int
@@ -694,6 +695,8 @@ ni_window(void *arg, const struct diagdb_file *f)
 		if (it.iteration < ni->iter) {
 			if (lp.ts > prev)
 				prev = lp.ts;
+			if (it.iteration == ni->iter - 1 && lp.ts > ni->before)
+				ni->before = lp.ts;
 		} else {
 			if (it.iteration == ni->iter) {
 				ni->lo = prev;
@@ -725,7 +728,7 @@ ni_file(void *arg, const struct diagdb_file *f)
 	struct lp_line lp;
 	struct stage_iter it;
 	long *cur = NULL;	/* by rank + 1: last iteration line, -1 none */
-	size_t ncur = 0, k, old;
+	size_t ncur = 0, k = 0, old;
 	int split = f->node == 0, in;
 
 	if (!split && f->node != ni->node_id)
@@ -743,7 +746,10 @@ ni_file(void *arg, const struct diagdb_file *f)
 		lp_parse(rl.s, rl.len, &lp);
 		if (split && !ni_line_here(ni, &lp))
 			continue;
-		k = lp.rank >= 0 && lp.rank < 1000000 ? (size_t)lp.rank + 1 : 0;
+		/* a line with no rank prefix (a traceback's) goes on the
+		 * rank of the line before it */
+		if (lp.rank >= 0 && lp.rank < 1000000)
+			k = (size_t)lp.rank + 1;
 		if (k >= ncur) {
 			old = ncur;
 			cur = xgrow(cur, &ncur, k + 1, sizeof *cur);
@@ -815,11 +821,17 @@ lines_node_iter(struct cmd_ctx *ctx, const char *job, const char *node,
 		goto out;
 	}
 	ni.hi = NAN;
-	ni.lo = -INFINITY;
+	ni.lo = ni.before = -INFINITY;
 	ni_hostfile(&ni);
 	if (diagdb_each_rank(c, dj.id, ni_rank, &ni, cause) != 0 ||
-	    diagdb_each_log_file(c, dj.id, ni_window, &ni, cause) != 0 ||
-	    diagdb_each_log_file(c, dj.id, ni_file, &ni, cause) != 0)
+	    diagdb_each_log_file(c, dj.id, ni_window, &ni, cause) != 0)
+		goto out;
+	/* the iteration no line closed (where a job died): all after N-1 */
+	if (isnan(ni.hi) && isfinite(ni.before)) {
+		ni.lo = ni.before;
+		ni.hi = INFINITY;
+	}
+	if (diagdb_each_log_file(c, dj.id, ni_file, &ni, cause) != 0)
 		goto out;
 	if (ni.printed == 0) {
 		if (ni.error != NULL)

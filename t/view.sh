@@ -142,6 +142,12 @@ test_expect_success 'a 512-node job folds its heatmap into 80x24 and unfolds on 
 	trainscope view heatmap big -c "move 3" -c drill >u &&
 	! grep "+ " u && grep "^heatmap 1/32 " u
 '
+test_expect_success 'lines --node --iter: the iteration a node died in, its traceback and kernel lines too' '
+	trainscope lines --node node-003 --iter 41 gpt-run4 >it41 &&
+	grep "^host/node-003.log:[0-9]*: .*NVRM: Xid" it41 &&
+	grep "^logs/node-003/rank-8.log:[0-9]*: RuntimeError: CUDA error" it41 &&
+	! grep "iteration  *40/" it41
+'
 test_expect_success 'ranks that print no iteration lines (HF) did not end early' '
 	trainscope simulate --nodes 4 --gpus-per-node 2 --iters 20 --format hf \
 	    --fault straggler@3:10 --no-flows hfjob >/dev/null &&
