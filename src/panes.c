@@ -1343,7 +1343,7 @@ pane_groups(struct view *v, struct area *a, int *used)
 	if ((row = area_row(a, used)) < 0)
 		return 0;
 	canvas_puts(a->cv, row, 0, CS_BOLD, "host            node          "
-	    " dp  pp  comm ms compute  step ms");
+	    " dp  pp  comm ms compute  sync ms");
 	for (i = (size_t)v->st.top[PANE_GROUPS]; i < f->nhosts; i++) {
 		const struct model_fhost *h = &f->hosts[i];
 		long dg = host_group(f->dp, f->ndp, i);
