@@ -785,15 +785,17 @@ pane_events(struct view *v, struct area *a, int *used)
 	/* at 80x24: ten events, and ten rows for the selected one */
 	int row, detail = a->nrows < 0 ? 0 : a->nrows >= 16 ?
 	    (a->nrows - 11 > 12 ? 12 : a->nrows - 11) : 5;
-	int wide = a->w >= 120, x, end, tw;
-	const int skip = v->st.hscroll[PANE_EVENTS];
+	/* narrow: no count, nodes and time, so the event keeps its room */
+	int wide = a->w >= 120, narrow = a->w < 64, x, end, tw;
+	const int skip = v->st.hscroll[PANE_EVENTS], x0 = narrow ? 18 : 39;
 	char cnt[16], t[16], it[24];
 
 	row = area_row(a, used);
 	canvas_puts(a->cv, row, 0, CS_BOLD, "score");
 	canvas_puts(a->cv, row, 7, CS_BOLD, "category");
-	canvas_puts(a->cv, row, 18, CS_BOLD, "count nodes    first");
-	x = 39;
+	if (!narrow)
+		canvas_puts(a->cv, row, 18, CS_BOLD, "count nodes    first");
+	x = x0;
 	if (wide) {
 		canvas_puts(a->cv, row, x, CS_BOLD, "stage            iter");
 		x += 23;
@@ -820,11 +822,14 @@ pane_events(struct view *v, struct area *a, int *used)
 			canvas_put_clip(a->cv, row, 7, 17,
 			    canvas_category_style(ev->category), ev->category,
 			    strlen(ev->category));
-		canvas_printf(a->cv, row, 18, CS_NORMAL, "%5s %5zu",
-		    short_count(ev->count, cnt, sizeof cnt), ev->nnodes);
-		fmt_clock(ev->ts, t, sizeof t);
-		canvas_printf(a->cv, row, 30, CS_DIM, "%8s", t);
-		x = 39;
+		if (!narrow) {
+			canvas_printf(a->cv, row, 18, CS_NORMAL, "%5s %5zu",
+			    short_count(ev->count, cnt, sizeof cnt),
+			    ev->nnodes);
+			fmt_clock(ev->ts, t, sizeof t);
+			canvas_printf(a->cv, row, 30, CS_DIM, "%8s", t);
+		}
+		x = x0;
 		if (wide) {
 			canvas_puts(a->cv, row, x, CS_DIM,
 			    stage_name((enum stage)ev->stage));
