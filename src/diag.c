@@ -99,6 +99,9 @@ diag_job_free(struct diag_job *job)
 		free(job->streams[i].iters);
 		free(job->streams[i].path);
 	}
+	for (i = 0; i < job->nabsent; i++)
+		free(job->absent[i].node);
+	free(job->absent);
 	free(job->times);
 	free(job->losses);
 	free(job->losspath);
@@ -125,6 +128,7 @@ diag_add_node(struct diag_job *job, const char *name)
 	n->first_error_ts = NAN;
 	n->last_ts = NAN;
 	n->last_iter = -1;
+	n->absent = -1;
 	if (job->counts != NULL) {	/* node-major: one more zero row */
 		job->counts = xreallocarray(job->counts, (job->nnodes + 1) *
 		    job->ntmpls + 1, sizeof *job->counts);
@@ -153,6 +157,15 @@ diag_node_evidence(struct diag_job *job, const char *name, double weight,
 	    sizeof *n->outside_why);
 	n->outside_why[n->noutside++] = xstrdup(reason);
 	return 0;
+}
+
+void
+diag_add_absent(struct diag_job *job, long rank, const char *node)
+{
+	job->absent = xgrow(job->absent, &job->absentcap, job->nabsent + 1,
+	    sizeof *job->absent);
+	job->absent[job->nabsent].rank = rank;
+	job->absent[job->nabsent++].node = xstrdup(node);
 }
 
 size_t
@@ -398,7 +411,11 @@ struct work {
 	double hang_sec, hang_period;	/* the stall and an iteration's time */
 	long hang_iter;
 	double hang_ts;
+	size_t timeout_nodes;	/* nodes reporting a timeout, when a rank
+				   is absent */
 };
+
+static void partition_nodes(struct diag_job *job);
 
 static int
 cmp_long_asc(const void *a, const void *b)
@@ -746,6 +763,43 @@ label(struct work *w)
 		    tp->first.ts < w->first_timeout))
 			w->first_timeout = tp->first.ts;
 	}
+}
+
+/*
+ * Ranks of the combined logs that wrote no line (job->absent) while ranks
+ * of at least two other nodes report timeouts: the others wait for them.
+ * Their nodes (added when the logs never named them) get node->absent.
+ * Only a few gaps count: a log where most ranks are silent says nothing.
+ * Call after label(); the nodes are partitioned again.
+ */
+static void
+absent_ranks(struct work *w)
+{
+	struct diag_job *job = w->job;
+	size_t n, t, a, nto = 0;
+
+	if (job->nabsent == 0 || 2 * job->nabsent > job->nseen)
+		return;
+	for (n = 0; n < job->nreal; n++)
+		for (t = 0; t < job->ntmpls; t++)
+			if (is_timeout(&w->tf[t]) &&
+			    job->counts[n * job->ntmpls + t] > 0) {
+				nto++;
+				break;
+			}
+	if (nto < 2)
+		return;
+	for (a = 0; a < job->nabsent; a++) {
+		for (n = 0; n < job->nnodes; n++)
+			if (strcmp(job->nodes[n].name, job->absent[a].node) == 0)
+				break;
+		if (n == job->nnodes)
+			n = diag_add_node(job, job->absent[a].node);
+		job->nodes[n].pseudo = 0;
+		job->nodes[n].absent = job->absent[a].rank;
+	}
+	w->timeout_nodes = nto;
+	partition_nodes(job);
 }
 
 /* Per-node rate of template t in this job. */
@@ -1461,6 +1515,13 @@ node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
 	double im, tm;
 	char gap[32];
 
+	if (nd->absent >= 0) {
+		reason_add(&nr->reasons, &nr->nreasons, "rank %ld wrote no line "
+		    "while ranks of %zu other nodes report timeouts: the rank "
+		    "they wait for", nd->absent, w->timeout_nodes);
+		*strong = 0.6;
+		return 1;
+	}
 	if (nd->missing || nd->nranks == 0) {
 		reason_add(&nr->reasons, &nr->nreasons, "no log at all");
 		return 1;
@@ -1966,6 +2027,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	absent_ranks(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		crossjob_prepare(&w, t);
 	loss_signal(&w);

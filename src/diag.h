@@ -50,6 +50,9 @@ struct diag_node {
 	int pseudo;		/* not a machine: lines of no rank or node
 				   (a launcher's output in a combined log) */
 	double first_error_ts;	/* first error-level line, NAN if none */
+	long absent;		/* a rank placed here that wrote no line
+				   while its peers report timeouts (set by
+				   diag_run()), -1 none */
 	double outside;		/* evidence from outside the logs, [0, 1] */
 	char **outside_why;	/* its reasons */
 	size_t noutside;
@@ -138,6 +141,12 @@ struct diag_loss {
 	long line;		/* its line in losspath */
 };
 
+/* A rank the combined logs never name, and its node's name. */
+struct diag_absent {
+	long rank;
+	char *node;
+};
+
 struct diag_job {
 	char *name;
 	char *root;		/* the job's directory, or NULL */
@@ -158,6 +167,10 @@ struct diag_job {
 	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
 	struct diag_span *spans;	/* stage stretches of every stream */
 	size_t nspans, spancap;
+	struct diag_absent *absent;	/* ranks of combined logs that wrote
+					   no line, below the highest that did */
+	size_t nabsent, absentcap;
+	size_t nseen;			/* ranks that did write lines there */
 };
 
 /* An empty job; free with diag_job_free() (NULL is fine). */
@@ -187,6 +200,12 @@ void diag_add_loss(struct diag_job *job, long iteration, double loss,
  */
 int diag_node_evidence(struct diag_job *job, const char *name, double weight,
     const char *reason);
+/*
+ * Rank `rank` wrote no line in the job's combined logs though ranks above
+ * it did; `node` (copied) is where it ran, or "rank-N" when nothing says.
+ * diag_run() makes it a suspect when its peers report timeouts.
+ */
+void diag_add_absent(struct diag_job *job, long rank, const char *node);
 /* Epoch seconds ts as "HH:MM:SS" (UTC, as the reasons print times). */
 void diag_clock_str(double ts, char *out, size_t len);
 /* Allocate the zeroed count matrix once every node and template is in. */

@@ -110,6 +110,8 @@ struct loader {
 	size_t *rank_node;	/* rank -> node index + 1 (0: unknown) */
 	size_t nrank;
 	size_t time_stream;	/* the split stream giving durations, or -1 */
+	unsigned char *wrote;	/* rank -> it wrote a line in a split file */
+	size_t nwrote;
 };
 
 static int
@@ -1284,6 +1286,52 @@ summary_line(struct loader *l, struct summary *sum, struct lp_line *lp)
 	}
 }
 
+/* Rank `rank` wrote a line in a split file. */
+static void
+wrote_set(struct loader *l, long rank)
+{
+	size_t old = l->nwrote;
+
+	if ((size_t)rank >= l->nwrote) {
+		l->wrote = xgrow(l->wrote, &l->nwrote, (size_t)rank + 1, 1);
+		memset(l->wrote + old, 0, l->nwrote - old);
+	}
+	l->wrote[rank] = 1;
+}
+
+/*
+ * When every log of the job is a combined one (split by rank), the ranks
+ * below the highest that wrote a line but wrote none themselves: the
+ * scorer suspects them when their peers time out.
+ */
+static void
+absent_ranks(struct loader *l)
+{
+	size_t i, top = 0, seen = 0;
+	char name[64];
+
+	for (i = 0; i < l->nfiles; i++)
+		if (l->files[i].node != (size_t)-1)
+			return;
+	for (i = 0; i < l->nwrote; i++)
+		if (l->wrote[i]) {
+			top = i;
+			seen++;
+		}
+	l->job->nseen = seen;
+	for (i = 0; seen >= 2 && i < top; i++) {
+		if (l->wrote[i])
+			continue;
+		if (i < l->nrank && l->rank_node[i] != 0)
+			diag_add_absent(l->job, (long)i,
+			    l->job->nodes[l->rank_node[i] - 1].name);
+		else {
+			snprintf(name, sizeof name, "rank-%zu", i);
+			diag_add_absent(l->job, (long)i, name);
+		}
+	}
+}
+
 /*
  * Replay a file of several ranks: each line goes to the node of its rank
  * prefix (the ranks table, the hostfile, else a node per rank), with a
@@ -1319,6 +1367,9 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 		}
 		reader_close(rd);
 	}
+	for (i = 1; i < nby; i++)
+		if (by_rank[i] != 0)
+			wrote_set(l, (long)i - 1);
 	for (i = 0; i < nsp; i++) {
 		tb_end(l, &sp[i].tb);
 		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
@@ -1461,6 +1512,7 @@ loader_release(struct loader *l)
 	free(l->tmpl_of_id);
 	free(l->node_ids);
 	free(l->rank_node);
+	free(l->wrote);
 	free(l->root);
 }
 
@@ -1499,6 +1551,7 @@ jobload(struct cache *c, const char *name, const char *const *baselines,
 	count_rows(&l);
 	l.time_stream = (size_t)-1;
 	replay(&l);
+	absent_ranks(&l);
 	collect_times(&l);
 	restage(&l);
 	mark_context(&l);

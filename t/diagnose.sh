@@ -216,4 +216,35 @@ test_expect_success 'a job that crashed failed' '
 	grep "\"outcome\": \"failed\"," small.json &&
 	trainscope diagnose small | head -1 | grep "failed in iteration 7"
 '
+# A combined log: ranks 1-3 time out in one collective, rank 0 never speaks.
+timeouts() {
+	mkdir -p "$1"
+	for r in $2; do
+		echo "[E ProcessGroupNCCL.cpp:737] [Rank $r] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 60012$r milliseconds before timing out."
+	done >"$1/train.log"
+}
+test_expect_success 'the rank absent from its peers'"'"' timeouts is the suspect' '
+	timeouts absent "2 3 1" && trainscope index absent >/dev/null &&
+	trainscope diagnose absent >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep "rank-0" &&
+	grep "rank 0 wrote no line while ranks of 3 other nodes report timeouts" out
+'
+test_expect_success 'a node with nothing against it is no suspect' '
+	timeouts all "2 3 1 0" && trainscope index all >/dev/null &&
+	trainscope diagnose all >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep "^  no suspect node$" &&
+	! sed -n "/^suspect nodes/,/^suspect events/p" out | grep " 0\.00 " &&
+	trainscope diagnose --format json all >all.json &&
+	test "$(jq ".nodes | length" all.json)" = 0 &&
+	trainscope diagnose --format tsv all >all.tsv &&
+	! grep "^node" all.tsv
+'
+test_expect_success 'a slow NIC seen in the job captures ranks its node first' '
+	trainscope simulate --transport tcp --fault slow-nic@3:20 --iters 40 \
+	    nic >/dev/null &&
+	trainscope --cache nic.db index nic >/dev/null &&
+	trainscope --cache nic.db diagnose nic >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep node-003 &&
+	grep "slow NIC.*10.42.0.3 in the network captures" out
+'
 test_done
