@@ -472,8 +472,11 @@ tmpl_index(const struct work *w, uint32_t id)
 
 /*
  * A node's end: the lowest last iteration among its streams that log
- * iterations (a launcher or kernel log has none), the latest end of any
- * of them, and the earliest stage reached.
+ * iterations (a launcher or kernel log has none), the latest time its
+ * ranks' logs logged (a launcher is quiet while its ranks work and a
+ * host's kernel lines come at any time: they speak only for a node
+ * without rank logs; ranks whose lines carry no time leave it unknown),
+ * and the earliest stage reached.
  */
 static void
 node_ends(struct work *w)
@@ -489,8 +492,8 @@ node_ends(struct work *w)
 
 		if (iters && (n->last_iter < 0 || s->last_iter < n->last_iter))
 			n->last_iter = s->last_iter;
-		if (!isnan(s->last_ts) && (isnan(n->last_ts) ||
-		    s->last_ts > n->last_ts))
+		if (!isnan(s->last_ts) && (iters || s->last_stage >=
+		    STAGE_INIT) && (isnan(n->last_ts) || s->last_ts > n->last_ts))
 			n->last_ts = s->last_ts;
 		if (iters && (n->last_stage == STAGE_NONE ||
 		    s->last_stage < n->last_stage))
@@ -499,13 +502,17 @@ node_ends(struct work *w)
 		if (iters || s->last_stage >= STAGE_INIT)
 			procs[s->node]++;
 		if (iters || s->last_stage >= STAGE_TRAINING)
-			w->reached_training = 1;
+			w->reached_training = n->trained = 1;
 	}
 	for (i = 0; i < job->nstreams; i++) {
-		struct diag_node *n = &job->nodes[job->streams[i].node];
+		const struct diag_stream *s = &job->streams[i];
+		struct diag_node *n = &job->nodes[s->node];
 
 		if (n->last_stage == STAGE_NONE)
-			n->last_stage = job->streams[i].last_stage;
+			n->last_stage = s->last_stage;
+		if (procs[s->node] == 0 && !isnan(s->last_ts) &&
+		    (isnan(n->last_ts) || s->last_ts > n->last_ts))
+			n->last_ts = s->last_ts;
 	}
 	/* ranks: those the index placed there, or its ranks' own logs */
 	for (i = 0; i < job->nnodes; i++)
@@ -1484,7 +1491,10 @@ cmp_node(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* Median of the other nodes' last iterations and last timestamps. */
+/*
+ * Median of the other nodes' last iterations (of those that log
+ * iteration lines) and last timestamps.
+ */
 static void
 peer_ends(const struct diag_job *job, size_t self, double *iter_med,
     double *ts_med)
@@ -1496,7 +1506,8 @@ peer_ends(const struct diag_job *job, size_t self, double *iter_med,
 	for (n = 0; n < job->nreal; n++) {
 		if (job->nodes[n].nranks == 0 || n == self)
 			continue;
-		it[ni++] = (double)job->nodes[n].last_iter;
+		if (job->nodes[n].last_iter >= 0)
+			it[ni++] = (double)job->nodes[n].last_iter;
 		if (!isnan(job->nodes[n].last_ts))
 			ts[nt++] = job->nodes[n].last_ts;
 	}
@@ -1527,9 +1538,18 @@ node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
 		return 1;
 	}
 	peer_ends(w->job, n, &im, &tm);
-	if (!isnan(im) && (double)nd->last_iter < im) {
+	/* a node whose ranks print no iteration lines is not behind */
+	if (!isnan(im) && nd->last_iter >= 0 && (double)nd->last_iter < im) {
 		reason_add(&nr->reasons, &nr->nreasons, "log stops at iteration "
 		    "%ld, its peers reach %.0f", nd->last_iter, im);
+		return 0.9;
+	}
+	if (!isnan(im) && nd->last_iter < 0 && !nd->trained) {
+		reason_add(&nr->reasons, &nr->nreasons, "log stops %s%s, before "
+		    "training; its peers reach iteration %.0f",
+		    nd->last_stage != STAGE_NONE ? "in " : "",
+		    nd->last_stage != STAGE_NONE ? stage_name(nd->last_stage) :
+		    "", im);
 		return 0.9;
 	}
 	if (!isnan(tm) && !isnan(nd->last_ts) && tm - nd->last_ts > 30) {

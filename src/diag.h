@@ -57,9 +57,13 @@ struct diag_node {
 	char **outside_why;	/* its reasons */
 	size_t noutside;
 	/* filled by diag_run() from the node's streams: */
-	long last_iter;		/* last iteration completed by all its ranks */
-	double last_ts;		/* earliest end among its ranks, NAN unknown */
+	long last_iter;		/* last iteration completed by all its ranks,
+				   -1: none logs an iteration line */
+	double last_ts;		/* latest time its ranks' logs logged (its
+				   launcher's and host's logs' when it has
+				   no rank log), NAN unknown */
 	enum stage last_stage;
+	int trained;		/* a log of it reached training */
 };
 
 /*

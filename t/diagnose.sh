@@ -247,4 +247,12 @@ test_expect_success 'a slow NIC seen in the job captures ranks its node first' '
 	sed -n "/^suspect nodes/{n;p;}" out | grep node-003 &&
 	grep "slow NIC.*10.42.0.3 in the network captures" out
 '
+test_expect_success 'ranks that print no iteration lines have not stopped early' '
+	trainscope simulate --healthy --no-flows --format hf --nodes 2 \
+	    --gpus-per-node 2 --iters 20 hf >/dev/null &&
+	trainscope --cache hf.db index hf >/dev/null &&
+	trainscope --cache hf.db diagnose hf >out &&
+	head -1 out | grep "ran to the end$" &&
+	! grep -e "stops at iteration" -e "log ends" out
+'
 test_done
