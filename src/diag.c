@@ -1573,7 +1573,11 @@ node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
 	return 0;
 }
 
-/* The strongest localised event on each node (its template in best[n]). */
+/*
+ * The strongest localised event on each node (its template in best[n]).
+ * A job of one node has no peers to be compared with: there its errors
+ * and labelled events count.
+ */
 static void
 node_events(const struct work *w, const struct diag_result *r, double *ev,
     size_t *best)
@@ -1585,7 +1589,8 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
 		const struct diag_event_result *e = &r->events[i];
 		const struct tfacts *f = &w->tf[e->tmpl];
 
-		if (job->nreal < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
+		if (e->nnodes == 0 || job->tmpls[e->tmpl].context ||
+		    (job->nreal < 2 && !signals_error(w, e->tmpl)))
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
 			size_t n = e->nodes[k];
