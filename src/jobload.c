@@ -9,6 +9,9 @@
  * the replay costs a few operations per line.  Iteration lines are
  * numbered from the raw first and last occurrence of their template in
  * the file (consecutive when the counts agree, interpolated otherwise).
+ * The file with the most iteration lines is read once: its durations,
+ * losses and the time of each iteration, which place every other file's
+ * iteration lines in time (ranks step together).
  * Only lines from the start of training on enter the iteration sequences.
  * A combined log (ranks interleaved) is read again to split it by rank:
  * there every line's header is parsed, but of the iteration lines only
@@ -109,9 +112,14 @@ struct loader {
 	size_t nodeidcap;
 	size_t *rank_node;	/* rank -> node index + 1 (0: unknown) */
 	size_t nrank;
-	size_t time_stream;	/* the split stream giving durations, or -1 */
+	size_t time_stream;	/* the split stream giving durations, or -1;
+				   -2: a per-rank file gave them */
 	unsigned char *wrote;	/* rank -> it wrote a line in a split file */
 	size_t nwrote;
+	double *ref;		/* iteration -> when the reference file (the
+				   one with the most iteration lines) logged
+				   it, NAN unknown */
+	size_t nref;
 };
 
 static int
@@ -677,12 +685,25 @@ cmp_point(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/*
+ * The clock of a file from its rows [from, to) and the times known of its
+ * iteration lines (at[line], NAN where unknown; at may be NULL).
+ */
 static void
-clock_build(const struct loader *l, size_t from, size_t to, struct lclock *ck)
+clock_build(const struct loader *l, size_t from, size_t to, const double *at,
+    size_t nlines, struct lclock *ck)
 {
-	double *pt = xcalloc(2 * (to - from) * 2 + 2, sizeof *pt);
-	size_t i, n = 0, k;
+	size_t i, n = 0, k, nat = 0;
+	double *pt;
 
+	for (i = 0; at != NULL && i < nlines; i++)
+		nat += !isnan(at[i]);
+	pt = xcalloc(2 * (to - from) * 2 + 2 * nat + 2, sizeof *pt);
+	for (i = 0; at != NULL && i < nlines; i++)
+		if (!isnan(at[i])) {
+			pt[2 * n] = (double)i;
+			pt[2 * n++ + 1] = at[i];
+		}
 	for (i = from; i < to; i++) {
 		const struct lrow *r = &l->rows[i];
 
@@ -805,6 +826,62 @@ tb_end(struct loader *l, struct tbtrack *tb)
 	tb->open = 0;
 }
 
+/* When the reference file logged iteration k, NAN unknown. */
+static double
+ref_at(const struct loader *l, long k)
+{
+	return k >= 0 && (size_t)k < l->nref ? l->ref[k] : NAN;
+}
+
+/*
+ * The times of the iteration lines of a file (rows [from, to), its `map`
+ * of nlines), by line, NAN elsewhere; NULL when none is known.  A step
+ * begins when the line of the one before it is printed, so these bound
+ * the iterations, and interpolating between a file's few known lines
+ * would drift wherever its lines per second change (a checkpoint, a
+ * slowdown).  Every rank waits for the others, so iteration k's line
+ * comes when the reference file logged it, shifted by what the file's
+ * own first and last such lines say (its clock's offset, its place in
+ * the pipeline), interpolated between them -- exact for the reference
+ * file, and no other file is read.
+ */
+static double *
+iter_times(struct loader *l, size_t from, size_t to, const uint32_t *map,
+    size_t nlines, const size_t *row_of)
+{
+	double *at = NULL, a, b;
+	size_t line, i, t;
+	long k;
+
+	for (i = from; i < to; i++)
+		l->lt[l->rows[i].tmpl].occ = 0;
+	for (line = 1; line < nlines && l->nref > 0; line++) {
+		const struct lrow *r;
+
+		if (map[line] == 0 || !l->lt[t = map[line] - 1].is_iter)
+			continue;
+		r = &l->rows[row_of[t]];
+		k = iter_number(r, l->lt[t].occ++);
+		a = r->first_ts - ref_at(l, r->iter_first);
+		b = r->last_ts - ref_at(l, r->iter_last);
+		if (isnan(a))
+			a = b;
+		if (isnan(b))
+			b = a;
+		if (isnan(ref_at(l, k)) || isnan(a))
+			continue;
+		if (at == NULL) {
+			at = xcalloc(nlines + 1, sizeof *at);
+			for (i = 0; i < nlines; i++)
+				at[i] = NAN;
+		}
+		at[line] = ref_at(l, k) + (r->iter_last > r->iter_first ?
+		    a + (b - a) * (double)(k - r->iter_first) /
+		    (double)(r->iter_last - r->iter_first) : a);
+	}
+	return at;
+}
+
 /* Replay file fi (rows [from, to)) through the stage tracker. */
 static void
 replay_file(struct loader *l, size_t fi, size_t from, size_t to,
@@ -820,10 +897,12 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	struct tbtrack tb = { 0, 0, 0, 0, 0 };
 	struct lclock ck;
 	size_t hint = 0;
+	double *at = iter_times(l, from, to, map, nlines, row_of);
 
 	for (i = from; i < to; i++)
 		l->lt[l->rows[i].tmpl].occ = 0;
-	clock_build(l, from, to, &ck);
+	clock_build(l, from, to, at, nlines, &ck);
+	free(at);
 	stage_tracker_init(&tr);
 	for (line = 1; line < nlines; line++) {
 		const struct lrow *r;
@@ -897,9 +976,28 @@ restage(struct loader *l)
 	}
 }
 
+/* The reference file logged iteration k at ts (its first line of it). */
+static void
+ref_set(struct loader *l, long k, double ts)
+{
+	size_t old = l->nref;
+
+	if (k < 0 || k > 100000000)
+		return;
+	if ((size_t)k >= l->nref) {
+		l->ref = xgrow(l->ref, &l->nref, (size_t)k + 1, sizeof *l->ref);
+		while (old < l->nref)
+			l->ref[old++] = NAN;
+	}
+	if (isnan(l->ref[k]))
+		l->ref[k] = ts;
+}
+
 /*
- * Iteration durations of the file with the most iteration lines (all
- * ranks wait for each other, so one is enough): read it once.
+ * Iteration durations, losses and times of the file with the most
+ * iteration lines (all ranks wait for each other, so one is enough):
+ * read it once, before the replay, whose clocks its times anchor.  When
+ * it gives durations, a combined log's ranks need not.
  */
 static void
 collect_times(struct loader *l)
@@ -913,8 +1011,6 @@ collect_times(struct loader *l)
 	struct lp_line lp;
 	struct stage_iter it;
 
-	if (l->job->ntimes > 0)
-		return;
 	for (i = 0; i < l->nrows; i++)
 		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
 		    l->files[l->rows[i].file].node != (size_t)-1) {
@@ -939,6 +1035,8 @@ collect_times(struct loader *l)
 			if (!stage_parse_iter(lp.msg, lp.msg_len, &it) ||
 			    it.iteration < 0)
 				continue;
+			if (lp.ts_kind != LP_TS_NONE)
+				ref_set(l, it.iteration, lp.ts);
 			if (it.has_duration)
 				diag_add_time(l->job, it.iteration, it.duration_ms);
 			if (it.has_loss)
@@ -948,6 +1046,8 @@ collect_times(struct loader *l)
 		}
 		reader_close(rd);
 	}
+	if (l->job->ntimes > 0)
+		l->time_stream = (size_t)-2;
 	free(cause);
 	free(path);
 	free(map);
@@ -1512,6 +1612,7 @@ loader_release(struct loader *l)
 	free(l->tmpl_of_id);
 	free(l->node_ids);
 	free(l->rank_node);
+	free(l->ref);
 	free(l->wrote);
 	free(l->root);
 }
@@ -1550,9 +1651,9 @@ jobload(struct cache *c, const char *name, const char *const *baselines,
 	number_iterations(&l);
 	count_rows(&l);
 	l.time_stream = (size_t)-1;
+	collect_times(&l);
 	replay(&l);
 	absent_ranks(&l);
-	collect_times(&l);
 	restage(&l);
 	mark_context(&l);
 	end_empty(&l);

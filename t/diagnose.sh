@@ -255,4 +255,22 @@ test_expect_success 'ranks that print no iteration lines have not stopped early'
 	head -1 out | grep "ran to the end$" &&
 	! grep -e "stops at iteration" -e "log ends" out
 '
+# iteration, start (seconds of the day, UTC) of the timeline's table
+starts() {
+	sed -n "s/^ *\([0-9][0-9]*\)  \([0-9][0-9]\):\([0-9][0-9]\):\([0-9][0-9]\) .*/\1 \2 \3 \4/p" |
+	    awk "{ print \$1, (\$2 * 60 + \$3) * 60 + \$4 }"
+}
+# (the truth's end of iteration k is when its line was logged)
+test_expect_success 'iterations start when the line of the one before was logged' '
+	trainscope simulate --no-flows --fault slow-link@4:20 --iters 40 \
+	    sl >/dev/null &&
+	trainscope --cache sl.db index sl >/dev/null &&
+	trainscope --cache sl.db view timeline sl --height all >tl &&
+	starts <tl >got && test "$(wc -l <got)" -ge 40 &&
+	jq -r ".iterations[] | \"\(.iteration + 1) \(.end_ts | floor % 86400)\"" \
+	    sl/truth.json >want &&
+	awk "NR == FNR { at[\$1] = \$2; next } (\$1 in at) { n++; d = at[\$1] - \$2
+	    if (d < -1 || d > 1) { print; bad = 1 } } END { exit bad || n < 39 }" \
+	    got want
+'
 test_done
