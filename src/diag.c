@@ -472,17 +472,17 @@ tmpl_index(const struct work *w, uint32_t id)
 
 /*
  * A node's end: the lowest last iteration among its streams that log
- * iterations (a launcher or kernel log has none), the latest time its
- * ranks' logs logged (a launcher is quiet while its ranks work and a
- * host's kernel lines come at any time: they speak only for a node
- * without rank logs; ranks whose lines carry no time leave it unknown),
- * and the earliest stage reached.
+ * iterations (a launcher or kernel log has none), the latest time any of
+ * its logs gave -- unknown when a rank's log gives none (its lines went
+ * on after whatever time the others say) -- and the earliest stage
+ * reached.
  */
 static void
 node_ends(struct work *w)
 {
 	struct diag_job *job = w->job;
 	int *procs = xcalloc(job->nnodes + 1, sizeof *procs);
+	unsigned char *untimed = xcalloc(job->nnodes + 1, 1);
 	size_t i;
 
 	for (i = 0; i < job->nstreams; i++) {
@@ -492,9 +492,11 @@ node_ends(struct work *w)
 
 		if (iters && (n->last_iter < 0 || s->last_iter < n->last_iter))
 			n->last_iter = s->last_iter;
-		if (!isnan(s->last_ts) && (iters || s->last_stage >=
-		    STAGE_INIT) && (isnan(n->last_ts) || s->last_ts > n->last_ts))
+		if (!isnan(s->last_ts) && (isnan(n->last_ts) ||
+		    s->last_ts > n->last_ts))
 			n->last_ts = s->last_ts;
+		if (isnan(s->last_ts) && (iters || s->last_stage >= STAGE_INIT))
+			untimed[s->node] = 1;
 		if (iters && (n->last_stage == STAGE_NONE ||
 		    s->last_stage < n->last_stage))
 			n->last_stage = s->last_stage;
@@ -510,15 +512,15 @@ node_ends(struct work *w)
 
 		if (n->last_stage == STAGE_NONE)
 			n->last_stage = s->last_stage;
-		if (procs[s->node] == 0 && !isnan(s->last_ts) &&
-		    (isnan(n->last_ts) || s->last_ts > n->last_ts))
-			n->last_ts = s->last_ts;
+		if (untimed[s->node])
+			n->last_ts = NAN;
 	}
 	/* ranks: those the index placed there, or its ranks' own logs */
 	for (i = 0; i < job->nnodes; i++)
 		if (procs[i] > job->nodes[i].nprocs)
 			job->nodes[i].nprocs = procs[i];
 	free(procs);
+	free(untimed);
 }
 
 /* A timeout is a consequence: it never dates nor starts a failure. */

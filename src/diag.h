@@ -59,9 +59,8 @@ struct diag_node {
 	/* filled by diag_run() from the node's streams: */
 	long last_iter;		/* last iteration completed by all its ranks,
 				   -1: none logs an iteration line */
-	double last_ts;		/* latest time its ranks' logs logged (its
-				   launcher's and host's logs' when it has
-				   no rank log), NAN unknown */
+	double last_ts;		/* latest time its logs give, NAN unknown
+				   (a rank's log gives none) */
 	enum stage last_stage;
 	int trained;		/* a log of it reached training */
 };
