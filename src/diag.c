@@ -1415,6 +1415,46 @@ demote_cuda(struct work *w, struct diag_result *r)
 	}
 }
 
+static int
+is_category(const struct diag_event_result *e, const char *c)
+{
+	return e->category != NULL && strcmp(e->category, c) == 0;
+}
+
+/*
+ * A port that goes down shows in NCCL as completion errors and failed
+ * verbs calls, on its node and on the peers across the link: when link
+ * events (an adapter's port event, the kernel's link down or cable error)
+ * score near the job's strongest network error, the network errors rank
+ * just below the weakest of them.  A link event far below (a flap the
+ * run rode out) changes nothing.
+ */
+static void
+demote_after_link(struct diag_result *r)
+{
+	double net = 0, link = 0;
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		if (is_category(&r->events[i], "network") &&
+		    r->events[i].score > net)
+			net = r->events[i].score;
+	for (i = 0; i < r->nevents; i++)
+		if (is_category(&r->events[i], "link") &&
+		    r->events[i].score >= 0.85 * net &&
+		    (link == 0 || r->events[i].score < link))
+			link = r->events[i].score;
+	for (i = 0; i < r->nevents && link > 0; i++) {
+		struct diag_event_result *e = &r->events[i];
+
+		if (!is_category(e, "network") || e->score < 0.97 * link)
+			continue;
+		e->score = 0.97 * link;
+		reason_add(&e->reasons, &e->nreasons, "a consequence: a network "
+		    "port of the job went down (its link event ranks first)");
+	}
+}
+
 /*
  * Cause before consequence: when some rank reports an error of its own
  * (own_error()), the timeouts, hangs, lost peers, collective summaries and
@@ -2075,6 +2115,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);
 	demote_cuda(&w, r);
+	demote_after_link(r);
 	demote_consequences(&w, r);
 	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);

@@ -273,4 +273,14 @@ test_expect_success 'iterations start when the line of the one before was logged
 	    if (d < -1 || d > 1) { print; bad = 1 } } END { exit bad || n < 39 }" \
 	    got want
 '
+test_expect_success 'the kernel'"'"'s cable error and link down rank above the completion errors after them' '
+	trainscope simulate --nodes 16 --no-flows --fault ib-link-down@5:20 \
+	    --iters 30 ib >/dev/null &&
+	trainscope --cache ib.db index ib >/dev/null &&
+	trainscope --cache ib.db diagnose --format json ib >ib.json &&
+	jq -r ".events[0:2][] | .first.path" ib.json >top2 &&
+	printf "host/node-005.log\nhost/node-005.log\n" >want && test_cmp want top2 &&
+	jq -r ".events[1].template" ib.json | grep -x "mlx5_core <\*> Link down" &&
+	jq -r ".events[2].reasons[]" ib.json | grep "a network port of the job went down"
+'
 test_done
