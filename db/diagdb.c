@@ -231,9 +231,10 @@ diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
 
 	*ids = NULL;
 	*n = 0;
+	/* 'healthy': what caches of older builds stored for 'completed' */
 	if (prep(c, "SELECT id FROM jobs WHERE id != ?1 AND indexed IS NOT "
-	    "NULL AND (marked = 'good' OR (outcome = 'healthy' AND marked IS "
-	    "NULL)) ORDER BY id", &st, cause) != 0)
+	    "NULL AND (marked = 'good' OR (outcome IN ('completed', "
+	    "'healthy') AND marked IS NULL)) ORDER BY id", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -1837,10 +1837,16 @@ when(struct work *w, struct diag_result *r)
 		fail = r->slow_iter;
 		slowed = 1;
 	}
-	/* an error ended the job before any iteration: "iteration 0" */
+	/*
+	 * An error ended the job in a stage before training: "iteration 0",
+	 * before its first.  Where no stage line says so (a pasted window
+	 * of errors), the iteration is unknown.
+	 */
 	if (fail < 0 && !w->reached_training && top != NULL &&
-	    top->score >= 0.4 && (top->category != NULL ||
-	    job->tmpls[top->tmpl].level >= DIAG_LEVEL_ERROR))
+	    top->score > 0 && (top->category != NULL ||
+	    job->tmpls[top->tmpl].level >= DIAG_LEVEL_ERROR) &&
+	    job->tmpls[top->tmpl].first.stage > STAGE_NONE &&
+	    job->tmpls[top->tmpl].first.stage < STAGE_TRAINING)
 		fail = 0;
 	for (n = 0; n < job->nnodes; n++)
 		if (job->nodes[n].last_iter >= 0 && (minlast < 0 ||
@@ -2030,6 +2036,23 @@ outcome(const struct work *w, const struct diag_result *r)
 	return r->failure_iter >= 0 ? DIAG_DEGRADED : DIAG_COMPLETED;
 }
 
+/*
+ * The stage a job that ran to the end ended in: the earliest last stage
+ * of the ranks that trained (shutdown when they all said so).
+ */
+static enum stage
+end_stage(const struct diag_job *job)
+{
+	enum stage st = STAGE_NONE;
+	size_t i;
+
+	for (i = 0; i < job->nstreams; i++)
+		if (job->streams[i].last_iter >= 0 && (st == STAGE_NONE ||
+		    job->streams[i].last_stage < st))
+			st = job->streams[i].last_stage;
+	return st;
+}
+
 const char *
 diag_outcome_name(enum diag_outcome o)
 {
@@ -2122,6 +2145,9 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	slowdown(job, r);
 	when(&w, r);
 	r->outcome = outcome(&w, r);
+	/* nothing went wrong: the stage is where it ended, not an event's */
+	if (r->outcome == DIAG_COMPLETED && end_stage(job) != STAGE_NONE)
+		r->stage = end_stage(job);
 	free(col);
 	free(w.tf);
 	free(w.ids_sorted);

@@ -1669,18 +1669,6 @@ out:
 }
 
 
-/*
- * Did the job end cleanly?  Every rank that trained shut down at the same
- * iteration, nothing went wrong on the way, and no node is missing: such
- * a run joins the healthy pool without being marked.
- */
-static int
-ended_cleanly(const struct diag_job *job, const struct diag_result *r)
-{
-	(void)job;
-	return r->outcome == DIAG_COMPLETED;
-}
-
 int
 jobload_store(struct cache *c, const struct diag_job *job,
     const struct diag_result *r, char **cause)
@@ -1701,8 +1689,9 @@ jobload_store(struct cache *c, const struct diag_job *job,
 		tags[n].iteration = f->iteration;
 		n++;
 	}
-	rc = diagdb_store(c, job->name, ended_cleanly(job, r) ? "healthy" :
-	    "failed", tags, n, cause);
+	/* a completed run joins the healthy pool without being marked */
+	rc = diagdb_store(c, job->name, diag_outcome_name(r->outcome), tags, n,
+	    cause);
 	free(tags);
 	return rc;
 }

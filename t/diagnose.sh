@@ -216,6 +216,29 @@ test_expect_success 'a job that crashed failed' '
 	grep "\"outcome\": \"failed\"," small.json &&
 	trainscope diagnose small | head -1 | grep "failed in iteration 7"
 '
+test_expect_success 'the cache keeps the outcome in diagnose'"'"'s words' '
+	trainscope --cache sg.db jobs --format tsv >jobs &&
+	grep "^sg	degraded	" jobs &&
+	trainscope jobs --format tsv >jobs &&
+	grep "^small	failed	" jobs &&
+	trainscope simulate --healthy --no-flows --nodes 2 --gpus-per-node 2 \
+	    --iters 20 ok >/dev/null &&
+	trainscope --cache ok.db index ok >/dev/null &&
+	trainscope --cache ok.db diagnose ok >out &&
+	head -1 out | grep "^job ok: stage shutdown, ran to the end$" &&
+	trainscope --cache ok.db jobs --format tsv | grep "^ok	completed	" &&
+	trainscope --cache ok.db diagnose --format json ok | grep "\"stage\": \"shutdown\","
+'
+test_expect_success 'a failure of no known stage has no failure iteration' '
+	mkdir -p win && cat >win/paste.log <<-\EOF &&
+	gpu-a01:900:950 [0] NCCL INFO Channel 00 : 1[3b000] -> 0[1b000] via P2P/IPC
+	gpu-a02:700:750 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[3b000] via P2P/IPC
+	gpu-a02:700:752 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.5<51234> with status=12 opcode=0 len=0 vendor err 129 (Recv)
+	EOF
+	trainscope diagnose --format json ./win >w.json 2>/dev/null &&
+	grep "\"failure_iteration\": null," w.json &&
+	trainscope diagnose ./win 2>/dev/null | head -1 | grep "^job win: failed$"
+'
 # A combined log: ranks 1-3 time out in one collective, rank 0 never speaks.
 timeouts() {
 	mkdir -p "$1"

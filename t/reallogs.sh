@@ -205,7 +205,7 @@ test_expect_success 'healthy runs of several shapes are completed and join the h
 		test "$(jq -r .anomalous_iterations d.json)" -le 30 || exit 1
 	done &&
 	trainscope jobs --format tsv >jobs &&
-	test "$(grep -c "	healthy	" jobs)" = 3
+	test "$(grep -c "	completed	" jobs)" = 3
 '
 
 test_expect_success 'a healthy loop of no framework (a counter beside a loss or a rate) is completed' '
@@ -249,8 +249,8 @@ test_expect_success 'checkpoint saves are no slowdown; anomalous iterations neve
 
 test_expect_success 'a failed paste is not taken for a healthy run' '
 	trainscope jobs --format tsv >jobs &&
-	grep "^mpi	" jobs | grep -v "	healthy	" &&
-	grep "^rec	" jobs | grep -v "	healthy	"
+	grep "^mpi	" jobs | grep -v "	completed	" &&
+	grep "^rec	" jobs | grep -v "	completed	"
 '
 
 test_expect_success 'diagnose PATH indexes what is not indexed yet and names the root' '
