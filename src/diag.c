@@ -358,6 +358,32 @@ diag_clock_str(double ts, char *out, size_t len)
 	strftime(out, len, "%H:%M:%S", &tm);
 }
 
+/*
+ * s cut to at most max bytes at a word, with "..." after it, into out
+ * (len > max + 3); a single longer word is cut inside, never inside a
+ * UTF-8 character.
+ */
+static void
+clip(const char *s, size_t max, char *out, size_t len)
+{
+	size_t n = strlen(s), k;
+
+	if (n <= max || len < 8) {
+		snprintf(out, len, "%s", s);
+		return;
+	}
+	if (max + 4 > len)
+		max = len - 4;
+	for (k = max; k > 0 && s[k] != ' '; k--)
+		;
+	if (k == 0)
+		for (k = max; k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80; k--)
+			;
+	while (k > 0 && s[k - 1] == ' ')
+		k--;
+	snprintf(out, len, "%.*s...", (int)k, s);
+}
+
 static void
 span_str(double sec, char *out, size_t len)
 {
@@ -1671,6 +1697,7 @@ node_spatial_reason(const struct work *w, size_t n,
 	const struct diag_job *job = w->job;
 	const double *a = w->node_attr + n * job->ntmpls;
 	size_t t, top[2] = { (size_t)-1, (size_t)-1 }, k;
+	char text[128];
 
 	reason_add(&nr->reasons, &nr->nreasons, "deviates from its peers "
 	    "(spatial anomaly %.2f)", w->node_spatial[n]);
@@ -1680,9 +1707,10 @@ node_spatial_reason(const struct work *w, size_t n,
 		for (t = 0; t < job->ntmpls; t++)
 			w->typical[t] = typical_count(job, t);
 	}
+	/* a count a whole line away from the typical node's says something */
 	for (t = 0; t < job->ntmpls; t++) {
-		if (a[t] <= 0 || (double)job->counts[n * job->ntmpls + t] ==
-		    w->typical[t])
+		if (a[t] <= 0 || fabs((double)job->counts[n * job->ntmpls + t] -
+		    w->typical[t]) < 1)
 			continue;
 		if (top[0] == (size_t)-1 || a[t] > a[top[0]]) {
 			top[1] = top[0];
@@ -1690,10 +1718,14 @@ node_spatial_reason(const struct work *w, size_t n,
 		} else if (top[1] == (size_t)-1 || a[t] > a[top[1]])
 			top[1] = t;
 	}
-	for (k = 0; k < 2 && top[k] != (size_t)-1; k++)
-		reason_add(&nr->reasons, &nr->nreasons, "%u x '%.60s' here, "
-		    "%.0f on a typical node", job->counts[n * job->ntmpls +
-		    top[k]], job->tmpls[top[k]].text, w->typical[top[k]]);
+	for (k = 0; k < 2 && top[k] != (size_t)-1; k++) {
+		double typ = w->typical[top[k]];
+
+		clip(job->tmpls[top[k]].text, 60, text, sizeof text);
+		reason_add(&nr->reasons, &nr->nreasons, "%u x '%s' here, %.*f "
+		    "on a typical node", job->counts[n * job->ntmpls + top[k]],
+		    text, typ == floor(typ) ? 0 : 1, typ);
+	}
 }
 
 /*
@@ -1759,7 +1791,7 @@ score_nodes(struct work *w, struct diag_result *r)
 	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
 	double strong;
 	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
-	char gap[32];
+	char gap[32], text[128];
 
 	best = xcalloc(nn + 1, sizeof *best);
 	node_events(w, r, ev, best);
@@ -1774,9 +1806,11 @@ score_nodes(struct work *w, struct diag_result *r)
 		nr->node = n;
 		if (w->node_spatial[n] >= 0.3)
 			node_spatial_reason(w, n, nr);
-		if (ev[n] > 0)
-			reason_add(&nr->reasons, &nr->nreasons, "has '%.80s' "
-			    "(event score %.2f)", job->tmpls[best[n]].text, ev[n]);
+		if (ev[n] > 0) {
+			clip(job->tmpls[best[n]].text, 80, text, sizeof text);
+			reason_add(&nr->reasons, &nr->nreasons, "has '%s' "
+			    "(event score %.2f)", text, ev[n]);
+		}
 		strong = 0;
 		end = node_end(w, n, silent, nerr, ntrain, nr, &strong);
 		on = n == first ? 1 : 0;

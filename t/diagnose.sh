@@ -306,4 +306,23 @@ test_expect_success 'the kernel'"'"'s cable error and link down rank above the c
 	jq -r ".events[1].template" ib.json | grep -x "mlx5_core <\*> Link down" &&
 	jq -r ".events[2].reasons[]" ib.json | grep "a network port of the job went down"
 '
+# the event texts node reasons quote that are not a template whole: each
+# must be a template cut at a word, marked "..."
+bad_quotes() {
+	jq -r '[.events[].template] as $t | .nodes[].reasons[] |
+	    (capture("^[0-9]+ x \u0027(?<q>.*)\u0027 here,") //
+	    capture("^has \u0027(?<q>.*)\u0027 \\(event")) | .q as $q |
+	    select(any($t[]; . == $q) | not) |
+	    select(($q | endswith("...") | not) or
+	    ([$t[] | select(startswith($q[:-3] + " "))] | length) == 0)' "$1"
+}
+test_expect_success 'node reasons name what sets a node apart, cut at a word' '
+	trainscope simulate --healthy --no-flows --nodes 4 --iters 20 h4 >/dev/null &&
+	trainscope --cache h4.db index h4 >/dev/null &&
+	trainscope --cache h4.db diagnose --format json h4 >h4.json &&
+	jq -r ".nodes[].reasons[]" h4.json >reasons &&
+	! grep "^0 x .* here, 0 on a typical node" reasons &&
+	grep "\.\.\.. here" reasons &&
+	bad_quotes h4.json >bad && ! test -s bad
+'
 test_done
