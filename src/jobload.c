@@ -94,6 +94,9 @@ struct ltmpl {
 	uint64_t ctx;		/* occurrences as a frame or right after one */
 	size_t first_row;
 	long occ;		/* occurrences seen in the current file */
+	double first_at;	/* when its first line was logged, as the
+				   replay places it (a line without a time:
+				   that of the lines before it), NAN */
 };
 
 struct loader {
@@ -490,8 +493,10 @@ sample_templates(struct loader *l)
 	size_t t, i;
 
 	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
-	for (t = 0; t < job->ntmpls; t++)
+	for (t = 0; t < job->ntmpls; t++) {
 		l->lt[t].first_row = (size_t)-1;
+		l->lt[t].first_at = NAN;
+	}
 	for (i = 0; i < l->nrows; i++) {
 		struct ltmpl *lt = &l->lt[l->rows[i].tmpl];
 
@@ -897,7 +902,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	struct tbtrack tb = { 0, 0, 0, 0, 0 };
 	struct lclock ck;
 	size_t hint = 0;
-	double *at = iter_times(l, from, to, map, nlines, row_of);
+	double *at = iter_times(l, from, to, map, nlines, row_of), ts;
 
 	for (i = from; i < to; i++)
 		l->lt[l->rows[i].tmpl].occ = 0;
@@ -918,12 +923,15 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 			stage_feed_known(&tr, -1, &it, &tag);
 		} else
 			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
+		ts = clock_at(&ck, line, &hint);
 		if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
 			job->tmpls[t].first.stage = tag.stage;
 			job->tmpls[t].first.iteration = tag.iteration;
+			/* after a line of known time, never before the first */
+			if (ck.n > 0 && line >= ck.line[0])
+				l->lt[t].first_at = ts;
 		}
-		stream_line(job, l->files[fi].stream, t, &tag, &pending,
-		    clock_at(&ck, line, &hint));
+		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts);
 	}
 	tb_end(l, &tb);
 	stream_finish(job, l->files[fi].stream, &tr, pending,
@@ -934,9 +942,11 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 
 /*
  * Lines of files that never say the job is training (ranks that print no
- * progress, kernel logs) are placed in time: a first occurrence after the
- * first iteration line of the job is in training, in the iteration the
- * longest-running iteration template had reached by then (interpolated).
+ * progress, kernel logs, a launcher's failure summary) are placed in
+ * time: a first occurrence after the first iteration line of the job is
+ * in training, in the iteration the longest-running iteration template
+ * had reached by then (interpolated).  A line without a time of its own
+ * is placed after the timed lines before it in its file.
  */
 static void
 restage(struct loader *l)
@@ -960,18 +970,18 @@ restage(struct loader *l)
 	span = best->last_ts - best->first_ts;
 	for (t = 0; t < l->job->ntmpls; t++) {
 		struct diag_first *f = &l->job->tmpls[t].first;
-		double x;
+		double x, at = !isnan(f->ts) ? f->ts : l->lt[t].first_at;
 
-		if (f->stage >= STAGE_TRAINING || isnan(f->ts) || f->ts <= ts0)
+		if (f->stage >= STAGE_TRAINING || isnan(at) || at <= ts0)
 			continue;
 		f->stage = STAGE_TRAINING;
 		if (best->iter_first < 0 || !(span > 0))
 			continue;
-		x = (f->ts - best->first_ts) / span;
+		x = (at - best->first_ts) / span;
 		x = x < 0 ? 0 : x > 1 ? 1 : x;
 		f->iteration = best->iter_first + (long)ceil(x *
 		    (double)(best->iter_last - best->iter_first));
-		if (f->ts > best->last_ts)
+		if (at > best->last_ts)
 			f->iteration = best->iter_last + 1;
 	}
 }
@@ -1308,6 +1318,7 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 		job->tmpls[t].first.node = sp->node;
 		job->tmpls[t].first.stage = tag.stage;
 		job->tmpls[t].first.iteration = tag.iteration;
+		l->lt[t].first_at = ts;
 	}
 	stream_line(job, sp->stream, t, &tag, &sp->pending, ts);
 }

@@ -325,4 +325,14 @@ test_expect_success 'node reasons name what sets a node apart, cut at a word' '
 	grep "\.\.\.. here" reasons &&
 	bad_quotes h4.json >bad && ! test -s bad
 '
+test_expect_success 'a launcher'"'"'s failure summary is tagged with the stage it was printed in' '
+	trainscope simulate --nodes 4 --gpus-per-node 2 --iters 20 --no-flows \
+	    --fault gpu-xid79@2:10 xid >/dev/null &&
+	trainscope --cache xid.db index xid >/dev/null &&
+	trainscope --cache xid.db diagnose --top 0 --format json xid >xid.json &&
+	jq -r ".events[] | select(.first.path | endswith(\"torchrun.log\")) |
+	    select(.template | test(\"^exitcode|^traceback|^Traceback\")) |
+	    .stage" xid.json | sort -u >stages &&
+	echo training >want && test_cmp want stages
+'
 test_done
