@@ -261,6 +261,29 @@ sum_row(sqlite3_stmt *st, void *fn, void *arg)
 }
 
 int
+diagdb_job_span(struct cache *c, int64_t job, int ts_kind, double *secs,
+    char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*secs = 0;
+	if (prep(c, "SELECT max(last_ts) - min(first_ts) FROM files WHERE "
+	    "job_id = ?1 AND ts_kind = ?2 AND first_ts IS NOT NULL AND "
+	    "last_ts IS NOT NULL", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_int(st, 2, ts_kind);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*secs = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(c, "cannot read the job's times", cause);
+	return 0;
+}
+
+int
 diagdb_template_sums(struct cache *c, int64_t h, double *nodes,
     int (*fn)(void *arg, uint32_t tmpl, uint64_t count), void *arg,
     char **cause)

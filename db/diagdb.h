@@ -87,6 +87,13 @@ int diagdb_each_rank(struct cache *c, int64_t job,
 int diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
     char **cause);
 /*
+ * How long job `job` logged: the span in seconds from the first to the
+ * last time of its files whose timestamps are of kind `ts_kind` (the
+ * files table's), 0 when none.  Returns 0, or -1 with *cause.
+ */
+int diagdb_job_span(struct cache *c, int64_t job, int ts_kind, double *secs,
+    char **cause);
+/*
  * For a healthy job h: how many nodes its logs come from (files of no
  * known node count one each) in *nodes, and fn for each of its templates
  * with the number of lines (*nodes is set before the first call).

@@ -837,16 +837,29 @@ absent_ranks(struct work *w)
 	partition_nodes(job);
 }
 
-/* Per-node rate of template t in this job. */
+/* Rate of template t in this job: per node, or per node-hour. */
 static double
 job_rate(const struct work *w, size_t t)
 {
 	size_t nn = w->job->nnodes ? w->job->nnodes : 1;
 
-	return (double)w->tf[t].total / (double)nn;
+	return (double)w->tf[t].total / (double)nn /
+	    (w->job->hours > 0 ? w->job->hours : 1);
 }
 
-/* Does template t occur far more often than in the healthy runs? */
+/* The healthy runs that can speak for template t (see healthy_blind). */
+static int
+judges(const struct work *w, size_t t)
+{
+	int n = w->job->nhealthy - w->job->tmpls[t].healthy_blind;
+
+	return n > 0 ? n : 0;
+}
+
+/*
+ * Does template t occur far more often than in the healthy runs?  A
+ * line a few times more is no news: ten times and more than one more.
+ */
 static int
 explodes(const struct work *w, size_t t)
 {
@@ -856,20 +869,23 @@ explodes(const struct work *w, size_t t)
 	    job_rate(w, t) > 10 * tp->healthy_rate + 1;
 }
 
-/* Cross-job: novelty against the healthy pool (0.5 without one). */
+/*
+ * Cross-job: novelty against the healthy runs that can speak for the
+ * template (0.5 without any: a run of another framework never logs this
+ * job's own lines, so their absence there says nothing).
+ */
 static void
 crossjob_prepare(struct work *w, size_t t)
 {
-	const struct diag_job *job = w->job;
-	const struct diag_tmpl *tp = &job->tmpls[t];
+	const struct diag_tmpl *tp = &w->job->tmpls[t];
 	struct tfacts *f = &w->tf[t];
 	double frac;
 
-	if (job->nhealthy <= 0) {
+	if (judges(w, t) == 0) {
 		f->novelty = 0.5;
 		return;
 	}
-	frac = (double)tp->healthy_jobs / (double)job->nhealthy;
+	frac = (double)tp->healthy_jobs / (double)judges(w, t);
 	f->novelty = 1 - (frac > 1 ? 1 : frac);
 	if (explodes(w, t))
 		f->novelty = 1;
@@ -879,16 +895,22 @@ static void
 crossjob(struct work *w, size_t t, char ***rv, size_t *rn)
 {
 	const struct diag_tmpl *tp = &w->job->tmpls[t];
+	const char *per = w->job->hours > 0 ? "node-hour" : "node";
 	double rate = job_rate(w, t);
 
 	if (w->job->nhealthy <= 0)
 		return;
-	reason_add(rv, rn, "seen in %d of %d healthy runs", tp->healthy_jobs,
-	    w->job->nhealthy);
+	if (judges(w, t) == 0) {
+		reason_add(rv, rn, "no healthy run logs like this job (%d in "
+		    "the pool)", w->job->nhealthy);
+		return;
+	}
+	reason_add(rv, rn, "seen in %d of %d healthy runs%s", tp->healthy_jobs,
+	    judges(w, t), tp->healthy_blind > 0 ? " of its kind" : "");
 	if (explodes(w, t))
 		reason_add(rv, rn, "%.0fx its rate in healthy runs (%.1f per "
-		    "node, healthy %.1f)", tp->healthy_rate > 0 ?
-		    rate / tp->healthy_rate : rate, rate, tp->healthy_rate);
+		    "%s, healthy %.1f)", tp->healthy_rate > 0 ?
+		    rate / tp->healthy_rate : rate, rate, per, tp->healthy_rate);
 }
 
 /* Robust z of every node's log1p count of template t; the largest in *zn. */
@@ -1075,7 +1097,7 @@ unusual(const struct work *w, size_t t)
 
 	if (tp->context)
 		return 1;
-	if (w->job->nhealthy > 0)
+	if (judges(w, t) > 0)
 		return tp->healthy_jobs == 0 || explodes(w, t);
 	return f->nn < w->job->nreal || f->category != NULL ||
 	    tp->level >= DIAG_LEVEL_WARN;

@@ -127,7 +127,11 @@ struct diag_tmpl {
 	int context;		/* only ever a traceback frame or source line */
 	struct diag_first first;
 	int healthy_jobs;	/* healthy jobs it occurs in */
-	double healthy_rate;	/* mean count per node in those jobs */
+	int healthy_blind;	/* healthy jobs that cannot speak for it:
+				   they log unlike this job (none of its
+				   iteration lines) and not it either */
+	double healthy_rate;	/* mean count per node (per node-hour when
+				   job->hours > 0) in the jobs it occurs in */
 };
 
 /* How long an iteration took, as its iteration line says. */
@@ -168,6 +172,8 @@ struct diag_job {
 	struct diag_stream *streams;
 	size_t nstreams, streamcap;
 	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
+	double hours;		/* how long its logs ran, when rates are
+				   compared per node-hour; 0: per node */
 	struct diag_span *spans;	/* stage stretches of every stream */
 	size_t nspans, spancap;
 	struct diag_absent *absent;	/* ranks of combined logs that wrote

@@ -82,6 +82,12 @@ struct lrow {
 	unsigned char *blob;
 	size_t bloblen;
 	long iter_first, iter_last;	/* iteration templates only */
+	/* its first line as the replay saw it: */
+	size_t node0;		/* the node it went to */
+	enum stage stage0;
+	long iter0;		/* -1 none */
+	double at0;		/* when (see ltmpl.first_at), NAN */
+	int seen;
 };
 
 /* Per template: what the replay needs. */
@@ -887,6 +893,18 @@ iter_times(struct loader *l, size_t from, size_t to, const uint32_t *map,
 	return at;
 }
 
+/* Row r's first line went to `node`, tagged `tag`, logged at `at`. */
+static void
+row_seen(struct lrow *r, size_t node, const struct stage_tag *tag,
+    double at)
+{
+	r->node0 = node;
+	r->stage0 = tag->stage;
+	r->iter0 = tag->iteration;
+	r->at0 = at;
+	r->seen = 1;
+}
+
 /* Replay file fi (rows [from, to)) through the stage tracker. */
 static void
 replay_file(struct loader *l, size_t fi, size_t from, size_t to,
@@ -924,13 +942,9 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 		} else
 			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
 		ts = clock_at(&ck, line, &hint);
-		if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
-			job->tmpls[t].first.stage = tag.stage;
-			job->tmpls[t].first.iteration = tag.iteration;
-			/* after a line of known time, never before the first */
-			if (ck.n > 0 && line >= ck.line[0])
-				l->lt[t].first_at = ts;
-		}
+		if (line == r->first_line)	/* after a timed line, not before */
+			row_seen(&l->rows[row_of[t]], l->files[fi].node, &tag,
+			    ck.n > 0 && line >= ck.line[0] ? ts : NAN);
 		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts);
 	}
 	tb_end(l, &tb);
@@ -938,6 +952,55 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	    l->files[fi].last_ts);
 	clock_release(&ck);
 	free(map);
+}
+
+/*
+ * Did row a's first line come before row b's?  By the times the lines
+ * carry, else by the iterations they were logged in, else timed before
+ * untimed and by path and line (row_before()).
+ */
+static int
+row_earlier(const struct loader *l, const struct lrow *a,
+    const struct lrow *b)
+{
+	if (!isnan(a->first_ts) && !isnan(b->first_ts) &&
+	    a->first_ts != b->first_ts)
+		return a->first_ts < b->first_ts;
+	if (a->seen && b->seen && a->iter0 >= 0 && b->iter0 >= 0 &&
+	    a->iter0 != b->iter0)
+		return a->iter0 < b->iter0;
+	return row_before(l, a, b);
+}
+
+/*
+ * Each template's first occurrence, now that the replay placed every
+ * file's first line of it: its node, line, stage and iteration.  A line
+ * without a time that a later file (by path) logged in an earlier
+ * iteration came first.
+ */
+static void
+pick_first(struct loader *l)
+{
+	size_t *best = xcalloc(l->job->ntmpls + 1, sizeof *best), i, t;
+	const struct lrow *r;
+
+	for (t = 0; t < l->job->ntmpls; t++)
+		best[t] = (size_t)-1;
+	for (i = 0; i < l->nrows; i++) {
+		t = l->rows[i].tmpl;
+		if (l->rows[i].seen && (best[t] == (size_t)-1 ||
+		    row_earlier(l, &l->rows[i], &l->rows[best[t]])))
+			best[t] = i;
+	}
+	for (t = 0; t < l->job->ntmpls; t++) {
+		if (best[t] == (size_t)-1)
+			continue;
+		r = &l->rows[best[t]];
+		diag_set_first(l->job, t, r->node0, l->files[r->file].path,
+		    (long)r->first_line, r->first_ts, r->stage0, r->iter0);
+		l->lt[t].first_at = r->at0;
+	}
+	free(best);
 }
 
 /*
@@ -1314,12 +1377,8 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 			    (long)line);
 	} else
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
-	if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
-		job->tmpls[t].first.node = sp->node;
-		job->tmpls[t].first.stage = tag.stage;
-		job->tmpls[t].first.iteration = tag.iteration;
-		l->lt[t].first_at = ts;
-	}
+	if (line == r->first_line)
+		row_seen(&l->rows[row_of[t]], sp->node, &tag, ts);
 	stream_line(job, sp->stream, t, &tag, &sp->pending, ts);
 }
 
@@ -1512,11 +1571,10 @@ replay(struct loader *l)
 	free(row_of);
 }
 
-/* Per healthy job: its per-node rate of each template of this job. */
+/* Per healthy job: its count of each template of this job. */
 struct pool_acc {
 	struct loader *l;
-	double *rate;
-	double nodes;
+	uint64_t *count;
 };
 
 static int
@@ -1525,24 +1583,52 @@ pool_row(void *arg, uint32_t id, uint64_t count)
 	struct pool_acc *pa = arg;
 	struct loader *l = pa->l;
 
-	if (id >= l->idcap || l->tmpl_of_id[id] == 0)
-		return 0;
-	l->job->tmpls[l->tmpl_of_id[id] - 1].healthy_jobs++;
-	pa->rate[l->tmpl_of_id[id] - 1] += (double)count / pa->nodes;
+	if (id < l->idcap && l->tmpl_of_id[id] != 0)
+		pa->count[l->tmpl_of_id[id] - 1] += count;
 	return 0;
 }
 
-/* Add healthy job h to the pool: occurrence and per-node rate. */
+/*
+ * Add healthy job h to the pool: where each template occurs, its rate
+ * there (per node, or per node-hour over `hours` when the job's rates
+ * are), and the templates it cannot speak for.  A healthy run that logs
+ * none of this job's iteration lines is of another kind (framework,
+ * launcher): that it lacks a line says nothing of the line, that it has
+ * one still says the line is normal.  A job without iteration lines is
+ * compared with every run.
+ */
 static int
-pool_add(struct loader *l, int64_t h, double *rate, char **cause)
+pool_add(struct loader *l, int64_t h, double hours, double *rate,
+    char **cause)
 {
-	struct pool_acc pa = { l, rate, 1 };
+	struct diag_job *job = l->job;
+	uint64_t *count = xcalloc(job->ntmpls + 1, sizeof *count);
+	struct pool_acc pa = { l, count };
+	double nodes, per;
+	int iters = 0, kin = 0, rc = -1;
+	size_t t;
 
-	if (diagdb_template_sums(l->c, h, &pa.nodes, pool_row, &pa,
-	    cause) != 0)
-		return -1;
-	l->job->nhealthy++;
-	return 0;
+	if (diagdb_template_sums(l->c, h, &nodes, pool_row, &pa, cause) != 0)
+		goto out;
+	for (t = 0; t < job->ntmpls; t++)
+		if (l->lt[t].is_iter) {
+			iters = 1;
+			kin |= count[t] > 0;
+		}
+	kin |= !iters;
+	per = nodes * (job->hours > 0 ? hours : 1);
+	for (t = 0; t < job->ntmpls; t++) {
+		if (count[t] > 0) {
+			job->tmpls[t].healthy_jobs++;
+			rate[t] += (double)count[t] / per;
+		} else if (!kin)
+			job->tmpls[t].healthy_blind++;
+	}
+	job->nhealthy++;
+	rc = 0;
+out:
+	free(count);
+	return rc;
 }
 
 /*
@@ -1583,19 +1669,49 @@ pool_ids(struct loader *l, const char *const *base, size_t nbase,
 	return 0;
 }
 
+/*
+ * How long the job and each healthy run logged (epoch times): rates are
+ * compared per node-hour when all of them ran a minute or more, else per
+ * node.  A run of a hundred times the iterations has a hundred times the
+ * retries.
+ */
+static int
+pool_hours(struct loader *l, const int64_t *ids, size_t n, double *hours,
+    char **cause)
+{
+	double secs;
+	size_t i;
+
+	if (diagdb_job_span(l->c, l->job_id, LP_TS_EPOCH, &secs, cause) != 0)
+		return -1;
+	l->job->hours = secs >= 60 ? secs / 3600 : 0;
+	for (i = 0; i < n; i++) {
+		if (diagdb_job_span(l->c, ids[i], LP_TS_EPOCH, &secs,
+		    cause) != 0)
+			return -1;
+		hours[i] = secs / 3600;
+		if (secs < 60)
+			l->job->hours = 0;
+	}
+	return 0;
+}
+
 static int
 load_pool(struct loader *l, const char *const *base, size_t nbase,
     char **cause)
 {
 	int64_t *ids = NULL;
-	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate);
+	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate), *hours = NULL;
 	size_t n, i;
 	int rc = -1;
 
 	if (pool_ids(l, base, nbase, &ids, &n, cause) != 0)
 		goto out;
+	hours = xcalloc(n + 1, sizeof *hours);
+	if (pool_hours(l, ids, n, hours, cause) != 0)
+		goto out;
 	for (i = 0; i < n; i++)
-		if (pool_add(l, ids[i], rate, cause) != 0)
+		if (pool_add(l, ids[i], hours[i], rate, cause) != 0)
 			goto out;
 	for (i = 0; i < l->job->ntmpls; i++)
 		if (l->job->tmpls[i].healthy_jobs > 0)
@@ -1605,6 +1721,7 @@ load_pool(struct loader *l, const char *const *base, size_t nbase,
 out:
 	free(ids);
 	free(rate);
+	free(hours);
 	return rc;
 }
 
@@ -1664,6 +1781,7 @@ jobload(struct cache *c, const char *name, const char *const *baselines,
 	l.time_stream = (size_t)-1;
 	collect_times(&l);
 	replay(&l);
+	pick_first(&l);
 	absent_ranks(&l);
 	restage(&l);
 	mark_context(&l);

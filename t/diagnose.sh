@@ -335,4 +335,35 @@ test_expect_success 'a launcher'"'"'s failure summary is tagged with the stage i
 	    .stage" xid.json | sort -u >stages &&
 	echo training >want && test_cmp want stages
 '
+test_expect_success 'a long run is compared with short healthy runs per node-hour' '
+	mkdir -p pool &&
+	for i in 1 2 3; do
+		trainscope simulate --healthy --no-flows --nodes 4 --gpus-per-node 2 \
+		    --iters 30 --seed $i pool/h$i >/dev/null || exit 1
+	done &&
+	trainscope simulate --no-flows --nodes 4 --gpus-per-node 2 --iters 900 \
+	    --fault cuda-oom@2:880 pool/long >/dev/null &&
+	trainscope --cache pool.db index pool/h1 pool/h2 pool/h3 pool/long >/dev/null &&
+	for i in 1 2 3; do
+		trainscope --cache pool.db diagnose h$i >/dev/null || exit 1
+	done &&
+	trainscope --cache pool.db diagnose --top 0 --format json long >long.json &&
+	test "$(jq .healthy_runs long.json)" = 3 &&
+	jq -r ".events[0].template" long.json | grep "CUDA out of memory" &&
+	! jq -r ".events[].reasons[]" long.json | grep "its rate in healthy runs" &&
+	jq -r ".events[] | select(.template | startswith(\"iteration\")) |
+	    .reasons[]" long.json | grep "^seen in 3 of 3 healthy runs$"
+'
+test_expect_success 'healthy runs of another framework do not judge this one'"'"'s own lines' '
+	trainscope simulate --no-flows --nodes 4 --gpus-per-node 2 --iters 30 \
+	    --format hf --fault cuda-oom@2:20 pool/hf >/dev/null &&
+	trainscope --cache pool.db index pool/hf >/dev/null &&
+	trainscope --cache pool.db diagnose --top 0 --format json hf >hf.json &&
+	jq -r ".events[] | select(.template | startswith(\"{\u0027loss\u0027\")) |
+	    .reasons[0]" hf.json >r &&
+	grep "^no healthy run logs like this job (3 in the pool)$" r &&
+	jq -r ".events[] | select(.template == \"NCCL version <*>\") |
+	    .reasons[0]" hf.json | grep "^seen in 3 of 3 healthy runs$" &&
+	! jq -r ".events[].reasons[]" hf.json | grep "seen in 0 of 3 healthy runs$"
+'
 test_done
