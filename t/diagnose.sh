@@ -108,6 +108,12 @@ if [ -d "$G/run2_failed/logs" ]; then
 		trainscope index "$G/run1_normal" "$G/run2_failed" 2>out &&
 		grep "indexed 2 jobs" out
 	'
+	test_expect_success 'real sample: a capture tool'"'"'s table is no log, a launcher'"'"'s log is' '
+		trainscope diagnose --top 0 --format json run1_normal >r1.json &&
+		! jq -r ".events[].first.path" r1.json | grep "^flows/" &&
+		! jq -r ".events[].template" r1.json | grep -e "^TCP Conversations" -e "^Filter:" &&
+		jq -r ".events[].first.path" r1.json | grep "^truth/launcher.log$"
+	'
 	test_expect_success 'real sample: the faulty node of log_truth ranks first' '
 		trainscope diagnose --baseline run1_normal --format json \
 		    run2_failed >real.json &&
