@@ -260,12 +260,20 @@ sum_row(sqlite3_stmt *st, void *fn, void *arg)
 	    (uint64_t)sqlite3_column_int64(st, 1));
 }
 
+static int
+span_row(sqlite3_stmt *st, void *fn, void *arg)
+{
+	(void)fn;
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*(double *)arg = sqlite3_column_double(st, 0);
+	return 0;
+}
+
 int
 diagdb_job_span(struct cache *c, int64_t job, int ts_kind, double *secs,
     char **cause)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	*secs = 0;
 	if (prep(c, "SELECT max(last_ts) - min(first_ts) FROM files WHERE "
@@ -274,13 +282,8 @@ diagdb_job_span(struct cache *c, int64_t job, int ts_kind, double *secs,
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
 	sqlite3_bind_int(st, 2, ts_kind);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		*secs = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return cache_fail(c, "cannot read the job's times", cause);
-	return 0;
+	return walk(c, st, span_row, NULL, secs, "cannot read the job's times",
+	    cause);
 }
 
 int

@@ -395,7 +395,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 4;
+const int diag_revision = 5;
 
 /* ------------------------------------------------------------ working set */
 

@@ -1049,19 +1049,33 @@ restage(struct loader *l)
 	}
 }
 
+/*
+ * v (of *n elements of `size` bytes) grown to hold `need`, the new
+ * elements copies of *fill.
+ */
+static void *
+grow_filled(void *v, size_t *n, size_t need, size_t size, const void *fill)
+{
+	size_t old = *n;
+
+	if (need <= *n)
+		return v;
+	v = xgrow(v, n, need, size);
+	for (; old < *n; old++)
+		memcpy((char *)v + old * size, fill, size);
+	return v;
+}
+
 /* The reference file logged iteration k at ts (its first line of it). */
 static void
 ref_set(struct loader *l, long k, double ts)
 {
-	size_t old = l->nref;
+	static const double unknown = NAN;
 
 	if (k < 0 || k > 100000000)
 		return;
-	if ((size_t)k >= l->nref) {
-		l->ref = xgrow(l->ref, &l->nref, (size_t)k + 1, sizeof *l->ref);
-		while (old < l->nref)
-			l->ref[old++] = NAN;
-	}
+	l->ref = grow_filled(l->ref, &l->nref, (size_t)k + 1, sizeof *l->ref,
+	    &unknown);
 	if (isnan(l->ref[k]))
 		l->ref[k] = ts;
 }
@@ -1162,16 +1176,12 @@ node_named(struct loader *l, const char *name)
 static void
 rank_set(struct loader *l, long rank, size_t node)
 {
-	size_t old = l->nrank;
+	static const size_t none = 0;
 
 	if (rank < 0 || rank > 1000000)
 		return;
-	if ((size_t)rank >= l->nrank) {
-		l->rank_node = xgrow(l->rank_node, &l->nrank, (size_t)rank + 1,
-		    sizeof *l->rank_node);
-		memset(l->rank_node + old, 0, (l->nrank - old) *
-		    sizeof *l->rank_node);
-	}
+	l->rank_node = grow_filled(l->rank_node, &l->nrank, (size_t)rank + 1,
+	    sizeof *l->rank_node, &none);
 	if (l->rank_node[rank] == 0)
 		l->rank_node[rank] = node + 1;
 }
@@ -1460,12 +1470,9 @@ summary_line(struct loader *l, struct summary *sum, struct lp_line *lp)
 static void
 wrote_set(struct loader *l, long rank)
 {
-	size_t old = l->nwrote;
+	static const unsigned char no = 0;
 
-	if ((size_t)rank >= l->nwrote) {
-		l->wrote = xgrow(l->wrote, &l->nwrote, (size_t)rank + 1, 1);
-		memset(l->wrote + old, 0, l->nwrote - old);
-	}
+	l->wrote = grow_filled(l->wrote, &l->nwrote, (size_t)rank + 1, 1, &no);
 	l->wrote[rank] = 1;
 }
 
