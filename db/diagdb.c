@@ -231,9 +231,10 @@ diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
 
 	*ids = NULL;
 	*n = 0;
+	/* 'healthy': what caches of older builds stored for 'completed' */
 	if (prep(c, "SELECT id FROM jobs WHERE id != ?1 AND indexed IS NOT "
-	    "NULL AND (marked = 'good' OR (outcome = 'healthy' AND marked IS "
-	    "NULL)) ORDER BY id", &st, cause) != 0)
+	    "NULL AND (marked = 'good' OR (outcome IN ('completed', "
+	    "'healthy') AND marked IS NULL)) ORDER BY id", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -257,6 +258,32 @@ sum_row(sqlite3_stmt *st, void *fn, void *arg)
 
 	return f(arg, (uint32_t)sqlite3_column_int64(st, 0),
 	    (uint64_t)sqlite3_column_int64(st, 1));
+}
+
+static int
+span_row(sqlite3_stmt *st, void *fn, void *arg)
+{
+	(void)fn;
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*(double *)arg = sqlite3_column_double(st, 0);
+	return 0;
+}
+
+int
+diagdb_job_span(struct cache *c, int64_t job, int ts_kind, double *secs,
+    char **cause)
+{
+	sqlite3_stmt *st;
+
+	*secs = 0;
+	if (prep(c, "SELECT max(last_ts) - min(first_ts) FROM files WHERE "
+	    "job_id = ?1 AND ts_kind = ?2 AND first_ts IS NOT NULL AND "
+	    "last_ts IS NOT NULL", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_int(st, 2, ts_kind);
+	return walk(c, st, span_row, NULL, secs, "cannot read the job's times",
+	    cause);
 }
 
 int

@@ -80,11 +80,18 @@ int diagdb_each_rank(struct cache *c, int64_t job,
     int (*fn)(void *arg, long rank, int64_t node), void *arg, char **cause);
 
 /*
- * The healthy pool of job `job`: jobs marked good, or that ended cleanly
- * and are not marked, other than the job itself, by id.  *ids is
+ * The healthy pool of job `job`: jobs marked good, or whose diagnosis
+ * was "completed" and are not marked, other than the job itself, by id.  *ids is
  * allocated (free it).  Returns 0, or -1 with *cause.
  */
 int diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
+    char **cause);
+/*
+ * How long job `job` logged: the span in seconds from the first to the
+ * last time of its files whose timestamps are of kind `ts_kind` (the
+ * files table's), 0 when none.  Returns 0, or -1 with *cause.
+ */
+int diagdb_job_span(struct cache *c, int64_t job, int ts_kind, double *secs,
     char **cause);
 /*
  * For a healthy job h: how many nodes its logs come from (files of no
@@ -111,8 +118,8 @@ struct diagdb_tag {
 	long iteration;		/* -1: none */
 };
 /*
- * Record what the diagnosis concluded: the job's outcome ("healthy" or
- * "failed") and the stage and iteration of each template's first
+ * Record what the diagnosis concluded: the job's outcome ("completed",
+ * "degraded" or "failed") and the stage and iteration of each template's first
  * occurrence in node_templates, in one transaction.  Returns 0, or -1
  * with *cause.
  */

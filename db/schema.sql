@@ -17,7 +17,8 @@ CREATE TABLE jobs (
 	root	TEXT NOT NULL,		-- absolute path the files are relative to
 	created	REAL NOT NULL,		-- first indexed, epoch seconds
 	indexed	REAL,			-- last indexed, epoch seconds
-	outcome	TEXT,			-- 'failed', 'healthy' or NULL (unknown)
+	outcome	TEXT,			-- 'failed', 'degraded', 'completed' (older
+					-- builds: 'healthy') or NULL (unknown)
 	marked	TEXT			-- the user's verdict: 'good', 'bad' or NULL
 );
 

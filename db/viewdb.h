@@ -18,7 +18,7 @@ struct viewdb_job {
 	int64_t bytes;		/* their size on disk */
 	int64_t lines;
 	int64_t nodes;
-	const char *outcome;	/* "failed", "healthy" or "" */
+	const char *outcome;	/* "failed", "degraded", "completed" or "" */
 	const char *marked;	/* "good", "bad" or "" */
 	double indexed;		/* epoch seconds, NAN: never (flows only) */
 };

@@ -99,6 +99,9 @@ diag_job_free(struct diag_job *job)
 		free(job->streams[i].iters);
 		free(job->streams[i].path);
 	}
+	for (i = 0; i < job->nabsent; i++)
+		free(job->absent[i].node);
+	free(job->absent);
 	free(job->times);
 	free(job->losses);
 	free(job->losspath);
@@ -125,6 +128,7 @@ diag_add_node(struct diag_job *job, const char *name)
 	n->first_error_ts = NAN;
 	n->last_ts = NAN;
 	n->last_iter = -1;
+	n->absent = -1;
 	if (job->counts != NULL) {	/* node-major: one more zero row */
 		job->counts = xreallocarray(job->counts, (job->nnodes + 1) *
 		    job->ntmpls + 1, sizeof *job->counts);
@@ -153,6 +157,15 @@ diag_node_evidence(struct diag_job *job, const char *name, double weight,
 	    sizeof *n->outside_why);
 	n->outside_why[n->noutside++] = xstrdup(reason);
 	return 0;
+}
+
+void
+diag_add_absent(struct diag_job *job, long rank, const char *node)
+{
+	job->absent = xgrow(job->absent, &job->absentcap, job->nabsent + 1,
+	    sizeof *job->absent);
+	job->absent[job->nabsent].rank = rank;
+	job->absent[job->nabsent++].node = xstrdup(node);
 }
 
 size_t
@@ -345,6 +358,32 @@ diag_clock_str(double ts, char *out, size_t len)
 	strftime(out, len, "%H:%M:%S", &tm);
 }
 
+/*
+ * s cut to at most max bytes at a word, with "..." after it, into out
+ * (len > max + 3); a single longer word is cut inside, never inside a
+ * UTF-8 character.
+ */
+static void
+clip(const char *s, size_t max, char *out, size_t len)
+{
+	size_t n = strlen(s), k;
+
+	if (n <= max || len < 8) {
+		snprintf(out, len, "%s", s);
+		return;
+	}
+	if (max + 4 > len)
+		max = len - 4;
+	for (k = max; k > 0 && s[k] != ' '; k--)
+		;
+	if (k == 0)
+		for (k = max; k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80; k--)
+			;
+	while (k > 0 && s[k - 1] == ' ')
+		k--;
+	snprintf(out, len, "%.*s...", (int)k, s);
+}
+
 static void
 span_str(double sec, char *out, size_t len)
 {
@@ -356,7 +395,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 4;
+const int diag_revision = 5;
 
 /* ------------------------------------------------------------ working set */
 
@@ -398,7 +437,11 @@ struct work {
 	double hang_sec, hang_period;	/* the stall and an iteration's time */
 	long hang_iter;
 	double hang_ts;
+	size_t timeout_nodes;	/* nodes reporting a timeout, when a rank
+				   is absent */
 };
+
+static void partition_nodes(struct diag_job *job);
 
 static int
 cmp_long_asc(const void *a, const void *b)
@@ -455,14 +498,17 @@ tmpl_index(const struct work *w, uint32_t id)
 
 /*
  * A node's end: the lowest last iteration among its streams that log
- * iterations (a launcher or kernel log has none), the latest end of any
- * of them, and the earliest stage reached.
+ * iterations (a launcher or kernel log has none), the latest time any of
+ * its logs gave -- unknown when a rank's log gives none (its lines went
+ * on after whatever time the others say) -- and the earliest stage
+ * reached.
  */
 static void
 node_ends(struct work *w)
 {
 	struct diag_job *job = w->job;
 	int *procs = xcalloc(job->nnodes + 1, sizeof *procs);
+	unsigned char *untimed = xcalloc(job->nnodes + 1, 1);
 	size_t i;
 
 	for (i = 0; i < job->nstreams; i++) {
@@ -475,6 +521,8 @@ node_ends(struct work *w)
 		if (!isnan(s->last_ts) && (isnan(n->last_ts) ||
 		    s->last_ts > n->last_ts))
 			n->last_ts = s->last_ts;
+		if (isnan(s->last_ts) && (iters || s->last_stage >= STAGE_INIT))
+			untimed[s->node] = 1;
 		if (iters && (n->last_stage == STAGE_NONE ||
 		    s->last_stage < n->last_stage))
 			n->last_stage = s->last_stage;
@@ -482,19 +530,23 @@ node_ends(struct work *w)
 		if (iters || s->last_stage >= STAGE_INIT)
 			procs[s->node]++;
 		if (iters || s->last_stage >= STAGE_TRAINING)
-			w->reached_training = 1;
+			w->reached_training = n->trained = 1;
 	}
 	for (i = 0; i < job->nstreams; i++) {
-		struct diag_node *n = &job->nodes[job->streams[i].node];
+		const struct diag_stream *s = &job->streams[i];
+		struct diag_node *n = &job->nodes[s->node];
 
 		if (n->last_stage == STAGE_NONE)
-			n->last_stage = job->streams[i].last_stage;
+			n->last_stage = s->last_stage;
+		if (untimed[s->node])
+			n->last_ts = NAN;
 	}
 	/* ranks: those the index placed there, or its ranks' own logs */
 	for (i = 0; i < job->nnodes; i++)
 		if (procs[i] > job->nodes[i].nprocs)
 			job->nodes[i].nprocs = procs[i];
 	free(procs);
+	free(untimed);
 }
 
 /* A timeout is a consequence: it never dates nor starts a failure. */
@@ -748,16 +800,66 @@ label(struct work *w)
 	}
 }
 
-/* Per-node rate of template t in this job. */
+/*
+ * Ranks of the combined logs that wrote no line (job->absent) while ranks
+ * of at least two other nodes report timeouts: the others wait for them.
+ * Their nodes (added when the logs never named them) get node->absent.
+ * Only a few gaps count: a log where most ranks are silent says nothing.
+ * Call after label(); the nodes are partitioned again.
+ */
+static void
+absent_ranks(struct work *w)
+{
+	struct diag_job *job = w->job;
+	size_t n, t, a, nto = 0;
+
+	if (job->nabsent == 0 || 2 * job->nabsent > job->nseen)
+		return;
+	for (n = 0; n < job->nreal; n++)
+		for (t = 0; t < job->ntmpls; t++)
+			if (is_timeout(&w->tf[t]) &&
+			    job->counts[n * job->ntmpls + t] > 0) {
+				nto++;
+				break;
+			}
+	if (nto < 2)
+		return;
+	for (a = 0; a < job->nabsent; a++) {
+		for (n = 0; n < job->nnodes; n++)
+			if (strcmp(job->nodes[n].name, job->absent[a].node) == 0)
+				break;
+		if (n == job->nnodes)
+			n = diag_add_node(job, job->absent[a].node);
+		job->nodes[n].pseudo = 0;
+		job->nodes[n].absent = job->absent[a].rank;
+	}
+	w->timeout_nodes = nto;
+	partition_nodes(job);
+}
+
+/* Rate of template t in this job: per node, or per node-hour. */
 static double
 job_rate(const struct work *w, size_t t)
 {
 	size_t nn = w->job->nnodes ? w->job->nnodes : 1;
 
-	return (double)w->tf[t].total / (double)nn;
+	return (double)w->tf[t].total / (double)nn /
+	    (w->job->hours > 0 ? w->job->hours : 1);
 }
 
-/* Does template t occur far more often than in the healthy runs? */
+/* The healthy runs that can speak for template t (see healthy_blind). */
+static int
+judges(const struct work *w, size_t t)
+{
+	int n = w->job->nhealthy - w->job->tmpls[t].healthy_blind;
+
+	return n > 0 ? n : 0;
+}
+
+/*
+ * Does template t occur far more often than in the healthy runs?  A
+ * line a few times more is no news: ten times and more than one more.
+ */
 static int
 explodes(const struct work *w, size_t t)
 {
@@ -767,20 +869,23 @@ explodes(const struct work *w, size_t t)
 	    job_rate(w, t) > 10 * tp->healthy_rate + 1;
 }
 
-/* Cross-job: novelty against the healthy pool (0.5 without one). */
+/*
+ * Cross-job: novelty against the healthy runs that can speak for the
+ * template (0.5 without any: a run of another framework never logs this
+ * job's own lines, so their absence there says nothing).
+ */
 static void
 crossjob_prepare(struct work *w, size_t t)
 {
-	const struct diag_job *job = w->job;
-	const struct diag_tmpl *tp = &job->tmpls[t];
+	const struct diag_tmpl *tp = &w->job->tmpls[t];
 	struct tfacts *f = &w->tf[t];
 	double frac;
 
-	if (job->nhealthy <= 0) {
+	if (judges(w, t) == 0) {
 		f->novelty = 0.5;
 		return;
 	}
-	frac = (double)tp->healthy_jobs / (double)job->nhealthy;
+	frac = (double)tp->healthy_jobs / (double)judges(w, t);
 	f->novelty = 1 - (frac > 1 ? 1 : frac);
 	if (explodes(w, t))
 		f->novelty = 1;
@@ -790,16 +895,22 @@ static void
 crossjob(struct work *w, size_t t, char ***rv, size_t *rn)
 {
 	const struct diag_tmpl *tp = &w->job->tmpls[t];
+	const char *per = w->job->hours > 0 ? "node-hour" : "node";
 	double rate = job_rate(w, t);
 
 	if (w->job->nhealthy <= 0)
 		return;
-	reason_add(rv, rn, "seen in %d of %d healthy runs", tp->healthy_jobs,
-	    w->job->nhealthy);
+	if (judges(w, t) == 0) {
+		reason_add(rv, rn, "no healthy run logs like this job (%d in "
+		    "the pool)", w->job->nhealthy);
+		return;
+	}
+	reason_add(rv, rn, "seen in %d of %d healthy runs%s", tp->healthy_jobs,
+	    judges(w, t), tp->healthy_blind > 0 ? " of its kind" : "");
 	if (explodes(w, t))
 		reason_add(rv, rn, "%.0fx its rate in healthy runs (%.1f per "
-		    "node, healthy %.1f)", tp->healthy_rate > 0 ?
-		    rate / tp->healthy_rate : rate, rate, tp->healthy_rate);
+		    "%s, healthy %.1f)", tp->healthy_rate > 0 ?
+		    rate / tp->healthy_rate : rate, rate, per, tp->healthy_rate);
 }
 
 /* Robust z of every node's log1p count of template t; the largest in *zn. */
@@ -986,7 +1097,7 @@ unusual(const struct work *w, size_t t)
 
 	if (tp->context)
 		return 1;
-	if (w->job->nhealthy > 0)
+	if (judges(w, t) > 0)
 		return tp->healthy_jobs == 0 || explodes(w, t);
 	return f->nn < w->job->nreal || f->category != NULL ||
 	    tp->level >= DIAG_LEVEL_WARN;
@@ -1352,6 +1463,46 @@ demote_cuda(struct work *w, struct diag_result *r)
 	}
 }
 
+static int
+is_category(const struct diag_event_result *e, const char *c)
+{
+	return e->category != NULL && strcmp(e->category, c) == 0;
+}
+
+/*
+ * A port that goes down shows in NCCL as completion errors and failed
+ * verbs calls, on its node and on the peers across the link: when link
+ * events (an adapter's port event, the kernel's link down or cable error)
+ * score near the job's strongest network error, the network errors rank
+ * just below the weakest of them.  A link event far below (a flap the
+ * run rode out) changes nothing.
+ */
+static void
+demote_after_link(struct diag_result *r)
+{
+	double net = 0, link = 0;
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		if (is_category(&r->events[i], "network") &&
+		    r->events[i].score > net)
+			net = r->events[i].score;
+	for (i = 0; i < r->nevents; i++)
+		if (is_category(&r->events[i], "link") &&
+		    r->events[i].score >= 0.85 * net &&
+		    (link == 0 || r->events[i].score < link))
+			link = r->events[i].score;
+	for (i = 0; i < r->nevents && link > 0; i++) {
+		struct diag_event_result *e = &r->events[i];
+
+		if (!is_category(e, "network") || e->score < 0.97 * link)
+			continue;
+		e->score = 0.97 * link;
+		reason_add(&e->reasons, &e->nreasons, "a consequence: a network "
+		    "port of the job went down (its link event ranks first)");
+	}
+}
+
 /*
  * Cause before consequence: when some rank reports an error of its own
  * (own_error()), the timeouts, hangs, lost peers, collective summaries and
@@ -1430,7 +1581,10 @@ cmp_node(const void *a, const void *b)
 	return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* Median of the other nodes' last iterations and last timestamps. */
+/*
+ * Median of the other nodes' last iterations (of those that log
+ * iteration lines) and last timestamps.
+ */
 static void
 peer_ends(const struct diag_job *job, size_t self, double *iter_med,
     double *ts_med)
@@ -1442,7 +1596,8 @@ peer_ends(const struct diag_job *job, size_t self, double *iter_med,
 	for (n = 0; n < job->nreal; n++) {
 		if (job->nodes[n].nranks == 0 || n == self)
 			continue;
-		it[ni++] = (double)job->nodes[n].last_iter;
+		if (job->nodes[n].last_iter >= 0)
+			it[ni++] = (double)job->nodes[n].last_iter;
 		if (!isnan(job->nodes[n].last_ts))
 			ts[nt++] = job->nodes[n].last_ts;
 	}
@@ -1461,14 +1616,30 @@ node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
 	double im, tm;
 	char gap[32];
 
+	if (nd->absent >= 0) {
+		reason_add(&nr->reasons, &nr->nreasons, "rank %ld wrote no line "
+		    "while ranks of %zu other nodes report timeouts: the rank "
+		    "they wait for", nd->absent, w->timeout_nodes);
+		*strong = 0.6;
+		return 1;
+	}
 	if (nd->missing || nd->nranks == 0) {
 		reason_add(&nr->reasons, &nr->nreasons, "no log at all");
 		return 1;
 	}
 	peer_ends(w->job, n, &im, &tm);
-	if (!isnan(im) && (double)nd->last_iter < im) {
+	/* a node whose ranks print no iteration lines is not behind */
+	if (!isnan(im) && nd->last_iter >= 0 && (double)nd->last_iter < im) {
 		reason_add(&nr->reasons, &nr->nreasons, "log stops at iteration "
 		    "%ld, its peers reach %.0f", nd->last_iter, im);
+		return 0.9;
+	}
+	if (!isnan(im) && nd->last_iter < 0 && !nd->trained) {
+		reason_add(&nr->reasons, &nr->nreasons, "log stops %s%s, before "
+		    "training; its peers reach iteration %.0f",
+		    nd->last_stage != STAGE_NONE ? "in " : "",
+		    nd->last_stage != STAGE_NONE ? stage_name(nd->last_stage) :
+		    "", im);
 		return 0.9;
 	}
 	if (!isnan(tm) && !isnan(nd->last_ts) && tm - nd->last_ts > 30) {
@@ -1492,7 +1663,11 @@ node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
 	return 0;
 }
 
-/* The strongest localised event on each node (its template in best[n]). */
+/*
+ * The strongest localised event on each node (its template in best[n]).
+ * A job of one node has no peers to be compared with: there its errors
+ * and labelled events count.
+ */
 static void
 node_events(const struct work *w, const struct diag_result *r, double *ev,
     size_t *best)
@@ -1504,7 +1679,8 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
 		const struct diag_event_result *e = &r->events[i];
 		const struct tfacts *f = &w->tf[e->tmpl];
 
-		if (job->nreal < 2 || e->nnodes == 0 || job->tmpls[e->tmpl].context)
+		if (e->nnodes == 0 || job->tmpls[e->tmpl].context ||
+		    (job->nreal < 2 && !signals_error(w, e->tmpl)))
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
 			size_t n = e->nodes[k];
@@ -1543,6 +1719,7 @@ node_spatial_reason(const struct work *w, size_t n,
 	const struct diag_job *job = w->job;
 	const double *a = w->node_attr + n * job->ntmpls;
 	size_t t, top[2] = { (size_t)-1, (size_t)-1 }, k;
+	char text[128];
 
 	reason_add(&nr->reasons, &nr->nreasons, "deviates from its peers "
 	    "(spatial anomaly %.2f)", w->node_spatial[n]);
@@ -1552,9 +1729,10 @@ node_spatial_reason(const struct work *w, size_t n,
 		for (t = 0; t < job->ntmpls; t++)
 			w->typical[t] = typical_count(job, t);
 	}
+	/* a count a whole line away from the typical node's says something */
 	for (t = 0; t < job->ntmpls; t++) {
-		if (a[t] <= 0 || (double)job->counts[n * job->ntmpls + t] ==
-		    w->typical[t])
+		if (a[t] <= 0 || fabs((double)job->counts[n * job->ntmpls + t] -
+		    w->typical[t]) < 1)
 			continue;
 		if (top[0] == (size_t)-1 || a[t] > a[top[0]]) {
 			top[1] = top[0];
@@ -1562,10 +1740,14 @@ node_spatial_reason(const struct work *w, size_t n,
 		} else if (top[1] == (size_t)-1 || a[t] > a[top[1]])
 			top[1] = t;
 	}
-	for (k = 0; k < 2 && top[k] != (size_t)-1; k++)
-		reason_add(&nr->reasons, &nr->nreasons, "%u x '%.60s' here, "
-		    "%.0f on a typical node", job->counts[n * job->ntmpls +
-		    top[k]], job->tmpls[top[k]].text, w->typical[top[k]]);
+	for (k = 0; k < 2 && top[k] != (size_t)-1; k++) {
+		double typ = w->typical[top[k]];
+
+		clip(job->tmpls[top[k]].text, 60, text, sizeof text);
+		reason_add(&nr->reasons, &nr->nreasons, "%u x '%s' here, %.*f "
+		    "on a typical node", job->counts[n * job->ntmpls + top[k]],
+		    text, typ == floor(typ) ? 0 : 1, typ);
+	}
 }
 
 /*
@@ -1631,7 +1813,7 @@ score_nodes(struct work *w, struct diag_result *r)
 	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
 	double strong;
 	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
-	char gap[32];
+	char gap[32], text[128];
 
 	best = xcalloc(nn + 1, sizeof *best);
 	node_events(w, r, ev, best);
@@ -1646,9 +1828,11 @@ score_nodes(struct work *w, struct diag_result *r)
 		nr->node = n;
 		if (w->node_spatial[n] >= 0.3)
 			node_spatial_reason(w, n, nr);
-		if (ev[n] > 0)
-			reason_add(&nr->reasons, &nr->nreasons, "has '%.80s' "
-			    "(event score %.2f)", job->tmpls[best[n]].text, ev[n]);
+		if (ev[n] > 0) {
+			clip(job->tmpls[best[n]].text, 80, text, sizeof text);
+			reason_add(&nr->reasons, &nr->nreasons, "has '%s' "
+			    "(event score %.2f)", text, ev[n]);
+		}
 		strong = 0;
 		end = node_end(w, n, silent, nerr, ntrain, nr, &strong);
 		on = n == first ? 1 : 0;
@@ -1709,10 +1893,16 @@ when(struct work *w, struct diag_result *r)
 		fail = r->slow_iter;
 		slowed = 1;
 	}
-	/* an error ended the job before any iteration: "iteration 0" */
+	/*
+	 * An error ended the job in a stage before training: "iteration 0",
+	 * before its first.  Where no stage line says so (a pasted window
+	 * of errors), the iteration is unknown.
+	 */
 	if (fail < 0 && !w->reached_training && top != NULL &&
-	    top->score >= 0.4 && (top->category != NULL ||
-	    job->tmpls[top->tmpl].level >= DIAG_LEVEL_ERROR))
+	    top->score > 0 && (top->category != NULL ||
+	    job->tmpls[top->tmpl].level >= DIAG_LEVEL_ERROR) &&
+	    job->tmpls[top->tmpl].first.stage > STAGE_NONE &&
+	    job->tmpls[top->tmpl].first.stage < STAGE_TRAINING)
 		fail = 0;
 	for (n = 0; n < job->nnodes; n++)
 		if (job->nodes[n].last_iter >= 0 && (minlast < 0 ||
@@ -1902,6 +2092,23 @@ outcome(const struct work *w, const struct diag_result *r)
 	return r->failure_iter >= 0 ? DIAG_DEGRADED : DIAG_COMPLETED;
 }
 
+/*
+ * The stage a job that ran to the end ended in: the earliest last stage
+ * of the ranks that trained (shutdown when they all said so).
+ */
+static enum stage
+end_stage(const struct diag_job *job)
+{
+	enum stage st = STAGE_NONE;
+	size_t i;
+
+	for (i = 0; i < job->nstreams; i++)
+		if (job->streams[i].last_iter >= 0 && (st == STAGE_NONE ||
+		    job->streams[i].last_stage < st))
+			st = job->streams[i].last_stage;
+	return st;
+}
+
 const char *
 diag_outcome_name(enum diag_outcome o)
 {
@@ -1966,6 +2173,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	absent_ranks(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		crossjob_prepare(&w, t);
 	loss_signal(&w);
@@ -1986,12 +2194,16 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);
 	demote_cuda(&w, r);
+	demote_after_link(r);
 	demote_consequences(&w, r);
 	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);
 	slowdown(job, r);
 	when(&w, r);
 	r->outcome = outcome(&w, r);
+	/* nothing went wrong: the stage is where it ended, not an event's */
+	if (r->outcome == DIAG_COMPLETED && end_stage(job) != STAGE_NONE)
+		r->stage = end_stage(job);
 	free(col);
 	free(w.tf);
 	free(w.ids_sorted);

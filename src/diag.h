@@ -50,13 +50,19 @@ struct diag_node {
 	int pseudo;		/* not a machine: lines of no rank or node
 				   (a launcher's output in a combined log) */
 	double first_error_ts;	/* first error-level line, NAN if none */
+	long absent;		/* a rank placed here that wrote no line
+				   while its peers report timeouts (set by
+				   diag_run()), -1 none */
 	double outside;		/* evidence from outside the logs, [0, 1] */
 	char **outside_why;	/* its reasons */
 	size_t noutside;
 	/* filled by diag_run() from the node's streams: */
-	long last_iter;		/* last iteration completed by all its ranks */
-	double last_ts;		/* earliest end among its ranks, NAN unknown */
+	long last_iter;		/* last iteration completed by all its ranks,
+				   -1: none logs an iteration line */
+	double last_ts;		/* latest time its logs give, NAN unknown
+				   (a rank's log gives none) */
 	enum stage last_stage;
+	int trained;		/* a log of it reached training */
 };
 
 /*
@@ -121,7 +127,11 @@ struct diag_tmpl {
 	int context;		/* only ever a traceback frame or source line */
 	struct diag_first first;
 	int healthy_jobs;	/* healthy jobs it occurs in */
-	double healthy_rate;	/* mean count per node in those jobs */
+	int healthy_blind;	/* healthy jobs that cannot speak for it:
+				   they log unlike this job (none of its
+				   iteration lines) and not it either */
+	double healthy_rate;	/* mean count per node (per node-hour when
+				   job->hours > 0) in the jobs it occurs in */
 };
 
 /* How long an iteration took, as its iteration line says. */
@@ -136,6 +146,12 @@ struct diag_loss {
 	double loss;		/* may be NaN or infinite */
 	size_t tmpl;		/* the iteration line's template */
 	long line;		/* its line in losspath */
+};
+
+/* A rank the combined logs never name, and its node's name. */
+struct diag_absent {
+	long rank;
+	char *node;
 };
 
 struct diag_job {
@@ -156,8 +172,14 @@ struct diag_job {
 	struct diag_stream *streams;
 	size_t nstreams, streamcap;
 	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
+	double hours;		/* how long its logs ran, when rates are
+				   compared per node-hour; 0: per node */
 	struct diag_span *spans;	/* stage stretches of every stream */
 	size_t nspans, spancap;
+	struct diag_absent *absent;	/* ranks of combined logs that wrote
+					   no line, below the highest that did */
+	size_t nabsent, absentcap;
+	size_t nseen;			/* ranks that did write lines there */
 };
 
 /* An empty job; free with diag_job_free() (NULL is fine). */
@@ -187,6 +209,12 @@ void diag_add_loss(struct diag_job *job, long iteration, double loss,
  */
 int diag_node_evidence(struct diag_job *job, const char *name, double weight,
     const char *reason);
+/*
+ * Rank `rank` wrote no line in the job's combined logs though ranks above
+ * it did; `node` (copied) is where it ran, or "rank-N" when nothing says.
+ * diag_run() makes it a suspect when its peers report timeouts.
+ */
+void diag_add_absent(struct diag_job *job, long rank, const char *node);
 /* Epoch seconds ts as "HH:MM:SS" (UTC, as the reasons print times). */
 void diag_clock_str(double ts, char *out, size_t len);
 /* Allocate the zeroed count matrix once every node and template is in. */

@@ -2,13 +2,15 @@
  * flowjoin.c -- the network's view of a job, as evidence for the log
  * diagnosis.
  *
- * A straggler or a slow link leaves nothing in the logs: every rank just
- * waits a little longer inside its collectives.  When the job directory
- * also holds captures, the flow analysis (flowan.c, flowtl.c) can see it.
- * This file loads the captures of the job's directory, names their hosts
- * from the same directory's logs (flownames.c), and hands each straggler
- * and each end of a slow link to the scorer as evidence about that node
- * (diag_node_evidence()), with a sentence that says what the flows show.
+ * A straggler, a slow link or a slow NIC leaves nothing in the logs:
+ * every rank just waits a little longer inside its collectives.  When the
+ * job directory also holds captures, the flow analysis (flowan.c,
+ * flowtl.c) can see it.  This file loads the captures of the job's
+ * directory, names their hosts from the same directory's logs
+ * (flownames.c), and hands each straggler, each end of a slow link and
+ * each host whose links all slowed down (a slow NIC) to the scorer as
+ * evidence about that node (diag_node_evidence()), with a sentence that
+ * says what the flows show.
  *
  * Only hosts that map to a node of the job count: a capture of some other
  * job in the same directory adds nothing.  Slow groups, slow iterations
@@ -32,9 +34,11 @@
 /*
  * Evidence weights, combined with the logs' score as independent evidence
  * (1 - (1 - log)(1 - flows)): a measured straggler outweighs anything but
- * a node's own crash; a slow link is shared by its two ends.
+ * a node's own crash; a slow link is shared by its two ends; a slow NIC
+ * (every link of one host slowing down together) is that host's own.
  */
 #define JOIN_STRAGGLER 0.9
+#define JOIN_SLOW_NIC 0.85
 #define JOIN_SLOW_LINK 0.75
 
 /* The host index whose address reads `s` (up to len bytes), or -1. */
@@ -102,6 +106,13 @@ join_finding(struct diag_job *job, const struct flowan *fa,
 		    "iteration", from, f->magnitude * 1000);
 		n = give(job, fa, names, host_of(set, f->subject,
 		    strlen(f->subject)), JOIN_STRAGGLER, what);
+		free(what);
+	} else if (f->kind == FLOWAN_SLOW_NIC) {
+		what = xasprintf("the network shows a slow NIC: %s (from %s)",
+		    f->nreasons > 0 ? f->reasons[0] : "all its links slow "
+		    "down together", from);
+		n = give(job, fa, names, host_of(set, f->subject,
+		    strlen(f->subject)), JOIN_SLOW_NIC, what);
 		free(what);
 	} else if (f->kind == FLOWAN_SLOW_LINK &&
 	    (dash = strchr(f->subject, '-')) != NULL) {

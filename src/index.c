@@ -1409,6 +1409,11 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	for (i = 0; i < njobs; i++)
 		st->files += jobs[i].nfiles + jobs[i].nunread;
 	for (i = 0; i < njobs; i++) {
+		if (jobs[i].nfiles + jobs[i].nunread == 0) {	/* no log */
+			if (st->nempty++ == 0)
+				st->empty = xstrdup(jobs[i].root);
+			continue;
+		}
 		if (index_job(&w, &jobs[i], cause) != 0)
 			goto out;
 		st->jobs++;

@@ -46,13 +46,17 @@ struct index_stats {
 	uint32_t templates;	/* templates in the cache afterwards */
 	double seconds;
 	char *names;		/* the jobs indexed, ", "-separated (free it) */
+	size_t nempty;		/* directories without a log file: no job */
+	char *empty;		/* the first of them (free it), or NULL */
 };
 
 /*
  * Index paths[0 .. n) into cache `c`.  Per-file problems are one-line
- * warnings on o->err and do not fail the run.  Returns 0 and fills *st, or
- * -1 with *cause (bad arguments, a cache error; jobs finished before the
- * error stay stored).
+ * warnings on o->err and do not fail the run.  A directory in which no
+ * log file is found makes no job (and a job it already is keeps what was
+ * indexed): it is counted in st->nempty for the caller to report.
+ * Returns 0 and fills *st, or -1 with *cause (bad arguments, a cache
+ * error; jobs finished before the error stay stored).
  */
 int index_run(struct cache *c, char *const *paths, size_t n,
     const struct index_opts *o, struct index_stats *st, char **cause);

@@ -20,6 +20,42 @@
 #include "canvas.h"
 #include "util.h"
 
+/* The summary line of an index run. */
+static void
+print_stats(FILE *err, const struct index_stats *s)
+{
+	char size[32];
+
+	fprintf(err, "indexed %zu job%s: %zu file%s", s->jobs,
+	    s->jobs == 1 ? "" : "s", s->files, s->files == 1 ? "" : "s");
+	if (s->indexed == 0 && s->failed == 0 && s->skipped > 0)
+		fprintf(err, ", %sunchanged", s->skipped == 1 ? "" :
+		    "all ");
+	else {
+		fprintf(err, " (%zu read, %zu unchanged, %zu failed",
+		    s->indexed, s->skipped, s->failed);
+		if (s->partial > 0)
+			fprintf(err, ", %zu partly read", s->partial);
+		fprintf(err, "), %llu line%s, %s", (unsigned long long)
+		    s->lines, s->lines == 1 ? "" : "s", ts_human_size(s->text,
+		    size, sizeof size));
+		if (s->text > s->bytes + s->bytes / 100)  /* gzip inflated */
+			fprintf(err, " of text (%s on disk)", ts_human_size(
+			    s->bytes, size, sizeof size));
+		fprintf(err, " in %.2f s", s->seconds);
+		if (s->seconds > 0.01)
+			fprintf(err, " (%s/s)", ts_human_size((uint64_t)
+			    (s->text / s->seconds), size, sizeof size));
+	}
+	fprintf(err, ", %u template%s", s->templates, s->templates == 1 ?
+	    "" : "s");
+	if (s->names != NULL) {
+		fputs(s->jobs == 1 ? "; job " : "; jobs ", err);
+		canvas_fput(err, s->names);
+	}
+	fputc('\n', err);
+}
+
 int
 cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
@@ -27,7 +63,6 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct index_stats st;
 	struct cache *c;
 	long threads, chunk, commit;
-	char size[32];
 
 	memset(&o, 0, sizeof o);
 	o.job_name = cmd_opt(a, "job");
@@ -59,37 +94,18 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_FAIL;
 	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0) {
 		free(st.names);
+		free(st.empty);
 		return CMD_FAIL;
 	}
-	fprintf(ctx->err, "indexed %zu job%s: %zu file%s", st.jobs,
-	    st.jobs == 1 ? "" : "s", st.files, st.files == 1 ? "" : "s");
-	if (st.indexed == 0 && st.failed == 0 && st.skipped > 0)
-		fprintf(ctx->err, ", %sunchanged", st.skipped == 1 ? "" :
-		    "all ");
-	else {
-		fprintf(ctx->err, " (%zu read, %zu unchanged, %zu failed",
-		    st.indexed, st.skipped, st.failed);
-		if (st.partial > 0)
-			fprintf(ctx->err, ", %zu partly read", st.partial);
-		fprintf(ctx->err, "), %llu line%s, %s", (unsigned long long)
-		    st.lines, st.lines == 1 ? "" : "s", ts_human_size(st.text,
-		    size, sizeof size));
-		if (st.text > st.bytes + st.bytes / 100)  /* gzip inflated */
-			fprintf(ctx->err, " of text (%s on disk)", ts_human_size(
-			    st.bytes, size, sizeof size));
-		fprintf(ctx->err, " in %.2f s", st.seconds);
-		if (st.seconds > 0.01)
-			fprintf(ctx->err, " (%s/s)", ts_human_size((uint64_t)
-			    (st.text / st.seconds), size, sizeof size));
-	}
-	fprintf(ctx->err, ", %u template%s", st.templates, st.templates == 1 ?
-	    "" : "s");
-	if (st.names != NULL) {
-		fputs(st.jobs == 1 ? "; job " : "; jobs ", ctx->err);
-		canvas_fput(ctx->err, st.names);
-	}
-	fputc('\n', ctx->err);
+	if (st.jobs > 0)
+		print_stats(ctx->err, &st);
 	free(st.names);
+	if (st.nempty > 0) {
+		ts_fail(cause, "no log files in '%s'%s", st.empty, st.nempty > 1 ?
+		    " (nor in other directories given)" : "");
+		free(st.empty);
+		return CMD_FAIL;
+	}
 	return CMD_OK;
 }
 

@@ -9,6 +9,9 @@
  * the replay costs a few operations per line.  Iteration lines are
  * numbered from the raw first and last occurrence of their template in
  * the file (consecutive when the counts agree, interpolated otherwise).
+ * The file with the most iteration lines is read once: its durations,
+ * losses and the time of each iteration, which place every other file's
+ * iteration lines in time (ranks step together).
  * Only lines from the start of training on enter the iteration sequences.
  * A combined log (ranks interleaved) is read again to split it by rank:
  * there every line's header is parsed, but of the iteration lines only
@@ -79,6 +82,12 @@ struct lrow {
 	unsigned char *blob;
 	size_t bloblen;
 	long iter_first, iter_last;	/* iteration templates only */
+	/* its first line as the replay saw it: */
+	size_t node0;		/* the node it went to */
+	enum stage stage0;
+	long iter0;		/* -1 none */
+	double at0;		/* when (see ltmpl.first_at), NAN */
+	int seen;
 };
 
 /* Per template: what the replay needs. */
@@ -91,6 +100,9 @@ struct ltmpl {
 	uint64_t ctx;		/* occurrences as a frame or right after one */
 	size_t first_row;
 	long occ;		/* occurrences seen in the current file */
+	double first_at;	/* when its first line was logged, as the
+				   replay places it (a line without a time:
+				   that of the lines before it), NAN */
 };
 
 struct loader {
@@ -109,7 +121,14 @@ struct loader {
 	size_t nodeidcap;
 	size_t *rank_node;	/* rank -> node index + 1 (0: unknown) */
 	size_t nrank;
-	size_t time_stream;	/* the split stream giving durations, or -1 */
+	size_t time_stream;	/* the split stream giving durations, or -1;
+				   -2: a per-rank file gave them */
+	unsigned char *wrote;	/* rank -> it wrote a line in a split file */
+	size_t nwrote;
+	double *ref;		/* iteration -> when the reference file (the
+				   one with the most iteration lines) logged
+				   it, NAN unknown */
+	size_t nref;
 };
 
 static int
@@ -480,8 +499,10 @@ sample_templates(struct loader *l)
 	size_t t, i;
 
 	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
-	for (t = 0; t < job->ntmpls; t++)
+	for (t = 0; t < job->ntmpls; t++) {
 		l->lt[t].first_row = (size_t)-1;
+		l->lt[t].first_at = NAN;
+	}
 	for (i = 0; i < l->nrows; i++) {
 		struct ltmpl *lt = &l->lt[l->rows[i].tmpl];
 
@@ -675,12 +696,25 @@ cmp_point(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/*
+ * The clock of a file from its rows [from, to) and the times known of its
+ * iteration lines (at[line], NAN where unknown; at may be NULL).
+ */
 static void
-clock_build(const struct loader *l, size_t from, size_t to, struct lclock *ck)
+clock_build(const struct loader *l, size_t from, size_t to, const double *at,
+    size_t nlines, struct lclock *ck)
 {
-	double *pt = xcalloc(2 * (to - from) * 2 + 2, sizeof *pt);
-	size_t i, n = 0, k;
+	size_t i, n = 0, k, nat = 0;
+	double *pt;
 
+	for (i = 0; at != NULL && i < nlines; i++)
+		nat += !isnan(at[i]);
+	pt = xcalloc(2 * (to - from) * 2 + 2 * nat + 2, sizeof *pt);
+	for (i = 0; at != NULL && i < nlines; i++)
+		if (!isnan(at[i])) {
+			pt[2 * n] = (double)i;
+			pt[2 * n++ + 1] = at[i];
+		}
 	for (i = from; i < to; i++) {
 		const struct lrow *r = &l->rows[i];
 
@@ -803,6 +837,74 @@ tb_end(struct loader *l, struct tbtrack *tb)
 	tb->open = 0;
 }
 
+/* When the reference file logged iteration k, NAN unknown. */
+static double
+ref_at(const struct loader *l, long k)
+{
+	return k >= 0 && (size_t)k < l->nref ? l->ref[k] : NAN;
+}
+
+/*
+ * The times of the iteration lines of a file (rows [from, to), its `map`
+ * of nlines), by line, NAN elsewhere; NULL when none is known.  A step
+ * begins when the line of the one before it is printed, so these bound
+ * the iterations, and interpolating between a file's few known lines
+ * would drift wherever its lines per second change (a checkpoint, a
+ * slowdown).  Every rank waits for the others, so iteration k's line
+ * comes when the reference file logged it, shifted by what the file's
+ * own first and last such lines say (its clock's offset, its place in
+ * the pipeline), interpolated between them -- exact for the reference
+ * file, and no other file is read.
+ */
+static double *
+iter_times(struct loader *l, size_t from, size_t to, const uint32_t *map,
+    size_t nlines, const size_t *row_of)
+{
+	double *at = NULL, a, b;
+	size_t line, i, t;
+	long k;
+
+	for (i = from; i < to; i++)
+		l->lt[l->rows[i].tmpl].occ = 0;
+	for (line = 1; line < nlines && l->nref > 0; line++) {
+		const struct lrow *r;
+
+		if (map[line] == 0 || !l->lt[t = map[line] - 1].is_iter)
+			continue;
+		r = &l->rows[row_of[t]];
+		k = iter_number(r, l->lt[t].occ++);
+		a = r->first_ts - ref_at(l, r->iter_first);
+		b = r->last_ts - ref_at(l, r->iter_last);
+		if (isnan(a))
+			a = b;
+		if (isnan(b))
+			b = a;
+		if (isnan(ref_at(l, k)) || isnan(a))
+			continue;
+		if (at == NULL) {
+			at = xcalloc(nlines + 1, sizeof *at);
+			for (i = 0; i < nlines; i++)
+				at[i] = NAN;
+		}
+		at[line] = ref_at(l, k) + (r->iter_last > r->iter_first ?
+		    a + (b - a) * (double)(k - r->iter_first) /
+		    (double)(r->iter_last - r->iter_first) : a);
+	}
+	return at;
+}
+
+/* Row r's first line went to `node`, tagged `tag`, logged at `at`. */
+static void
+row_seen(struct lrow *r, size_t node, const struct stage_tag *tag,
+    double at)
+{
+	r->node0 = node;
+	r->stage0 = tag->stage;
+	r->iter0 = tag->iteration;
+	r->at0 = at;
+	r->seen = 1;
+}
+
 /* Replay file fi (rows [from, to)) through the stage tracker. */
 static void
 replay_file(struct loader *l, size_t fi, size_t from, size_t to,
@@ -818,10 +920,12 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	struct tbtrack tb = { 0, 0, 0, 0, 0 };
 	struct lclock ck;
 	size_t hint = 0;
+	double *at = iter_times(l, from, to, map, nlines, row_of), ts;
 
 	for (i = from; i < to; i++)
 		l->lt[l->rows[i].tmpl].occ = 0;
-	clock_build(l, from, to, &ck);
+	clock_build(l, from, to, at, nlines, &ck);
+	free(at);
 	stage_tracker_init(&tr);
 	for (line = 1; line < nlines; line++) {
 		const struct lrow *r;
@@ -837,12 +941,11 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 			stage_feed_known(&tr, -1, &it, &tag);
 		} else
 			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
-		if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
-			job->tmpls[t].first.stage = tag.stage;
-			job->tmpls[t].first.iteration = tag.iteration;
-		}
-		stream_line(job, l->files[fi].stream, t, &tag, &pending,
-		    clock_at(&ck, line, &hint));
+		ts = clock_at(&ck, line, &hint);
+		if (line == r->first_line)	/* after a timed line, not before */
+			row_seen(&l->rows[row_of[t]], l->files[fi].node, &tag,
+			    ck.n > 0 && line >= ck.line[0] ? ts : NAN);
+		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts);
 	}
 	tb_end(l, &tb);
 	stream_finish(job, l->files[fi].stream, &tr, pending,
@@ -852,10 +955,61 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 }
 
 /*
+ * Did row a's first line come before row b's?  By the times the lines
+ * carry, else by the iterations they were logged in, else timed before
+ * untimed and by path and line (row_before()).
+ */
+static int
+row_earlier(const struct loader *l, const struct lrow *a,
+    const struct lrow *b)
+{
+	if (!isnan(a->first_ts) && !isnan(b->first_ts) &&
+	    a->first_ts != b->first_ts)
+		return a->first_ts < b->first_ts;
+	if (a->seen && b->seen && a->iter0 >= 0 && b->iter0 >= 0 &&
+	    a->iter0 != b->iter0)
+		return a->iter0 < b->iter0;
+	return row_before(l, a, b);
+}
+
+/*
+ * Each template's first occurrence, now that the replay placed every
+ * file's first line of it: its node, line, stage and iteration.  A line
+ * without a time that a later file (by path) logged in an earlier
+ * iteration came first.
+ */
+static void
+pick_first(struct loader *l)
+{
+	size_t *best = xcalloc(l->job->ntmpls + 1, sizeof *best), i, t;
+	const struct lrow *r;
+
+	for (t = 0; t < l->job->ntmpls; t++)
+		best[t] = (size_t)-1;
+	for (i = 0; i < l->nrows; i++) {
+		t = l->rows[i].tmpl;
+		if (l->rows[i].seen && (best[t] == (size_t)-1 ||
+		    row_earlier(l, &l->rows[i], &l->rows[best[t]])))
+			best[t] = i;
+	}
+	for (t = 0; t < l->job->ntmpls; t++) {
+		if (best[t] == (size_t)-1)
+			continue;
+		r = &l->rows[best[t]];
+		diag_set_first(l->job, t, r->node0, l->files[r->file].path,
+		    (long)r->first_line, r->first_ts, r->stage0, r->iter0);
+		l->lt[t].first_at = r->at0;
+	}
+	free(best);
+}
+
+/*
  * Lines of files that never say the job is training (ranks that print no
- * progress, kernel logs) are placed in time: a first occurrence after the
- * first iteration line of the job is in training, in the iteration the
- * longest-running iteration template had reached by then (interpolated).
+ * progress, kernel logs, a launcher's failure summary) are placed in
+ * time: a first occurrence after the first iteration line of the job is
+ * in training, in the iteration the longest-running iteration template
+ * had reached by then (interpolated).  A line without a time of its own
+ * is placed after the timed lines before it in its file.
  */
 static void
 restage(struct loader *l)
@@ -879,25 +1033,58 @@ restage(struct loader *l)
 	span = best->last_ts - best->first_ts;
 	for (t = 0; t < l->job->ntmpls; t++) {
 		struct diag_first *f = &l->job->tmpls[t].first;
-		double x;
+		double x, at = !isnan(f->ts) ? f->ts : l->lt[t].first_at;
 
-		if (f->stage >= STAGE_TRAINING || isnan(f->ts) || f->ts <= ts0)
+		if (f->stage >= STAGE_TRAINING || isnan(at) || at <= ts0)
 			continue;
 		f->stage = STAGE_TRAINING;
 		if (best->iter_first < 0 || !(span > 0))
 			continue;
-		x = (f->ts - best->first_ts) / span;
+		x = (at - best->first_ts) / span;
 		x = x < 0 ? 0 : x > 1 ? 1 : x;
 		f->iteration = best->iter_first + (long)ceil(x *
 		    (double)(best->iter_last - best->iter_first));
-		if (f->ts > best->last_ts)
+		if (at > best->last_ts)
 			f->iteration = best->iter_last + 1;
 	}
 }
 
 /*
- * Iteration durations of the file with the most iteration lines (all
- * ranks wait for each other, so one is enough): read it once.
+ * v (of *n elements of `size` bytes) grown to hold `need`, the new
+ * elements copies of *fill.
+ */
+static void *
+grow_filled(void *v, size_t *n, size_t need, size_t size, const void *fill)
+{
+	size_t old = *n;
+
+	if (need <= *n)
+		return v;
+	v = xgrow(v, n, need, size);
+	for (; old < *n; old++)
+		memcpy((char *)v + old * size, fill, size);
+	return v;
+}
+
+/* The reference file logged iteration k at ts (its first line of it). */
+static void
+ref_set(struct loader *l, long k, double ts)
+{
+	static const double unknown = NAN;
+
+	if (k < 0 || k > 100000000)
+		return;
+	l->ref = grow_filled(l->ref, &l->nref, (size_t)k + 1, sizeof *l->ref,
+	    &unknown);
+	if (isnan(l->ref[k]))
+		l->ref[k] = ts;
+}
+
+/*
+ * Iteration durations, losses and times of the file with the most
+ * iteration lines (all ranks wait for each other, so one is enough):
+ * read it once, before the replay, whose clocks its times anchor.  When
+ * it gives durations, a combined log's ranks need not.
  */
 static void
 collect_times(struct loader *l)
@@ -911,8 +1098,6 @@ collect_times(struct loader *l)
 	struct lp_line lp;
 	struct stage_iter it;
 
-	if (l->job->ntimes > 0)
-		return;
 	for (i = 0; i < l->nrows; i++)
 		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
 		    l->files[l->rows[i].file].node != (size_t)-1) {
@@ -937,6 +1122,8 @@ collect_times(struct loader *l)
 			if (!stage_parse_iter(lp.msg, lp.msg_len, &it) ||
 			    it.iteration < 0)
 				continue;
+			if (lp.ts_kind != LP_TS_NONE)
+				ref_set(l, it.iteration, lp.ts);
 			if (it.has_duration)
 				diag_add_time(l->job, it.iteration, it.duration_ms);
 			if (it.has_loss)
@@ -946,6 +1133,8 @@ collect_times(struct loader *l)
 		}
 		reader_close(rd);
 	}
+	if (l->job->ntimes > 0)
+		l->time_stream = (size_t)-2;
 	free(cause);
 	free(path);
 	free(map);
@@ -987,16 +1176,12 @@ node_named(struct loader *l, const char *name)
 static void
 rank_set(struct loader *l, long rank, size_t node)
 {
-	size_t old = l->nrank;
+	static const size_t none = 0;
 
 	if (rank < 0 || rank > 1000000)
 		return;
-	if ((size_t)rank >= l->nrank) {
-		l->rank_node = xgrow(l->rank_node, &l->nrank, (size_t)rank + 1,
-		    sizeof *l->rank_node);
-		memset(l->rank_node + old, 0, (l->nrank - old) *
-		    sizeof *l->rank_node);
-	}
+	l->rank_node = grow_filled(l->rank_node, &l->nrank, (size_t)rank + 1,
+	    sizeof *l->rank_node, &none);
 	if (l->rank_node[rank] == 0)
 		l->rank_node[rank] = node + 1;
 }
@@ -1202,11 +1387,8 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 			    (long)line);
 	} else
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
-	if (l->lt[t].first_row == row_of[t] && line == r->first_line) {
-		job->tmpls[t].first.node = sp->node;
-		job->tmpls[t].first.stage = tag.stage;
-		job->tmpls[t].first.iteration = tag.iteration;
-	}
+	if (line == r->first_line)
+		row_seen(&l->rows[row_of[t]], sp->node, &tag, ts);
 	stream_line(job, sp->stream, t, &tag, &sp->pending, ts);
 }
 
@@ -1284,6 +1466,49 @@ summary_line(struct loader *l, struct summary *sum, struct lp_line *lp)
 	}
 }
 
+/* Rank `rank` wrote a line in a split file. */
+static void
+wrote_set(struct loader *l, long rank)
+{
+	static const unsigned char no = 0;
+
+	l->wrote = grow_filled(l->wrote, &l->nwrote, (size_t)rank + 1, 1, &no);
+	l->wrote[rank] = 1;
+}
+
+/*
+ * When every log of the job is a combined one (split by rank), the ranks
+ * below the highest that wrote a line but wrote none themselves: the
+ * scorer suspects them when their peers time out.
+ */
+static void
+absent_ranks(struct loader *l)
+{
+	size_t i, top = 0, seen = 0;
+	char name[64];
+
+	for (i = 0; i < l->nfiles; i++)
+		if (l->files[i].node != (size_t)-1)
+			return;
+	for (i = 0; i < l->nwrote; i++)
+		if (l->wrote[i]) {
+			top = i;
+			seen++;
+		}
+	l->job->nseen = seen;
+	for (i = 0; seen >= 2 && i < top; i++) {
+		if (l->wrote[i])
+			continue;
+		if (i < l->nrank && l->rank_node[i] != 0)
+			diag_add_absent(l->job, (long)i,
+			    l->job->nodes[l->rank_node[i] - 1].name);
+		else {
+			snprintf(name, sizeof name, "rank-%zu", i);
+			diag_add_absent(l->job, (long)i, name);
+		}
+	}
+}
+
 /*
  * Replay a file of several ranks: each line goes to the node of its rank
  * prefix (the ranks table, the hostfile, else a node per rank), with a
@@ -1319,6 +1544,9 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 		}
 		reader_close(rd);
 	}
+	for (i = 1; i < nby; i++)
+		if (by_rank[i] != 0)
+			wrote_set(l, (long)i - 1);
 	for (i = 0; i < nsp; i++) {
 		tb_end(l, &sp[i].tb);
 		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
@@ -1350,11 +1578,10 @@ replay(struct loader *l)
 	free(row_of);
 }
 
-/* Per healthy job: its per-node rate of each template of this job. */
+/* Per healthy job: its count of each template of this job. */
 struct pool_acc {
 	struct loader *l;
-	double *rate;
-	double nodes;
+	uint64_t *count;
 };
 
 static int
@@ -1363,24 +1590,52 @@ pool_row(void *arg, uint32_t id, uint64_t count)
 	struct pool_acc *pa = arg;
 	struct loader *l = pa->l;
 
-	if (id >= l->idcap || l->tmpl_of_id[id] == 0)
-		return 0;
-	l->job->tmpls[l->tmpl_of_id[id] - 1].healthy_jobs++;
-	pa->rate[l->tmpl_of_id[id] - 1] += (double)count / pa->nodes;
+	if (id < l->idcap && l->tmpl_of_id[id] != 0)
+		pa->count[l->tmpl_of_id[id] - 1] += count;
 	return 0;
 }
 
-/* Add healthy job h to the pool: occurrence and per-node rate. */
+/*
+ * Add healthy job h to the pool: where each template occurs, its rate
+ * there (per node, or per node-hour over `hours` when the job's rates
+ * are), and the templates it cannot speak for.  A healthy run that logs
+ * none of this job's iteration lines is of another kind (framework,
+ * launcher): that it lacks a line says nothing of the line, that it has
+ * one still says the line is normal.  A job without iteration lines is
+ * compared with every run.
+ */
 static int
-pool_add(struct loader *l, int64_t h, double *rate, char **cause)
+pool_add(struct loader *l, int64_t h, double hours, double *rate,
+    char **cause)
 {
-	struct pool_acc pa = { l, rate, 1 };
+	struct diag_job *job = l->job;
+	uint64_t *count = xcalloc(job->ntmpls + 1, sizeof *count);
+	struct pool_acc pa = { l, count };
+	double nodes, per;
+	int iters = 0, kin = 0, rc = -1;
+	size_t t;
 
-	if (diagdb_template_sums(l->c, h, &pa.nodes, pool_row, &pa,
-	    cause) != 0)
-		return -1;
-	l->job->nhealthy++;
-	return 0;
+	if (diagdb_template_sums(l->c, h, &nodes, pool_row, &pa, cause) != 0)
+		goto out;
+	for (t = 0; t < job->ntmpls; t++)
+		if (l->lt[t].is_iter) {
+			iters = 1;
+			kin |= count[t] > 0;
+		}
+	kin |= !iters;
+	per = nodes * (job->hours > 0 ? hours : 1);
+	for (t = 0; t < job->ntmpls; t++) {
+		if (count[t] > 0) {
+			job->tmpls[t].healthy_jobs++;
+			rate[t] += (double)count[t] / per;
+		} else if (!kin)
+			job->tmpls[t].healthy_blind++;
+	}
+	job->nhealthy++;
+	rc = 0;
+out:
+	free(count);
+	return rc;
 }
 
 /*
@@ -1421,19 +1676,49 @@ pool_ids(struct loader *l, const char *const *base, size_t nbase,
 	return 0;
 }
 
+/*
+ * How long the job and each healthy run logged (epoch times): rates are
+ * compared per node-hour when all of them ran a minute or more, else per
+ * node.  A run of a hundred times the iterations has a hundred times the
+ * retries.
+ */
+static int
+pool_hours(struct loader *l, const int64_t *ids, size_t n, double *hours,
+    char **cause)
+{
+	double secs;
+	size_t i;
+
+	if (diagdb_job_span(l->c, l->job_id, LP_TS_EPOCH, &secs, cause) != 0)
+		return -1;
+	l->job->hours = secs >= 60 ? secs / 3600 : 0;
+	for (i = 0; i < n; i++) {
+		if (diagdb_job_span(l->c, ids[i], LP_TS_EPOCH, &secs,
+		    cause) != 0)
+			return -1;
+		hours[i] = secs / 3600;
+		if (secs < 60)
+			l->job->hours = 0;
+	}
+	return 0;
+}
+
 static int
 load_pool(struct loader *l, const char *const *base, size_t nbase,
     char **cause)
 {
 	int64_t *ids = NULL;
-	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate);
+	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate), *hours = NULL;
 	size_t n, i;
 	int rc = -1;
 
 	if (pool_ids(l, base, nbase, &ids, &n, cause) != 0)
 		goto out;
+	hours = xcalloc(n + 1, sizeof *hours);
+	if (pool_hours(l, ids, n, hours, cause) != 0)
+		goto out;
 	for (i = 0; i < n; i++)
-		if (pool_add(l, ids[i], rate, cause) != 0)
+		if (pool_add(l, ids[i], hours[i], rate, cause) != 0)
 			goto out;
 	for (i = 0; i < l->job->ntmpls; i++)
 		if (l->job->tmpls[i].healthy_jobs > 0)
@@ -1443,6 +1728,7 @@ load_pool(struct loader *l, const char *const *base, size_t nbase,
 out:
 	free(ids);
 	free(rate);
+	free(hours);
 	return rc;
 }
 
@@ -1461,6 +1747,8 @@ loader_release(struct loader *l)
 	free(l->tmpl_of_id);
 	free(l->node_ids);
 	free(l->rank_node);
+	free(l->ref);
+	free(l->wrote);
 	free(l->root);
 }
 
@@ -1498,8 +1786,10 @@ jobload(struct cache *c, const char *name, const char *const *baselines,
 	number_iterations(&l);
 	count_rows(&l);
 	l.time_stream = (size_t)-1;
-	replay(&l);
 	collect_times(&l);
+	replay(&l);
+	pick_first(&l);
+	absent_ranks(&l);
 	restage(&l);
 	mark_context(&l);
 	end_empty(&l);
@@ -1514,18 +1804,6 @@ out:
 	return rc;
 }
 
-
-/*
- * Did the job end cleanly?  Every rank that trained shut down at the same
- * iteration, nothing went wrong on the way, and no node is missing: such
- * a run joins the healthy pool without being marked.
- */
-static int
-ended_cleanly(const struct diag_job *job, const struct diag_result *r)
-{
-	(void)job;
-	return r->outcome == DIAG_COMPLETED;
-}
 
 int
 jobload_store(struct cache *c, const struct diag_job *job,
@@ -1547,8 +1825,9 @@ jobload_store(struct cache *c, const struct diag_job *job,
 		tags[n].iteration = f->iteration;
 		n++;
 	}
-	rc = diagdb_store(c, job->name, ended_cleanly(job, r) ? "healthy" :
-	    "failed", tags, n, cause);
+	/* a completed run joins the healthy pool without being marked */
+	rc = diagdb_store(c, job->name, diag_outcome_name(r->outcome), tags, n,
+	    cause);
 	free(tags);
 	return rc;
 }

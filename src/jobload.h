@@ -33,10 +33,10 @@ int jobload(struct cache *c, const char *name,
     char **cause);
 
 /*
- * Record what the diagnosis concluded in the cache: the job's outcome
- * ("healthy" when it ended cleanly: no failure iteration, no error-level
- * event and no missing node; else "failed") and the stage and iteration
- * of each template's first occurrence.  Returns 0, or -1 with *cause.
+ * Record what the diagnosis concluded in the cache: the job's outcome in
+ * diagnose's words ("completed", "degraded" or "failed"; a completed run
+ * joins the healthy pool) and the stage and iteration of each template's
+ * first occurrence.  Returns 0, or -1 with *cause.
  */
 int jobload_store(struct cache *c, const struct diag_job *job,
     const struct diag_result *r, char **cause);

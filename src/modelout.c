@@ -27,6 +27,21 @@ limit(size_t n, size_t top)
 	return top > 0 && top < n ? top : n;
 }
 
+/*
+ * The suspects worth naming: those whose score shows as more than 0.00
+ * (they come most suspect first, so they are a prefix), at most `top`.
+ * A node with nothing against it is no suspect.
+ */
+static size_t
+suspects_shown(const struct model *m, size_t top)
+{
+	size_t n = 0;
+
+	while (n < m->nsuspects && m->nodes[m->suspects[n]].score >= 0.005)
+		n++;
+	return limit(n, top);
+}
+
 /* Write s made inert (tabs and newlines too, so a TSV field stays one). */
 static void
 put(FILE *out, const char *s, int tsv)
@@ -137,7 +152,7 @@ print_json(FILE *out, const struct model *m, size_t top)
 	json_arr_end(&j);
 	json_key(&j, "nodes");
 	json_arr_begin(&j);
-	for (i = 0; i < limit(m->nsuspects, top); i++) {
+	for (i = 0; i < suspects_shown(m, top); i++) {
 		const struct model_node *n = &m->nodes[m->suspects[i]];
 
 		json_obj_begin(&j);
@@ -276,7 +291,7 @@ print_tsv(FILE *out, const struct model *m, size_t top)
 
 	fprintf(out, "kind\trank\tscore\tname\tcategory\tcount\tnodes\tfirst\t"
 	    "stage\titeration\treasons\n");
-	for (i = 0; i < limit(m->nsuspects, top); i++) {
+	for (i = 0; i < suspects_shown(m, top); i++) {
 		const struct model_node *n = &m->nodes[m->suspects[i]];
 
 		fprintf(out, "node\t%zu\t%.3f\t", i + 1, n->score);
@@ -469,7 +484,9 @@ print_text(FILE *out, const struct model *m, size_t top)
 		fputc('\n', out);
 	}
 	fputs("\nsuspect nodes:\n", out);
-	for (i = 0; i < limit(m->nsuspects, top); i++) {
+	if (suspects_shown(m, top) == 0)
+		fputs("  no suspect node\n", out);
+	for (i = 0; i < suspects_shown(m, top); i++) {
 		const struct model_node *n = &m->nodes[m->suspects[i]];
 
 		fprintf(out, "%3zu. %.2f  ", i + 1, n->score);

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "flowasm.h"
 #include "lineparse.h"
 #include "reader.h"
 #include "scan.h"
@@ -427,6 +428,33 @@ binary(const char *s, size_t n)
 	return n > 0 && bad * 5 > n;
 }
 
+/*
+ * A capture tool's statistics report (tshark -z conv, endpoints, ...):
+ * a rule of '=' first, and "Filter:" on one of the next three lines.
+ * A table about packets, not lines a process logged.
+ */
+static int
+tool_report(const char *s, size_t n)
+{
+	const char *nl = memchr(s, '\n', n), *p;
+	size_t k, i;
+
+	if (nl == NULL || nl - s < 20)
+		return 0;
+	for (k = 0; s + k < nl && s[k] == '='; k++)
+		;
+	if (s + k != nl)
+		return 0;
+	for (i = 0, p = nl + 1; i < 3 && p < s + n; i++) {
+		if ((size_t)(s + n - p) > 7 && memcmp(p, "Filter:", 7) == 0)
+			return 1;
+		if ((nl = memchr(p, '\n', (size_t)(s + n - p))) == NULL)
+			break;
+		p = nl + 1;
+	}
+	return 0;
+}
+
 int
 scan_sniff(struct scan_file *f, char **cause)
 {
@@ -453,7 +481,9 @@ scan_sniff(struct scan_file *f, char **cause)
 	else
 		free(f->line_host);
 	f->line_host = NULL;
-	first = binary(head.s, head.len);
+	if ((first = binary(head.s, head.len)) == 0 &&
+	    (tool_report(head.s, head.len) || flow_probe(f->path) != NULL))
+		first = 2;	/* text, but flow records or a report of them */
 	buf_release(&head);
 	return first;
 }
@@ -798,7 +828,7 @@ attribute(struct scan_job *j, const struct attrib *a,
 			if (rc < 0) {
 				warnf(o, "%s", cause);
 				j->nunread++;
-			} else
+			} else if (rc == 1)
 				warnf(o, "skipping '%s': not a text log",
 				    f->path);
 			free_file(f);

@@ -84,7 +84,9 @@ void scan_path_info(const char *rel, char **node, int *rank, int *kind);
 /*
  * What the first bytes of a file say: fills f->node, f->rank (only where
  * unknown) and may set f->kind to SCAN_HOST.  Returns 0 for a log, 1 for a
- * binary to skip, -1 when the file cannot be read (*cause set).
+ * binary to skip, 2 for text that is no log (flow records as 'flows'
+ * reads them, a capture tool's statistics report), -1 when the file
+ * cannot be read (*cause set).
  */
 int scan_sniff(struct scan_file *f, char **cause);
 

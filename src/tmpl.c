@@ -5,7 +5,8 @@
  * tokens; each token is split at punctuation (= : , / @ ( ) [ ] ...) into
  * segments, and a segment holding a digit is a variable: numbers, hex ids,
  * IPs, ports, ranks, node-017, gpu3, 12.5ms, 4.0GiB, UUIDs, dates and times
- * all become <*> that way.  URLs and paths become <*> whole, so do
+ * all become <*> that way -- but for names whose digit is inside
+ * ("mlx5_core": a word follows the last underscore).  URLs and paths become <*> whole, so do
  * host.name:port and bracketed number lists ("[8, 1024]",
  * "torch.Size([8, 1024])" -> "torch.Size([<*>])").  A token left with no
  * letters (1.2.3.4:80, 12:00:00) is one <*>, and a run of <*> tokens is one
@@ -355,14 +356,33 @@ struct seg {
 };
 
 /*
- * Emit one segment s[0..n): <*> when it holds a digit, is a host name or
- * a boolean, or is the value of a key=value (`value`).
+ * A name with a digit in it, not a value: a letter first, and after its
+ * last underscore a word of two or more letters and nothing else
+ * ("mlx5_core", "mlx5_port_module_event", a driver's or function's
+ * name).  Values end in their number ("eth2", "mlx5_0", "node_017").
+ */
+static int
+mask_name(const char *s, size_t n)
+{
+	size_t i = n;
+
+	if (n < 4 || !(CLS(s[0]) & C_ALPHA))
+		return 0;
+	while (i > 0 && (CLS(s[i - 1]) & C_ALPHA))
+		i--;
+	return i > 1 && n - i >= 2 && s[i - 1] == '_';
+}
+
+/*
+ * Emit one segment s[0..n): <*> when it holds a digit (unless it is a
+ * name, mask_name()), is a host name or a boolean, or is the value of a
+ * key=value (`value`).
  */
 static void
 mask_segment(const char *s, size_t n, const struct seg *sg, int value,
     struct mw *w)
 {
-	if ((sg->bits & C_DIGIT) || value ||
+	if (((sg->bits & C_DIGIT) && !mask_name(s, n)) || value ||
 	    (sg->dots >= 2 && mask_hostname(s, n)) ||
 	    ((n == 4 || n == 5) && mask_bool(s, n)))
 		mw_wild(w);

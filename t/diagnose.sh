@@ -108,6 +108,12 @@ if [ -d "$G/run2_failed/logs" ]; then
 		trainscope index "$G/run1_normal" "$G/run2_failed" 2>out &&
 		grep "indexed 2 jobs" out
 	'
+	test_expect_success 'real sample: a capture tool'"'"'s table is no log, a launcher'"'"'s log is' '
+		trainscope diagnose --top 0 --format json run1_normal >r1.json &&
+		! jq -r ".events[].first.path" r1.json | grep "^flows/" &&
+		! jq -r ".events[].template" r1.json | grep -e "^TCP Conversations" -e "^Filter:" &&
+		jq -r ".events[].first.path" r1.json | grep "^truth/launcher.log$"
+	'
 	test_expect_success 'real sample: the faulty node of log_truth ranks first' '
 		trainscope diagnose --baseline run1_normal --format json \
 		    run2_failed >real.json &&
@@ -215,5 +221,155 @@ test_expect_success 'a job that crashed failed' '
 	trainscope diagnose --format json small >small.json &&
 	grep "\"outcome\": \"failed\"," small.json &&
 	trainscope diagnose small | head -1 | grep "failed in iteration 7"
+'
+test_expect_success 'the cache keeps the outcome in diagnose'"'"'s words' '
+	trainscope --cache sg.db jobs --format tsv >jobs &&
+	grep "^sg	degraded	" jobs &&
+	trainscope jobs --format tsv >jobs &&
+	grep "^small	failed	" jobs &&
+	trainscope simulate --healthy --no-flows --nodes 2 --gpus-per-node 2 \
+	    --iters 20 ok >/dev/null &&
+	trainscope --cache ok.db index ok >/dev/null &&
+	trainscope --cache ok.db diagnose ok >out &&
+	head -1 out | grep "^job ok: stage shutdown, ran to the end$" &&
+	trainscope --cache ok.db jobs --format tsv | grep "^ok	completed	" &&
+	trainscope --cache ok.db diagnose --format json ok | grep "\"stage\": \"shutdown\","
+'
+test_expect_success 'a failure of no known stage has no failure iteration' '
+	mkdir -p win && cat >win/paste.log <<-\EOF &&
+	gpu-a01:900:950 [0] NCCL INFO Channel 00 : 1[3b000] -> 0[1b000] via P2P/IPC
+	gpu-a02:700:750 [0] NCCL INFO Channel 00 : 0[1b000] -> 1[3b000] via P2P/IPC
+	gpu-a02:700:752 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.5<51234> with status=12 opcode=0 len=0 vendor err 129 (Recv)
+	EOF
+	trainscope diagnose --format json ./win >w.json 2>/dev/null &&
+	grep "\"failure_iteration\": null," w.json &&
+	trainscope diagnose ./win 2>/dev/null | head -1 | grep "^job win: failed$"
+'
+# A combined log: ranks 1-3 time out in one collective, rank 0 never speaks.
+timeouts() {
+	mkdir -p "$1"
+	for r in $2; do
+		echo "[E ProcessGroupNCCL.cpp:737] [Rank $r] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 60012$r milliseconds before timing out."
+	done >"$1/train.log"
+}
+test_expect_success 'the rank absent from its peers'"'"' timeouts is the suspect' '
+	timeouts absent "2 3 1" && trainscope index absent >/dev/null &&
+	trainscope diagnose absent >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep "rank-0" &&
+	grep "rank 0 wrote no line while ranks of 3 other nodes report timeouts" out
+'
+test_expect_success 'a node with nothing against it is no suspect' '
+	timeouts all "2 3 1 0" && trainscope index all >/dev/null &&
+	trainscope diagnose all >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep "^  no suspect node$" &&
+	! sed -n "/^suspect nodes/,/^suspect events/p" out | grep " 0\.00 " &&
+	trainscope diagnose --format json all >all.json &&
+	test "$(jq ".nodes | length" all.json)" = 0 &&
+	trainscope diagnose --format tsv all >all.tsv &&
+	! grep "^node" all.tsv
+'
+test_expect_success 'a slow NIC seen in the job captures ranks its node first' '
+	trainscope simulate --transport tcp --fault slow-nic@3:20 --iters 40 \
+	    nic >/dev/null &&
+	trainscope --cache nic.db index nic >/dev/null &&
+	trainscope --cache nic.db diagnose nic >out &&
+	sed -n "/^suspect nodes/{n;p;}" out | grep node-003 &&
+	grep "slow NIC.*10.42.0.3 in the network captures" out
+'
+test_expect_success 'ranks that print no iteration lines have not stopped early' '
+	trainscope simulate --healthy --no-flows --format hf --nodes 2 \
+	    --gpus-per-node 2 --iters 20 hf >/dev/null &&
+	trainscope --cache hf.db index hf >/dev/null &&
+	trainscope --cache hf.db diagnose hf >out &&
+	head -1 out | grep "ran to the end$" &&
+	! grep -e "stops at iteration" -e "log ends" out
+'
+# iteration, start (seconds of the day, UTC) of the timeline's table
+starts() {
+	sed -n "s/^ *\([0-9][0-9]*\)  \([0-9][0-9]\):\([0-9][0-9]\):\([0-9][0-9]\) .*/\1 \2 \3 \4/p" |
+	    awk "{ print \$1, (\$2 * 60 + \$3) * 60 + \$4 }"
+}
+# (the truth's end of iteration k is when its line was logged)
+test_expect_success 'iterations start when the line of the one before was logged' '
+	trainscope simulate --no-flows --fault slow-link@4:20 --iters 40 \
+	    sl >/dev/null &&
+	trainscope --cache sl.db index sl >/dev/null &&
+	trainscope --cache sl.db view timeline sl --height all >tl &&
+	starts <tl >got && test "$(wc -l <got)" -ge 40 &&
+	jq -r ".iterations[] | \"\(.iteration + 1) \(.end_ts | floor % 86400)\"" \
+	    sl/truth.json >want &&
+	awk "NR == FNR { at[\$1] = \$2; next } (\$1 in at) { n++; d = at[\$1] - \$2
+	    if (d < -1 || d > 1) { print; bad = 1 } } END { exit bad || n < 39 }" \
+	    got want
+'
+test_expect_success 'the kernel'"'"'s cable error and link down rank above the completion errors after them' '
+	trainscope simulate --nodes 16 --no-flows --fault ib-link-down@5:20 \
+	    --iters 30 ib >/dev/null &&
+	trainscope --cache ib.db index ib >/dev/null &&
+	trainscope --cache ib.db diagnose --format json ib >ib.json &&
+	jq -r ".events[0:2][] | .first.path" ib.json >top2 &&
+	printf "host/node-005.log\nhost/node-005.log\n" >want && test_cmp want top2 &&
+	jq -r ".events[1].template" ib.json | grep -x "mlx5_core <\*> Link down" &&
+	jq -r ".events[2].reasons[]" ib.json | grep "a network port of the job went down"
+'
+# the event texts node reasons quote that are not a template whole: each
+# must be a template cut at a word, marked "..."
+bad_quotes() {
+	jq -r '[.events[].template] as $t | .nodes[].reasons[] |
+	    (capture("^[0-9]+ x \u0027(?<q>.*)\u0027 here,") //
+	    capture("^has \u0027(?<q>.*)\u0027 \\(event")) | .q as $q |
+	    select(any($t[]; . == $q) | not) |
+	    select(($q | endswith("...") | not) or
+	    ([$t[] | select(startswith($q[:-3] + " "))] | length) == 0)' "$1"
+}
+test_expect_success 'node reasons name what sets a node apart, cut at a word' '
+	trainscope simulate --healthy --no-flows --nodes 4 --iters 20 h4 >/dev/null &&
+	trainscope --cache h4.db index h4 >/dev/null &&
+	trainscope --cache h4.db diagnose --format json h4 >h4.json &&
+	jq -r ".nodes[].reasons[]" h4.json >reasons &&
+	! grep "^0 x .* here, 0 on a typical node" reasons &&
+	grep "\.\.\.. here" reasons &&
+	bad_quotes h4.json >bad && ! test -s bad
+'
+test_expect_success 'a launcher'"'"'s failure summary is tagged with the stage it was printed in' '
+	trainscope simulate --nodes 4 --gpus-per-node 2 --iters 20 --no-flows \
+	    --fault gpu-xid79@2:10 xid >/dev/null &&
+	trainscope --cache xid.db index xid >/dev/null &&
+	trainscope --cache xid.db diagnose --top 0 --format json xid >xid.json &&
+	jq -r ".events[] | select(.first.path | endswith(\"torchrun.log\")) |
+	    select(.template | test(\"^exitcode|^traceback|^Traceback\")) |
+	    .stage" xid.json | sort -u >stages &&
+	echo training >want && test_cmp want stages
+'
+test_expect_success 'a long run is compared with short healthy runs per node-hour' '
+	mkdir -p pool &&
+	for i in 1 2 3; do
+		trainscope simulate --healthy --no-flows --nodes 4 --gpus-per-node 2 \
+		    --iters 30 --seed $i pool/h$i >/dev/null || exit 1
+	done &&
+	trainscope simulate --no-flows --nodes 4 --gpus-per-node 2 --iters 900 \
+	    --fault cuda-oom@2:880 pool/long >/dev/null &&
+	trainscope --cache pool.db index pool/h1 pool/h2 pool/h3 pool/long >/dev/null &&
+	for i in 1 2 3; do
+		trainscope --cache pool.db diagnose h$i >/dev/null || exit 1
+	done &&
+	trainscope --cache pool.db diagnose --top 0 --format json long >long.json &&
+	test "$(jq .healthy_runs long.json)" = 3 &&
+	jq -r ".events[0].template" long.json | grep "CUDA out of memory" &&
+	! jq -r ".events[].reasons[]" long.json | grep "its rate in healthy runs" &&
+	jq -r ".events[] | select(.template | startswith(\"iteration\")) |
+	    .reasons[]" long.json | grep "^seen in 3 of 3 healthy runs$"
+'
+test_expect_success 'healthy runs of another framework do not judge this one'"'"'s own lines' '
+	trainscope simulate --no-flows --nodes 4 --gpus-per-node 2 --iters 30 \
+	    --format hf --fault cuda-oom@2:20 pool/hf >/dev/null &&
+	trainscope --cache pool.db index pool/hf >/dev/null &&
+	trainscope --cache pool.db diagnose --top 0 --format json hf >hf.json &&
+	jq -r ".events[] | select(.template | startswith(\"{\u0027loss\u0027\")) |
+	    .reasons[0]" hf.json >r &&
+	grep "^no healthy run logs like this job (3 in the pool)$" r &&
+	jq -r ".events[] | select(.template == \"NCCL version <*>\") |
+	    .reasons[0]" hf.json | grep "^seen in 3 of 3 healthy runs$" &&
+	! jq -r ".events[].reasons[]" hf.json | grep "seen in 0 of 3 healthy runs$"
 '
 test_done

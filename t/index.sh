@@ -253,4 +253,27 @@ test_expect_success 'values that make no sense are refused' '
 	test_expect_code 2 trainscope index --chunk 1 tiny 2>err &&
 	grep "chunk wants at least 1024 bytes" err
 '
+test_expect_success 'a directory without a log file makes no job' '
+	mkdir -p nolog/sub && : >nolog/sub/flows.pcap &&
+	test_expect_code 1 trainscope index nolog 2>err &&
+	grep "^trainscope: index: no log files in .*/nolog.$" err &&
+	! grep "^indexed" err &&
+	trainscope jobs --format tsv >jobs &&
+	! grep "nolog" jobs &&
+	test_expect_code 1 trainscope diagnose ./nolog 2>err &&
+	grep "no log files in .*/nolog" err &&
+	test_expect_code 1 trainscope index tiny nolog 2>err &&
+	grep "^indexed 1 job: .*; job tiny$" err &&
+	grep "^trainscope: index: no log files in .*/nolog.$" err &&
+	trainscope jobs --format tsv | grep "^tiny" &&
+	! trainscope jobs --format tsv | grep nolog
+'
+test_expect_success 'a job whose logs are gone keeps what was indexed' '
+	mkdir -p gone && echo "[2024-01-01 00:00:00] step 1 loss 2.0" >gone/r0.log &&
+	trainscope index gone 2>/dev/null &&
+	rm gone/r0.log &&
+	test_expect_code 1 trainscope index gone 2>err &&
+	grep "no log files in" err &&
+	trainscope templates --format tsv gone | grep "step <\*> loss"
+'
 test_done

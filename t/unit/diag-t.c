@@ -367,6 +367,48 @@ test_outcome(void)
 	diag_job_free(job);
 }
 
+/* The reasons of node `name` in r, or NULL. */
+static const struct diag_node_result *
+node_result(const struct diag_result *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nnodes; i++)
+		if (strcmp(r->job->nodes[r->nodes[i].node].name, name) == 0)
+			return &r->nodes[i];
+	return NULL;
+}
+
+/*
+ * Nodes whose logs print no iteration lines: one stopped in init (behind
+ * its peers), one trained without saying which iteration (not behind).
+ */
+static void
+test_no_iters(void)
+{
+	struct diag_opts o = { 1, NULL };
+	struct diag_job *job = build_ended(0, 4);
+	struct diag_result *r;
+	const struct diag_node_result *a, *b;
+	size_t s;
+
+	s = diag_add_stream(job, diag_add_node(job, "node-init"), "i.log");
+	diag_stream_end(job, s, -1, STAGE_INIT, NAN);
+	s = diag_add_stream(job, diag_add_node(job, "node-quiet"), "q.log");
+	diag_stream_end(job, s, -1, STAGE_TRAINING, NAN);
+	r = diag_run(job, &o);
+	a = node_result(r, "node-init");
+	b = node_result(r, "node-quiet");
+	ok(a != NULL && has_reason(a->reasons, a->nreasons, "log stops in "
+	    "init, before training; its peers reach iteration 30"),
+	    "a node that never trained stopped before its peers");
+	ok(b != NULL && !has_reason(b->reasons, b->nreasons, "stops") &&
+	    !has_reason(b->reasons, b->nreasons, "iteration -1"),
+	    "a node that trains without iteration lines is not behind");
+	diag_result_free(r);
+	diag_job_free(job);
+}
+
 int
 main(void)
 {
@@ -379,5 +421,6 @@ main(void)
 	test_tiny();
 	test_slowdown();
 	test_outcome();
+	test_no_iters();
 	return done_testing();
 }

@@ -117,6 +117,22 @@ test_sniff(void)
 	    -1, SCAN_HOST, 0, "syslog content names the host");
 	sniff_case("\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11", NULL, -1,
 	    SCAN_LOG, 1, "binary is skipped");
+	sniff_case("========================================\n"
+	    "UDP Conversations\nFilter:<No Filter>\n"
+	    "  | Frames Bytes |\n10.0.0.1:4791 <-> 10.0.0.2:4791 12 1 kB\n",
+	    NULL, -1, SCAN_LOG, 2, "a capture tool's statistics report is "
+	    "no log");
+	sniff_case("#separator \\x09\n#set_separator\t,\n#path\tconn\n"
+	    "#fields\tts\tuid\tid.orig_h\tid.orig_p\tid.resp_h\tid.resp_p\t"
+	    "proto\tduration\torig_bytes\tresp_bytes\n"
+	    "1700000000.1\tC1\t10.0.0.1\t5000\t10.0.0.2\t29500\ttcp\t1.0\t"
+	    "10\t20\n", NULL, -1, SCAN_LOG, 2, "flow records (a Zeek conn.log) "
+	    "are no log");
+	sniff_case("========================================\n"
+	    "step 1 loss 2.30\nstep 2 loss 2.21\n", NULL, -1, SCAN_LOG, 0,
+	    "a rank's plain print under a banner is a log");
+	sniff_case("scenario: run 4\n  capture: 10 frames\n  nodes: 4\n",
+	    NULL, -1, SCAN_LOG, 0, "free text without times is a log");
 }
 
 int

@@ -47,6 +47,11 @@ test_mask(void)
 	mask_is("icache prefetch depth......4", "icache prefetch depth......<*>");
 	mask_is("sent 1910 bytes (1.86 KB) ok", "sent <*> ok");
 	mask_is("from 1.2.3.4 () at Sun Jul 10 03:55:15 2005", "from <*> at <*>");
+	mask_is("mlx5_core 0000:0c:00.0 eth2: Link down",
+	    "mlx5_core <*> Link down");
+	mask_is("mlx5_port_module_event:1137:(pid 0): module 0 on mlx5_0",
+	    "mlx5_port_module_event:<*>:(pid <*> module <*> on <*>");
+	mask_is("at node_017 x86_64 sm_80 rank3 a1_b", "at <*>");
 	mask_is("", "");
 }
 
