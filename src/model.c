@@ -230,7 +230,9 @@ mark_event(struct model *m, const struct diag_job *job, struct model_mark *k,
 		k->flags |= MODEL_MARK_ERROR;
 	else if (t->level == DIAG_LEVEL_WARN)
 		k->flags |= MODEL_MARK_WARN;
-	if (job->nhealthy > 0 && t->healthy_jobs == 0 && s >= MARK_MIN_SCORE)
+	/* new: no healthy run that logs like the job has it */
+	if (job->nhealthy - t->healthy_blind > 0 && t->healthy_jobs == 0 &&
+	    s >= MARK_MIN_SCORE)
 		k->flags |= MODEL_MARK_NEW;
 	if (ev >= 0 && s >= MARK_MIN_SCORE && (k->event == UINT32_MAX ||
 	    s > m->events[k->event].score)) {

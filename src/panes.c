@@ -1560,13 +1560,15 @@ job_row(void *arg, const struct viewdb_job *j)
 	w->v->page++;
 	canvas_put_clip(w->a->cv, row, 0, 16, CS_BOLD, j->name,
 	    strlen(j->name));
-	canvas_puts(w->a->cv, row, 17, strcmp(j->outcome, "failed") == 0 ?
-	    CS_ERROR : strcmp(j->outcome, "healthy") == 0 ||
+	canvas_put_clip(w->a->cv, row, 17, 26, strcmp(j->outcome, "failed") ==
+	    0 ? CS_ERROR : strcmp(j->outcome, "degraded") == 0 ? CS_WARN :
+	    strcmp(j->outcome, "healthy") == 0 ||
 	    strcmp(j->outcome, "completed") == 0 ? CS_GOOD : CS_DIM,
-	    j->outcome[0] != '\0' ? j->outcome : "-");
-	canvas_puts(w->a->cv, row, 25, CS_NORMAL, j->marked[0] != '\0' ?
+	    j->outcome[0] != '\0' ? j->outcome : "-", j->outcome[0] != '\0' ?
+	    strlen(j->outcome) : 1);
+	canvas_puts(w->a->cv, row, 27, CS_NORMAL, j->marked[0] != '\0' ?
 	    j->marked : "-");
-	canvas_printf(w->a->cv, row, 30, CS_NORMAL, "%5lld %6lld %9s",
+	canvas_printf(w->a->cv, row, 32, CS_NORMAL, "%5lld %6lld %9s",
 	    (long long)j->nodes, (long long)j->files,
 	    ts_human_size((uint64_t)j->bytes, size, sizeof size));
 	if (isnan(j->indexed))
@@ -1578,9 +1580,9 @@ job_row(void *arg, const struct viewdb_job *j)
 		gmtime_r(&t, &tm);
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
 	}
-	canvas_puts(w->a->cv, row, 53, CS_DIM, when);
+	canvas_puts(w->a->cv, row, 56, CS_DIM, when);
 	/* a long root keeps its end, where jobs differ */
-	put_tail(w->a->cv, row, 70, w->a->w - 70, CS_DIM, j->root);
+	put_tail(w->a->cv, row, 73, w->a->w - 73, CS_DIM, j->root);
 	if (r == w->v->st.cursor[PANE_JOBS])
 		canvas_add_attr(w->a->cv, row, 0, -1, CA_SELECTED);
 	return 0;
@@ -1593,7 +1595,7 @@ pane_jobs(struct view *v, struct area *a, int *used)
 	char *why = NULL;
 	int row = area_row(a, used);
 
-	canvas_puts(a->cv, row, 0, CS_BOLD, "job              outcome mark "
+	canvas_puts(a->cv, row, 0, CS_BOLD, "job              outcome   mark "
 	    "nodes  files      size  indexed (UTC)    root");
 	memset(&w, 0, sizeof w);
 	w.v = v;
