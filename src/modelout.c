@@ -401,6 +401,11 @@ text_captures(FILE *out, const struct model *m)
 		fputc('\n', out);
 		return;
 	}
+	if (f->nhosts == 0) {
+		fputs("\ncaptures: no training traffic in them (the job "
+		    "may have stopped before it trained)\n", out);
+		return;
+	}
 	fprintf(out, "\ncaptures: %zu host%s, %zu data-parallel group%s, "
 	    "%zu pipeline%s, %zu iteration%s of %.1f ms\n", f->nhosts,
 	    f->nhosts == 1 ? "" : "s", f->ndp, f->ndp == 1 ? "" : "s", f->npp,

@@ -52,6 +52,12 @@ test_expect_success 'a single combined log of ten lines works' '
 	trainscope diagnose --format json one >one.json &&
 	grep "\"job\": \"one\"" one.json && grep "\"path\": \"train.log\"" one.json
 '
+test_expect_success 'captures of a job that never trained say so, not 0 hosts of 0.0 ms' '
+	trainscope simulate --nodes 4 --fault config-error cfgjob >/dev/null &&
+	trainscope diagnose cfgjob >cfg.txt 2>/dev/null &&
+	grep "^captures: no training traffic in them" cfg.txt &&
+	! grep "0 hosts" cfg.txt
+'
 test_expect_success 'a paste with no iteration or stage line failed, with no invented iteration 0' '
 	mkdir paste &&
 	printf "%s\n" "[rank3]: Traceback (most recent call last):" \
