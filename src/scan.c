@@ -436,9 +436,12 @@ binary(const char *s, size_t n)
 static int
 tool_report(const char *s, size_t n)
 {
-	const char *nl = memchr(s, '\n', n), *p;
+	const char *nl, *p;
 	size_t k, i;
 
+	if (n == 0)
+		return 0;
+	nl = memchr(s, '\n', n);
 	if (nl == NULL || nl - s < 20)
 		return 0;
 	for (k = 0; s + k < nl && s[k] == '='; k++)
