@@ -144,6 +144,48 @@ test_expect_success 'rank pipelines that interleave over hosts, told by their po
 	exact il &&
 	test "$(jq ".jobs[0].pp_pipelines | length" il.json)" = 3
 '
+# A host holding ranks of two pipelines mixes their computes: the input
+# of one, arriving while the other computes, cuts the idle time of both,
+# so its straggler hardly shows as a host.  Over TCP each rank's compute
+# is read from the messages to its own port and its neighbours' (node 2
+# holds ranks of stages 0 and 1, node 3 two ranks of stage 1); over RoCE
+# the host's sends to one side pair with its inputs from the other in
+# time order (node 3).
+for st in tcp:2 tcp:3 roce:3; do
+	tr=${st%:*} node=${st#*:}
+	test_expect_success "$tr: a straggler on node $node, whose ranks are in two pipelines" '
+		sim ils-$tr-$node 24 2 3 16 1 --transport $tr --micro-batches 16 \
+		    --fault straggler@$node:6 &&
+		r=$(score ils-$tr-$node) && echo "$r" &&
+		test "$(field "$r" detect)" = 1 && test "$(field "$r" first)" = 1 &&
+		test "$(field "$r" false)" = 0 && test "$(field "$r" onset)" = 0
+	'
+done
+test_expect_success 'tcp: the straggler is told by its rank port' '
+	jq -e "[.jobs[0].findings[] | select(.kind == \"straggler\") |
+	    .reasons[] | test(\"its rank at port [0-9]+ \\\\(stage\")] | any" \
+	    ils-tcp-3.json
+'
+# DP rings inside the hosts: the last stage's node sends nothing to the
+# node after it, so a slow link, or a dead IB link, goes to the stage
+# before, the one node its traffic reaches; the logs name that peer.
+test_expect_success 'a slow link goes to a node its traffic reaches' '
+	sim lkin 4 8 8 4 1 --transport tcp --fault slow-link@4:6 &&
+	grep "\"peer_node\": \"node-003\"" lkin/truth.json &&
+	r=$(score lkin) && test "$(field "$r" detect)" = 1 &&
+	test "$(field "$r" first)" = 1 && test "$(field "$r" false)" = 0
+'
+test_expect_success 'a dead IB link: both ends log a peer their traffic reaches' '
+	sim ibin 4 8 8 4 1 --transport tcp --fault ib-link-down@4:6 &&
+	grep -l "NET/IB : Got completion from peer 10.42.0.3<" \
+	    ibin/logs/node-004/*.log &&
+	grep -l "NET/IB : Got completion from peer 10.42.0.4<" \
+	    ibin/logs/node-003/*.log &&
+	! grep -l "NET/IB : Got completion from peer" ibin/logs/node-00[12]/*.log &&
+	trainscope flows --format json ibin >ibin.json &&
+	jq -e "[.jobs[0].pairs[] | select(.a == \"10.42.0.3\" and
+	    .b == \"10.42.0.4\")] | length == 1" ibin.json
+'
 # The slow link is between two pipeline stages (the DP rings stay inside
 # the hosts): its pipeline transfers slow down, nothing else does.
 test_expect_success 'a slow link between pipeline stages is named' '
