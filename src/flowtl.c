@@ -406,22 +406,29 @@ msg_bytes(const struct flow_msg *x)
  * late, the others go ahead with the first steps of the ring, among
  * themselves, and wait: a fragment with a small share of the step's
  * bytes, then a pause, then the rest.  A burst with under FRAG_SHARE of
- * the group's median burst bytes joins the burst after it.  Returns the
+ * the group's usual burst bytes joins the burst after it.  The usual
+ * burst is the byte-weighted median (half of the bytes move in bursts
+ * at least that large), not the median burst: when every step has a
+ * fragment, or two, fragments are half the bursts or more.  Returns the
  * number of bursts left in b[0..n).
  */
 #define FRAG_SHARE	0.25
 static size_t
 join_fragments(struct burst *b, size_t n)
 {
-	double *v = xcalloc(n + 1, sizeof *v), med;
+	double *v = xcalloc(n + 1, sizeof *v), usual = 0, total = 0, acc = 0;
 	size_t i, k;
 
 	for (i = 0; i < n; i++)
-		v[i] = b[i].bytes;
-	med = stats_median(v, n);
+		total += v[i] = b[i].bytes;
+	ts_qsort(v, n, sizeof *v, stats_cmp_double);
+	for (i = n; i > 0 && acc < total / 2; i--) {
+		acc += v[i - 1];
+		usual = v[i - 1];
+	}
 	free(v);
 	for (i = k = 0; i < n; i++) {
-		if (i + 1 < n && b[i].bytes < FRAG_SHARE * med) {
+		if (i + 1 < n && b[i].bytes < FRAG_SHARE * usual) {
 			b[i + 1].start = b[i].start;
 			b[i + 1].bytes += b[i].bytes;
 			continue;

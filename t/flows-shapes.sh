@@ -166,6 +166,19 @@ test_expect_success 'tcp: the straggler is told by its rank port' '
 	    .reasons[] | test(\"its rank at port [0-9]+ \\\\(stage\")] | any" \
 	    ils-tcp-3.json
 '
+# Pure data parallel, two TP groups a host: each step's ring comes as a
+# small fragment (the members that are ready run its first steps) and
+# the rest; with a late member, two fragments.  Fragments are then as
+# many as the main bursts, yet a step is one iteration.
+test_expect_success 'a ring whose steps come in fragments: one iteration a step' '
+	trainscope simulate --nodes 4 --gpus-per-node 4 --dp 8 --pp 1 --tp 2 \
+	    --iters 12 --iter-ms 400 --seed 3 --transport tcp \
+	    --fault straggler@4:6 frag >/dev/null &&
+	r=$(score frag) && echo "$r" &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 1)) &&
+	test "$(field "$r" iters)" -le "$(field "$r" iters_truth)" &&
+	test "$(field "$r" first)" = 1 && test "$(field "$r" false)" = 0
+'
 # DP rings inside the hosts: the last stage's node sends nothing to the
 # node after it, so a slow link, or a dead IB link, goes to the stage
 # before, the one node its traffic reaches; the logs name that peer.
