@@ -278,17 +278,54 @@ cmp_conn(const void *a, const void *b)
  * The connections of pair p that carry one message size (>= 80 % within
  * 1 %: activations, or their gradients) and those that carry several
  * (collective pieces, cut by bucket), over the messages of at least
- * `lim` bytes, connections with >= CONN_MIN of them (a collective whose
- * steps run back to back is one message a step, whose size says
- * little): their keys in one[] and many[] (sorted; counts in *n1, *n2).
+ * `lim` bytes, connections with >= CONN_MIN of them: their keys in one[]
+ * and many[] (sorted; counts in *n1, *n2).  A collective whose steps run
+ * back to back is one message a step, of one size too; but a pipeline
+ * connection carries one a micro-batch, so a connection (of >= 3) with
+ * at most half the messages of the busiest one-size connection, each at
+ * least twice its size, is a collective's.
  */
 #define CONN_MIN	16
+struct ckind {
+	uint64_t key, size;	/* its modal size */
+	size_t n;
+	int one;
+};
+
+/* The kinds of the connections in c[0..n) (sorted by key, then size). */
+static size_t
+conn_runs(const struct conn *c, size_t n, struct ckind *ck)
+{
+	size_t i, j, k, r, best, nk = 0;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && c[j].key == c[i].key; j++)
+			;
+		ck[nk].key = c[i].key;
+		ck[nk].n = j - i;
+		for (k = r = i, best = 0; k < j; k++) {	/* modal run */
+			if (r < k)
+				r = k;
+			while (r < j && (double)c[r].size <=
+			    (double)c[k].size * (1 + SIZE_TOL))
+				r++;
+			if (r - k > best) {
+				best = r - k;
+				ck[nk].size = c[k].size;
+			}
+		}
+		ck[nk++].one = best * 5 >= (j - i) * 4;
+	}
+	return nk;
+}
+
 static void
 conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
     uint64_t *one, size_t *n1, uint64_t *many, size_t *n2)
 {
 	struct conn *c = xcalloc(p->n + 1, sizeof *c);
-	size_t i, j, k, r, n = 0, best;
+	struct ckind *ck = xcalloc(p->n + 1, sizeof *ck), *busy = NULL;
+	size_t i, n = 0, nk;
 
 	for (i = 0; i < p->n; i++) {
 		const struct flow_msg *x = &s->msgs[p->m[i]];
@@ -299,27 +336,25 @@ conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
 		}
 	}
 	ts_qsort(c, n, sizeof *c, cmp_conn);
+	nk = conn_runs(c, n, ck);
+	for (i = 0; i < nk; i++)
+		if (ck[i].one && ck[i].n >= CONN_MIN &&
+		    (busy == NULL || ck[i].n > busy->n))
+			busy = &ck[i];
 	*n1 = *n2 = 0;
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && c[j].key == c[i].key; j++)
-			;
-		if (j - i < CONN_MIN)
+	for (i = 0; i < nk; i++) {
+		if (busy != NULL && ck[i].n >= 3 && 2 * ck[i].n <= busy->n &&
+		    ck[i].size >= 2 * busy->size)
+			many[(*n2)++] = ck[i].key;
+		else if (ck[i].n < CONN_MIN)
 			continue;
-		for (k = r = i, best = 0; k < j; k++) {	/* modal run */
-			if (r < k)
-				r = k;
-			while (r < j && (double)c[r].size <=
-			    (double)c[k].size * (1 + SIZE_TOL))
-				r++;
-			if (r - k > best)
-				best = r - k;
-		}
-		if (best * 5 >= (j - i) * 4)
-			one[(*n1)++] = c[i].key;
+		else if (ck[i].one)
+			one[(*n1)++] = ck[i].key;
 		else
-			many[(*n2)++] = c[i].key;
+			many[(*n2)++] = ck[i].key;
 	}
 	free(c);
+	free(ck);
 }
 
 static int
@@ -335,8 +370,9 @@ cmp_key(const void *a, const void *b)
  * ranks straddle two hosts, its data-parallel ring and the pipelines
  * both cross between them, each on its own connections (communicators
  * connect apart).  A pair with connections of one message size and
- * connections of several (conn_kinds()) is split: the one-size ones
- * become a pipeline pair, the rest stays a data-parallel one.  Returns
+ * connections of several, or of a collective run back to back
+ * (conn_kinds()), is split: the one-size ones become a pipeline pair,
+ * the rest stays a data-parallel one.  Returns
  * the new number of pairs in *pl.
  */
 static size_t

@@ -135,6 +135,18 @@ test_expect_success 'stages that straddle hosts: DP and pipeline pairs apart' '
 	sim mx12 12 8 3 32 1 --transport tcp --micro-batches 32 --healthy &&
 	exact mx12
 '
+# Stages of 12 ranks on hosts of 8: the DP ring of a straddling stage
+# runs its steps back to back, one message a step on each of its
+# connections, beside the pipeline connections' one a micro-batch; with
+# few iterations or many, the pair is split all the same.
+for it in 12 24; do
+	test_expect_success "stages that straddle hosts, rings one message a step ($it iterations)" '
+		trainscope simulate --nodes 6 --gpus-per-node 8 --dp 12 --pp 4 \
+		    --tp 1 --iters $it --iter-ms 400 --seed 5 --transport tcp \
+		    --healthy mx6-$it >/dev/null &&
+		exact mx6-$it
+	'
+done
 # Stages of 3 ranks on hosts of 2: a host holds ranks of two stages and
 # three rank pipelines interleave over the hosts.  Over TCP a rank's
 # activations and the gradients back to it reach its own port, which
