@@ -262,6 +262,7 @@ conn_key(const struct flow_msg *x, uint32_t a)
 struct conn {
 	uint64_t key;
 	uint64_t size;
+	int ab;			/* from the pair's a to its b */
 };
 
 static int
@@ -277,20 +278,46 @@ cmp_conn(const void *a, const void *b)
 /*
  * The connections of pair p that carry one message size (>= 80 % within
  * 1 %: activations, or their gradients) and those that carry several
- * (collective pieces, cut by bucket), over the messages of at least
- * `lim` bytes, connections with >= CONN_MIN of them: their keys in one[]
- * and many[] (sorted; counts in *n1, *n2).  A collective whose steps run
+ * (collective pieces, cut by bucket), over each connection's significant
+ * messages (as a pair's, see large_size(), but of the connection alone:
+ * activations can be a small fraction of what the ring beside them
+ * moves), connections with >= CONN_MIN of them: their keys in one[] and
+ * many[] (sorted; counts in *n1, *n2).  A collective whose steps run
  * back to back is one message a step, of one size too; but a pipeline
  * connection carries one a micro-batch, so a connection (of >= 3) with
  * at most half the messages of the busiest one-size connection, each at
- * least twice its size, is a collective's.
+ * least twice its size, is a collective's, unless it is a train of
+ * activations run back to back (few_is_pipeline()).
  */
 #define CONN_MIN	16
 struct ckind {
 	uint64_t key, size;	/* its modal size */
+	uint64_t bytes;		/* of its significant messages */
 	size_t n;
 	int one;
+	int ab;			/* it carries them from a to b */
 };
+
+/*
+ * The first of the messages c[i..j) of one connection (sorted by size)
+ * that is significant: >= SIG_SHARE of the size at which those from the
+ * smallest up reach a quarter of its bytes.
+ */
+static size_t
+conn_significant(const struct conn *c, size_t i, size_t j)
+{
+	uint64_t total = 0, cum = 0, lim;
+	size_t k;
+
+	for (k = i; k < j; k++)
+		total += c[k].size;
+	for (k = i; k < j && (cum += c[k].size) < total / 4; k++)
+		;
+	lim = (uint64_t)((double)c[k < j ? k : j - 1].size * SIG_SHARE);
+	for (k = i; k < j && c[k].size < lim; k++)
+		;
+	return k;
+}
 
 /* The kinds of the connections in c[0..n) (sorted by key, then size). */
 static size_t
@@ -301,8 +328,12 @@ conn_runs(const struct conn *c, size_t n, struct ckind *ck)
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && c[j].key == c[i].key; j++)
 			;
+		i = conn_significant(c, i, j);
 		ck[nk].key = c[i].key;
 		ck[nk].n = j - i;
+		ck[nk].ab = c[i].ab;
+		for (k = i; k < j; k++)
+			ck[nk].bytes += c[k].size;
 		for (k = r = i, best = 0; k < j; k++) {	/* modal run */
 			if (r < k)
 				r = k;
@@ -319,9 +350,32 @@ conn_runs(const struct conn *c, size_t n, struct ckind *ck)
 	return nk;
 }
 
+/*
+ * Whether connection f, one of few messages, is a pipeline's: an
+ * activation train run back to back is one message a step too, but a
+ * pipeline moves as many bytes back as forward (a gradient has its
+ * activation's shape), so its total is within PIPE_TOL of that of a
+ * one-size connection going the other way in separate messages (twice
+ * as many or more); a ring's bears no relation to those, only to its
+ * own way back on two hosts, in as few messages.
+ */
+#define PIPE_TOL	0.02
+static int
+few_is_pipeline(const struct ckind *f, const struct ckind *ck, size_t nk)
+{
+	size_t i;
+
+	for (i = 0; i < nk; i++)
+		if (ck[i].one && ck[i].n >= CONN_MIN && ck[i].n >= 2 * f->n &&
+		    ck[i].ab != f->ab && fabs((double)ck[i].bytes -
+		    (double)f->bytes) <= PIPE_TOL * (double)ck[i].bytes)
+			return 1;
+	return 0;
+}
+
 static void
-conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
-    uint64_t *one, size_t *n1, uint64_t *many, size_t *n2)
+conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t *one,
+    size_t *n1, uint64_t *many, size_t *n2)
 {
 	struct conn *c = xcalloc(p->n + 1, sizeof *c);
 	struct ckind *ck = xcalloc(p->n + 1, sizeof *ck), *busy = NULL;
@@ -330,8 +384,9 @@ conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
 	for (i = 0; i < p->n; i++) {
 		const struct flow_msg *x = &s->msgs[p->m[i]];
 
-		if (msg_size(x) >= lim) {
+		if (msg_size(x) >= SIG_MIN) {
 			c[n].key = conn_key(x, p->a);
+			c[n].ab = x->src == p->a;
 			c[n++].size = msg_size(x);
 		}
 	}
@@ -345,7 +400,8 @@ conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
 	for (i = 0; i < nk; i++) {
 		if (busy != NULL && ck[i].n >= 3 && 2 * ck[i].n <= busy->n &&
 		    ck[i].size >= 2 * busy->size)
-			many[(*n2)++] = ck[i].key;
+			*(few_is_pipeline(&ck[i], ck, nk) ? &one[(*n1)++] :
+			    &many[(*n2)++]) = ck[i].key;
 		else if (ck[i].n < CONN_MIN)
 			continue;
 		else if (ck[i].one)
@@ -382,13 +438,11 @@ split_mixed(const struct flow_set *s, struct plist **pl, size_t n)
 
 	for (i = 0; i < n; i++) {
 		struct plist *p = &(*pl)[i], q;
-		uint64_t lim = (uint64_t)((double)large_size(s, p) * SIG_SHARE);
 		uint64_t *one = xcalloc(p->n + 1, sizeof *one);
 		uint64_t *many = xcalloc(p->n + 1, sizeof *many), key;
 		size_t keep = 0;
 
-		conn_kinds(s, p, lim < SIG_MIN ? SIG_MIN : lim, one, &n1,
-		    many, &n2);
+		conn_kinds(s, p, one, &n1, many, &n2);
 		if (n1 > 0 && n2 > 0) {
 			memset(&q, 0, sizeof q);
 			q.a = p->a;

@@ -147,6 +147,19 @@ for it in 12 24; do
 		exact mx6-$it
 	'
 done
+# Beside a ring, a pair's activations can be a small share of its bytes
+# (16 micro-batches of 16 stages): what is significant is judged per
+# connection, not from the ring's messages.  And with many micro-batches
+# a train of activations runs back to back, one message a step like the
+# ring, yet as many bytes come back as gradients in separate messages.
+test_expect_success 'stages that straddle hosts: activations a small share of the pair' '
+	sim mx24 24 8 12 16 1 --transport tcp --micro-batches 16 --healthy &&
+	exact mx24
+'
+test_expect_success 'stages that straddle hosts: activation trains one message a step' '
+	sim mxt 6 8 12 4 1 --transport tcp --micro-batches 128 --healthy &&
+	exact mxt
+'
 # Stages of 3 ranks on hosts of 2: a host holds ranks of two stages and
 # three rank pipelines interleave over the hosts.  Over TCP a rank's
 # activations and the gradients back to it reach its own port, which
