@@ -257,6 +257,8 @@ struct cut {
 	double from, to;	/* the pause */
 	size_t at;		/* the message after it */
 	int kept, edge;
+	uint32_t turn;		/* the host that got the message before it
+				   and sends the one after, or UINT32_MAX */
 };
 
 /*
@@ -298,15 +300,88 @@ cmp_cut_gap(const void *a, const void *b)
 }
 
 /*
+ * The ends of pipeline group g when it is a chain (each host with one or
+ * two pipeline peers in it, two with one): e[0] and e[1]; 0 when not.
+ */
+static int
+chain_ends(const struct flowan_job *job, const struct flowan_group *g,
+    uint32_t *e)
+{
+	size_t k, i, deg, ne = 0;
+
+	for (k = 0; k < g->n; k++) {
+		for (i = deg = 0; i < job->npairs; i++) {
+			const struct flowan_pair *p = &job->pairs[i];
+
+			deg += p->type == FLOWAN_PP && in_group(g, p->a) &&
+			    in_group(g, p->b) && (p->a == g->hosts[k] ||
+			    p->b == g->hosts[k]);
+		}
+		if (deg == 0 || deg > 2 || (deg == 1 && ne == 2))
+			return 0;
+		if (deg == 1)
+			e[ne++] = g->hosts[k];
+	}
+	return ne == 2;
+}
+
+/*
+ * Which end of a chain of pipeline hosts is stage 0, from the pauses
+ * c[0..nc) (by time) where an end turns round (gets a message, then
+ * sends the next).  A step starts at stage 0 and turns at the last
+ * stage; backward takes about twice as long as forward, so the time
+ * from a turn at stage 0 to the next at the other end is the shorter.
+ * Returns that end, or UINT32_MAX when the chain's ends do not say
+ * (too few turns, or times within HEAD_RATIO of each other).
+ */
+#define HEAD_RATIO	1.3
+static uint32_t
+pipeline_head(const struct flowan_job *job, const struct flowan_group *g,
+    const struct cut *c, size_t nc)
+{
+	uint32_t e[2];
+	double *d[2], med[2];
+	size_t nd[2] = { 0, 0 }, i, last = SIZE_MAX;
+	uint32_t head = UINT32_MAX;
+	int j;
+
+	if (!chain_ends(job, g, e))
+		return UINT32_MAX;
+	d[0] = xcalloc(nc + 1, sizeof *d[0]);
+	d[1] = xcalloc(nc + 1, sizeof *d[1]);
+	for (i = 0; i < nc; i++) {
+		if (c[i].turn != e[0] && c[i].turn != e[1])
+			continue;
+		if (last != SIZE_MAX && c[last].turn != c[i].turn) {
+			j = c[last].turn == e[1];
+			d[j][nd[j]++] = c[i].to - c[last].to;
+		}
+		last = i;
+	}
+	for (j = 0; j < 2; j++)
+		med[j] = nd[j] >= 3 ? stats_median(d[j], nd[j]) : NAN;
+	if (med[0] * HEAD_RATIO < med[1])
+		head = e[0];
+	else if (med[1] * HEAD_RATIO < med[0])
+		head = e[1];
+	free(d[0]);
+	free(d[1]);
+	return head;
+}
+
+/*
  * Where a pipeline's iterations meet, among its messages m[0..n) (by
  * start): a pipeline keeps its links busy through an iteration, forward
  * then backward, and all of it idles at the step's end (optimizer step,
  * collectives inside the hosts).  That pause need not be much longer than
  * the turn from forward to backward, so no gap threshold separates them;
- * but it is the longest pause within each period.  So: the pauses,
- * longest first, each kept unless its middle lies within half a (local)
- * period of a kept one (bins of half the overall period hold the kept
- * ones: a pause within an iteration is that close to one of its ends);
+ * but it is usually the longest pause within each period.  So: the
+ * pauses, longest first (in a chain whose stage 0 pipeline_head()
+ * finds, only those where stage 0 turns round: a straggling last stage
+ * turns round slower than a step ends), each kept unless its middle
+ * lies within half a (local) period of a kept one (bins of half the
+ * overall period hold the kept ones: a pause within an iteration is that
+ * close to one of its ends);
  * then those within a period of either end of the capture dropped
  * unless they last EDGE_SHARE of the kept pauses nearest them (a partial
  * iteration at an end has no step-end pause to rule out the turn from
@@ -317,13 +392,15 @@ cmp_cut_gap(const void *a, const void *b)
 #define EDGE_SHARE	0.9
 static unsigned char *
 pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
-    const struct period *pd)
+    const struct period *pd, const struct flowan_job *job,
+    const struct flowan_group *g)
 {
 	unsigned char *cut = xcalloc(n + 1, 1);
 	struct cut *c = xcalloc(n + 1, sizeof *c);
 	double end, t0, w = 0.5 * pd->all, wl, *gk, med;
 	double *tmp = xcalloc(2 * pd->n + 1, sizeof *tmp);
-	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept;
+	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept, before = 0;
+	uint32_t head;
 
 	end = n ? s->msgs[m[0]].end : 0;
 	for (i = 1; i < n; i++) {
@@ -332,16 +409,21 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 		if (x->start > end) {
 			c[nc].from = end;
 			c[nc].to = x->start;
+			c[nc].turn = s->msgs[m[before]].dst == x->src ?
+			    x->src : UINT32_MAX;
 			c[nc++].at = i;
 		}
-		if (x->end > end)
+		if (x->end > end) {
 			end = x->end;
+			before = i;
+		}
 	}
 	if (nc == 0 || !(w > 0)) {
 		free(c);
 		free(tmp);
 		return cut;
 	}
+	head = pipeline_head(job, g, c, nc);
 	t0 = s->msgs[m[0]].start;
 	nb = (size_t)((end - t0) / w) + 3;
 	kept = xcalloc(nb, sizeof *kept);	/* index + 1 of a kept cut */
@@ -351,6 +433,8 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 		double mid = (c[i].from + c[i].to) / 2;
 		int near = 0;
 
+		if (head != UINT32_MAX && c[i].turn != head)
+			continue;	/* not where a step starts */
 		wl = 0.5 * local_period(pd, mid, tmp);
 		b0 = (size_t)fmax(0, (mid - wl - t0) / w) + 1;
 		b1 = (size_t)fmax(0, (mid + wl - t0) / w) + 1;
@@ -455,7 +539,7 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 
 		pipeline_period(fa, job, &sg->g[g], &pd);
 		if (isfinite(pd.all))
-			cut = pipeline_cuts(s, m, n, &pd);
+			cut = pipeline_cuts(s, m, n, &pd, job, &sg->g[g]);
 		free(pd.t);
 		free(pd.iv);
 	}
@@ -2142,6 +2226,32 @@ rates_sorted(const struct flowan_job *job, const double *rate,
 }
 
 /*
+ * When an end of pair p has no other pair, its NIC slowing down would
+ * look just like the link: say so in finding f.
+ */
+static void
+lone_end(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_pair *p, struct flowan_finding *f)
+{
+	size_t i, n[2] = { 0, 0 };
+	int j;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *q = &job->pairs[i];
+
+		if (q->type == FLOWAN_OTHER)
+			continue;
+		n[0] += q->a == p->a || q->b == p->a;
+		n[1] += q->a == p->b || q->b == p->b;
+	}
+	for (j = 0; j < 2; j++)
+		if (n[j] == 1)
+			add_reason(f, xasprintf("%s has no other pair on the "
+			    "wire: its NIC slowing down would look the same",
+			    flowan_host_name(fa, j ? p->b : p->a)));
+}
+
+/*
  * Slow link: a pair whose messages move at < half the median rate of
  * the other pairs of its type (DP against DP, PP against PP) in the same
  * iterations, >= 3 in a row.  Message sizes differ little between the
@@ -2192,6 +2302,7 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 			    "iteration %d)", dp ? "collective" : "pipeline",
 			    stats_median(own, nex) / 1e6, f->magnitude,
 			    dp ? "DP" : "PP", f->niters, f->from));
+			lone_end(fa, job, p, f);
 		}
 	}
 	free(cdp);

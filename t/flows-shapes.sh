@@ -129,6 +129,26 @@ test_expect_success 'a straggler of a pure pipeline is named, every iteration ke
 	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 1)) &&
 	test "$(field "$r" iters)" -le "$(field "$r" iters_truth)"
 '
+# A pure pipeline turns round at its last stage: once that stage
+# straggles, the turn outlasts the step-end pause at stage 0.  Forward
+# is the shorter half of a step, which tells stage 0's end of the chain,
+# and only its pauses end a step.
+test_expect_success 'a pure pipeline whose last stage straggles keeps its steps' '
+	sim pplast 6 4 1 6 4 --transport tcp --fault straggler@6:6 &&
+	r=$(score pplast) && echo "$r" &&
+	test "$(field "$r" iters)" -ge $(($(field "$r" iters_truth) - 1)) &&
+	test "$(field "$r" iters)" -le "$(field "$r" iters_truth)" &&
+	test "$(field "$r" first)" = 1 && test "$(field "$r" onset)" = 0
+'
+# A host with one pair: its slow NIC and that link look the same on the
+# wire; the link is named, and the finding says so.
+test_expect_success 'the slow NIC of a host with one pair is its link' '
+	sim nic1 4 8 1 4 8 --transport tcp --fault slow-nic@1:6 &&
+	r=$(score nic1) && test "$(field "$r" first)" = 1 &&
+	test "$(field "$r" false)" = 0 &&
+	jq -e "[.jobs[0].findings[].reasons[] |
+	    test(\"10.42.0.1 has no other pair on the wire\")] | any" nic1.json
+'
 # Stages of 3 ranks on hosts of 8: a stage straddles two hosts, so their
 # pair carries its DP ring and the pipelines, on their own connections.
 test_expect_success 'stages that straddle hosts: DP and pipeline pairs apart' '
