@@ -881,9 +881,8 @@ rank_pipelines(const struct flowan *fa, const struct flowan_job *job,
 	return nout;
 }
 
-/* Whether pipeline group g is a chain: no host with three PP peers. */
-static int
-chain(const struct flowan_job *job, const struct flowan_group *g)
+int
+flowan_pp_chain(const struct flowan_job *job, const struct flowan_group *g)
 {
 	size_t i, k, n;
 
@@ -909,7 +908,7 @@ split_pipelines(const struct flowan *fa, struct flowan_job *job)
 	size_t n = 0, i, k, nr;
 
 	for (i = 0; i < job->npp; i++) {
-		nr = chain(job, &job->pp[i]) ? 0 :
+		nr = flowan_pp_chain(job, &job->pp[i]) ? 0 :
 		    rank_pipelines(fa, job, &job->pp[i], &rp);
 		all = xreallocarray(all, n + (nr ? nr : 1), sizeof *all);
 		if (nr == 0) {

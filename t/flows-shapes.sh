@@ -206,6 +206,12 @@ for st in tcp:2 tcp:3 roce:3; do
 		test "$(field "$r" false)" = 0 && test "$(field "$r" onset)" = 0
 	'
 done
+test_expect_success 'roce: interleaved rank pipelines the QPs do not tell apart are said' '
+	jq -e ".jobs[0].not_on_wire | test(\"which rank pipeline a hop belongs to\")" \
+	    ils-roce-3.json &&
+	! jq -e ".jobs[0].not_on_wire | test(\"which rank pipeline\")" \
+	    ils-tcp-3.json
+'
 test_expect_success 'tcp: the straggler is told by its rank port' '
 	jq -e "[.jobs[0].findings[] | select(.kind == \"straggler\") |
 	    .reasons[] | test(\"its rank at port [0-9]+ \\\\(stage\")] | any" \
