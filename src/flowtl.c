@@ -299,6 +299,22 @@ cmp_cut_gap(const void *a, const void *b)
 	return (x->at > y->at) - (x->at < y->at);
 }
 
+/* How many pipeline peers host h has in group g. */
+static size_t
+pp_degree(const struct flowan_job *job, const struct flowan_group *g,
+    uint32_t h)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		n += p->type == FLOWAN_PP && in_group(g, p->a) &&
+		    in_group(g, p->b) && (p->a == h || p->b == h);
+	}
+	return n;
+}
+
 /*
  * The ends of pipeline group g when it is a chain (each host with one or
  * two pipeline peers in it, two with one): e[0] and e[1]; 0 when not.
@@ -307,16 +323,10 @@ static int
 chain_ends(const struct flowan_job *job, const struct flowan_group *g,
     uint32_t *e)
 {
-	size_t k, i, deg, ne = 0;
+	size_t k, deg, ne = 0;
 
 	for (k = 0; k < g->n; k++) {
-		for (i = deg = 0; i < job->npairs; i++) {
-			const struct flowan_pair *p = &job->pairs[i];
-
-			deg += p->type == FLOWAN_PP && in_group(g, p->a) &&
-			    in_group(g, p->b) && (p->a == g->hosts[k] ||
-			    p->b == g->hosts[k]);
-		}
+		deg = pp_degree(job, g, g->hosts[k]);
 		if (deg == 0 || deg > 2 || (deg == 1 && ne == 2))
 			return 0;
 		if (deg == 1)
@@ -884,19 +894,11 @@ rank_pipelines(const struct flowan *fa, const struct flowan_job *job,
 int
 flowan_pp_chain(const struct flowan_job *job, const struct flowan_group *g)
 {
-	size_t i, k, n;
+	size_t k;
 
-	for (k = 0; k < g->n; k++) {
-		for (i = n = 0; i < job->npairs; i++) {
-			const struct flowan_pair *p = &job->pairs[i];
-
-			n += p->type == FLOWAN_PP && in_group(g, p->a) &&
-			    in_group(g, p->b) && (p->a == g->hosts[k] ||
-			    p->b == g->hosts[k]);
-		}
-		if (n > 2)
+	for (k = 0; k < g->n; k++)
+		if (pp_degree(job, g, g->hosts[k]) > 2)
 			return 0;
-	}
 	return 1;
 }
 
