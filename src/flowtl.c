@@ -1505,6 +1505,20 @@ longest_run(struct flowan_finding *f)
 	return best;
 }
 
+/* Drop the job's newest finding. */
+static void
+drop_newest(struct flowan_job *job)
+{
+	struct flowan_finding *f = &job->findings[--job->nfindings];
+	size_t i;
+
+	for (i = 0; i < f->nreasons; i++)
+		free(f->reasons[i]);
+	free(f->reasons);
+	free(f->subject);
+	free(f->iters);
+}
+
 /*
  * Keep `f`, the job's newest finding, only when it lasted three iterations
  * in a row; otherwise drop it.  Returns 1 when kept (NULL is never kept).
@@ -1516,9 +1530,7 @@ keep_lasting(struct flowan_job *job, struct flowan_finding *f)
 		return 0;
 	if (longest_run(f) >= 3)
 		return 1;
-	job->nfindings--;
-	free(f->subject);
-	free(f->iters);
+	drop_newest(job);
 	return 0;
 }
 
@@ -2253,6 +2265,30 @@ lone_end(const struct flowan *fa, const struct flowan_job *job,
 }
 
 /*
+ * When slow link f, the job's newest finding, is of a host pair that has
+ * one already (its pipeline and DP connections, split), its reasons go
+ * to that one and f is dropped.
+ */
+static void
+same_link(struct flowan_job *job, struct flowan_finding *f)
+{
+	size_t i, k;
+
+	for (i = 0; i + 1 < job->nfindings; i++) {
+		struct flowan_finding *e = &job->findings[i];
+
+		if (e->kind != FLOWAN_SLOW_LINK ||
+		    strcmp(e->subject, f->subject) != 0)
+			continue;
+		for (k = 0; k < f->nreasons; k++)
+			add_reason(e, f->reasons[k]);
+		f->nreasons = 0;
+		drop_newest(job);
+		return;
+	}
+}
+
+/*
  * Slow link: a pair whose messages move at < half the median rate of
  * the other pairs of its type (DP against DP, PP against PP) in the same
  * iterations, >= 3 in a row.  Message sizes differ little between the
@@ -2304,6 +2340,7 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 			    stats_median(own, nex) / 1e6, f->magnitude,
 			    dp ? "DP" : "PP", f->niters, f->from));
 			lone_end(fa, job, p, f);
+			same_link(job, f);
 		}
 	}
 	free(cdp);
@@ -2316,53 +2353,93 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 
 /*
  * Slow NIC: a host all of whose links slow down together, pipeline and
- * data-parallel alike: in >= 3 consecutive iterations, >= 2 of its pairs,
- * and >= 2/3 of those with a rate, move their messages at < 1/1.5 of the
- * median rate of the other pairs of their type (DP against DP, PP against
- * PP).  A slow link slows one pair of each of its two hosts, and a
+ * data-parallel alike: in >= 3 consecutive iterations, its pairs to >= 2
+ * peers, and to >= 2/3 of those with a rate, move their messages at <
+ * 1/1.5 of the median rate of the other pairs of their type (DP against
+ * DP, PP against PP); the pipeline and DP pairs of one host pair are
+ * one link.  A slow link slows one pair of each of its two hosts, and a
  * straggler's messages move as fast as ever.  The pairs' own slow-link
  * findings are then left out: the host says it.  nic[slot] is set for
  * the hosts named.
  */
 #define NIC_SLOWED	1.5
+/* Per iteration, the sorted rates of the DP and of the PP pairs. */
+struct typed_rates {
+	double *sdp, *spp;
+	size_t *cdp, *cpp;
+};
+
+/*
+ * In iteration k, how many peers of host h its pairs with a rate reach
+ * (*npeer) and how many of those are slowed (the return): a pair below
+ * 1/NIC_SLOWED of the median rate of the other pairs of its type.  The
+ * two pairs of a split host pair (pipeline and DP connections) are one
+ * link, slowed when either is.  v[0..*nv): each pair's slowdown.
+ */
+static size_t
+peers_slowed(const struct flowan_job *job, uint32_t h, size_t k,
+    const double *rate, const struct typed_rates *tr, uint32_t *peer,
+    unsigned char *slow, size_t *npeer, double *v, size_t *nv)
+{
+	size_t ni = job->niters, np = job->npairs, i, j, ns = 0;
+
+	*npeer = *nv = 0;
+	for (i = 0; i < np; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+		double r = rate[i * ni + k], pm;
+		uint32_t o = p->a == h ? p->b : p->a;
+
+		if ((p->a != h && p->b != h) || p->type == FLOWAN_OTHER ||
+		    !isfinite(r))
+			continue;
+		pm = p->type == FLOWAN_DP ?
+		    median_without(tr->sdp + k * np, tr->cdp[k], r) :
+		    median_without(tr->spp + k * np, tr->cpp[k], r);
+		if (!isfinite(pm))
+			continue;
+		v[(*nv)++] = pm / r;
+		for (j = 0; j < *npeer && peer[j] != o; j++)
+			;
+		if (j == *npeer) {
+			peer[(*npeer)++] = o;
+			slow[j] = 0;
+		}
+		if (r * NIC_SLOWED < pm && !slow[j]) {
+			slow[j] = 1;
+			ns++;
+		}
+	}
+	return ns;
+}
+
 static void
 slow_nics(const struct flowan *fa, struct flowan_job *job, const double *rate,
     unsigned char *nic)
 {
-	size_t ni = job->niters, np = job->npairs, h, i, k, nr, nslow, nex;
-	size_t *cdp = xcalloc(ni + 1, sizeof *cdp);
-	size_t *cpp = xcalloc(ni + 1, sizeof *cpp);
-	double *sdp = rates_sorted(job, rate, FLOWAN_DP, cdp);
-	double *spp = rates_sorted(job, rate, FLOWAN_PP, cpp);
+	size_t ni = job->niters, np = job->npairs, h, k, nr, nslow, nex, nv;
+	struct typed_rates tr;
 	double *ex = xcalloc(ni + 1, sizeof *ex), *v = xcalloc(np + 1, sizeof *v);
+	uint32_t *peer = xcalloc(np + 1, sizeof *peer);
+	unsigned char *slow = xcalloc(np + 1, 1);
 
+	tr.cdp = xcalloc(ni + 1, sizeof *tr.cdp);
+	tr.cpp = xcalloc(ni + 1, sizeof *tr.cpp);
+	tr.sdp = rates_sorted(job, rate, FLOWAN_DP, tr.cdp);
+	tr.spp = rates_sorted(job, rate, FLOWAN_PP, tr.cpp);
 	for (h = 0; h < job->nhosts; h++) {
 		uint32_t host = job->hosts[h];
 		struct flowan_finding *f = NULL;
 
 		for (k = nex = 0; k < ni; k++) {
-			for (i = nr = nslow = 0; i < np; i++) {
-				const struct flowan_pair *p = &job->pairs[i];
-				double r = rate[i * ni + k], pm;
-
-				if ((p->a != host && p->b != host) ||
-				    p->type == FLOWAN_OTHER || !isfinite(r))
-					continue;
-				pm = p->type == FLOWAN_DP ?
-				    median_without(sdp + k * np, cdp[k], r) :
-				    median_without(spp + k * np, cpp[k], r);
-				if (!isfinite(pm))
-					continue;
-				v[nr++] = pm / r;
-				nslow += r * NIC_SLOWED < pm;
-			}
+			nslow = peers_slowed(job, host, k, rate, &tr, peer,
+			    slow, &nr, v, &nv);
 			if (nslow < 2 || 3 * nslow < 2 * nr)
 				continue;
 			if (f == NULL)
 				f = add_finding(job, FLOWAN_SLOW_NIC,
 				    xstrdup(flowan_host_name(fa, host)), 0);
 			add_iter(f, job->iters[k].index);
-			ex[nex++] = stats_median(v, nr);
+			ex[nex++] = stats_median(v, nv);
 		}
 		if (keep_lasting(job, f)) {
 			nic[h] = 1;
@@ -2377,12 +2454,14 @@ slow_nics(const struct flowan *fa, struct flowan_job *job, const double *rate,
 			    "link"));
 		}
 	}
-	free(cdp);
-	free(cpp);
-	free(sdp);
-	free(spp);
+	free(tr.cdp);
+	free(tr.cpp);
+	free(tr.sdp);
+	free(tr.spp);
 	free(ex);
 	free(v);
+	free(peer);
+	free(slow);
 }
 
 /* The share of pair p's recorded packets that are CE-marked or CNPs. */

@@ -183,6 +183,14 @@ test_expect_success 'stages that straddle hosts: activation trains one message a
 	sim mxt 6 8 12 4 1 --transport tcp --micro-batches 128 --healthy &&
 	exact mxt
 '
+# A slow link between hosts whose pair carries a ring and pipelines
+# slows both: still one link, not the slow NIC of a host with two peers.
+test_expect_success 'a slow link under a ring and pipelines is one link' '
+	sim mxl 6 8 12 4 1 --transport tcp --fault slow-link@2:6 &&
+	exact mxl && r=$(score mxl) && test "$(field "$r" first)" = 1 &&
+	test "$(jq "[.jobs[0].findings[] | select(.kind == \"slow-link\")] |
+	    length" mxl.json)" = 1
+'
 # Stages of 3 ranks on hosts of 2: a host holds ranks of two stages and
 # three rank pipelines interleave over the hosts.  Over TCP a rank's
 # activations and the gradients back to it reach its own port, which
