@@ -262,6 +262,7 @@ conn_key(const struct flow_msg *x, uint32_t a)
 struct conn {
 	uint64_t key;
 	uint64_t size;
+	int ab;			/* from the pair's a to its b */
 };
 
 static int
@@ -277,49 +278,139 @@ cmp_conn(const void *a, const void *b)
 /*
  * The connections of pair p that carry one message size (>= 80 % within
  * 1 %: activations, or their gradients) and those that carry several
- * (collective pieces, cut by bucket), over the messages of at least
- * `lim` bytes, connections with >= CONN_MIN of them (a collective whose
- * steps run back to back is one message a step, whose size says
- * little): their keys in one[] and many[] (sorted; counts in *n1, *n2).
+ * (collective pieces, cut by bucket), over each connection's significant
+ * messages (as a pair's, see large_size(), but of the connection alone:
+ * activations can be a small fraction of what the ring beside them
+ * moves), connections with >= CONN_MIN of them: their keys in one[] and
+ * many[] (sorted; counts in *n1, *n2).  A collective whose steps run
+ * back to back is one message a step, of one size too; but a pipeline
+ * connection carries one a micro-batch, so a connection (of >= 3) with
+ * at most half the messages of the busiest one-size connection, each at
+ * least twice its size, is a collective's, unless it is a train of
+ * activations run back to back (few_is_pipeline()).
  */
 #define CONN_MIN	16
-static void
-conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t lim,
-    uint64_t *one, size_t *n1, uint64_t *many, size_t *n2)
+struct ckind {
+	uint64_t key, size;	/* its modal size */
+	uint64_t bytes;		/* of its significant messages */
+	size_t n;
+	int one;
+	int ab;			/* it carries them from a to b */
+};
+
+/*
+ * The first of the messages c[i..j) of one connection (sorted by size)
+ * that is significant: >= SIG_SHARE of the size at which those from the
+ * smallest up reach a quarter of its bytes.
+ */
+static size_t
+conn_significant(const struct conn *c, size_t i, size_t j)
 {
-	struct conn *c = xcalloc(p->n + 1, sizeof *c);
-	size_t i, j, k, r, n = 0, best;
+	uint64_t total = 0, cum = 0, lim;
+	size_t k;
 
-	for (i = 0; i < p->n; i++) {
-		const struct flow_msg *x = &s->msgs[p->m[i]];
+	for (k = i; k < j; k++)
+		total += c[k].size;
+	for (k = i; k < j && (cum += c[k].size) < total / 4; k++)
+		;
+	lim = (uint64_t)((double)c[k < j ? k : j - 1].size * SIG_SHARE);
+	for (k = i; k < j && c[k].size < lim; k++)
+		;
+	return k;
+}
 
-		if (msg_size(x) >= lim) {
-			c[n].key = conn_key(x, p->a);
-			c[n++].size = msg_size(x);
-		}
-	}
-	ts_qsort(c, n, sizeof *c, cmp_conn);
-	*n1 = *n2 = 0;
+/* The kinds of the connections in c[0..n) (sorted by key, then size). */
+static size_t
+conn_runs(const struct conn *c, size_t n, struct ckind *ck)
+{
+	size_t i, j, k, r, best, nk = 0;
+
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && c[j].key == c[i].key; j++)
 			;
-		if (j - i < CONN_MIN)
-			continue;
+		i = conn_significant(c, i, j);
+		ck[nk].key = c[i].key;
+		ck[nk].n = j - i;
+		ck[nk].ab = c[i].ab;
+		for (k = i; k < j; k++)
+			ck[nk].bytes += c[k].size;
 		for (k = r = i, best = 0; k < j; k++) {	/* modal run */
 			if (r < k)
 				r = k;
 			while (r < j && (double)c[r].size <=
 			    (double)c[k].size * (1 + SIZE_TOL))
 				r++;
-			if (r - k > best)
+			if (r - k > best) {
 				best = r - k;
+				ck[nk].size = c[k].size;
+			}
 		}
-		if (best * 5 >= (j - i) * 4)
-			one[(*n1)++] = c[i].key;
+		ck[nk++].one = best * 5 >= (j - i) * 4;
+	}
+	return nk;
+}
+
+/*
+ * Whether connection f, one of few messages, is a pipeline's: an
+ * activation train run back to back is one message a step too, but a
+ * pipeline moves as many bytes back as forward (a gradient has its
+ * activation's shape), so its total is within PIPE_TOL of that of a
+ * one-size connection going the other way in separate messages (twice
+ * as many or more); a ring's bears no relation to those, only to its
+ * own way back on two hosts, in as few messages.
+ */
+#define PIPE_TOL	0.02
+static int
+few_is_pipeline(const struct ckind *f, const struct ckind *ck, size_t nk)
+{
+	size_t i;
+
+	for (i = 0; i < nk; i++)
+		if (ck[i].one && ck[i].n >= CONN_MIN && ck[i].n >= 2 * f->n &&
+		    ck[i].ab != f->ab && fabs((double)ck[i].bytes -
+		    (double)f->bytes) <= PIPE_TOL * (double)ck[i].bytes)
+			return 1;
+	return 0;
+}
+
+static void
+conn_kinds(const struct flow_set *s, const struct plist *p, uint64_t *one,
+    size_t *n1, uint64_t *many, size_t *n2)
+{
+	struct conn *c = xcalloc(p->n + 1, sizeof *c);
+	struct ckind *ck = xcalloc(p->n + 1, sizeof *ck), *busy = NULL;
+	size_t i, n = 0, nk;
+
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *x = &s->msgs[p->m[i]];
+
+		if (msg_size(x) >= SIG_MIN) {
+			c[n].key = conn_key(x, p->a);
+			c[n].ab = x->src == p->a;
+			c[n++].size = msg_size(x);
+		}
+	}
+	ts_qsort(c, n, sizeof *c, cmp_conn);
+	nk = conn_runs(c, n, ck);
+	for (i = 0; i < nk; i++)
+		if (ck[i].one && ck[i].n >= CONN_MIN &&
+		    (busy == NULL || ck[i].n > busy->n))
+			busy = &ck[i];
+	*n1 = *n2 = 0;
+	for (i = 0; i < nk; i++) {
+		if (busy != NULL && ck[i].n >= 3 && 2 * ck[i].n <= busy->n &&
+		    ck[i].size >= 2 * busy->size)
+			*(few_is_pipeline(&ck[i], ck, nk) ? &one[(*n1)++] :
+			    &many[(*n2)++]) = ck[i].key;
+		else if (ck[i].n < CONN_MIN)
+			continue;
+		else if (ck[i].one)
+			one[(*n1)++] = ck[i].key;
 		else
-			many[(*n2)++] = c[i].key;
+			many[(*n2)++] = ck[i].key;
 	}
 	free(c);
+	free(ck);
 }
 
 static int
@@ -335,8 +426,9 @@ cmp_key(const void *a, const void *b)
  * ranks straddle two hosts, its data-parallel ring and the pipelines
  * both cross between them, each on its own connections (communicators
  * connect apart).  A pair with connections of one message size and
- * connections of several (conn_kinds()) is split: the one-size ones
- * become a pipeline pair, the rest stays a data-parallel one.  Returns
+ * connections of several, or of a collective run back to back
+ * (conn_kinds()), is split: the one-size ones become a pipeline pair,
+ * the rest stays a data-parallel one.  Returns
  * the new number of pairs in *pl.
  */
 static size_t
@@ -346,13 +438,11 @@ split_mixed(const struct flow_set *s, struct plist **pl, size_t n)
 
 	for (i = 0; i < n; i++) {
 		struct plist *p = &(*pl)[i], q;
-		uint64_t lim = (uint64_t)((double)large_size(s, p) * SIG_SHARE);
 		uint64_t *one = xcalloc(p->n + 1, sizeof *one);
 		uint64_t *many = xcalloc(p->n + 1, sizeof *many), key;
 		size_t keep = 0;
 
-		conn_kinds(s, p, lim < SIG_MIN ? SIG_MIN : lim, one, &n1,
-		    many, &n2);
+		conn_kinds(s, p, one, &n1, many, &n2);
 		if (n1 > 0 && n2 > 0) {
 			memset(&q, 0, sizeof q);
 			q.a = p->a;

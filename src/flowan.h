@@ -208,6 +208,14 @@ void flowan_names_scan_text(const struct flow_set *set, char **names,
 int flowan_cmp_str(const void *a, const void *b);
 
 /*
+ * Whether pipeline group g of job is a chain: no host with three PP
+ * peers in it.  After flowan_analyse(), a group that is none holds rank
+ * pipelines that interleave over its hosts and that the wire did not
+ * tell apart (RoCE QPs name connections, not ranks).
+ */
+int flowan_pp_chain(const struct flowan_job *job, const struct flowan_group *g);
+
+/*
  * flowtl.c: iterations, pipeline order, per-host compute/communication
  * and findings of one job whose pairs and groups are filled in.
  */

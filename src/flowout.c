@@ -116,15 +116,22 @@ ends_at(const struct flowan_pair *p, uint32_t h, size_t *n)
  * ranks of a host look like one host unless their endpoints tell them
  * apart).
  */
-static const char *
+static char *
 unseen_text(const struct flowan_job *job)
 {
-	return job->ndp > 0 ? "traffic between ranks of one host (tensor "
-	    "parallel groups, and DP rings or pipeline stages that stay "
-	    "inside a host)" : "traffic between ranks of one host (tensor "
-	    "parallel groups, and DP rings or pipeline stages that stay "
-	    "inside a host); no pair carries data-parallel traffic: dp is "
-	    "1, or every DP ring stays inside a host";
+	size_t i;
+	int tangled = 0;
+
+	for (i = 0; i < job->npp; i++)
+		tangled |= !flowan_pp_chain(job, &job->pp[i]);
+	return xasprintf("traffic between ranks of one host (tensor parallel "
+	    "groups, and DP rings or pipeline stages that stay inside a "
+	    "host)%s%s", job->ndp > 0 ? "" : "; no pair carries "
+	    "data-parallel traffic: dp is 1, or every DP ring stays inside "
+	    "a host", tangled ? "; which rank pipeline a hop belongs to, "
+	    "where hosts hold ranks of several and their endpoints do not "
+	    "tell them apart: such a pipeline is its hosts in stage order, "
+	    "not one rank pipeline" : "");
 }
 
 /* A pipeline's hops: the rank endpoints at each receiving host. */
@@ -161,6 +168,7 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 {
 	double mean, med, lo, hi, comm;
 	size_t i, k;
+	char *unseen;
 
 	if (fa->name != NULL && fa->njobs == 1) {
 		fputs("job ", out);
@@ -179,7 +187,9 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 		fputc('\n', out);
 		text_hops(fa, job, &job->pp[i], out);
 	}
-	fprintf(out, "  not on the wire: %s\n", unseen_text(job));
+	unseen = unseen_text(job);
+	fprintf(out, "  not on the wire: %s\n", unseen);
+	free(unseen);
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 
@@ -479,6 +489,7 @@ static void
 json_job(struct json *j, const struct flowan *fa, const struct flowan_job *job)
 {
 	size_t i;
+	char *unseen;
 
 	json_obj_begin(j);
 	json_key(j, "id"); json_str(j, job->id);
@@ -508,7 +519,9 @@ json_job(struct json *j, const struct flowan *fa, const struct flowan_job *job)
 		json_obj_end(j);
 	}
 	json_hops(j, fa, job);
-	json_key(j, "not_on_wire"); json_str(j, unseen_text(job));
+	unseen = unseen_text(job);
+	json_key(j, "not_on_wire"); json_str(j, unseen);
+	free(unseen);
 	json_pairs(j, fa, job);
 	json_iters(j, job);
 	json_hosts(j, fa, job);

@@ -37,7 +37,11 @@
  * exceed its peers' median by >= 25 %, by four times the group's noise
  * (and >= 1 % of the iteration baseline) and by four of the peers' MADs,
  * in >= 3 consecutive iterations, is a straggler; a host without DP peers
- * on the wire is held against its own earlier iterations instead.
+ * on the wire (or whose DP group joins the rings of several stages) is
+ * held against its own earlier iterations instead.  A host that holds
+ * ranks of several pipelines mixes their computes; where the wire tells
+ * its ranks apart (their own ports), each rank is read and held against
+ * its own history apart (struct rank_end).
  * Iterations are slow
  * against the fastest half of the job's own history (median/MAD; robust z
  * > 3.5 and >= 1.5x).  Groups and links are compared leave-one-out against
@@ -83,6 +87,14 @@ static int
 cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return (x > y) - (x < y);
 }
@@ -245,6 +257,8 @@ struct cut {
 	double from, to;	/* the pause */
 	size_t at;		/* the message after it */
 	int kept, edge;
+	uint32_t turn;		/* the host that got the message before it
+				   and sends the one after, or UINT32_MAX */
 };
 
 /*
@@ -285,16 +299,99 @@ cmp_cut_gap(const void *a, const void *b)
 	return (x->at > y->at) - (x->at < y->at);
 }
 
+/* How many pipeline peers host h has in group g. */
+static size_t
+pp_degree(const struct flowan_job *job, const struct flowan_group *g,
+    uint32_t h)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		n += p->type == FLOWAN_PP && in_group(g, p->a) &&
+		    in_group(g, p->b) && (p->a == h || p->b == h);
+	}
+	return n;
+}
+
+/*
+ * The ends of pipeline group g when it is a chain (each host with one or
+ * two pipeline peers in it, two with one): e[0] and e[1]; 0 when not.
+ */
+static int
+chain_ends(const struct flowan_job *job, const struct flowan_group *g,
+    uint32_t *e)
+{
+	size_t k, deg, ne = 0;
+
+	for (k = 0; k < g->n; k++) {
+		deg = pp_degree(job, g, g->hosts[k]);
+		if (deg == 0 || deg > 2 || (deg == 1 && ne == 2))
+			return 0;
+		if (deg == 1)
+			e[ne++] = g->hosts[k];
+	}
+	return ne == 2;
+}
+
+/*
+ * Which end of a chain of pipeline hosts is stage 0, from the pauses
+ * c[0..nc) (by time) where an end turns round (gets a message, then
+ * sends the next).  A step starts at stage 0 and turns at the last
+ * stage; backward takes about twice as long as forward, so the time
+ * from a turn at stage 0 to the next at the other end is the shorter.
+ * Returns that end, or UINT32_MAX when the chain's ends do not say
+ * (too few turns, or times within HEAD_RATIO of each other).
+ */
+#define HEAD_RATIO	1.3
+static uint32_t
+pipeline_head(const struct flowan_job *job, const struct flowan_group *g,
+    const struct cut *c, size_t nc)
+{
+	uint32_t e[2];
+	double *d[2], med[2];
+	size_t nd[2] = { 0, 0 }, i, last = SIZE_MAX;
+	uint32_t head = UINT32_MAX;
+	int j;
+
+	if (!chain_ends(job, g, e))
+		return UINT32_MAX;
+	d[0] = xcalloc(nc + 1, sizeof *d[0]);
+	d[1] = xcalloc(nc + 1, sizeof *d[1]);
+	for (i = 0; i < nc; i++) {
+		if (c[i].turn != e[0] && c[i].turn != e[1])
+			continue;
+		if (last != SIZE_MAX && c[last].turn != c[i].turn) {
+			j = c[last].turn == e[1];
+			d[j][nd[j]++] = c[i].to - c[last].to;
+		}
+		last = i;
+	}
+	for (j = 0; j < 2; j++)
+		med[j] = nd[j] >= 3 ? stats_median(d[j], nd[j]) : NAN;
+	if (med[0] * HEAD_RATIO < med[1])
+		head = e[0];
+	else if (med[1] * HEAD_RATIO < med[0])
+		head = e[1];
+	free(d[0]);
+	free(d[1]);
+	return head;
+}
+
 /*
  * Where a pipeline's iterations meet, among its messages m[0..n) (by
  * start): a pipeline keeps its links busy through an iteration, forward
  * then backward, and all of it idles at the step's end (optimizer step,
  * collectives inside the hosts).  That pause need not be much longer than
  * the turn from forward to backward, so no gap threshold separates them;
- * but it is the longest pause within each period.  So: the pauses,
- * longest first, each kept unless its middle lies within half a (local)
- * period of a kept one (bins of half the overall period hold the kept
- * ones: a pause within an iteration is that close to one of its ends);
+ * but it is usually the longest pause within each period.  So: the
+ * pauses, longest first (in a chain whose stage 0 pipeline_head()
+ * finds, only those where stage 0 turns round: a straggling last stage
+ * turns round slower than a step ends), each kept unless its middle
+ * lies within half a (local) period of a kept one (bins of half the
+ * overall period hold the kept ones: a pause within an iteration is that
+ * close to one of its ends);
  * then those within a period of either end of the capture dropped
  * unless they last EDGE_SHARE of the kept pauses nearest them (a partial
  * iteration at an end has no step-end pause to rule out the turn from
@@ -305,13 +402,15 @@ cmp_cut_gap(const void *a, const void *b)
 #define EDGE_SHARE	0.9
 static unsigned char *
 pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
-    const struct period *pd)
+    const struct period *pd, const struct flowan_job *job,
+    const struct flowan_group *g)
 {
 	unsigned char *cut = xcalloc(n + 1, 1);
 	struct cut *c = xcalloc(n + 1, sizeof *c);
 	double end, t0, w = 0.5 * pd->all, wl, *gk, med;
 	double *tmp = xcalloc(2 * pd->n + 1, sizeof *tmp);
-	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept;
+	size_t nc = 0, i, nb, b, b0, b1, nk = 0, *kept, before = 0;
+	uint32_t head;
 
 	end = n ? s->msgs[m[0]].end : 0;
 	for (i = 1; i < n; i++) {
@@ -320,16 +419,21 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 		if (x->start > end) {
 			c[nc].from = end;
 			c[nc].to = x->start;
+			c[nc].turn = s->msgs[m[before]].dst == x->src ?
+			    x->src : UINT32_MAX;
 			c[nc++].at = i;
 		}
-		if (x->end > end)
+		if (x->end > end) {
 			end = x->end;
+			before = i;
+		}
 	}
 	if (nc == 0 || !(w > 0)) {
 		free(c);
 		free(tmp);
 		return cut;
 	}
+	head = pipeline_head(job, g, c, nc);
 	t0 = s->msgs[m[0]].start;
 	nb = (size_t)((end - t0) / w) + 3;
 	kept = xcalloc(nb, sizeof *kept);	/* index + 1 of a kept cut */
@@ -339,6 +443,8 @@ pipeline_cuts(const struct flow_set *s, const size_t *m, size_t n,
 		double mid = (c[i].from + c[i].to) / 2;
 		int near = 0;
 
+		if (head != UINT32_MAX && c[i].turn != head)
+			continue;	/* not where a step starts */
 		wl = 0.5 * local_period(pd, mid, tmp);
 		b0 = (size_t)fmax(0, (mid - wl - t0) / w) + 1;
 		b1 = (size_t)fmax(0, (mid + wl - t0) / w) + 1;
@@ -394,22 +500,29 @@ msg_bytes(const struct flow_msg *x)
  * late, the others go ahead with the first steps of the ring, among
  * themselves, and wait: a fragment with a small share of the step's
  * bytes, then a pause, then the rest.  A burst with under FRAG_SHARE of
- * the group's median burst bytes joins the burst after it.  Returns the
+ * the group's usual burst bytes joins the burst after it.  The usual
+ * burst is the byte-weighted median (half of the bytes move in bursts
+ * at least that large), not the median burst: when every step has a
+ * fragment, or two, fragments are half the bursts or more.  Returns the
  * number of bursts left in b[0..n).
  */
 #define FRAG_SHARE	0.25
 static size_t
 join_fragments(struct burst *b, size_t n)
 {
-	double *v = xcalloc(n + 1, sizeof *v), med;
+	double *v = xcalloc(n + 1, sizeof *v), usual = 0, total = 0, acc = 0;
 	size_t i, k;
 
 	for (i = 0; i < n; i++)
-		v[i] = b[i].bytes;
-	med = stats_median(v, n);
+		total += v[i] = b[i].bytes;
+	ts_qsort(v, n, sizeof *v, stats_cmp_double);
+	for (i = n; i > 0 && acc < total / 2; i--) {
+		acc += v[i - 1];
+		usual = v[i - 1];
+	}
 	free(v);
 	for (i = k = 0; i < n; i++) {
-		if (i + 1 < n && b[i].bytes < FRAG_SHARE * med) {
+		if (i + 1 < n && b[i].bytes < FRAG_SHARE * usual) {
 			b[i + 1].start = b[i].start;
 			b[i + 1].bytes += b[i].bytes;
 			continue;
@@ -436,7 +549,7 @@ group_bursts(const struct flowan *fa, const struct flowan_job *job,
 
 		pipeline_period(fa, job, &sg->g[g], &pd);
 		if (isfinite(pd.all))
-			cut = pipeline_cuts(s, m, n, &pd);
+			cut = pipeline_cuts(s, m, n, &pd, job, &sg->g[g]);
 		free(pd.t);
 		free(pd.iv);
 	}
@@ -778,23 +891,14 @@ rank_pipelines(const struct flowan *fa, const struct flowan_job *job,
 	return nout;
 }
 
-/* Whether pipeline group g is a chain: no host with three PP peers. */
-static int
-chain(const struct flowan_job *job, const struct flowan_group *g)
+int
+flowan_pp_chain(const struct flowan_job *job, const struct flowan_group *g)
 {
-	size_t i, k, n;
+	size_t k;
 
-	for (k = 0; k < g->n; k++) {
-		for (i = n = 0; i < job->npairs; i++) {
-			const struct flowan_pair *p = &job->pairs[i];
-
-			n += p->type == FLOWAN_PP && in_group(g, p->a) &&
-			    in_group(g, p->b) && (p->a == g->hosts[k] ||
-			    p->b == g->hosts[k]);
-		}
-		if (n > 2)
+	for (k = 0; k < g->n; k++)
+		if (pp_degree(job, g, g->hosts[k]) > 2)
 			return 0;
-	}
 	return 1;
 }
 
@@ -806,7 +910,7 @@ split_pipelines(const struct flowan *fa, struct flowan_job *job)
 	size_t n = 0, i, k, nr;
 
 	for (i = 0; i < job->npp; i++) {
-		nr = chain(job, &job->pp[i]) ? 0 :
+		nr = flowan_pp_chain(job, &job->pp[i]) ? 0 :
 		    rank_pipelines(fa, job, &job->pp[i], &rp);
 		all = xreallocarray(all, n + (nr ? nr : 1), sizeof *all);
 		if (nr == 0) {
@@ -895,26 +999,47 @@ done_before(const struct flow_set *s, const size_t *m, size_t i, double last)
 }
 
 /*
- * A middle stage's inputs: host h has exactly two pipeline peers, so what
- * it sends one of them was computed from what the other sent it.  The
- * n-th significant message to one peer in an iteration is made from the
+ * A middle stage's inputs: host h has pipeline peers on both sides, an
+ * earlier stage's and a later one's (pp_direction()), so what it sends
+ * to one side was computed from what the other side sent it.  The n-th
+ * significant message to one side in an iteration is made from the
  * n-th significant one received from the other (activations forward,
  * gradients back), and work on it began when that input had arrived and
- * the host's previous send was done.  Stages at the ends have no such
- * pairing and fall back to done_before().
+ * the host's previous send was done.  A host that holds ranks of
+ * several pipelines has several peers a side; their messages, in time
+ * order, pair the same way, since its ranks take turns.  Stages at the
+ * ends have no such pairing and fall back to done_before().
  */
 struct mid_stage {
-	uint32_t peer[2];
-	size_t sent[2];		/* significant sends to peer[j] this iteration */
-	double *got[2];		/* ends of significant messages from peer[j] */
+	uint32_t *peer;		/* its pipeline peers */
+	unsigned char *side;	/* per peer: 0 an earlier stage, 1 a later */
+	size_t npeer;
+	size_t sent[2];		/* significant sends to side j this iteration */
+	double *got[2];		/* ends of significant messages from side j */
 	size_t ngot[2], cap[2];
 	double sent_end;	/* end of the host's last counted send */
 };
 
-static int
-mid_stage_init(const struct flowan_job *job, uint32_t h, struct mid_stage *ms)
+/* Add peer o on `side` to ms. */
+static void
+mid_stage_peer(struct mid_stage *ms, uint32_t o, int side)
 {
-	size_t i, n = 0;
+	ms->peer = xreallocarray(ms->peer, ms->npeer + 1, sizeof *ms->peer);
+	ms->side = xreallocarray(ms->side, ms->npeer + 1, 1);
+	ms->peer[ms->npeer] = o;
+	ms->side[ms->npeer++] = (unsigned char)side;
+}
+
+/*
+ * Fill ms with host h's pipeline peers.  Returns whether h is a middle
+ * stage (peers on both sides).
+ */
+static int
+mid_stage_init(const struct flowan *fa, const struct flowan_job *job,
+    uint32_t h, struct mid_stage *ms)
+{
+	size_t i, n[2] = { 0, 0 };
+	int side;
 
 	memset(ms, 0, sizeof *ms);
 	ms->sent_end = -INFINITY;
@@ -923,11 +1048,20 @@ mid_stage_init(const struct flowan_job *job, uint32_t h, struct mid_stage *ms)
 
 		if (p->type != FLOWAN_PP || (p->a != h && p->b != h))
 			continue;
-		if (n == 2)
-			return 0;
-		ms->peer[n++] = p->a == h ? p->b : p->a;
+		side = (pp_direction(fa, job, p) > 0) == (p->a == h);
+		mid_stage_peer(ms, p->a == h ? p->b : p->a, side);
+		n[side]++;
 	}
-	return n == 2;
+	return n[0] > 0 && n[1] > 0;
+}
+
+static void
+mid_stage_free(struct mid_stage *ms)
+{
+	free(ms->peer);
+	free(ms->side);
+	free(ms->got[0]);
+	free(ms->got[1]);
 }
 
 static void
@@ -936,29 +1070,40 @@ mid_stage_reset(struct mid_stage *ms)
 	ms->sent[0] = ms->sent[1] = ms->ngot[0] = ms->ngot[1] = 0;
 }
 
+/* The side of peer o (see struct mid_stage), or -1 when o is none. */
+static int
+mid_stage_side(const struct mid_stage *ms, uint32_t o)
+{
+	size_t i;
+
+	for (i = 0; i < ms->npeer; i++)
+		if (ms->peer[i] == o)
+			return ms->side[i];
+	return -1;
+}
+
 /* Record significant message x of the current iteration. */
 static void
 mid_stage_note(struct mid_stage *ms, const struct flow_msg *x, uint32_t h)
 {
-	int j;
+	int j = x->dst == h ? mid_stage_side(ms, x->src) : -1;
 
-	for (j = 0; j < 2; j++)
-		if (x->src == ms->peer[j] && x->dst == h) {
-			ms->got[j] = xgrow(ms->got[j], &ms->cap[j],
-			    ms->ngot[j] + 1, sizeof *ms->got[j]);
-			ms->got[j][ms->ngot[j]++] = x->end;
-		}
+	if (j < 0)
+		return;
+	ms->got[j] = xgrow(ms->got[j], &ms->cap[j], ms->ngot[j] + 1,
+	    sizeof *ms->got[j]);
+	ms->got[j][ms->ngot[j]++] = x->end;
 }
 
 /*
  * When work on send x (from h) began: after its input from the other
- * peer and the host's previous send; -INFINITY when x goes to neither
- * peer or its input is not there (yet), so the caller falls back.
+ * side and the host's previous send; -INFINITY when x goes to no peer or
+ * its input is not there (yet), so the caller falls back.
  */
 static double
 mid_stage_ready(struct mid_stage *ms, const struct flow_msg *x)
 {
-	int j = x->dst == ms->peer[0] ? 0 : x->dst == ms->peer[1] ? 1 : -1;
+	int j = mid_stage_side(ms, x->dst);
 	size_t n;
 	double in;
 
@@ -1036,53 +1181,287 @@ idle_from(const struct flow_set *s, const size_t *m, size_t i, size_t k,
 	return done;
 }
 
+/*
+ * Walk messages m[0..n) (see host_msgs()) of w->h, whose walk state is
+ * set up, adding per iteration k its compute, communication and steady
+ * compute to comp[k], comm[k] and steady[k] (see above).
+ */
+static void
+walk_times(const struct flowan *fa, const struct flowan_job *job,
+    struct host_walk *w, const size_t *m, size_t n, double *comp,
+    double *comm, double *steady)
+{
+	const struct flow_set *s = fa->set;
+	size_t i, k;
+	double done;
+
+	w->last = w->counted = w->busy = -INFINITY;
+	w->kin = w->kc = w->ks = (size_t)-1;
+	for (i = 0, k = 0; i < n; i++) {
+		const struct flow_msg *x = &s->msgs[m[i] >> 2];
+
+		while (k < job->niters && x->start >= job->iters[k].end)
+			k++;
+		if (k == job->niters)
+			break;
+		if (x->start >= job->iters[k].start) {
+			if ((m[i] & 1) && x->end > w->busy) {
+				comm[k] += x->end - fmax(x->start, w->busy);
+				w->busy = x->end;
+			}
+			done = fmax(idle_from(s, m, i, k, w), w->counted);
+			if (done > -INFINITY && x->start > done) {
+				comp[k] += x->start - done;
+				if (w->coll || w->ks == k)
+					steady[k] += x->start - done;
+				w->ks = k;
+				w->counted = x->start;
+			}
+		}
+		if (x->end > w->last)
+			w->last = x->end;
+	}
+	mid_stage_free(&w->ms);
+}
+
 static void
 host_times(const struct flowan *fa, const struct flowan_job *job,
     double *comp, double *comm, double *steady)
 {
-	const struct flow_set *s = fa->set;
-	size_t hi, i, k, n, *m, at;
+	size_t hi, n, *m, ni = job->niters;
 	struct host_walk w;
-	double done;
 
 	for (hi = 0; hi < job->nhosts; hi++) {
 		memset(&w, 0, sizeof w);
 		w.h = job->hosts[hi];
-		w.last = w.counted = w.busy = -INFINITY;
-		w.mid = mid_stage_init(job, w.h, &w.ms);
+		w.mid = mid_stage_init(fa, job, w.h, &w.ms);
 		w.coll = !has_pp(job, w.h);
-		w.kin = w.kc = w.ks = (size_t)-1;
 		m = host_msgs(fa, job, w.h, &n);
-		for (i = 0, k = 0; i < n; i++) {
-			const struct flow_msg *x = &s->msgs[m[i] >> 2];
-
-			while (k < job->niters && x->start >= job->iters[k].end)
-				k++;
-			if (k == job->niters)
-				break;
-			at = hi * job->niters + k;
-			if (x->start >= job->iters[k].start) {
-				if ((m[i] & 1) && x->end > w.busy) {
-					comm[at] += x->end - fmax(x->start, w.busy);
-					w.busy = x->end;
-				}
-				done = fmax(idle_from(s, m, i, k, &w), w.counted);
-				if (done > -INFINITY && x->start > done) {
-					comp[at] += x->start - done;
-					if (w.coll || w.ks == k)
-						steady[at] += x->start - done;
-					w.ks = k;
-					w.counted = x->start;
-				}
-			}
-			if (x->end > w.last)
-				w.last = x->end;
-		}
+		walk_times(fa, job, &w, m, n, comp + hi * ni, comm + hi * ni,
+		    steady + hi * ni);
 		free(m);
-		if (w.mid) {
-			free(w.ms.got[0]);
-			free(w.ms.got[1]);
+	}
+}
+
+/*
+ * Rank endpoints.  Where rank pipelines interleave over hosts and the
+ * wire tells their ranks apart (a rank's own port, see rank_pipelines()),
+ * a host's compute mixes its ranks: the input of one, arriving while the
+ * other computes, ends the idle time host_times() measures for both, so
+ * a slow GPU there hardly shows.  A rank endpoint is the place of one
+ * rank pipeline on a host: its stage, the ports its inputs reach (its
+ * activations in and its gradients back reach the same one), and its
+ * neighbours' endpoints, whose ports its outputs reach.  Its compute is
+ * walked over those messages alone, as a middle stage's when it has two
+ * neighbours.  A host is read by its endpoints only when it holds two
+ * or more and their ports are apart; otherwise as a whole.
+ */
+struct rank_end {
+	uint32_t host;
+	size_t pipe, stage;
+	const struct flowan_pair *hop[2];	/* to the stage before, after */
+	size_t nb[2];		/* the neighbours' endpoints (SIZE_MAX: none) */
+	uint32_t *port;		/* where its inputs arrive, sorted */
+	size_t nport;
+	int use;		/* its host is read by endpoints */
+};
+
+/* The pipeline pair of hosts x and y, or NULL. */
+static const struct flowan_pair *
+pp_pair(const struct flowan_job *job, uint32_t x, uint32_t y)
+{
+	size_t i;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type == FLOWAN_PP && ((p->a == x && p->b == y) ||
+		    (p->a == y && p->b == x)))
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Set e->port to the ports at e->host that its hops' messages reach
+ * (both hops: the ports they share).  Returns how many.
+ */
+static size_t
+end_ports(struct rank_end *e)
+{
+	size_t j, i, k, n = 0;
+
+	for (j = 0; j < 2; j++) {
+		const struct flowan_pair *p = e->hop[j];
+		const uint32_t *v;
+		size_t nv;
+
+		if (p == NULL)
+			continue;
+		v = p->end[e->host == p->b];
+		nv = p->nend[e->host == p->b];
+		if (e->port == NULL) {
+			e->port = xcalloc(nv + 1, sizeof *e->port);
+			memcpy(e->port, v, nv * sizeof *v);
+			n = nv;
+			continue;
 		}
+		for (i = k = 0; i < n; i++)
+			if (bsearch(&e->port[i], v, nv, sizeof *v, cmp_u32))
+				e->port[k++] = e->port[i];
+		n = k;
+	}
+	return e->nport = n;
+}
+
+/*
+ * Mark the endpoints of hosts that hold two or more, all with ports of
+ * their own, for use.
+ */
+static void
+ends_usable(struct rank_end *e, size_t n)
+{
+	size_t i, j, cnt;
+	int ok;
+
+	for (i = 0; i < n; i++) {
+		for (j = cnt = 0, ok = 1; j < n && ok; j++) {
+			if (e[j].host != e[i].host)
+				continue;
+			cnt++;
+			ok = e[j].nport > 0 && (j == i ||
+			    !meet(e[i].port, e[i].nport, e[j].port,
+			    e[j].nport));
+		}
+		e[i].use = ok && cnt >= 2;
+	}
+}
+
+/* The rank endpoints of the job's pipelines (*n of them). */
+static struct rank_end *
+rank_ends(const struct flowan_job *job, size_t *n)
+{
+	struct rank_end *e = NULL;
+	size_t g, i, first, k;
+
+	*n = 0;
+	for (g = 0; g < job->npp; g++) {
+		const struct flowan_group *pp = &job->pp[g];
+
+		first = *n;
+		e = xreallocarray(e, *n + pp->n + 1, sizeof *e);
+		for (i = 0; i < pp->n; i++) {
+			struct rank_end *x = &e[(*n)++];
+
+			memset(x, 0, sizeof *x);
+			x->host = pp->hosts[i];
+			x->pipe = g;
+			x->stage = i;
+			x->nb[0] = i > 0 ? *n - 2 : SIZE_MAX;
+			x->nb[1] = i + 1 < pp->n ? *n : SIZE_MAX;
+			x->hop[0] = i > 0 ? pp_pair(job, pp->hosts[i - 1],
+			    x->host) : NULL;
+			x->hop[1] = i + 1 < pp->n ? pp_pair(job, x->host,
+			    pp->hosts[i + 1]) : NULL;
+			if ((i > 0 && x->hop[0] == NULL) || (i + 1 < pp->n &&
+			    x->hop[1] == NULL) || (x->hop[0] != NULL &&
+			    x->hop[0]->end_qp) || (x->hop[1] != NULL &&
+			    x->hop[1]->end_qp) || end_ports(x) == 0)
+				break;
+		}
+		if (i < pp->n) {	/* not told apart: none of its ends */
+			for (k = first; k < *n; k++)
+				free(e[k].port);
+			*n = first;
+		}
+	}
+	ends_usable(e, *n);
+	return e;
+}
+
+static void
+rank_ends_free(struct rank_end *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(e[i].port);
+	free(e);
+}
+
+/* Whether message x belongs to endpoint e (see struct rank_end). */
+static int
+end_msg(const struct rank_end *ends, const struct rank_end *e, int j,
+    const struct flow_msg *x)
+{
+	const struct rank_end *o = &ends[e->nb[j]];
+	uint32_t port = x->dport;
+
+	if (x->dst == e->host)
+		return bsearch(&port, e->port, e->nport, sizeof port,
+		    cmp_u32) != NULL;
+	return bsearch(&port, o->port, o->nport, sizeof port, cmp_u32) != NULL;
+}
+
+/* Endpoint e's messages, as host_msgs() gives a host's. */
+static size_t *
+end_msgs(const struct flowan *fa, const struct rank_end *ends,
+    const struct rank_end *e, size_t *np)
+{
+	const struct flow_set *s = fa->set;
+	size_t *m = NULL, cap = 0, k, n = 0;
+	int j;
+
+	for (j = 0; j < 2; j++) {
+		const struct flowan_pair *p = e->hop[j];
+
+		for (k = 0; p != NULL && k < p->nall; k++) {
+			const struct flow_msg *x = &s->msgs[p->all[k]];
+			uint64_t sz = x->payload ? x->payload : x->bytes;
+			int sig = p->msgs != NULL && sz >= p->sig_min;
+
+			if (!end_msg(ends, e, j, x))
+				continue;
+			m = xgrow(m, &cap, n + 1, sizeof *m);
+			m[n++] = p->all[k] << 2 | (size_t)(sig | (sig &&
+			    x->src == e->host) << 1);
+		}
+	}
+	if (n > 1)
+		ts_qsort(m, n, sizeof *m, cmp_size);
+	*np = n;
+	return m;
+}
+
+/*
+ * comp, comm and steady ([i * niters + k]) of the usable endpoints
+ * ends[i], as host_times() of hosts; rows of the others stay 0.
+ */
+static void
+end_times(const struct flowan *fa, const struct flowan_job *job,
+    const struct rank_end *ends, size_t ne, double *comp, double *comm,
+    double *steady)
+{
+	size_t i, n, *m, ni = job->niters;
+	struct host_walk w;
+
+	for (i = 0; i < ne; i++) {
+		const struct rank_end *e = &ends[i];
+
+		if (!e->use)
+			continue;
+		memset(&w, 0, sizeof w);
+		w.h = e->host;
+		w.mid = e->hop[0] != NULL && e->hop[1] != NULL;
+		w.ms.sent_end = -INFINITY;
+		if (w.mid) {
+			mid_stage_peer(&w.ms, ends[e->nb[0]].host, 0);
+			mid_stage_peer(&w.ms, ends[e->nb[1]].host, 1);
+		}
+		m = end_msgs(fa, ends, e, &n);
+		walk_times(fa, job, &w, m, n, comp + i * ni, comm + i * ni,
+		    steady + i * ni);
+		free(m);
 	}
 }
 
@@ -1126,6 +1505,20 @@ longest_run(struct flowan_finding *f)
 	return best;
 }
 
+/* Drop the job's newest finding. */
+static void
+drop_newest(struct flowan_job *job)
+{
+	struct flowan_finding *f = &job->findings[--job->nfindings];
+	size_t i;
+
+	for (i = 0; i < f->nreasons; i++)
+		free(f->reasons[i]);
+	free(f->reasons);
+	free(f->subject);
+	free(f->iters);
+}
+
 /*
  * Keep `f`, the job's newest finding, only when it lasted three iterations
  * in a row; otherwise drop it.  Returns 1 when kept (NULL is never kept).
@@ -1137,9 +1530,7 @@ keep_lasting(struct flowan_job *job, struct flowan_finding *f)
 		return 0;
 	if (longest_run(f) >= 3)
 		return 1;
-	job->nfindings--;
-	free(f->subject);
-	free(f->iters);
+	drop_newest(job);
 	return 0;
 }
 
@@ -1424,17 +1815,82 @@ in_dp(const struct flowan_job *job, uint32_t h)
 }
 
 /*
- * x[h * ni + k] := host h's compute in step k over its usual one before
- * (in usual[h * ni + k]: the median of the fastest half of its last
+ * What history_stragglers() judges: rows of steady compute ([r * niters
+ * + k]), each a whole host or one of its rank endpoints, with the
+ * iterations where it cannot be read (skip) and its host.
+ */
+struct rows {
+	size_t n;
+	double *comp;
+	unsigned char *skip;
+	uint32_t *host;
+	const struct rank_end **end;	/* NULL: the whole host */
+};
+
+/*
+ * The rows of the job: each host read as a whole by `steady` (one row a
+ * host slot), or by its usable endpoints ends[i] (esteady).
+ */
+/* Append a row of host h (endpoint e, or NULL: all of it). */
+static void
+rows_add(struct rows *r, size_t ni, uint32_t h, const struct rank_end *e,
+    const double *comp, const unsigned char *skip)
+{
+	r->host[r->n] = h;
+	r->end[r->n] = e;
+	memcpy(r->comp + r->n * ni, comp, ni * sizeof *comp);
+	memcpy(r->skip + r->n * ni, skip, ni);
+	r->n++;
+}
+
+static void
+rows_make(const struct flowan_job *job, const double *steady,
+    const unsigned char *skip, const struct rank_end *ends, size_t ne,
+    const double *esteady, struct rows *r)
+{
+	size_t ni = job->niters, cap = job->nhosts + ne + 1, h, i, n;
+
+	r->n = 0;
+	r->comp = xcalloc(cap * ni + 1, sizeof *r->comp);
+	r->skip = xcalloc(cap * ni + 1, 1);
+	r->host = xcalloc(cap, sizeof *r->host);
+	r->end = xcalloc(cap, sizeof *r->end);
+	for (h = 0; h < job->nhosts; h++) {
+		for (i = n = 0; i < ne; i++)
+			if (ends[i].use && ends[i].host == job->hosts[h]) {
+				rows_add(r, ni, job->hosts[h], &ends[i],
+				    esteady + i * ni, skip + h * ni);
+				n++;
+			}
+		if (n == 0)
+			rows_add(r, ni, job->hosts[h], NULL, steady + h * ni,
+			    skip + h * ni);
+	}
+}
+
+static void
+rows_free(struct rows *r)
+{
+	free(r->comp);
+	free(r->skip);
+	free(r->host);
+	free(r->end);
+}
+
+/*
+ * x[r * ni + k] := row r's compute in step k over its usual one before
+ * (in usual[r * ni + k]: the median of the fastest half of its last
  * HIST_STEPS steps, NAN with fewer than 3), less the median of the other
- * hosts' at step k; NAN where skipped or without a history.
+ * rows' at step k; NAN where skipped or without a history.
  */
 #define HIST_STEPS	32
 static void
-history_excess(const struct flowan_job *job, const double *comp,
-    const unsigned char *skip, double *x, double *usual)
+history_excess(const struct flowan_job *job, const struct rows *r, double *x,
+    double *usual)
 {
-	size_t nh = job->nhosts, ni = job->niters, h, k, j, n;
+	size_t nh = r->n, ni = job->niters, h, k, j, n;
+	const double *comp = r->comp;
+	const unsigned char *skip = r->skip;
 	double *v = xcalloc(nh + ni + 1, sizeof *v), pm;
 
 	for (h = 0; h < nh; h++)
@@ -1464,28 +1920,86 @@ history_excess(const struct flowan_job *job, const double *comp,
 	free(v);
 }
 
+/* Whether host h is in one of the job's DP groups. */
+static int
+in_any_dp(const struct flowan_job *job, uint32_t h)
+{
+	size_t g;
+
+	for (g = 0; g < job->ndp; g++)
+		if (in_group(&job->dp[g], h))
+			return 1;
+	return 0;
+}
+
+/* Whether the job has a finding of `kind` about `subject` already. */
+static int
+has_finding(const struct flowan_job *job, enum flowan_kind kind,
+    const char *subject)
+{
+	size_t i;
+
+	for (i = 0; i < job->nfindings; i++)
+		if (job->findings[i].kind == kind &&
+		    strcmp(job->findings[i].subject, subject) == 0)
+			return 1;
+	return 0;
+}
+
+/* The reasons of a straggler found by history_stragglers() in row e. */
+static void
+history_reasons(struct flowan_finding *f, const struct rank_end *e, int dp,
+    double usual, size_t ni)
+{
+	char *who = e == NULL ? xstrdup("") : xasprintf("its rank at port%s "
+	    "%u%s (stage %zu of pipeline %zu) ", e->nport > 1 ? "s" : "",
+	    e->port[0], e->nport > 1 ? " and more" : "", e->stage,
+	    e->pipe + 1);
+
+	add_reason(f, xasprintf("%scomputes %.1f ms longer than %s usual "
+	    "%.1f ms before iteration %d (median over %zu of %zu "
+	    "iterations) while the other %s compute stays", who,
+	    f->magnitude * 1e3, e == NULL ? "its" : "the rank's", usual * 1e3,
+	    f->from, f->niters, ni, e == NULL ? "hosts'" : "ranks'"));
+	if (e == NULL && !dp)
+		add_reason(f, xasprintf("it has no DP peers on the wire to "
+		    "compare with: its stage's other ranks, if any, are "
+		    "inside its host"));
+	else if (e == NULL)
+		add_reason(f, xasprintf("its DP group joins the rings of "
+		    "several stages (hosts that hold ranks of two), whose "
+		    "members compute different stages: none to compare with"));
+	else
+		add_reason(f, xasprintf("the host holds ranks of several "
+		    "pipelines, whose computes mix in its own; each rank's is "
+		    "read from the messages that reach its port and its "
+		    "neighbours' ports"));
+	free(who);
+}
+
 /*
  * A host without DP peers on the wire (a pure pipeline, or DP rings
  * inside the hosts) has nobody running its stage to be compared with;
  * a GPU that slows down part-way is seen against its own earlier steps.
- * Its extra compute over its usual before (history_excess(): less the
- * other hosts' at the same step, since a pause that idles the job adds
- * to all alike) must exceed STRAG_RATIO - 1 of that usual compute and
- * the floor (as in slower(), the noise from the hosts' step-to-step
- * changes), sustained (the median of three steps) and in the step
- * itself, in >= 3 consecutive steps.  A host slow from the capture's
- * start shows nothing.
+ * So is a rank endpoint (see struct rank_end), whose DP peers the wire
+ * does not name.  Its extra compute over its usual before
+ * (history_excess(): less the other rows' at the same step, since a
+ * pause that idles the job adds to all alike) must exceed STRAG_RATIO -
+ * 1 of that usual compute and the floor (as in slower(), the noise from
+ * the rows' step-to-step changes), sustained (the median of three
+ * steps) and in the step itself, in >= 3 consecutive steps.  A row slow
+ * from the capture's start shows nothing.  One finding a host.
  */
 static void
 history_stragglers(const struct flowan *fa, struct flowan_job *job,
-    const double *comp, const unsigned char *skip, double base)
+    const struct rows *r, double base)
 {
-	size_t nh = job->nhosts, ni = job->niters, h, k, nd, ns, nex;
+	size_t nh = r->n, ni = job->niters, h, k, nd, ns, nex;
 	double *x = xcalloc(nh * ni + 1, sizeof *x), lv, floor;
 	double *usual = xcalloc(nh * ni + 1, sizeof *usual);
 	double *d = xcalloc(ni + 1, sizeof *d), *sig = xcalloc(nh + 1, sizeof *sig);
 
-	history_excess(job, comp, skip, x, usual);
+	history_excess(job, r, x, usual);
 	for (h = ns = 0; h < nh; h++) {
 		for (k = 1, nd = 0; k < ni; k++)
 			if (!isnan(x[h * ni + k]) && !isnan(x[h * ni + k - 1]))
@@ -1497,9 +2011,11 @@ history_stragglers(const struct flowan *fa, struct flowan_job *job,
 	for (h = 0; h < nh; h++) {
 		struct flowan_finding *f = NULL;
 		const double *xh = x + h * ni;
+		const char *name = flowan_host_name(fa, r->host[h]);
 		double u = NAN;
 
-		if (in_dp(job, job->hosts[h]))
+		if ((r->end[h] == NULL && in_dp(job, r->host[h])) ||
+		    has_finding(job, FLOWAN_STRAGGLER, name))
 			continue;
 		for (k = nex = 0; k < ni; k++) {
 			double lim = fmax((STRAG_RATIO - 1) *
@@ -1513,8 +2029,7 @@ history_stragglers(const struct flowan *fa, struct flowan_job *job,
 				continue;
 			if (f == NULL) {
 				f = add_finding(job, FLOWAN_STRAGGLER,
-				    xstrdup(flowan_host_name(fa,
-				    job->hosts[h])), 0);
+				    xstrdup(name), 0);
 				u = usual[h * ni + k];
 			}
 			add_iter(f, job->iters[k].index);
@@ -1522,14 +2037,8 @@ history_stragglers(const struct flowan *fa, struct flowan_job *job,
 		}
 		if (keep_lasting(job, f)) {
 			f->magnitude = stats_median(d, nex);
-			add_reason(f, xasprintf("computes %.1f ms longer than "
-			    "its usual %.1f ms before iteration %d (median over "
-			    "%zu of %zu iterations) while the other hosts' "
-			    "compute stays", f->magnitude * 1e3, u * 1e3,
-			    f->from, f->niters, ni));
-			add_reason(f, xasprintf("it has no DP peers on the wire "
-			    "to compare with: its stage's other ranks, if any, "
-			    "are inside its host"));
+			history_reasons(f, r->end[h], in_any_dp(job,
+			    r->host[h]), u, ni);
 		}
 	}
 	free(x);
@@ -1538,17 +2047,27 @@ history_stragglers(const struct flowan *fa, struct flowan_job *job,
 	free(sig);
 }
 
+/*
+ * Stragglers: by DP group where a group runs one stage, else against
+ * their own history, hosts or, where they hold ranks of several
+ * pipelines the wire tells apart, their rank endpoints (ends[0..ne),
+ * esteady their steady computes).
+ */
 static void
 stragglers(const struct flowan *fa, struct flowan_job *job, const double *comp,
-    const double *steady, const unsigned char *skip)
+    const double *steady, const unsigned char *skip,
+    const struct rank_end *ends, size_t ne, const double *esteady)
 {
 	double mad, base = baseline(job, &mad);
+	struct rows r;
 	size_t g;
 
 	for (g = 0; g < job->ndp; g++)
 		if (one_stage(job, &job->dp[g]))
 			group_stragglers(fa, job, g, comp, skip, base);
-	history_stragglers(fa, job, steady, skip, base);
+	rows_make(job, steady, skip, ends, ne, esteady, &r);
+	history_stragglers(fa, job, &r, base);
+	rows_free(&r);
 }
 
 /* Whether finding f (a slow NIC or a slow link) holds host h up. */
@@ -1720,6 +2239,56 @@ rates_sorted(const struct flowan_job *job, const double *rate,
 }
 
 /*
+ * When an end of pair p has no other pair, its NIC slowing down would
+ * look just like the link: say so in finding f.
+ */
+static void
+lone_end(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_pair *p, struct flowan_finding *f)
+{
+	size_t i, n[2] = { 0, 0 };
+	int j;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *q = &job->pairs[i];
+
+		if (q->type == FLOWAN_OTHER)
+			continue;
+		n[0] += q->a == p->a || q->b == p->a;
+		n[1] += q->a == p->b || q->b == p->b;
+	}
+	for (j = 0; j < 2; j++)
+		if (n[j] == 1)
+			add_reason(f, xasprintf("%s has no other pair on the "
+			    "wire: its NIC slowing down would look the same",
+			    flowan_host_name(fa, j ? p->b : p->a)));
+}
+
+/*
+ * When slow link f, the job's newest finding, is of a host pair that has
+ * one already (its pipeline and DP connections, split), its reasons go
+ * to that one and f is dropped.
+ */
+static void
+same_link(struct flowan_job *job, struct flowan_finding *f)
+{
+	size_t i, k;
+
+	for (i = 0; i + 1 < job->nfindings; i++) {
+		struct flowan_finding *e = &job->findings[i];
+
+		if (e->kind != FLOWAN_SLOW_LINK ||
+		    strcmp(e->subject, f->subject) != 0)
+			continue;
+		for (k = 0; k < f->nreasons; k++)
+			add_reason(e, f->reasons[k]);
+		f->nreasons = 0;
+		drop_newest(job);
+		return;
+	}
+}
+
+/*
  * Slow link: a pair whose messages move at < half the median rate of
  * the other pairs of its type (DP against DP, PP against PP) in the same
  * iterations, >= 3 in a row.  Message sizes differ little between the
@@ -1770,6 +2339,8 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 			    "iteration %d)", dp ? "collective" : "pipeline",
 			    stats_median(own, nex) / 1e6, f->magnitude,
 			    dp ? "DP" : "PP", f->niters, f->from));
+			lone_end(fa, job, p, f);
+			same_link(job, f);
 		}
 	}
 	free(cdp);
@@ -1782,53 +2353,93 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 
 /*
  * Slow NIC: a host all of whose links slow down together, pipeline and
- * data-parallel alike: in >= 3 consecutive iterations, >= 2 of its pairs,
- * and >= 2/3 of those with a rate, move their messages at < 1/1.5 of the
- * median rate of the other pairs of their type (DP against DP, PP against
- * PP).  A slow link slows one pair of each of its two hosts, and a
+ * data-parallel alike: in >= 3 consecutive iterations, its pairs to >= 2
+ * peers, and to >= 2/3 of those with a rate, move their messages at <
+ * 1/1.5 of the median rate of the other pairs of their type (DP against
+ * DP, PP against PP); the pipeline and DP pairs of one host pair are
+ * one link.  A slow link slows one pair of each of its two hosts, and a
  * straggler's messages move as fast as ever.  The pairs' own slow-link
  * findings are then left out: the host says it.  nic[slot] is set for
  * the hosts named.
  */
 #define NIC_SLOWED	1.5
+/* Per iteration, the sorted rates of the DP and of the PP pairs. */
+struct typed_rates {
+	double *sdp, *spp;
+	size_t *cdp, *cpp;
+};
+
+/*
+ * In iteration k, how many peers of host h its pairs with a rate reach
+ * (*npeer) and how many of those are slowed (the return): a pair below
+ * 1/NIC_SLOWED of the median rate of the other pairs of its type.  The
+ * two pairs of a split host pair (pipeline and DP connections) are one
+ * link, slowed when either is.  v[0..*nv): each pair's slowdown.
+ */
+static size_t
+peers_slowed(const struct flowan_job *job, uint32_t h, size_t k,
+    const double *rate, const struct typed_rates *tr, uint32_t *peer,
+    unsigned char *slow, size_t *npeer, double *v, size_t *nv)
+{
+	size_t ni = job->niters, np = job->npairs, i, j, ns = 0;
+
+	*npeer = *nv = 0;
+	for (i = 0; i < np; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+		double r = rate[i * ni + k], pm;
+		uint32_t o = p->a == h ? p->b : p->a;
+
+		if ((p->a != h && p->b != h) || p->type == FLOWAN_OTHER ||
+		    !isfinite(r))
+			continue;
+		pm = p->type == FLOWAN_DP ?
+		    median_without(tr->sdp + k * np, tr->cdp[k], r) :
+		    median_without(tr->spp + k * np, tr->cpp[k], r);
+		if (!isfinite(pm))
+			continue;
+		v[(*nv)++] = pm / r;
+		for (j = 0; j < *npeer && peer[j] != o; j++)
+			;
+		if (j == *npeer) {
+			peer[(*npeer)++] = o;
+			slow[j] = 0;
+		}
+		if (r * NIC_SLOWED < pm && !slow[j]) {
+			slow[j] = 1;
+			ns++;
+		}
+	}
+	return ns;
+}
+
 static void
 slow_nics(const struct flowan *fa, struct flowan_job *job, const double *rate,
     unsigned char *nic)
 {
-	size_t ni = job->niters, np = job->npairs, h, i, k, nr, nslow, nex;
-	size_t *cdp = xcalloc(ni + 1, sizeof *cdp);
-	size_t *cpp = xcalloc(ni + 1, sizeof *cpp);
-	double *sdp = rates_sorted(job, rate, FLOWAN_DP, cdp);
-	double *spp = rates_sorted(job, rate, FLOWAN_PP, cpp);
+	size_t ni = job->niters, np = job->npairs, h, k, nr, nslow, nex, nv;
+	struct typed_rates tr;
 	double *ex = xcalloc(ni + 1, sizeof *ex), *v = xcalloc(np + 1, sizeof *v);
+	uint32_t *peer = xcalloc(np + 1, sizeof *peer);
+	unsigned char *slow = xcalloc(np + 1, 1);
 
+	tr.cdp = xcalloc(ni + 1, sizeof *tr.cdp);
+	tr.cpp = xcalloc(ni + 1, sizeof *tr.cpp);
+	tr.sdp = rates_sorted(job, rate, FLOWAN_DP, tr.cdp);
+	tr.spp = rates_sorted(job, rate, FLOWAN_PP, tr.cpp);
 	for (h = 0; h < job->nhosts; h++) {
 		uint32_t host = job->hosts[h];
 		struct flowan_finding *f = NULL;
 
 		for (k = nex = 0; k < ni; k++) {
-			for (i = nr = nslow = 0; i < np; i++) {
-				const struct flowan_pair *p = &job->pairs[i];
-				double r = rate[i * ni + k], pm;
-
-				if ((p->a != host && p->b != host) ||
-				    p->type == FLOWAN_OTHER || !isfinite(r))
-					continue;
-				pm = p->type == FLOWAN_DP ?
-				    median_without(sdp + k * np, cdp[k], r) :
-				    median_without(spp + k * np, cpp[k], r);
-				if (!isfinite(pm))
-					continue;
-				v[nr++] = pm / r;
-				nslow += r * NIC_SLOWED < pm;
-			}
+			nslow = peers_slowed(job, host, k, rate, &tr, peer,
+			    slow, &nr, v, &nv);
 			if (nslow < 2 || 3 * nslow < 2 * nr)
 				continue;
 			if (f == NULL)
 				f = add_finding(job, FLOWAN_SLOW_NIC,
 				    xstrdup(flowan_host_name(fa, host)), 0);
 			add_iter(f, job->iters[k].index);
-			ex[nex++] = stats_median(v, nr);
+			ex[nex++] = stats_median(v, nv);
 		}
 		if (keep_lasting(job, f)) {
 			nic[h] = 1;
@@ -1843,12 +2454,14 @@ slow_nics(const struct flowan *fa, struct flowan_job *job, const double *rate,
 			    "link"));
 		}
 	}
-	free(cdp);
-	free(cpp);
-	free(sdp);
-	free(spp);
+	free(tr.cdp);
+	free(tr.cpp);
+	free(tr.sdp);
+	free(tr.spp);
 	free(ex);
 	free(v);
+	free(peer);
+	free(slow);
 }
 
 /* The share of pair p's recorded packets that are CE-marked or CNPs. */
@@ -1967,8 +2580,10 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	struct cluster *cl;
 	size_t nb = 0, cap = 0, g, ncl = 0, i;
 	struct stepgroups sg;
-	double *per, *comp, *comm, *rate, *steady;
+	double *per, *comp, *comm, *rate, *steady, *ecomp, *ecomm, *esteady;
 	unsigned char *nic, *skip;
+	struct rank_end *ends;
+	size_t ne;
 
 	step_groups(job, &sg);
 	per = xcalloc(sg.n + 1, sizeof *per);
@@ -2001,7 +2616,16 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	slow_nics(fa, job, rate, nic);
 	slow_links(fa, job, rate, nic);
 	skip = slow_skip(fa, job);
-	stragglers(fa, job, comp, steady, skip);
+	ends = rank_ends(job, &ne);
+	ecomp = xcalloc(ne * job->niters + 1, sizeof *ecomp);
+	ecomm = xcalloc(ne * job->niters + 1, sizeof *ecomm);
+	esteady = xcalloc(ne * job->niters + 1, sizeof *esteady);
+	end_times(fa, job, ends, ne, ecomp, ecomm, esteady);
+	stragglers(fa, job, comp, steady, skip, ends, ne, esteady);
+	rank_ends_free(ends, ne);
+	free(ecomp);
+	free(ecomm);
+	free(esteady);
 	slow_groups(fa, job);
 	free(rate);
 	free(nic);

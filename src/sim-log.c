@@ -1284,10 +1284,11 @@ static void
 fault_ib(struct simlog *l, struct sim_fault *f, double t)
 {
 	struct sim_job *j = l->j;
-	int n = f->node, r = f->rank, g = r % j->o.gpn, peer;
+	int n = f->node, r = f->rank, g = r % j->o.gpn, pr, peer;
 	char *w;
 
-	peer = sim_peer_node(j, n);
+	pr = sim_peer_rank(j, r);
+	peer = pr >= 0 ? sim_rank_node(j, pr) : n;
 	host_cause(l, n, t - 0.3, "mlx5_core 0000:0c:00.0: "
 	    "mlx5_port_module_event:1137:(pid 0): Port module event[error]: "
 	    "module 0, Cable error, Bad or shorted cable/connector");
@@ -1312,8 +1313,8 @@ fault_ib(struct simlog *l, struct sim_fault *f, double t)
 	    "opcode=0 len=0 vendor err 129 (Send)", j->node_ip[peer], 40211);
 	cause_line(l, r, w);
 	free(w);
-	if (peer != n)
-		ib_peer(l, peer * j->o.gpn + g, n, t + rng_range(&l->rng, 0.3, 2));
+	if (pr >= 0)
+		ib_peer(l, pr, n, t + rng_range(&l->rng, 0.3, 2));
 }
 
 static void

@@ -265,17 +265,46 @@ sim_find_fault(struct sim_job *j, int kind)
 	return NULL;
 }
 
+/*
+ * The rank that rank r's traffic of `kind` goes to: 0 its DP ring's
+ * successor, 1 its pipeline's next stage, 2 the stage before; -1 when it
+ * has none.
+ */
+static int
+rank_peer(const struct sim_job *j, int r, int kind)
+{
+	int s = sim_rank_stage(j, r), d = sim_rank_dp(j, r), t = r % j->o.tp;
+	int dt = j->o.dp * j->o.tp;
+
+	if (kind == 0)
+		return j->o.dp > 1 ? s * dt + ((d + 1) % j->o.dp) * j->o.tp +
+		    t : -1;
+	if (kind == 1)
+		return s + 1 < j->o.pp ? r + dt : -1;
+	return s > 0 ? r - dt : -1;
+}
+
+int
+sim_peer_rank(const struct sim_job *j, int rank)
+{
+	int node = sim_rank_node(j, rank), gpn = j->o.gpn, kind, i, q, p;
+
+	for (kind = 0; kind < 3; kind++)
+		for (i = 0; i < gpn; i++) {	/* rank first, then the others */
+			q = node * gpn + (rank % gpn + i) % gpn;
+			p = rank_peer(j, q, kind);
+			if (p >= 0 && sim_rank_node(j, p) != node)
+				return p;
+		}
+	return -1;
+}
+
 int
 sim_peer_node(const struct sim_job *j, int node)
 {
-	int r = node * j->o.gpn, d = sim_rank_dp(j, r), s = sim_rank_stage(j, r);
-	int next, peer;
+	int p = sim_peer_rank(j, node * j->o.gpn);
 
-	next = s * j->o.dp * j->o.tp + ((d + 1) % j->o.dp) * j->o.tp;
-	peer = sim_rank_node(j, next);
-	if (peer == node)
-		peer = (node + 1) % j->o.nodes;
-	return peer;
+	return p >= 0 ? sim_rank_node(j, p) : node;
 }
 
 /* Choose what the seed decides: kind, node, iteration, rank. */
@@ -317,6 +346,8 @@ resolve_faults(struct sim_job *j)
 		if (sim_kind_crashes(f->kind) && crash_iter < 0)
 			crash_iter = f->iter;
 		f->peer = f->kind == SIM_SLOW_LINK ? sim_peer_node(j, f->node) : -1;
+		if (f->peer == f->node)	/* nothing leaves it: no link */
+			f->peer = -1;
 		f->factor = f->kind == SIM_STRAGGLER ?
 		    rng_range(&j->rng, 1.3, 1.7) : f->kind == SIM_SLOW_NIC ?
 		    rng_range(&j->rng, 3, 6) : rng_range(&j->rng, 5, 9);
@@ -447,8 +478,8 @@ allreduce_ms(struct sim_job *j, long n)
 	struct sim_fault *f = sim_find_fault(j, SIM_SLOW_LINK);
 
 	/* A slow link slows the rings that cross it, if any. */
-	if (f != NULL && n >= f->iter && (ring_hop(j, f->node, f->peer) ||
-	    ring_hop(j, f->peer, f->node)))
+	if (f != NULL && n >= f->iter && f->peer >= 0 &&
+	    (ring_hop(j, f->node, f->peer) || ring_hop(j, f->peer, f->node)))
 		ms *= f->factor;
 	/* A ring moves at its slowest link: the slow NIC's. */
 	f = sim_find_fault(j, SIM_SLOW_NIC);

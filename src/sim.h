@@ -158,9 +158,14 @@ int sim_rank_dp(const struct sim_job *j, int rank);
 void sim_pipe_schedule(const struct sim_job *j, const double *node_ms,
     int pipe, double *slot, double *fwd, double *bwd);
 /*
- * The node `node` sends to in its data-parallel ring (the next node when
- * the ring stays inside it): the other end of its busiest link.
+ * A rank on another node that `rank`'s node exchanges traffic with, at
+ * the other end of its busiest link: where the DP ring of `rank`, else
+ * of another rank of its node, goes on to; else, where the rings stay
+ * inside the node, a next pipeline stage of one of its ranks, else a
+ * stage before.  -1 when none of the node's traffic leaves it.
  */
+int sim_peer_rank(const struct sim_job *j, int rank);
+/* The node of sim_peer_rank() of node's first rank; `node` when none. */
 int sim_peer_node(const struct sim_job *j, int node);
 /* Record a root-cause line (strings copied). */
 void sim_add_cause(struct sim_job *j, const char *path, long line,

@@ -27,7 +27,9 @@
 #             traffic (the simulator slows what crosses it), a straggler
 #             with DP peers on other hosts or with pipeline pairs (its
 #             compute, read from its sends, against its own steps before
-#             the onset), a slow NIC on a host with two pairs or more
+#             the onset), a slow NIC on a host with a pair or more (with
+#             one, it is that pair's slow link: a slow-link finding of
+#             that pair names it)
 #   found     1 when a finding of that kind names that subject
 #   first     1 when the first straggler, slow-link or slow-nic finding
 #             is that one
@@ -326,9 +328,15 @@ END {
 	} else if (fault == "slow-nic") {
 		nh = 0
 		for (p in want)
-			if (index("-" p "-", "-" subj "-"))
+			if (index("-" p "-", "-" subj "-")) {
 				nh++
-		detect = nh >= 2
+				alt = p
+			}
+		detect = nh >= 1
+		if (nh == 1) {	# its NIC and its one link look the same
+			akind = "slow-link"
+			asubj = alt
+		}
 	}
 	found = bad = first = 0
 	onset = "-"
@@ -342,7 +350,8 @@ END {
 		s = xs[fo]
 		if (xk[fo] == "slow-link" && split(s, h, "-") == 2)
 			s = pk(h[1], h[2])
-		first = xk[fo] == fault && s == subj
+		first = (xk[fo] == fault && s == subj) ||
+		    (xk[fo] == akind && s == asubj)
 	}
 	for (c in xk) {
 		if (xk[c] != "straggler" && xk[c] != "slow-link" &&
@@ -351,7 +360,8 @@ END {
 		s = xs[c]
 		if (xk[c] == "slow-link" && split(s, h, "-") == 2)
 			s = pk(h[1], h[2])
-		if (xk[c] == fault && s == subj) {
+		if ((xk[c] == fault && s == subj) ||
+		    (xk[c] == akind && s == asubj)) {
 			found = 1
 			onset = (xf[c] in tof) ? tof[xf[c]] - fit : "?"
 			mag = xm[c]
