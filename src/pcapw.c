@@ -23,6 +23,7 @@ struct pcapw {
 	char *path;
 	uint32_t snaplen;
 	uint64_t count;
+	uint64_t bytes;		/* written, header included */
 };
 
 struct pcapw *
@@ -42,6 +43,7 @@ pcapw_open(const char *path, uint32_t snaplen, char **cause)
 	w->snaplen = snaplen;
 	setvbuf(w->f, NULL, _IOFBF, 1 << 16);
 	fwrite(hdr, sizeof hdr, 1, w->f);
+	w->bytes = sizeof hdr;
 	return w;
 }
 
@@ -65,6 +67,7 @@ pcapw_frame(struct pcapw *w, double ts, const uint8_t *frame,
 		return ts_fail(cause, "cannot write '%s': %s", w->path,
 		    strerror(errno));
 	w->count++;
+	w->bytes += sizeof rec + caplen;
 	return 0;
 }
 
@@ -72,6 +75,12 @@ uint64_t
 pcapw_count(const struct pcapw *w)
 {
 	return w->count;
+}
+
+uint64_t
+pcapw_bytes(const struct pcapw *w)
+{
+	return w->bytes;
 }
 
 int

@@ -24,6 +24,8 @@ int pcapw_frame(struct pcapw *w, double ts, const uint8_t *frame,
     uint32_t caplen, uint32_t wirelen, char **cause);
 /* Frames written so far. */
 uint64_t pcapw_count(const struct pcapw *w);
+/* Bytes of the file so far (its header and every frame). */
+uint64_t pcapw_bytes(const struct pcapw *w);
 /* Flush and close; returns 0, or -1 with *cause set.  Accepts NULL. */
 int pcapw_close(struct pcapw *w, char **cause);
 

@@ -149,7 +149,7 @@ cmd_simulate(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	}
 	rc = sim_run(&o, a->argv[0], ctx->out, ctx->progress ? ctx->err : NULL,
-	    cause);
+	    ctx->err, cause);
 	free(o.faults);
 	return rc == 0 ? CMD_OK : CMD_FAIL;
 }
@@ -210,7 +210,7 @@ demo_job(const char *dir, const char *fault, uint64_t seed, FILE *out,
 	o.nfaults = fault != NULL;
 	rc = sim_opts_check(&o, cause);
 	if (rc == 0)
-		rc = sim_run(&o, dir, out, NULL, cause);
+		rc = sim_run(&o, dir, out, NULL, NULL, cause);
 	free(o.faults);
 	return rc;
 }

@@ -886,6 +886,12 @@ simnet_iter(struct simnet *n, const struct sim_iter *it, int capture,
 	return flush_events(n, it->crash_ts, cause);
 }
 
+uint64_t
+simnet_bytes(const struct simnet *n)
+{
+	return pcapw_bytes(n->w);
+}
+
 /* After a crash: heartbeats until the peers time out, then goodbyes. */
 int
 simnet_finish(struct simnet *n, char **cause)

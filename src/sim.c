@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <dirent.h>
 
 #include "json.h"
@@ -1013,11 +1014,59 @@ job_init(struct sim_job *j, const struct sim_opts *o)
 	resolve_faults(j);
 }
 
+int
+sim_capture_verdict(uint64_t per_iter, long n, uint64_t avail)
+{
+	double total = (double)per_iter * (double)(n > 0 ? n : 0);
+
+	if (total * 1.05 > (double)avail)
+		return SIM_CAP_NOROOM;
+	return total >= (double)SIM_CAP_LARGE_BYTES ? SIM_CAP_LARGE :
+	    SIM_CAP_OK;
+}
+
+/*
+ * After the first captured iteration: what the whole capture will take.
+ * A capture too large for its disk stops the run before it fills it; a
+ * large one is said, so that nobody waits on 40 GB unawares.
+ */
+static int
+capture_check(uint64_t per_iter, long n, const char *outdir, FILE *err,
+    char **cause)
+{
+	struct statvfs sv;
+	uint64_t avail = UINT64_MAX;
+	char tot[32], one[32], fr[32];
+
+	if (statvfs(outdir, &sv) == 0)
+		avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	ts_human_size((uint64_t)((double)per_iter * (double)n), tot, sizeof tot);
+	ts_human_size(per_iter, one, sizeof one);
+	switch (sim_capture_verdict(per_iter, n, avail)) {
+	case SIM_CAP_NOROOM:
+		ts_human_size(avail, fr, sizeof fr);
+		return ts_fail(cause, "the capture would take about %s (%s an "
+		    "iteration, %ld iteration%s) and only %s %s free in '%s': "
+		    "give --capture-iters N, fewer --iters, or --no-flows",
+		    tot, one, n, n == 1 ? "" : "s", fr,
+		    avail == 1 ? "is" : "are", outdir);
+	case SIM_CAP_LARGE:
+		if (err != NULL)
+			fprintf(err, "trainscope: simulate: the capture will take "
+			    "about %s (%s an iteration, %ld iteration%s); "
+			    "--capture-iters N or --no-flows make it smaller\n",
+			    tot, one, n, n == 1 ? "" : "s");
+		break;
+	}
+	return 0;
+}
+
 /* Run the iterations until the end or the crash. */
 static int
 run_iters(struct sim_job *j, struct simlog *lg, struct simnet *net,
-    FILE *progress, char **cause)
+    const char *outdir, FILE *progress, FILE *err, char **cause)
 {
+	uint64_t before = 0;
 	struct sim_iter it;
 	long first_cap = j->o.capture_iters > 0 ?
 	    j->o.iters - j->o.capture_iters + 1 : 1;
@@ -1033,8 +1082,14 @@ run_iters(struct sim_job *j, struct simlog *lg, struct simnet *net,
 		next = it.ckpt_end;
 		if ((rc = simlog_iter(lg, &it, cause)) != 0)
 			break;
+		if (net != NULL && it.n == first_cap)
+			before = simnet_bytes(net);
 		if (net != NULL && (rc = simnet_iter(net, &it, it.n >= first_cap,
 		    cause)) != 0)
+			break;
+		if (net != NULL && it.n == first_cap && (rc = capture_check(
+		    simnet_bytes(net) - before, j->o.iters - first_cap + 1,
+		    outdir, err, cause)) != 0)
 			break;
 		if (progress != NULL && it.n % 1000 == 0)
 			fprintf(progress, "\rsimulate: iteration %ld/%ld",
@@ -1099,7 +1154,7 @@ summary(struct sim_job *j, const char *outdir, FILE *out)
 
 int
 sim_run(const struct sim_opts *o, const char *outdir, FILE *out,
-    FILE *progress, char **cause)
+    FILE *progress, FILE *err, char **cause)
 {
 	struct sim_job j;
 	struct simlog *lg = NULL;
@@ -1122,7 +1177,7 @@ sim_run(const struct sim_opts *o, const char *outdir, FILE *out,
 		goto out;
 	if (net != NULL && simnet_launch(net, cause) != 0)
 		goto out;
-	if (!j.crashed && run_iters(&j, lg, net, progress, cause) != 0)
+	if (!j.crashed && run_iters(&j, lg, net, outdir, progress, err, cause) != 0)
 		goto out;
 	if (j.crashed && j.crash_iter == 0)
 		j.end_ts = j.crash_ts;

@@ -132,11 +132,21 @@ void sim_opts_defaults(struct sim_opts *o);
 int sim_opts_check(struct sim_opts *o, char **cause);
 /*
  * Generate the job into `outdir` (created; must not exist or be empty).
- * A one-line summary goes to `out` and progress to `progress` when they
- * are not NULL.  Returns 0, or -1 with *cause set.
+ * A one-line summary goes to `out`, progress to `progress` and a word on a
+ * large capture to `err` when they are not NULL.  Returns 0, or -1 with *cause set.
  */
 int sim_run(const struct sim_opts *o, const char *outdir, FILE *out,
-    FILE *progress, char **cause);
+    FILE *progress, FILE *err, char **cause);
+
+/*
+ * What a capture of `n` iterations of `per_iter` bytes each comes to,
+ * where `avail` bytes are free: SIM_CAP_OK, SIM_CAP_LARGE (worth a word
+ * before the user waits for it) or SIM_CAP_NOROOM (it would fill the
+ * disk).
+ */
+enum { SIM_CAP_OK, SIM_CAP_LARGE, SIM_CAP_NOROOM };
+#define SIM_CAP_LARGE_BYTES	1000000000ULL
+int sim_capture_verdict(uint64_t per_iter, long n, uint64_t avail);
 
 /* Topology helpers (Megatron order: tp fastest, then dp, then pp). */
 int sim_rank_node(const struct sim_job *j, int rank);
@@ -199,6 +209,8 @@ int simnet_launch(struct simnet *n, char **cause);
 /* Frames of one iteration and the checkpoint after it. */
 int simnet_iter(struct simnet *n, const struct sim_iter *it, int capture,
     char **cause);
+/* Bytes of the capture so far. */
+uint64_t simnet_bytes(const struct simnet *n);
 /* Teardown frames, flush and close.  Frees n. */
 int simnet_finish(struct simnet *n, char **cause);
 void simnet_free(struct simnet *n);

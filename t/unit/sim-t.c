@@ -159,7 +159,7 @@ test_capture(void)
 	o.iters = ITERS; o.iter_ms = ITER_MS; o.micro = MICRO;
 	o.healthy = 1;
 	ok(sim_opts_check(&o, &cause) == 0, "small job options");
-	ok(sim_run(&o, job, NULL, NULL, &cause) == 0, "small job runs");
+	ok(sim_run(&o, job, NULL, NULL, NULL, &cause) == 0, "small job runs");
 	pc = pcap_open_offline(pcapf, errbuf);
 	ok(pc != NULL, "libpcap opens the capture");
 	if (pc != NULL) {
@@ -188,11 +188,30 @@ test_capture(void)
 	free(cause);
 }
 
+/* What a capture will take, against the room it has. */
+static void
+test_capture_size(void)
+{
+	is_int(sim_capture_verdict(1000000, 100, UINT64_MAX), SIM_CAP_OK,
+	    "100 MB of capture: nothing to say");
+	is_int(sim_capture_verdict(1400000000, 100, UINT64_MAX),
+	    SIM_CAP_LARGE, "140 GB of capture: said before the wait");
+	is_int(sim_capture_verdict(1400000000, 100, 67000000000ULL),
+	    SIM_CAP_NOROOM, "140 GB on a disk with 67 GB free: refused");
+	is_int(sim_capture_verdict(10000000, 100, 1020000000ULL),
+	    SIM_CAP_NOROOM, "a capture that leaves under 5 % spare: refused");
+	is_int(sim_capture_verdict(1000000000, 1, 2000000000ULL),
+	    SIM_CAP_LARGE, "1 GB with room for it: said");
+	is_int(sim_capture_verdict(0, 0, 0), SIM_CAP_OK,
+	    "no iteration captured on a full disk: nothing to refuse");
+}
+
 int
 main(void)
 {
 	test_parse();
 	test_defaults();
 	test_capture();
+	test_capture_size();
 	return done_testing();
 }
