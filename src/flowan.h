@@ -80,6 +80,13 @@ struct flowan_iter {
 				   first message of the job after `end` (the
 				   optimizer step after the last collective is
 				   not on the wire); NAN when none follows */
+	int ckpt;		/* FLOWAN_CKPT_*: a checkpoint save's pause */
+};
+
+enum {
+	FLOWAN_CKPT_NONE,
+	FLOWAN_CKPT_WRITES,	/* slow, with writes out of the job (storage) */
+	FLOWAN_CKPT_CADENCE	/* slow at a fixed cadence, nothing else slow */
 };
 
 struct flowan_finding {
@@ -121,6 +128,8 @@ struct flowan_job {
 	struct flowan_finding *findings;
 	size_t nfindings;
 	double period;		/* median iteration duration */
+	double ckpt_bytes;	/* median bytes a checkpoint save writes out
+				   of the job (FLOWAN_CKPT_WRITES) */
 	struct flowan_host *hstat;	/* one per job host, same order */
 	double *gcomm;		/* [iter * ndp + g]: group g's step-end burst, s */
 	double *hcomp;		/* [host * niters + iter]: compute seconds */

@@ -163,6 +163,39 @@ text_hops(const struct flowan *fa, const struct flowan_job *job,
 	(void)fa;
 }
 
+/* The iterations that hold a checkpoint save, and how they were told. */
+static void
+text_ckpt(const struct flowan_job *job, FILE *out)
+{
+	size_t i, n = 0, shown = 0;
+	int how = FLOWAN_CKPT_NONE;
+
+	for (i = 0; i < job->niters; i++)
+		if (job->iters[i].ckpt != FLOWAN_CKPT_NONE) {
+			n++;
+			if (how == FLOWAN_CKPT_NONE ||
+			    job->iters[i].ckpt == FLOWAN_CKPT_WRITES)
+				how = job->iters[i].ckpt;
+		}
+	if (n == 0)
+		return;
+	fprintf(out, "  checkpoint saves: iteration%s", n == 1 ? "" : "s");
+	for (i = 0; i < job->niters && shown < 8; i++)
+		if (job->iters[i].ckpt != FLOWAN_CKPT_NONE)
+			fprintf(out, "%s %d", shown++ ? "," : "",
+			    job->iters[i].index);
+	if (n > shown)
+		fprintf(out, " and %zu more", n - shown);
+	if (how == FLOWAN_CKPT_WRITES)
+		fprintf(out, " (slow while the job writes %.1f MB out of "
+		    "itself, median; not counted as slow iterations)\n",
+		    job->ckpt_bytes / 1e6);
+	else
+		fprintf(out, " (slow at a fixed cadence and nothing else "
+		    "slow, no storage traffic seen; not counted as slow "
+		    "iterations)\n");
+}
+
 static void
 text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 {
@@ -218,6 +251,7 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 		fprintf(out, "  step ends: up to %.1f ms after the last "
 		    "transfer (median; the optimizer step is not on the "
 		    "wire)\n", median_uncertainty(job) * 1e3);
+		text_ckpt(job, out);
 	} else
 		fprintf(out, "  iterations: none found\n");
 	for (i = 0; i < job->nhosts; i++)
@@ -256,7 +290,8 @@ flowan_print_text(const struct flowan *fa, FILE *out)
  * and fills the columns of that kind, the others empty:
  *   dp, pp       hosts (space-separated; a pipeline in stage order)
  *   pair         a, b, type, bytes
- *   iteration    index, start, end, duration, end_uncertainty
+ *   iteration    index, start, end, duration, end_uncertainty, kind
+ *                ("checkpoint" for a checkpoint save's iteration)
  *   finding      kind, subject, magnitude, iterations, from
  */
 static const char tsv_header[] = "table\tjob\thosts\ta\tb\ttype\tbytes\t"
@@ -297,11 +332,13 @@ flowan_print_tsv(const struct flowan *fa, FILE *out)
 			    (unsigned long long)job->pairs[j].bytes);
 		for (j = 0; j < job->niters; j++)
 			fprintf(out, "iteration\t%s\t\t\t\t\t\t%d\t%.6f\t%.6f\t"
-			    "%.6f\t%.6f\t\t\t\t\t\n", job->id,
+			    "%.6f\t%.6f\t%s\t\t\t\t\n", job->id,
 			    job->iters[j].index, job->iters[j].start,
 			    job->iters[j].end,
 			    job->iters[j].end - job->iters[j].start,
-			    job->iters[j].end_max - job->iters[j].end);
+			    job->iters[j].end_max - job->iters[j].end,
+			    job->iters[j].ckpt != FLOWAN_CKPT_NONE ?
+			    "checkpoint" : "");
 		for (j = 0; j < job->nfindings; j++)
 			fprintf(out, "finding\t%s\t\t\t\t\t\t\t\t\t\t\t%s\t%s\t"
 			    "%g\t%zu\t%d\n", job->id,
@@ -423,6 +460,9 @@ json_iters(struct json *j, const struct flowan_job *job)
 		json_key(j, "comm"); json_numf(j, it->comm, 6);
 		json_key(j, "compute");
 		json_numf(j, it->end - it->start - it->comm, 6);
+		json_key(j, "checkpoint");
+		json_str(j, it->ckpt == FLOWAN_CKPT_WRITES ? "writes" :
+		    it->ckpt == FLOWAN_CKPT_CADENCE ? "cadence" : NULL);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

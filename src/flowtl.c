@@ -1558,21 +1558,116 @@ baseline(const struct flowan_job *job, double *mad)
 	return med;
 }
 
+/*
+ * Bytes the job's hosts send out of the job (to storage, mostly) during
+ * each iteration, by the start of the message: out[i] for iteration i.
+ */
+static void
+bytes_out(const struct flowan *fa, const struct flowan_job *job,
+    double *out)
+{
+	const struct flow_set *s = fa->set;
+	unsigned char *in = xcalloc(s->nhosts + 1, 1);
+	size_t i, lo, hi, mid;
+
+	for (i = 0; i < job->nhosts; i++)
+		in[job->hosts[i]] = 1;
+	for (i = 0; i < s->nmsgs; i++) {
+		const struct flow_msg *m = &s->msgs[i];
+
+		if (!in[m->src] || in[m->dst])
+			continue;
+		for (lo = 0, hi = job->niters; lo < hi; ) {
+			mid = (lo + hi) / 2;
+			if (job->iters[mid].start <= m->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && m->start < job->iters[lo - 1].end)
+			out[lo - 1] += (double)(m->payload > m->bytes ?
+			    m->payload : m->bytes);
+	}
+	free(in);
+}
+
+/*
+ * Checkpoint saves among the slow iterations (slow[i] set): the pause of
+ * a save is the job's own doing, not a fault.  An iteration is one when
+ * the job writes out of itself in it (to storage) ten times what it does
+ * in a usual iteration, and at least 1 MB; without such writes (a save to
+ * local disk), when the slow iterations are three or more at a fixed
+ * cadence and nothing else is slow.  Marks them in iters[].ckpt and
+ * clears them from slow[].
+ */
+static void
+checkpoints(const struct flowan *fa, struct flowan_job *job,
+    unsigned char *slow)
+{
+	size_t n = job->niters, i, nslow = 0, nw = 0, prev = 0;
+	double *out = xcalloc(n + 1, sizeof *out);
+	double *v = xcalloc(n + 1, sizeof *v), usual, thr;
+	long gap = 0;
+	int cadence = 1;
+
+	bytes_out(fa, job, out);
+	memcpy(v, out, n * sizeof *v);
+	ts_qsort(v, n, sizeof *v, stats_cmp_double);
+	usual = stats_median(v, n);
+	thr = 10 * usual > 1e6 ? 10 * usual : 1e6;
+	for (i = 0; i < n; i++) {
+		if (!slow[i])
+			continue;
+		if (out[i] >= thr) {
+			job->iters[i].ckpt = FLOWAN_CKPT_WRITES;
+			v[nw++] = out[i];
+			slow[i] = 0;
+			continue;
+		}
+		if (nslow > 0 && gap == 0)
+			gap = job->iters[i].index - job->iters[prev].index;
+		else if (nslow > 0 &&
+		    job->iters[i].index - job->iters[prev].index != gap)
+			cadence = 0;
+		prev = i;
+		nslow++;
+	}
+	if (nw > 0) {
+		ts_qsort(v, nw, sizeof *v, stats_cmp_double);
+		job->ckpt_bytes = stats_median(v, nw);
+	}
+	if (nslow >= 3 && cadence && gap >= 2)
+		for (i = 0; i < n; i++)
+			if (slow[i]) {
+				job->iters[i].ckpt = FLOWAN_CKPT_CADENCE;
+				slow[i] = 0;
+			}
+	free(out);
+	free(v);
+}
+
 static void
 slow_iterations(const struct flowan *fa, struct flowan_job *job)
 {
 	double mad, base = baseline(job, &mad), worst = 0, scale;
 	struct flowan_finding *f = NULL;
+	unsigned char *slow;
 	size_t i;
 
-	(void)fa;
 	if (job->niters < 3 || !(base > 0))
 		return;
 	scale = mad > 0.02 * base ? mad : 0.02 * base;
+	slow = xcalloc(job->niters, 1);
 	for (i = 0; i < job->niters; i++) {
 		double d = job->iters[i].end - job->iters[i].start;
 
-		if ((d - base) / scale <= 3.5 || d < 1.5 * base)
+		slow[i] = (d - base) / scale > 3.5 && d >= 1.5 * base;
+	}
+	checkpoints(fa, job, slow);
+	for (i = 0; i < job->niters; i++) {
+		double d = job->iters[i].end - job->iters[i].start;
+
+		if (!slow[i])
 			continue;
 		if (f == NULL)
 			f = add_finding(job, FLOWAN_SLOW_ITERATION,
@@ -1581,6 +1676,7 @@ slow_iterations(const struct flowan *fa, struct flowan_job *job)
 		if (d / base > worst)
 			worst = d / base;
 	}
+	free(slow);
 	if (f == NULL)
 		return;
 	f->magnitude = worst;

@@ -720,6 +720,31 @@ model_event_index(const struct model *m, uint32_t id)
 }
 
 const char *
+model_flows_ckpt(const struct model_flows *f, char *buf, size_t len)
+{
+	size_t i, n = 0, shown = 0, at;
+
+	*buf = '\0';
+	for (i = 0; i < f->niters; i++)
+		n += f->iters[i].ckpt != 0;
+	if (n == 0 || len < 64)
+		return buf;
+	at = (size_t)snprintf(buf, len, "checkpoint save%s at iteration%s",
+	    n == 1 ? "" : "s", n == 1 ? "" : "s");
+	for (i = 0; i < f->niters && at + 40 < len; i++)
+		if (f->iters[i].ckpt != 0)
+			at += (size_t)snprintf(buf + at, len - at, "%s %zu",
+			    shown++ ? "," : "", i + 1);
+	if (shown < n)
+		at += (size_t)snprintf(buf + at, len - at, " and %zu more",
+		    n - shown);
+	if (at + 32 < len)
+		snprintf(buf + at, len - at, n == 1 ?
+		    " (a pause, not a slowdown)" : " (pauses, not a slowdown)");
+	return buf;
+}
+
+const char *
 model_fail_when(const struct model *m, char *buf, size_t len)
 {
 	if (m->failure_iter > 0)
@@ -925,6 +950,7 @@ model_flows_fill(struct model_flows *mf, const struct flowan *fa,
 		mf->iters[k].end = fj->iters[k].end;
 		mf->iters[k].comm = fj->iters[k].comm;
 		mf->iters[k].end_max = fj->iters[k].end_max;
+		mf->iters[k].ckpt = (uint8_t)fj->iters[k].ckpt;
 	}
 	copy_findings(mf, fj);
 }

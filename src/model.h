@@ -135,6 +135,7 @@ struct model_fiter {
 	double comm;		/* seconds of step-ending communication */
 	double end_max;		/* the latest the step can have ended (the
 				   optimizer step is not on the wire), NAN */
+	uint8_t ckpt;		/* FLOWAN_CKPT_*: a checkpoint save's pause */
 };
 
 struct model_finding {
@@ -253,5 +254,11 @@ long model_iter_index(const struct model *m, long it);
  * name no iteration at all.  Written into buf, which is returned.
  */
 const char *model_fail_when(const struct model *m, char *buf, size_t len);
+/*
+ * The capture's checkpoint saves in words: "checkpoint saves at
+ * iterations 20, 40 (pauses, not a slowdown)", into buf; "" when none.
+ */
+const char *model_flows_ckpt(const struct model_flows *f, char *buf,
+    size_t len);
 
 #endif

@@ -256,6 +256,7 @@ walk_flows(struct mio *io, struct model_flows *f)
 		f64(io, &f->iters[i].end);
 		f64(io, &f->iters[i].comm);
 		f64(io, &f->iters[i].end_max);
+		u8(io, &f->iters[i].ckpt);
 	}
 	array(io, (void **)&f->findings, &f->nfindings, sizeof *f->findings);
 	for (i = 0; i < f->nfindings; i++) {

@@ -1267,6 +1267,9 @@ groups_slack(const struct model_flows *f, struct area *a, int *used)
 	snprintf(buf, sizeof buf, "an iteration may end up to %.0f ms after "
 	    "its last collective (optimizer unseen)", med);
 	canvas_put_clip(a->cv, row, 0, a->w, CS_DIM, buf, strlen(buf));
+	if (*model_flows_ckpt(f, buf, sizeof buf) != '\0' &&
+	    (row = area_row(a, used)) >= 0)
+		canvas_put_clip(a->cv, row, 0, a->w, CS_DIM, buf, strlen(buf));
 }
 
 static int

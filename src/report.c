@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -273,6 +274,7 @@ static void
 flows(struct rep *r)
 {
 	const struct model_flows *f = &r->v->m->flows;
+	char ckpt[160];
 	size_t i, k;
 
 	heading(r, "Network captures");
@@ -288,6 +290,9 @@ flows(struct rep *r)
 	    "%zu iteration%s of %.1f ms.\n", f->nhosts, f->nhosts == 1 ? "" :
 	    "s", f->ndp, f->ndp == 1 ? "" : "s", f->npp, f->npp == 1 ? "" : "s",
 	    f->niters, f->niters == 1 ? "" : "s", f->period * 1e3);
+	if (*model_flows_ckpt(f, ckpt, sizeof ckpt) != '\0')
+		fprintf(r->f, "%c%s.\n", toupper((unsigned char)ckpt[0]),
+		    ckpt + 1);
 	for (i = 0; i < f->nfindings; i++) {
 		fprintf(r->f, "- %s ", f->findings[i].kind);
 		put(r->f, "%s\n", f->findings[i].subject);

@@ -27,8 +27,13 @@ for tr in roce tcp; do
 		test "$(field "$r" dp_ok)" = 1 && test "$(field "$r" pp_ok)" = 1 &&
 		test "$(field "$r" false)" = 0
 	'
-	test_expect_success "$tr: a healthy job has no findings but its checkpoint pauses" '
-		! grep -q "\"kind\": *\"\(straggler\|slow-link\|slow-group\|congestion\|stall\)\"" h16-$tr.json
+	test_expect_success "$tr: a healthy job has no findings; its checkpoint saves are said" '
+		! grep -q "\"kind\": *\"\(slow-iteration\|straggler\|slow-link\|slow-group\|congestion\|stall\)\"" h16-$tr.json &&
+		test "$(jq -c "[.jobs[0].iterations[] | select(.checkpoint) | [.index, .checkpoint]]" h16-$tr.json)" = "[[10,\"writes\"],[20,\"writes\"]]" &&
+		trainscope flows h16-$tr >out &&
+		grep "^  checkpoint saves: iterations 10, 20 (slow while the job writes" out &&
+		trainscope flows --format tsv h16-$tr >out &&
+		test "$(awk -F "\t" "\$1 == \"iteration\" && \$13 == \"checkpoint\" { print \$8 }" out | tr "\n" " ")" = "10 20 "
 	'
 	test_expect_success "$tr: a stage-0 straggler of a 16-node job is named, not its next stage" '
 		sim s16-$tr 16 4 4 24 400 $tr --fault straggler@3:12 &&
@@ -42,6 +47,24 @@ for tr in roce tcp; do
 		test "$(grep -c "\"index\":" l4-$tr.json)" -ge 29
 	'
 done
+# Saves to local disk leave no writes on the wire: slow iterations at a
+# fixed cadence, three or more and nothing else slow, read as saves; two
+# do not make a cadence.
+if command -v tcpdump >/dev/null 2>&1; then
+	test_expect_success 'checkpoint saves without storage traffic: a cadence of three, not two' '
+		sim ck8 8 4 2 40 300 tcp --healthy &&
+		tcpdump -r ck8/flows.pcap -w ck8.pcap "not port 2049" 2>/dev/null &&
+		trainscope flows ck8.pcap >out &&
+		grep "^  checkpoint saves: iterations 10, 20, 30 (slow at a fixed cadence" out &&
+		! grep "finding:" out &&
+		tcpdump -r h16-tcp/flows.pcap -w h16.pcap "not port 2049" 2>/dev/null &&
+		trainscope flows h16.pcap >out &&
+		! grep "checkpoint saves" out &&
+		grep "^  finding: slow-iteration job (iterations 10..20, 2 in all)" out
+	'
+else
+	test_skip 'checkpoint saves without storage traffic' 'no tcpdump to drop the storage traffic'
+fi
 # A middle stage keeps receiving the next micro-batch while it computes
 # the last one: its compute runs from the input it works on.
 test_expect_success 'a straggler in a middle stage is named' '
