@@ -395,7 +395,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 5;
+const int diag_revision = 6;
 
 /* ------------------------------------------------------------ working set */
 
@@ -1130,18 +1130,42 @@ mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
 }
 
 /*
- * Does iteration i hold an event the stream never logged before?  A
- * dissimilar iteration made of events seen long ago (a checkpoint every
- * 500 iterations) is periodic, not anomalous.
+ * Is the event of id `id` a planned phase's own line: first logged in a
+ * checkpoint save or an evaluation, below warning level, and not in the
+ * fault library?  The first save of a run logs lines never seen before,
+ * and they say nothing has gone wrong.
  */
 static int
-novel(const struct diag_stream *s, size_t i)
+planned(const struct work *w, uint32_t id)
+{
+	size_t t = tmpl_index(w, id);
+	const struct diag_tmpl *tp;
+
+	if (t == (size_t)-1)
+		return 0;
+	tp = &w->job->tmpls[t];
+	return (tp->first.stage == STAGE_CKPT_SAVE ||
+	    tp->first.stage == STAGE_EVAL) && tp->level < DIAG_LEVEL_WARN &&
+	    w->tf[t].category == NULL;
+}
+
+/*
+ * Does iteration i hold an event the stream never logged before?  A
+ * dissimilar iteration made of events seen long ago (a checkpoint every
+ * 500 iterations) is periodic, not anomalous, and so is one whose only
+ * new events are a save's or an evaluation's own lines (the first save).
+ */
+static int
+novel(const struct work *w, const struct diag_stream *s, size_t i)
 {
 	size_t e;
+	uint32_t id;
 
-	for (e = 0; e < s->iters[i].n; e++)
-		if (!seen_before(s, 0, i, s->events[s->iters[i].off + e]))
+	for (e = 0; e < s->iters[i].n; e++) {
+		id = s->events[s->iters[i].off + e];
+		if (!seen_before(s, 0, i, id) && !planned(w, id))
 			return 1;
+	}
 	return 0;
 }
 
@@ -1192,7 +1216,7 @@ temporal_stream(struct work *w, struct diag_stream *s)
 	dtw_flag(score, best, n, flags);
 	last = s->iters[n - 1].truncated ? n - 1 : n;
 	for (i = 1; i < last; i++)
-		if (flags[i] && s->iters[i].iteration >= 0 && novel(s, i)) {
+		if (flags[i] && s->iters[i].iteration >= 0 && novel(w, s, i)) {
 			w->flagged++;
 			s->iters[i].anomalous = 1;
 			mark_new(w, s, i, 0);
@@ -1932,11 +1956,28 @@ when(struct work *w, struct diag_result *r)
 }
 
 /*
+ * Iteration i's duration, the median of it and its two neighbours on
+ * each side (from `from` on): a lone pause (a checkpoint save counted in
+ * the step after it) is not a level, and must not drown a step change.
+ */
+static double
+smoothed(const struct diag_job *job, size_t from, size_t i)
+{
+	double w[5];
+	size_t lo = i >= from + 2 ? i - 2 : from, k, m = 0;
+
+	for (k = lo; k <= i + 2 && k < job->ntimes; k++)
+		w[m++] = job->times[k].ms;
+	return stats_median(w, m);
+}
+
+/*
  * A lasting slowdown: the split of the iteration durations (log scale,
  * at least four on each side, the first iterations left out as warm-up)
  * with the largest difference of means in pooled standard deviations.
- * Reported when that is above 6 and the later iterations take 30% longer
- * by their medians.
+ * Reported when that is above 6 and the later iterations take 20% longer
+ * by their medians.  The split is found on durations smoothed by a running
+ * median of five.
  */
 static void
 slowdown(const struct diag_job *job, struct diag_result *r)
@@ -1951,7 +1992,8 @@ slowdown(const struct diag_job *job, struct diag_result *r)
 	pre = xcalloc(n + 1, sizeof *pre);
 	pre2 = xcalloc(n + 1, sizeof *pre2);
 	for (i = from; i < n; i++) {
-		lg[i] = log(job->times[i].ms > 0.001 ? job->times[i].ms : 0.001);
+		lg[i] = log(smoothed(job, from, i) > 0.001 ?
+		    smoothed(job, from, i) : 0.001);
 		pre[i + 1] = pre[i] + lg[i];
 		pre2[i + 1] = pre2[i] + lg[i] * lg[i];
 	}
@@ -1976,7 +2018,7 @@ slowdown(const struct diag_job *job, struct diag_result *r)
 		for (i = best; i < n; i++)
 			tmp[i - best] = job->times[i].ms;
 		r->slow_after_ms = stats_median(tmp, n - best);
-		if (r->slow_after_ms > 1.3 * r->slow_before_ms)
+		if (r->slow_after_ms > 1.2 * r->slow_before_ms)
 			r->slow_iter = job->times[best].iteration;
 		free(tmp);
 	}

@@ -146,6 +146,13 @@ if [ -d "$G/run2_failed/logs" ]; then
 		test "$(wc -l <top3)" = 3 &&
 		while read -r pl; do grep -F -x "$pl" top3 || exit 1; done <want
 	'
+	test_expect_success 'real sample: a run'"'"'s first checkpoint save is no anomaly' '
+		trainscope diagnose --top 0 --format json run2_failed >ck.json &&
+		test "$(jq .anomalous_iterations ck.json)" = 1 &&
+		! jq -r ".events[].reasons[]" ck.json | grep "new in anomalous iteration 11" &&
+		jq -r ".events[:3][].template" ck.json >top3 &&
+		! grep -i checkpoint top3
+	'
 	S="$TS_SHARED/data/realjobs/c_straggler_compute"
 	test_expect_success 'real sample: the straggler shows as a slowdown from its iteration' '
 		trainscope index "$S" >/dev/null &&
@@ -377,5 +384,25 @@ test_expect_success 'healthy runs of another framework do not judge this one'"'"
 	jq -r ".events[] | select(.template == \"NCCL version <*>\") |
 	    .reasons[0]" hf.json | grep "^seen in 3 of 3 healthy runs$" &&
 	! jq -r ".events[].reasons[]" hf.json | grep "seen in 0 of 3 healthy runs$"
+'
+# DeepSpeed and HF iteration lines say no duration: their times do,
+# and a checkpoint pause now and then must not hide a change of pace.
+test_expect_success 'a slowdown in a log whose iteration lines give no durations' '
+	trainscope simulate --no-flows --nodes 8 --gpus-per-node 4 --iters 40 \
+	    --format deepspeed --seed 2 --fault slow-link@7:19 ds >/dev/null &&
+	trainscope index ds >/dev/null 2>&1 &&
+	trainscope diagnose --format json ds >ds.json &&
+	test "$(jq -r .outcome ds.json)" = degraded &&
+	test "$(jq .slowdown.iteration ds.json)" = 19 &&
+	test "$(jq .failure_iteration ds.json)" = 19
+'
+test_expect_success 'a traceback out of argument checking failed in init, before the first iteration' '
+	trainscope simulate --no-flows --nodes 4 --gpus-per-node 2 --iters 20 \
+	    --format hf --fault config-error cfg >/dev/null &&
+	trainscope index cfg >/dev/null 2>&1 &&
+	trainscope diagnose --format json cfg >cfg.json &&
+	test "$(jq -r .stage cfg.json)" = init &&
+	test "$(jq .failure_iteration cfg.json)" = 0 &&
+	trainscope diagnose cfg | head -1 | grep "^job cfg: stage init, failed$"
 '
 test_done
