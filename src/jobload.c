@@ -1097,6 +1097,11 @@ collect_times(struct loader *l)
 	struct reader_line rl;
 	struct lp_line lp;
 	struct stage_iter it;
+	struct diag_time *gap = NULL;
+	size_t ngap = 0, gcap = 0;
+	long last_it = -1;
+	double last_ts = 0;
+	int said = 0;
 
 	for (i = 0; i < l->nrows; i++)
 		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
@@ -1124,8 +1129,24 @@ collect_times(struct loader *l)
 				continue;
 			if (lp.ts_kind != LP_TS_NONE)
 				ref_set(l, it.iteration, lp.ts);
-			if (it.has_duration)
+			if (it.has_duration) {
+				said = 1;
 				diag_add_time(l->job, it.iteration, it.duration_ms);
+			} else if (lp.ts_kind != LP_TS_NONE && !isnan(lp.ts)) {
+				/* no duration said: the time since the last */
+				if (last_it >= 0 && it.iteration > last_it &&
+				    lp.ts > last_ts) {
+					gap = xgrow(gap, &gcap, ngap + 1,
+					    sizeof *gap);
+					gap[ngap].iteration = it.iteration;
+					gap[ngap++].ms = (lp.ts - last_ts) * 1e3 /
+					    (double)(it.iteration - last_it);
+				}
+				if (it.iteration > last_it) {
+					last_it = it.iteration;
+					last_ts = lp.ts;
+				}
+			}
 			if (it.has_loss)
 				diag_add_loss(l->job, it.iteration, it.loss,
 				    map[rl.lineno] - 1, l->files[best].path,
@@ -1133,6 +1154,10 @@ collect_times(struct loader *l)
 		}
 		reader_close(rd);
 	}
+	/* lines that never say how long they took (DeepSpeed, HF) */
+	for (i = 0; !said && i < ngap; i++)
+		diag_add_time(l->job, gap[i].iteration, gap[i].ms);
+	free(gap);
 	if (l->job->ntimes > 0)
 		l->time_stream = (size_t)-2;
 	free(cause);

@@ -591,7 +591,9 @@ static const struct stage_rule rule_table[] = {
 	  "torchbackend)|"
 	  "building .*model|> building|nccl info bootstrap|"
 	  "store.based.barrier|compiling dataset index|"
-	  "setting up (model|data)|loading dataset|dataloaders? (are )?built" },
+	  "setting up (model|data)|loading dataset|dataloaders? (are )?built|"
+	  "\\binitiali[sz]e_(megatron|distributed|model_parallel)\\b|"
+	  "\\bvalidate_args\\b|\\bparse_args\\b|training_args\\.py" },
 	{ STAGE_LAUNCH, RULE_BEGIN,
 	  "torchrun|torch\\.distributed\\.run|torch\\.distributed\\.launch|"
 	  "setting omp_num_threads|-+ arguments -+|using world size|"
