@@ -123,6 +123,12 @@ struct loader {
 	size_t nrank;
 	size_t time_stream;	/* the split stream giving durations, or -1;
 				   -2: a per-rank file gave them */
+	size_t gap_stream;	/* the split stream timing its iterations by
+				   their lines' times, or -1 */
+	long gap_it;		/* its last iteration and that line's time */
+	double gap_ts;
+	struct diag_time *gaps;	/* durations so found (gap_time()) */
+	size_t ngaps, gapcap;
 	unsigned char *wrote;	/* rank -> it wrote a line in a split file */
 	size_t nwrote;
 	double *ref;		/* iteration -> when the reference file (the
@@ -1081,6 +1087,44 @@ ref_set(struct loader *l, long k, double ts)
 }
 
 /*
+ * Iteration lines that do not say how long they took (DeepSpeed, HF):
+ * the time since the last one of their stream, per iteration between.
+ * Only one stream counts (all ranks wait for each other).
+ */
+static void
+gap_time(struct loader *l, size_t stream, long iteration, double ts)
+{
+	if (l->gap_stream == (size_t)-1)
+		l->gap_stream = stream;
+	if (stream != l->gap_stream || isnan(ts) || iteration <= l->gap_it)
+		return;
+	if (l->gap_it >= 0 && ts > l->gap_ts) {
+		l->gaps = xgrow(l->gaps, &l->gapcap, l->ngaps + 1,
+		    sizeof *l->gaps);
+		l->gaps[l->ngaps].iteration = iteration;
+		l->gaps[l->ngaps++].ms = (ts - l->gap_ts) * 1e3 /
+		    (double)(iteration - l->gap_it);
+	}
+	l->gap_it = iteration;
+	l->gap_ts = ts;
+}
+
+/* The durations gap_time() found, when no line said any; then start over. */
+static void
+gap_flush(struct loader *l)
+{
+	size_t i, n = l->job->ntimes == 0 ? l->ngaps : 0;
+
+	for (i = 0; i < n; i++)
+		diag_add_time(l->job, l->gaps[i].iteration, l->gaps[i].ms);
+	free(l->gaps);
+	l->gaps = NULL;
+	l->ngaps = l->gapcap = 0;
+	l->gap_stream = (size_t)-1;
+	l->gap_it = -1;
+}
+
+/*
  * Iteration durations, losses and times of the file with the most
  * iteration lines (all ranks wait for each other, so one is enough):
  * read it once, before the replay, whose clocks its times anchor.  When
@@ -1097,11 +1141,6 @@ collect_times(struct loader *l)
 	struct reader_line rl;
 	struct lp_line lp;
 	struct stage_iter it;
-	struct diag_time *gap = NULL;
-	size_t ngap = 0, gcap = 0;
-	long last_it = -1;
-	double last_ts = 0;
-	int said = 0;
 
 	for (i = 0; i < l->nrows; i++)
 		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
@@ -1129,24 +1168,10 @@ collect_times(struct loader *l)
 				continue;
 			if (lp.ts_kind != LP_TS_NONE)
 				ref_set(l, it.iteration, lp.ts);
-			if (it.has_duration) {
-				said = 1;
+			if (it.has_duration)
 				diag_add_time(l->job, it.iteration, it.duration_ms);
-			} else if (lp.ts_kind != LP_TS_NONE && !isnan(lp.ts)) {
-				/* no duration said: the time since the last */
-				if (last_it >= 0 && it.iteration > last_it &&
-				    lp.ts > last_ts) {
-					gap = xgrow(gap, &gcap, ngap + 1,
-					    sizeof *gap);
-					gap[ngap].iteration = it.iteration;
-					gap[ngap++].ms = (lp.ts - last_ts) * 1e3 /
-					    (double)(it.iteration - last_it);
-				}
-				if (it.iteration > last_it) {
-					last_it = it.iteration;
-					last_ts = lp.ts;
-				}
-			}
+			else if (lp.ts_kind != LP_TS_NONE)
+				gap_time(l, 0, it.iteration, lp.ts);
 			if (it.has_loss)
 				diag_add_loss(l->job, it.iteration, it.loss,
 				    map[rl.lineno] - 1, l->files[best].path,
@@ -1154,10 +1179,7 @@ collect_times(struct loader *l)
 		}
 		reader_close(rd);
 	}
-	/* lines that never say how long they took (DeepSpeed, HF) */
-	for (i = 0; !said && i < ngap; i++)
-		diag_add_time(l->job, gap[i].iteration, gap[i].ms);
-	free(gap);
+	gap_flush(l);
 	if (l->job->ntimes > 0)
 		l->time_stream = (size_t)-2;
 	free(cause);
@@ -1406,7 +1428,9 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 		    l->time_stream == sp->stream)) {
 			l->time_stream = sp->stream;
 			diag_add_time(job, tag.iteration, it.duration_ms);
-		}
+		} else if (!it.has_duration && l->time_stream == (size_t)-1 &&
+		    lp->ts_kind != LP_TS_NONE)
+			gap_time(l, sp->stream, tag.iteration, lp->ts);
 		if (it.has_loss && l->time_stream == sp->stream)
 			diag_add_loss(job, tag.iteration, it.loss, t, sp->path,
 			    (long)line);
@@ -1768,6 +1792,7 @@ loader_release(struct loader *l)
 		free(l->rows[i].blob);
 	free(l->files);
 	free(l->rows);
+	free(l->gaps);
 	free(l->lt);
 	free(l->tmpl_of_id);
 	free(l->node_ids);
@@ -1811,8 +1836,11 @@ jobload(struct cache *c, const char *name, const char *const *baselines,
 	number_iterations(&l);
 	count_rows(&l);
 	l.time_stream = (size_t)-1;
+	l.gap_stream = (size_t)-1;
+	l.gap_it = -1;
 	collect_times(&l);
 	replay(&l);
+	gap_flush(&l);
 	pick_first(&l);
 	absent_ranks(&l);
 	restage(&l);

@@ -387,15 +387,18 @@ test_expect_success 'healthy runs of another framework do not judge this one'"'"
 '
 # DeepSpeed and HF iteration lines say no duration: their times do,
 # and a checkpoint pause now and then must not hide a change of pace.
-test_expect_success 'a slowdown in a log whose iteration lines give no durations' '
-	trainscope simulate --no-flows --nodes 8 --gpus-per-node 4 --iters 40 \
-	    --format deepspeed --seed 2 --fault slow-link@7:19 ds >/dev/null &&
-	trainscope index ds >/dev/null 2>&1 &&
-	trainscope diagnose --format json ds >ds.json &&
-	test "$(jq -r .outcome ds.json)" = degraded &&
-	test "$(jq .slowdown.iteration ds.json)" = 19 &&
-	test "$(jq .failure_iteration ds.json)" = 19
-'
+for lay in per-rank combined; do
+	test_expect_success "a slowdown in a log whose iteration lines give no durations ($lay)" '
+		trainscope simulate --no-flows --nodes 8 --gpus-per-node 4 \
+		    --iters 40 --format deepspeed --layout $lay --seed 2 \
+		    --fault slow-link@7:19 ds-$lay >/dev/null &&
+		trainscope index ds-$lay >/dev/null 2>&1 &&
+		trainscope diagnose --format json ds-$lay >ds.json &&
+		test "$(jq -r .outcome ds.json)" = degraded &&
+		test "$(jq .slowdown.iteration ds.json)" = 19 &&
+		test "$(jq .failure_iteration ds.json)" = 19
+	'
+done
 test_expect_success 'a traceback out of argument checking failed in init, before the first iteration' '
 	trainscope simulate --no-flows --nodes 4 --gpus-per-node 2 --iters 20 \
 	    --format hf --fault config-error cfg >/dev/null &&
