@@ -1753,10 +1753,14 @@ node_spatial_reason(const struct work *w, size_t n,
 		for (t = 0; t < job->ntmpls; t++)
 			w->typical[t] = typical_count(job, t);
 	}
-	/* a count a whole line away from the typical node's says something */
+	/*
+	 * A count a whole line away from the typical node's says something;
+	 * of a traceback, its exception line does, not its frames or header.
+	 */
 	for (t = 0; t < job->ntmpls; t++) {
 		if (a[t] <= 0 || fabs((double)job->counts[n * job->ntmpls + t] -
-		    w->typical[t]) < 1)
+		    w->typical[t]) < 1 || job->tmpls[t].context ||
+		    job->tmpls[t].filler)
 			continue;
 		if (top[0] == (size_t)-1 || a[t] > a[top[0]]) {
 			top[1] = top[0];

@@ -125,6 +125,8 @@ struct diag_tmpl {
 	int level;		/* DIAG_LEVEL_* (the highest seen) */
 	char *category;		/* NULL: diag_run() asks the fault library */
 	int context;		/* only ever a traceback frame or source line */
+	int filler;		/* a traceback header, an underline, ...: what
+				   the error's telling line speaks for */
 	struct diag_first first;
 	int healthy_jobs;	/* healthy jobs it occurs in */
 	int healthy_blind;	/* healthy jobs that cannot speak for it:

@@ -1200,6 +1200,7 @@ mark_context(struct loader *l)
 		for (n = 0, total = 0; n < job->nnodes; n++)
 			total += job->counts[n * job->ntmpls + t];
 		job->tmpls[t].context = total > 0 && l->lt[t].ctx >= total;
+		job->tmpls[t].filler = l->lt[t].is_filler;
 	}
 }
 
