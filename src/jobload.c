@@ -348,10 +348,24 @@ starts(const char *m, size_t len, const char *w)
  * -- the "Traceback (most recent call last):" header, the notes chaining
  * two tracebacks, caret and tilde underlines, elision marks, the braces
  * and key lines of a JSON error record, C++'s "terminate called after
- * throwing" (its what() line says what) and the banner of a signal
- * handler's report.
+ * throwing" (its what() line says what), the banner of a signal
+ * handler's report, and a C++ exception's "Exception raised from ..."
+ * and "frame #N:" backtrace (no source line follows those frames).
  */
 enum role { ROLE_TEXT, ROLE_FRAME, ROLE_FILLER };
+
+/* A C++ backtrace's frame: "frame #12: c10::Error::Error(...)". */
+static int
+cxx_frame(const char *m, size_t len)
+{
+	size_t k = 7;
+
+	if (!starts(m, len, "frame #"))
+		return 0;
+	while (k < len && isdigit((unsigned char)m[k]))
+		k++;
+	return k > 7 && k < len && m[k] == ':';
+}
 
 static enum role
 line_role(const char *m, size_t len)
@@ -375,6 +389,8 @@ line_role(const char *m, size_t len)
 	    starts(m, len, "*** Process received signal") ||
 	    starts(m, len, "*** End of error message") ||
 	    starts(m, len, "Stack trace (most recent call") ||
+	    /* PyTorch's C++ exceptions: where it was raised, its backtrace */
+	    starts(m, len, "Exception raised from ") || cxx_frame(m, len) ||
 	    starts(m, len, "[...]") || starts(m, len, "<snip") ||
 	    starts(m, len, "Last error:") ||
 	    /* PyTorch's advice after every CUDA error */

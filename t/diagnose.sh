@@ -408,4 +408,26 @@ test_expect_success 'a traceback out of argument checking failed in init, before
 	test "$(jq .failure_iteration cfg.json)" = 0 &&
 	trainscope diagnose cfg | head -1 | grep "^job cfg: stage init, failed$"
 '
+# A PyTorch C++ exception: where it was raised and its backtrace speak
+# for the error line, and no source line follows its frames.
+test_expect_success 'a C++ backtrace ranks below its error; the line after it is its own' '
+	mkdir -p cxx &&
+	cat >cxx/log.txt <<-\EOF &&
+	[rank3]:[E1009 15:38:23.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 Rank 3] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered
+	Exception raised from c10_cuda_check_implementation at ../c10/cuda/CUDAException.cpp:43 (most recent call first):
+	frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f1 in /opt/torch/lib/libc10.so)
+	frame #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, std::string const&) + 0x64 (0x7f2 in /opt/torch/lib/libc10.so)
+	frame #2: c10::cuda::c10_cuda_check_implementation(int, char const*, char const*, int, bool) + 0x118 (0x7f3 in /opt/torch/lib/libc10_cuda.so)
+	node-7:1234:1290 [3] NCCL INFO comm 0x5581 rank 3 nranks 8 cudaDev 3 busId 4c000 - Abort COMPLETE
+	EOF
+	trainscope index cxx >/dev/null 2>&1 &&
+	trainscope diagnose --top 0 --format json cxx >cxx.json &&
+	jq -r ".events[0].template" cxx.json | grep "watchdog thread terminated" &&
+	jq -r ".events[] | select(.template | startswith(\"frame \")) | .reasons[]" cxx.json >r &&
+	test "$(grep -c "a frame or source line of a traceback" r)" = 3 &&
+	jq -r ".events[] | select(.template | startswith(\"Exception raised from\")) | .reasons[]" cxx.json |
+	    grep "a frame or source line of a traceback" &&
+	! jq -r ".events[] | select(.template | contains(\"Abort COMPLETE\")) | .reasons[]" cxx.json |
+	    grep "a frame or source line"
+'
 test_done
