@@ -2668,6 +2668,88 @@ host_stats(const struct flowan *fa, struct flowan_job *job,
 	}
 }
 
+/* The first significant message of any pipeline pair that starts after t. */
+static double
+next_pp_send(const struct flowan *fa, const struct flowan_job *job, double t)
+{
+	const struct flow_set *s = fa->set;
+	double best = INFINITY;
+	size_t i, lo, hi, mid;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_PP || p->msgs == NULL)
+			continue;
+		for (lo = 0, hi = p->nsig; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (s->msgs[p->msgs[mid]].start > t)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (lo < p->nsig && s->msgs[p->msgs[lo]].start < best)
+			best = s->msgs[p->msgs[lo]].start;
+	}
+	return best;
+}
+
+/*
+ * Where the DP groups end a step far apart (one of them slowed), the
+ * groups done first may wait for the others before their next step (a
+ * job-wide reduction of the gradient norm or the loss scale) or may go
+ * on.  The wire tells which: the pipelines' first send of a step comes a
+ * usual time (its lead) after the step starts.  A step whose lead grows
+ * by more than six times the noise of the leads and a fifth of the
+ * period began later than the first group's burst end: at its first send
+ * less the usual lead, and no later than the last group's burst end.
+ * Done after the detectors, which read the hosts from the first burst
+ * end on; what changes is the iterations' start and duration.
+ */
+static void
+late_starts(const struct flowan *fa, struct flowan_job *job)
+{
+	size_t n = job->niters, i, m = 0;
+	double *lead, *v, base, mad, room, *d;
+
+	if (n < 8)
+		return;
+	lead = xcalloc(n, sizeof *lead);
+	v = xcalloc(n, sizeof *v);
+	for (i = 1; i < n; i++) {
+		lead[i] = next_pp_send(fa, job, job->iters[i].start) -
+		    job->iters[i].start;
+		if (isfinite(lead[i]) && job->iters[i].start + lead[i] <
+		    job->iters[i].end)
+			v[m++] = lead[i];
+		else
+			lead[i] = NAN;
+	}
+	if (m < 8) {
+		free(lead);
+		free(v);
+		return;
+	}
+	ts_qsort(v, m, sizeof *v, stats_cmp_double);
+	base = stats_median(v, (m + 1) / 2);
+	mad = stats_mad(v, (m + 1) / 2);
+	room = 6 * 1.4826 * mad > 0.2 * job->period ? 6 * 1.4826 * mad :
+	    0.2 * job->period;
+	for (i = 1; i < n; i++) {
+		double was = job->iters[i].start, last = job->iters[i - 1].end;
+
+		if (isnan(lead[i]) || lead[i] - base <= room || last <= was)
+			continue;
+		job->iters[i].start = fmin(was + lead[i] - base, last);
+	}
+	d = v;
+	for (i = 0; i < n; i++)
+		d[i] = job->iters[i].end - job->iters[i].start;
+	job->period = stats_median(d, n);
+	free(lead);
+	free(v);
+}
+
 void
 flowan_timeline(const struct flowan *fa, struct flowan_job *job,
     const struct flowan_params *prm)
@@ -2729,6 +2811,7 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	free(steady);
 	congestion(fa, job);
 	stall(fa, job);
+	late_starts(fa, job);
 	job->hcomp = comp;
 	job->hcomm = comm;
 }

@@ -65,6 +65,19 @@ if command -v tcpdump >/dev/null 2>&1; then
 else
 	test_skip 'checkpoint saves without storage traffic' 'no tcpdump to drop the storage traffic'
 fi
+# A slowed DP group ends its steps long after the other: the other
+# waits before its next step, and the iterations are as long as the
+# truth says, not that plus the lag (they were 50 % too long).
+test_expect_success 'iterations of a job with a slow link last what the truth says' '
+	sim slw8 8 4 2 30 300 tcp --fault slow-link@2:12 &&
+	trainscope flows --format json slw8 >slw8.json &&
+	got=$(jq "[.jobs[0].iterations[] | select(.index >= 16 and .index <= 28) |
+	    .duration] | sort | .[length / 2 | floor]" slw8.json) &&
+	want=$(jq "[.iterations[] | select(.iteration >= 17 and .iteration <= 29) |
+	    .end_ts - .start_ts] | sort | .[length / 2 | floor]" slw8/truth.json) &&
+	echo "median $got s, truth $want s" &&
+	awk -v g="$got" -v w="$want" "BEGIN { exit !(g > 0.9 * w && g < 1.1 * w) }"
+'
 # A middle stage keeps receiving the next micro-batch while it computes
 # the last one: its compute runs from the input it works on.
 test_expect_success 'a straggler in a middle stage is named' '
