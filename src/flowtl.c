@@ -2712,7 +2712,7 @@ late_starts(const struct flowan *fa, struct flowan_job *job)
 	size_t n = job->niters, i, m = 0;
 	double *lead, *v, base, mad, room, *d;
 
-	if (n < 8)
+	if (n < 4)
 		return;
 	lead = xcalloc(n, sizeof *lead);
 	v = xcalloc(n, sizeof *v);
@@ -2725,7 +2725,7 @@ late_starts(const struct flowan *fa, struct flowan_job *job)
 		else
 			lead[i] = NAN;
 	}
-	if (m < 8) {
+	if (m < 3) {
 		free(lead);
 		free(v);
 		return;
