@@ -1979,7 +1979,7 @@ smoothed(const struct diag_job *job, size_t from, size_t i)
  * A lasting slowdown: the split of the iteration durations (log scale,
  * at least four on each side, the first iterations left out as warm-up)
  * with the largest difference of means in pooled standard deviations.
- * Reported when that is above 6 and the later iterations take 20% longer
+ * Reported when that is above 6 and the later iterations take 10% longer
  * by their medians.  The split is found on durations smoothed by a running
  * median of five.
  */
@@ -2022,7 +2022,7 @@ slowdown(const struct diag_job *job, struct diag_result *r)
 		for (i = best; i < n; i++)
 			tmp[i - best] = job->times[i].ms;
 		r->slow_after_ms = stats_median(tmp, n - best);
-		if (r->slow_after_ms > 1.2 * r->slow_before_ms)
+		if (r->slow_after_ms > 1.1 * r->slow_before_ms)
 			r->slow_iter = job->times[best].iteration;
 		free(tmp);
 	}

@@ -430,4 +430,15 @@ test_expect_success 'a C++ backtrace ranks below its error; the line after it is
 	! jq -r ".events[] | select(.template | contains(\"Abort COMPLETE\")) | .reasons[]" cxx.json |
 	    grep "a frame or source line"
 '
+# One slow stage of sixteen: the job runs under 20 % slower, for good.
+test_expect_success 'a lasting slowdown under 20 % is said' '
+	trainscope simulate --no-flows --nodes 16 --gpus-per-node 1 --dp 1 \
+	    --pp 16 --tp 1 --micro-batches 16 --iters 40 --seed 2 \
+	    --fault straggler@5:20 st16 >/dev/null &&
+	trainscope index st16 >/dev/null 2>&1 &&
+	trainscope diagnose --format json st16 >st16.json &&
+	test "$(jq -r .outcome st16.json)" = degraded &&
+	test "$(jq .slowdown.iteration st16.json)" = 20 &&
+	jq -e ".slowdown.after_ms < 1.2 * .slowdown.before_ms" st16.json
+'
 test_done
