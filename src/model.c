@@ -749,7 +749,7 @@ model_fail_when(const struct model *m, char *buf, size_t len)
 {
 	if (m->failure_iter > 0)
 		snprintf(buf, len, "in iteration %ld", m->failure_iter);
-	else if (m->failure_iter == 0 && m->niters > 0)
+	else if (m->failure_iter == 0)
 		snprintf(buf, len, "before its first iteration");
 	else
 		snprintf(buf, len, "%s", "");

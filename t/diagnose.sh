@@ -406,7 +406,7 @@ test_expect_success 'a traceback out of argument checking failed in init, before
 	trainscope diagnose --format json cfg >cfg.json &&
 	test "$(jq -r .stage cfg.json)" = init &&
 	test "$(jq .failure_iteration cfg.json)" = 0 &&
-	trainscope diagnose cfg | head -1 | grep "^job cfg: stage init, failed$"
+	trainscope diagnose cfg | head -1 | grep "^job cfg: stage init, failed before its first iteration$"
 '
 # A PyTorch C++ exception: where it was raised and its backtrace speak
 # for the error line, and no source line follows its frames.
