@@ -15,6 +15,7 @@
 #include "config.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <limits.h>
 #include <pcre2.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -360,8 +361,14 @@ parse_progress(const char *msg, size_t len, struct stage_iter *it, int fields)
 	if (epoch < 0 && total < 0)
 		return 0;
 	iter_clear(it, epoch < 0 ? FW_TQDM : FW_LIGHTNING);
-	it->iteration = epoch > 0 && total > 0 ? epoch * total + n : n;
-	if (field_double(msg, len, "global_step=", &gs) == 0) {
+	/* epochs of `total` steps, in range (a garbled counter is no step) */
+	if (epoch > 0 && total > 0 && epoch < LONG_MAX / 2 / total &&
+	    n < LONG_MAX / 2)
+		it->iteration = epoch * total + n;
+	else
+		it->iteration = n;
+	if (field_double(msg, len, "global_step=", &gs) == 0 && gs >= 0 &&
+	    gs < (double)(LONG_MAX / 2)) {
 		it->fw = FW_NEMO;
 		it->iteration = (long)gs;
 	}
