@@ -351,9 +351,14 @@ reason_add(char ***v, size_t *n, const char *fmt, ...)
 void
 diag_clock_str(double ts, char *out, size_t len)
 {
-	time_t t = (time_t)floor(ts);
+	time_t t;
 	struct tm tm;
 
+	if (!isfinite(ts)) {	/* no time: nothing to print */
+		snprintf(out, len, "-");
+		return;
+	}
+	t = (time_t)floor(ts);
 	gmtime_r(&t, &tm);
 	strftime(out, len, "%H:%M:%S", &tm);
 }

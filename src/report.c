@@ -66,12 +66,13 @@ static void
 utc(double ts, char *buf, size_t len)
 {
 	struct tm tm;
-	time_t t = (time_t)ts;
+	time_t t;
 
-	if (isnan(ts)) {
+	if (!isfinite(ts)) {
 		snprintf(buf, len, "unknown");
 		return;
 	}
+	t = (time_t)ts;
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }

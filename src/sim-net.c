@@ -635,9 +635,11 @@ heartbeats(struct simnet *n, double until, double stop_dead_at)
 			if (j->dead_node[a] && n->next_hb > stop_dead_at)
 				continue;
 			tcp_seg(n, n->next_hb + a * 0.0013, a, 0, (uint16_t)(41000 + a),
-			    29500, 0x18, (uint32_t)(n->next_hb * 1000), 62);
+			    29500, 0x18, (uint32_t)(uint64_t)(n->next_hb * 1000),
+			    62);
 			tcp_seg(n, n->next_hb + a * 0.0013 + 0.0002, 0, a, 29500,
-			    (uint16_t)(41000 + a), 0x18, (uint32_t)(n->next_hb * 999),
+			    (uint16_t)(41000 + a), 0x18,
+			    (uint32_t)(uint64_t)(n->next_hb * 999),
 			    17);
 		}
 		n->next_hb += 5;
