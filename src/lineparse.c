@@ -1517,7 +1517,7 @@ lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
 	while (i < hdr_end) {
 		i = lp_skipspace(sc, i);
 		k = lp_tokend(sc, i);
-		if (k > hdr_end)
+		if (i >= hdr_end || k > hdr_end)	/* only blanks were left */
 			return;
 		/* after mpirun's "[1,12]<stdout>:" */
 		if (s[i] == '[') {

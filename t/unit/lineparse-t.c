@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lineparse.h"
@@ -272,6 +273,17 @@ test_garbage(void)
 	    == nul + sizeof nul - 1, "NUL after a timestamp");
 	lp_parse("", 0, &lp);
 	ok(lp.msg_len == 0 && lp.rank == -1, "empty line");
+	{
+		/* a header and blanks to the end, in a buffer of exactly that
+		   size: nothing may be read past it (the fuzzer found it) */
+		static const char tail[] = "20: ";
+		char *b = malloc(sizeof tail - 1);
+
+		memcpy(b, tail, sizeof tail - 1);
+		lp_parse(b, sizeof tail - 1, &lp);
+		ok(lp.host == NULL, "a header followed by blanks only");
+		free(b);
+	}
 }
 
 int
