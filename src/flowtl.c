@@ -664,6 +664,27 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 }
 
 /*
+ * The start of pair p's first significant message that starts after t,
+ * INFINITY when none does (its messages are sorted by start).
+ */
+static double
+first_after(const struct flow_set *s, const struct flowan_pair *p, double t)
+{
+	size_t lo = 0, hi = p->nsig, mid;
+
+	if (p->msgs == NULL)
+		return INFINITY;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->msgs[p->msgs[mid]].start > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo < p->nsig ? s->msgs[p->msgs[lo]].start : INFINITY;
+}
+
+/*
  * Each iteration's end_max: the first significant message of any of the
  * job's pairs that starts after its end.  What happens between (the
  * optimizer step, collectives inside the hosts) leaves no trace, so the
@@ -672,31 +693,16 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 static void
 end_bounds(const struct flowan *fa, struct flowan_job *job)
 {
-	const struct flow_set *s = fa->set;
-	size_t i, k, lo, hi;
+	size_t i, k;
+	double t;
 
 	for (k = 0; k < job->niters; k++)
 		job->iters[k].end_max = INFINITY;
-	for (i = 0; i < job->npairs; i++) {
-		const struct flowan_pair *p = &job->pairs[i];
-
-		for (k = 0; p->msgs != NULL && k < job->niters; k++) {
-			double e = job->iters[k].end;
-
-			for (lo = 0, hi = p->nsig; lo < hi;) {	/* first > e */
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (s->msgs[p->msgs[mid]].start > e)
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-			if (lo < p->nsig &&
-			    s->msgs[p->msgs[lo]].start < job->iters[k].end_max)
-				job->iters[k].end_max =
-				    s->msgs[p->msgs[lo]].start;
-		}
-	}
+	for (i = 0; i < job->npairs; i++)
+		for (k = 0; k < job->niters; k++)
+			if ((t = first_after(fa->set, &job->pairs[i],
+			    job->iters[k].end)) < job->iters[k].end_max)
+				job->iters[k].end_max = t;
 	for (k = 0; k < job->niters; k++)
 		if (isinf(job->iters[k].end_max))
 			job->iters[k].end_max = NAN;
@@ -2672,25 +2678,13 @@ host_stats(const struct flowan *fa, struct flowan_job *job,
 static double
 next_pp_send(const struct flowan *fa, const struct flowan_job *job, double t)
 {
-	const struct flow_set *s = fa->set;
 	double best = INFINITY;
-	size_t i, lo, hi, mid;
+	size_t i;
 
-	for (i = 0; i < job->npairs; i++) {
-		const struct flowan_pair *p = &job->pairs[i];
-
-		if (p->type != FLOWAN_PP || p->msgs == NULL)
-			continue;
-		for (lo = 0, hi = p->nsig; lo < hi;) {
-			mid = lo + (hi - lo) / 2;
-			if (s->msgs[p->msgs[mid]].start > t)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		if (lo < p->nsig && s->msgs[p->msgs[lo]].start < best)
-			best = s->msgs[p->msgs[lo]].start;
-	}
+	for (i = 0; i < job->npairs; i++)
+		if (job->pairs[i].type == FLOWAN_PP)
+			best = fmin(best, first_after(fa->set, &job->pairs[i],
+			    t));
 	return best;
 }
 
