@@ -2001,8 +2001,7 @@ slowdown(const struct diag_job *job, struct diag_result *r)
 	pre = xcalloc(n + 1, sizeof *pre);
 	pre2 = xcalloc(n + 1, sizeof *pre2);
 	for (i = from; i < n; i++) {
-		lg[i] = log(smoothed(job, from, i) > 0.001 ?
-		    smoothed(job, from, i) : 0.001);
+		lg[i] = log(fmax(smoothed(job, from, i), 0.001));
 		pre[i + 1] = pre[i] + lg[i];
 		pre2[i + 1] = pre2[i] + lg[i] * lg[i];
 	}
