@@ -19,8 +19,8 @@
 
 #include <sqlite3.h>
 
-#include "cache.h"
-#include "util.h"
+#include "db/cache.h"
+#include "base/util.h"
 
 struct cache {
 	sqlite3 *db;

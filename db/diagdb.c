@@ -15,10 +15,10 @@
 
 #include <sqlite3.h>
 
-#include "cache.h"
-#include "diagdb.h"
-#include "logdb.h"
-#include "util.h"
+#include "db/cache.h"
+#include "db/diagdb.h"
+#include "db/logdb.h"
+#include "base/util.h"
 
 static int
 prep(struct cache *c, const char *q, sqlite3_stmt **st, char **cause)

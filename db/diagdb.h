@@ -7,7 +7,7 @@
  * and the stored results of a diagnosis keyed by what they were computed
  * from.  Building a job's model from these rows (reading raw lines,
  * tracking stages, splitting combined logs) is the core's work
- * (src/jobload.c).
+ * (src/diag/jobload.c).
  *
  * The row callbacks get borrowed strings and blobs, valid only during the
  * call; returning nonzero from a callback stops the walk and is returned.

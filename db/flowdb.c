@@ -20,9 +20,9 @@
 
 #include <sqlite3.h>
 
-#include "cache.h"
-#include "flowdb.h"
-#include "util.h"
+#include "db/cache.h"
+#include "db/flowdb.h"
+#include "base/util.h"
 
 static const char *const formats[] = {
 	"pcap", "pcapng", "nfdump-csv", "zeek-conn", "flow-csv", "flow-tsv"

@@ -1,7 +1,7 @@
 /*
  * flowdb.h -- flow sets in the cache.
  *
- * A job's flow set (src/flowasm.h) is stored whole: its captures, totals,
+ * A job's flow set (src/flows/flowasm.h) is stored whole: its captures, totals,
  * hosts and messages replace whatever the job had, in one transaction, so
  * a failed ingest never loses the previous set.  flowdb_ingest() is what
  * the flow analysis calls: it reuses the stored set when nothing changed
@@ -10,7 +10,7 @@
 #ifndef TS_FLOWDB_H
 #define TS_FLOWDB_H
 
-#include "flowasm.h"
+#include "flows/flowasm.h"
 
 struct cache;
 

@@ -18,9 +18,9 @@
 
 #include <sqlite3.h>
 
-#include "cache.h"
-#include "logdb.h"
-#include "util.h"
+#include "db/cache.h"
+#include "db/logdb.h"
+#include "base/util.h"
 
 enum {
 	S_JOB_GET, S_JOB_ADD, S_JOB_TOUCH, S_NODE_GET, S_NODE_ADD, S_RANK,

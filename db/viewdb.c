@@ -9,10 +9,10 @@
 
 #include <sqlite3.h>
 
-#include "cache.h"
-#include "logdb.h"
-#include "util.h"
-#include "viewdb.h"
+#include "db/cache.h"
+#include "db/logdb.h"
+#include "base/util.h"
+#include "db/viewdb.h"
 
 static int
 prep(struct cache *c, const char *q, sqlite3_stmt **st, char **cause)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct truth {
 	char **ids;		/* distinct EventIds */

@@ -5,10 +5,10 @@
 
 test_expect_success 'src/ and db/ do not include curses or readline' '
 	! grep -nE "#[[:space:]]*include[[:space:]]*[<\"](n?curses|ncursesw/|term\\.h|readline/|history\\.h)" \
-		"$TS_SRCDIR"/src/*.[ch] "$TS_SRCDIR"/db/*.[ch]
+		-r --include="*.[ch]" "$TS_SRCDIR"/src "$TS_SRCDIR"/db
 '
 test_expect_success 'only db/ includes sqlite3.h' '
-	! grep -nE "#[[:space:]]*include[[:space:]]*[<\"]sqlite3\\.h" "$TS_SRCDIR"/src/*.[ch]
+	! grep -nE "#[[:space:]]*include[[:space:]]*[<\"]sqlite3\\.h" -r --include="*.[ch]" "$TS_SRCDIR"/src
 '
 test_expect_success 'the layering check itself catches a violation' '
 	mkdir -p fake/src && echo "#include <ncurses.h>" >fake/src/x.c &&

@@ -4,7 +4,7 @@
  * The screen is a painter: every frame is view_draw() of the
  * investigation into a canvas, copied cell by cell onto the terminal with
  * the colours of its style classes.  Keys are looked up in the key table
- * (src/keys.c) and run as command lines, so a key and a typed command do
+ * (src/view/keys.c) and run as command lines, so a key and a typed command do
  * the same.  The prompt is GNU readline through its callback interface:
  * ncurses reads the keys and hands them to readline one byte at a time,
  * and readline's redisplay draws into the status line.  Readline never
@@ -31,12 +31,12 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
-#include "canvas.h"
-#include "cmd.h"
-#include "keys.h"
-#include "util.h"
-#include "view.h"
-#include "ui.h"
+#include "view/canvas.h"
+#include "cli/cmd.h"
+#include "view/keys.h"
+#include "base/util.h"
+#include "view/view.h"
+#include "ui/ui.h"
 
 #define QUEUE_MAX 32
 

@@ -1,5 +1,5 @@
 /*
- * ui.h -- the interactive screen: a painter of the views (src/view.h)
+ * ui.h -- the interactive screen: a painter of the views (src/view/view.h)
  * with readline at the status line.  Only ui/ includes curses and
  * readline.
  */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flowasm.h"
-#include "util.h"
+#include "flows/flowasm.h"
+#include "base/util.h"
 
 static void
 warn(void *arg, const char *msg)

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "lineparse.h"
-#include "tmpl.h"
-#include "util.h"
+#include "logs/lineparse.h"
+#include "logs/tmpl.h"
+#include "base/util.h"
 
 static char *data;
 static size_t len, nlines;

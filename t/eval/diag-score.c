@@ -26,13 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
-#include "diag.h"
-#include "diagdb.h"
-#include "jobload.h"
-#include "faults.h"
-#include "flowjoin.h"
-#include "util.h"
+#include "db/cache.h"
+#include "diag/diag.h"
+#include "db/diagdb.h"
+#include "diag/jobload.h"
+#include "diag/faults.h"
+#include "flows/flowjoin.h"
+#include "base/util.h"
 
 struct truth {
 	char **nodes;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flowan.h"
-#include "util.h"
+#include "flows/flowan.h"
+#include "base/util.h"
 
 #define FZ_HOSTS 8
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flowread.h"
-#include "util.h"
+#include "flows/flowread.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

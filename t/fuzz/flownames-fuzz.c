@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "flowan.h"
-#include "util.h"
+#include "flows/flowan.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

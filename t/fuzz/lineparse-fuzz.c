@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lineparse.h"
+#include "logs/lineparse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "diag/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

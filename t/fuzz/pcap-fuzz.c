@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flowread.h"
-#include "util.h"
+#include "flows/flowread.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "stage.h"
+#include "diag/stage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

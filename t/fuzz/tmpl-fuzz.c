@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lineparse.h"
-#include "tmpl.h"
-#include "util.h"
+#include "logs/lineparse.h"
+#include "logs/tmpl.h"
+#include "base/util.h"
 
 #define MAXLINES 256
 

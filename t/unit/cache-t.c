@@ -13,8 +13,8 @@
 
 #include <sqlite3.h>
 
-#include "cache.h"
-#include "util.h"
+#include "db/cache.h"
+#include "base/util.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/cache-t.XXXXXX";

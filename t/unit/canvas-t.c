@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canvas.h"
+#include "view/canvas.h"
 #include "tap.h"
 
 /* Draw s on a fresh canvas of width w; return row 0 as text. */

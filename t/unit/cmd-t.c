@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "help.h"
-#include "util.h"
+#include "cli/cmd.h"
+#include "cli/help.h"
+#include "base/util.h"
 #include "tap.h"
 
 static void

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "faults.h"
-#include "util.h"
+#include "diag/diag.h"
+#include "diag/faults.h"
+#include "base/util.h"
 #include "tap.h"
 
 enum { T_ITER, T_SAVE, T_XID, T_TIMEOUT, T_WARN, T_INIT, NT };

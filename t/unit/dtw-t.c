@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "dtw.h"
+#include "diag/dtw.h"
 #include "tap.h"
 
 int

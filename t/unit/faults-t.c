@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "faults.h"
-#include "util.h"
+#include "diag/faults.h"
+#include "base/util.h"
 #include "tap.h"
 
 static const char *

@@ -16,10 +16,10 @@
 
 #include <zlib.h>
 
-#include "flowasm.h"
-#include "flowread.h"
+#include "flows/flowasm.h"
+#include "flows/flowread.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 static char tmpdir[] = "/tmp/flow-t.XXXXXX";
 

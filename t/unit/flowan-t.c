@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flowan.h"
-#include "rng.h"
+#include "flows/flowan.h"
+#include "base/rng.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 #define NHOSTS 8
 #define NITER 20

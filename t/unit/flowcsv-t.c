@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flowread.h"
+#include "flows/flowread.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 static char tmpdir[] = "/tmp/flowcsv-t.XXXXXX";
 

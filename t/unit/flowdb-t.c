@@ -13,10 +13,10 @@
 
 #include <sqlite3.h>
 
-#include "cache.h"
-#include "flowdb.h"
+#include "db/cache.h"
+#include "db/flowdb.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 static char dir[] = "/tmp/flowdb-t.XXXXXX";
 

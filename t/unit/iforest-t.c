@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "iforest.h"
-#include "rng.h"
+#include "diag/iforest.h"
+#include "base/rng.h"
 #include "tap.h"
 
 #define N 64

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "tap.h"
 
 int

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lineparse.h"
+#include "logs/lineparse.h"
 #include "tap.h"
 
 static struct lp_line lp;

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "logdb.h"
-#include "util.h"
+#include "db/cache.h"
+#include "db/logdb.h"
+#include "base/util.h"
 #include "tap.h"
 
 static void

@@ -12,8 +12,8 @@
 
 #include <zlib.h>
 
-#include "reader.h"
-#include "util.h"
+#include "logs/reader.h"
+#include "base/util.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/reader-t.XXXXXX";

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scan.h"
-#include "util.h"
+#include "logs/scan.h"
+#include "base/util.h"
 #include "tap.h"
 
 static void

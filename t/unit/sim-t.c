@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim.h"
-#include "stats.h"
+#include "sim/sim.h"
+#include "base/stats.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 #define ITERS	30
 #define MICRO	4

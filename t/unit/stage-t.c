@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stage.h"
+#include "diag/stage.h"
 #include "tap.h"
 
 static int

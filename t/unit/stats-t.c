@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
-#include "stats.h"
+#include "base/rng.h"
+#include "base/stats.h"
 #include "tap.h"
 
 #define near(a, b) (fabs((a) - (b)) < 1e-9)

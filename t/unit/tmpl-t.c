@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "tap.h"
-#include "tmpl.h"
-#include "util.h"
+#include "logs/tmpl.h"
+#include "base/util.h"
 
 static void
 mask_is(const char *in, const char *want)

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "base/util.h"
 #include "tap.h"
 
 static void

@@ -1,0 +1,342 @@
+/*
+ * main.c -- the trainscope program: global options, then every request
+ * becomes a command line for the table in cmd.c.
+ *
+ *	trainscope COMMAND [ARGS...]		one command, as a subcommand
+ *	trainscope -n -c CMD [-c CMD]... [PATH...]	batch mode
+ *	trainscope --replay FILE [PATH...]	run a saved session
+ *	trainscope JOBDIR			index, then diagnose
+ *
+ * This file is the only part of the core that prints to the terminal or
+ * chooses an exit status.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/cache.h"
+#include "cli/cmd.h"
+#include "cli/commands.h"
+#include "cli/help.h"
+#include "logs/scan.h"
+#include "ui/ui.h"
+#include "base/util.h"
+
+struct options {
+	const char **cmds;
+	size_t ncmds, cap;
+	const char *replay;
+	const char *export;	/* --export OUT: the final view, headless */
+	const char *width;
+	int keep_going;
+	const char *cache;
+	int batch;
+	int quiet;
+};
+
+static void
+report(struct cmd_ctx *ctx, const char *line, const char *cause)
+{
+	struct buf b = BUF_INIT;
+	int i;
+
+	buf_adds(&b, cause != NULL ? cause : "failed");
+	if (line != NULL && ctx->err_col >= 0) {
+		buf_addf(&b, "\n  %s\n  ", line);
+		for (i = 0; i < ctx->err_col && line[i] != '\0'; i++)
+			buf_addc(&b, line[i] == '\t' ? '\t' : ' ');
+		buf_addc(&b, '^');
+	}
+	cmd_say(stderr, buf_str(&b));
+	buf_release(&b);
+}
+
+static void
+usage_short(FILE *f)
+{
+	fputs("usage: trainscope [--cache FILE] COMMAND [ARGS...]\n"
+	    "       trainscope [--cache FILE] -n -c CMD [-c CMD]... [PATH...]\n"
+	    "       trainscope [--cache FILE] --replay FILE [PATH...]\n"
+	    "Try 'trainscope --help' or 'trainscope help'.\n", f);
+}
+
+/* What the global options that take a value want, by their code. */
+static const struct {
+	int code;
+	const char *name, *wants;
+} values[] = {
+	{ 'C', "--cache", "a file" },
+	{ 'c', "-c", "a command" },
+	{ 'r', "--replay", "a file of commands" },
+	{ 'E', "--export", "a file (or -)" },
+	{ 'W', "--width", "a number" },
+};
+
+/* "trainscope: --cache requires a file", or the option is unknown. */
+static void
+bad_option(int code, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(values); i++)
+		if (code != 0 && values[i].code == code) {
+			fprintf(stderr, "trainscope: %s requires %s\n",
+			    strcmp(arg, "--command") == 0 ? "--command" :
+			    values[i].name, values[i].wants);
+			return;
+		}
+	if (code != 0 && strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
+		fprintf(stderr, "trainscope: option '%.*s' takes no value\n",
+		    (int)strcspn(arg, "="), arg);
+	else if (code != 0)
+		fprintf(stderr, "trainscope: unknown option '-%c'\n", code);
+	else
+		fprintf(stderr, "trainscope: bad option '%s'\n", arg);
+}
+
+static int
+parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "cache", required_argument, NULL, 'C' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "no-screen", no_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "replay", required_argument, NULL, 'r' },
+		{ "export", required_argument, NULL, 'E' },
+		{ "width", required_argument, NULL, 'W' },
+		{ "keep-going", no_argument, NULL, 'K' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *text;
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+c:hnqV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'C':
+			o->cache = optarg;
+			break;
+		case 'c':
+			o->cmds = xgrow(o->cmds, &o->cap, o->ncmds + 1,
+			    sizeof *o->cmds);
+			o->cmds[o->ncmds++] = optarg;
+			o->batch = 1;
+			break;
+		case 'h':	/* from the usage line: the summary is its title */
+			text = help_find("usage");
+			fputs(text + strcspn(text, "\n") + (text[0] != '\0'),
+			    stdout);
+			exit(CMD_OK);
+		case 'n':
+			o->batch = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'r':
+			o->replay = optarg;
+			break;
+		case 'E':
+			o->export = optarg;
+			o->batch = 1;
+			break;
+		case 'W':
+			o->width = optarg;
+			break;
+		case 'K':
+			o->keep_going = 1;
+			break;
+		case 'V':	/* the same text as the version command */
+			printf("trainscope %s (cache schema %d)\n",
+			    PACKAGE_VERSION, cache_schema_version());
+			exit(CMD_OK);
+		default:
+			bad_option(optopt, argv[optind - 1]);
+			usage_short(stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Index the PATHs given after the options, if the build can index. */
+static int
+index_paths(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char **words, *cause = NULL;
+	int i, rc;
+
+	if (argc == 0)
+		return CMD_OK;
+	if (cmd_find("index") == NULL) {
+		fprintf(stderr, "trainscope: this build cannot index '%s' yet\n",
+		    argv[0]);
+		return CMD_FAIL;
+	}
+	words = xcalloc((size_t)argc + 2, sizeof *words);
+	words[0] = (char *)"index";
+	for (i = 0; i < argc; i++)
+		words[i + 1] = argv[i];
+	rc = cmd_exec_argv(ctx, argc + 1, words, &cause);
+	if (rc != CMD_OK)
+		report(ctx, NULL, cause);
+	free(cause);
+	free(words);
+	return rc;
+}
+
+/* Whether the screen can open: both ends on a terminal. */
+static int
+on_terminal(void)
+{
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+/*
+ * `trainscope JOBDIR`: index the directory, then open the screen on it,
+ * or print its diagnosis when the output is not a terminal.
+ */
+static int
+index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char *words[3], *name, *cause = NULL;
+	struct stat sb;
+	int rc, dir;
+
+	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
+		return rc;
+	dir = argc == 1 && stat(argv[0], &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (on_terminal()) {
+		name = dir ? scan_job_name(argv[0]) : NULL;
+		rc = ui_run(ctx, name);
+		free(name);
+		return rc;
+	}
+	if (!dir || cmd_find("diagnose") == NULL)
+		return CMD_OK;
+	name = scan_job_name(argv[0]);
+	words[0] = (char *)"diagnose";
+	words[1] = name;
+	words[2] = NULL;
+	fputc('\n', ctx->out);
+	rc = cmd_exec_argv(ctx, 2, words, &cause);
+	if (rc != CMD_OK)
+		report(ctx, NULL, cause);
+	free(cause);
+	free(name);
+	return rc;
+}
+
+static int
+run_batch(struct cmd_ctx *ctx, struct options *o, int argc, char **argv)
+{
+	char *cause = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
+		return rc;
+	if (o->replay != NULL) {
+		ctx->keep_going = o->keep_going;
+		rc = cmd_source_file(ctx, o->replay, &cause);
+		if (rc != CMD_OK) {
+			report(ctx, NULL, cause);
+			free(cause);
+			return rc;
+		}
+	}
+	if (o->export != NULL) {
+		char *words[5];
+		int n = 0;
+
+		words[n++] = (char *)"export";
+		if (o->width != NULL) {
+			words[n++] = (char *)"--width";
+			words[n++] = (char *)o->width;
+		}
+		words[n++] = (char *)o->export;
+		words[n] = NULL;
+		if ((rc = cmd_exec_argv(ctx, n, words, &cause)) != CMD_OK) {
+			report(ctx, NULL, cause);
+			free(cause);
+			return rc;
+		}
+	}
+	for (i = 0; i < o->ncmds && !ctx->quit; i++) {
+		rc = cmd_exec_line(ctx, o->cmds[i], &cause);
+		if (rc != CMD_OK) {
+			report(ctx, o->cmds[i], cause);
+			free(cause);
+			return rc;
+		}
+	}
+	return CMD_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o;
+	struct cmd_ctx ctx;
+	char *cause = NULL;
+	int rc;
+
+	memset(&o, 0, sizeof o);
+	if (parse_options(argc, argv, &o) != 0)
+		return CMD_USAGE;
+	if (o.cache != NULL && *o.cache == '\0') {
+		fputs("trainscope: --cache wants a file name, not an empty "
+		    "one\n", stderr);
+		return CMD_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+
+	cmd_ctx_init(&ctx, stdout, stderr);
+	ctx.progress = !o.quiet && isatty(STDERR_FILENO);
+	if (o.cache != NULL)
+		cmd_ctx_set_cache_path(&ctx, o.cache);
+
+	if (!o.batch && argc > 0 && cmd_find(argv[0]) != NULL) {
+		rc = cmd_exec_argv(&ctx, argc, argv, &cause);
+		if (rc != CMD_OK)
+			report(&ctx, NULL, cause);
+		else if (argc == 1 && strcmp(argv[0], "demo") == 0 &&
+		    on_terminal())
+			rc = ui_run(&ctx, DEMO_JOB);
+	} else if (o.batch || (o.replay != NULL && !on_terminal())) {
+		rc = run_batch(&ctx, &o, argc, argv);
+	} else if (o.replay != NULL) {
+		/* the session replayed, then the screen where it left off */
+		if ((rc = run_batch(&ctx, &o, argc, argv)) == CMD_OK)
+			rc = ui_run(&ctx, NULL);
+	} else if (argc > 0 && strchr(argv[0], '/') == NULL &&
+	    access(argv[0], F_OK) != 0) {
+		fprintf(stderr, "trainscope: unknown command '%s' (try "
+		    "'trainscope help')\n", argv[0]);
+		rc = CMD_USAGE;
+	} else if (argc > 0) {
+		rc = index_and_diagnose(&ctx, argc, argv);
+	} else if (on_terminal()) {
+		rc = ui_run(&ctx, NULL);
+	} else {
+		usage_short(stderr);
+		rc = CMD_USAGE;
+	}
+	if (fflush(stdout) != 0 && rc == CMD_OK) {
+		fprintf(stderr, "trainscope: cannot write output\n");
+		rc = CMD_FAIL;
+	}
+	free(cause);
+	free(o.cmds);
+	cmd_ctx_release(&ctx);
+	return rc;
+}

@@ -1,0 +1,329 @@
+/*
+ * diag.h -- failure diagnosis of one job from its log events.
+ *
+ * The input is an in-memory model of a job (struct diag_job) that a loader
+ * fills: nodes, templates (events) with their first occurrence, counts per
+ * (node, template), per-stream iteration sequences, and what the healthy
+ * jobs of the cache say about each template.  diag_run() combines five
+ * signals into one score per template and one per node, keeping the
+ * reasons as sentences:
+ *
+ *   cross-job   templates common in healthy runs are demoted, unless their
+ *               rate explodes;
+ *   spatial     nodes that deviate from their peers (isolation forest on
+ *               log-scaled counts, robust z-scores below 8 nodes), the
+ *               events that make them deviate, and nodes whose logs stop
+ *               early, stop silently or are missing;
+ *   temporal    anomalous iterations (DTW against the previous ten), the
+ *               final truncated iteration, failure stage and iteration,
+ *               onset order (the cause comes first, timeouts follow);
+ *   library     the fault category of the event (a prior);
+ *   level       error and warning levels, weakly.
+ *
+ * The result is a view model printed as text, TSV or JSON.
+ */
+#ifndef TS_DIAG_H
+#define TS_DIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diag/stage.h"
+
+struct faults;
+struct fault_rule;
+
+/* Log levels, as in lineparse.h's enum lp_level. */
+enum {
+	DIAG_LEVEL_NONE = 0, DIAG_LEVEL_DEBUG, DIAG_LEVEL_INFO,
+	DIAG_LEVEL_WARN, DIAG_LEVEL_ERROR, DIAG_LEVEL_FATAL
+};
+
+struct diag_node {
+	char *name;
+	int nranks;		/* its streams (rank, launcher, host logs) */
+	int nprocs;		/* ranks: placed there by the index (prefixes,
+				   NCCL lines, hostfile), or its logs that
+				   began init or training, whichever is more */
+	int missing;		/* expected but no log at all */
+	int pseudo;		/* not a machine: lines of no rank or node
+				   (a launcher's output in a combined log) */
+	double first_error_ts;	/* first error-level line, NAN if none */
+	long absent;		/* a rank placed here that wrote no line
+				   while its peers report timeouts (set by
+				   diag_run()), -1 none */
+	double outside;		/* evidence from outside the logs, [0, 1] */
+	char **outside_why;	/* its reasons */
+	size_t noutside;
+	/* filled by diag_run() from the node's streams: */
+	long last_iter;		/* last iteration completed by all its ranks,
+				   -1: none logs an iteration line */
+	double last_ts;		/* latest time its logs give, NAN unknown
+				   (a rank's log gives none) */
+	enum stage last_stage;
+	int trained;		/* a log of it reached training */
+};
+
+/*
+ * One iteration of a stream: the template ids logged in it, in order, are
+ * stream->events[off .. off + n).
+ */
+struct diag_iter {
+	long iteration;
+	size_t off, n;
+	double ts;		/* when it began: the time of the iteration
+				   line before it, else of its first line;
+				   NAN unknown */
+	double end_ts;		/* the time of its own iteration line, NAN */
+	int truncated;		/* the stream ended inside it */
+	int anomalous;		/* set by diag_run(): its events broke the
+				   pattern of the iterations before it */
+};
+
+/* One log file (usually one rank) and its iterations. */
+struct diag_stream {
+	size_t node;
+	char *path;
+	struct diag_iter *iters;
+	size_t niters, cap;
+	uint32_t *events;	/* every iteration's events, back to back */
+	size_t nevents, evcap;
+	long last_iter;		/* last completed iteration, -1 none */
+	double last_ts;
+	double last_iter_ts;	/* time of its last iteration line, NAN */
+	uint32_t iter_id;	/* that line's template id */
+	enum stage last_stage;
+	size_t span;		/* its current span in job->spans + 1, 0 none */
+};
+
+/*
+ * A stretch of one stream in one stage, as the loader's stage tracker saw
+ * it: from its first line in the stage to its last before the next.
+ */
+struct diag_span {
+	size_t stream;
+	enum stage stage;
+	double start, end;	/* epoch seconds, NAN unknown */
+	long iter_from, iter_to;	/* iterations it covers, -1 none */
+};
+
+/* Where a template was first seen in the job. */
+struct diag_first {
+	size_t node;
+	char *path;		/* relative to the job directory */
+	long line;		/* 1-based */
+	double ts;		/* NAN when the line had no time */
+	enum stage stage;
+	long iteration;		/* -1 none */
+};
+
+struct diag_tmpl {
+	uint32_t id;
+	char *text;
+	char *sample;		/* a raw message for the fault library, or NULL */
+	int level;		/* DIAG_LEVEL_* (the highest seen) */
+	char *category;		/* NULL: diag_run() asks the fault library */
+	int context;		/* only ever a traceback frame or source line */
+	int filler;		/* a traceback header, an underline, ...: what
+				   the error's telling line speaks for */
+	struct diag_first first;
+	int healthy_jobs;	/* healthy jobs it occurs in */
+	int healthy_blind;	/* healthy jobs that cannot speak for it:
+				   they log unlike this job (none of its
+				   iteration lines) and not it either */
+	double healthy_rate;	/* mean count per node (per node-hour when
+				   job->hours > 0) in the jobs it occurs in */
+};
+
+/* How long an iteration took, as its iteration line says. */
+struct diag_time {
+	long iteration;
+	double ms;
+};
+
+/* One iteration line's training loss, where the line says it. */
+struct diag_loss {
+	long iteration;
+	double loss;		/* may be NaN or infinite */
+	size_t tmpl;		/* the iteration line's template */
+	long line;		/* its line in losspath */
+};
+
+/* A rank the combined logs never name, and its node's name. */
+struct diag_absent {
+	long rank;
+	char *node;
+};
+
+struct diag_job {
+	char *name;
+	char *root;		/* the job's directory, or NULL */
+	struct diag_time *times;	/* one stream's iteration durations */
+	size_t ntimes, timecap;
+	struct diag_loss *losses;	/* the same stream's losses */
+	size_t nlosses, losscap;
+	char *losspath;			/* the file they were read from */
+	struct diag_node *nodes;
+	size_t nnodes, nodecap;
+	size_t nreal;		/* set by diag_run(): nodes [0, nreal) are
+				   machines, the pseudo nodes come after */
+	struct diag_tmpl *tmpls;
+	size_t ntmpls, tmplcap;
+	uint32_t *counts;	/* nnodes x ntmpls, after diag_job_shape() */
+	struct diag_stream *streams;
+	size_t nstreams, streamcap;
+	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
+	double hours;		/* how long its logs ran, when rates are
+				   compared per node-hour; 0: per node */
+	struct diag_span *spans;	/* stage stretches of every stream */
+	size_t nspans, spancap;
+	struct diag_absent *absent;	/* ranks of combined logs that wrote
+					   no line, below the highest that did */
+	size_t nabsent, absentcap;
+	size_t nseen;			/* ranks that did write lines there */
+};
+
+/* An empty job; free with diag_job_free() (NULL is fine). */
+struct diag_job *diag_job_new(const char *name);
+void diag_job_free(struct diag_job *job);
+/*
+ * Add a node / template / stream and return its index (strings copied).
+ * Nodes may be added after diag_job_shape() (with zero counts); templates
+ * may not.
+ */
+size_t diag_add_node(struct diag_job *job, const char *name);
+size_t diag_add_tmpl(struct diag_job *job, uint32_t id, const char *text);
+size_t diag_add_stream(struct diag_job *job, size_t node, const char *path);
+/* Set a template's first occurrence (path copied). */
+void diag_set_first(struct diag_job *job, size_t tmpl, size_t node,
+    const char *path, long line, double ts, enum stage stage, long iteration);
+/*
+ * The loss an iteration line of `path` (copied; one file per job) logged
+ * at `line`, template index `tmpl`.
+ */
+void diag_add_loss(struct diag_job *job, long iteration, double loss,
+    size_t tmpl, const char *path, long line);
+/*
+ * Evidence about node `name` from outside its logs (the network captures):
+ * weight in [0, 1] (the strongest counts) and a reason (copied).  Returns
+ * 0, or -1 when the job has no such node.
+ */
+int diag_node_evidence(struct diag_job *job, const char *name, double weight,
+    const char *reason);
+/*
+ * Rank `rank` wrote no line in the job's combined logs though ranks above
+ * it did; `node` (copied) is where it ran, or "rank-N" when nothing says.
+ * diag_run() makes it a suspect when its peers report timeouts.
+ */
+void diag_add_absent(struct diag_job *job, long rank, const char *node);
+/* Epoch seconds ts as "HH:MM:SS" (UTC, as the reasons print times). */
+void diag_clock_str(double ts, char *out, size_t len);
+/* Allocate the zeroed count matrix once every node and template is in. */
+void diag_job_shape(struct diag_job *job);
+/* Add n to the count of template `tmpl` (an index) on node `node`. */
+void diag_count(struct diag_job *job, size_t node, size_t tmpl, uint32_t n);
+/* Start a new iteration in a stream; returns it (borrowed). */
+struct diag_iter *diag_stream_iter(struct diag_job *job, size_t stream,
+    long iteration, double ts);
+/* Append template id `id` to the stream's current iteration. */
+void diag_stream_event(struct diag_job *job, size_t stream, uint32_t id);
+/* Add the duration of an iteration (one stream's, in order). */
+void diag_add_time(struct diag_job *job, long iteration, double ms);
+/*
+ * The stream's line at time ts (NAN unknown) in iteration iter is in
+ * stage `st`: extend the stream's current span, or start a new one when
+ * the stage changed.
+ */
+void diag_span_line(struct diag_job *job, size_t stream, enum stage st,
+    double ts, long iter);
+/* Record where the stream ended: its last completed iteration, stage, time. */
+void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
+    enum stage last_stage, double last_ts);
+
+struct diag_opts {
+	uint64_t seed;		/* isolation forest seed */
+	const struct faults *faults;	/* borrowed; NULL: no library */
+};
+
+struct diag_node_result {
+	size_t node;
+	double score;
+	char **reasons;
+	size_t nreasons;
+};
+
+struct diag_event_result {
+	size_t tmpl;
+	double score;
+	uint64_t count;
+	const struct diag_first *first;	/* borrowed: ties go to the earliest */
+	int one_iter;			/* the event is what one of its lines
+					   said (a NaN loss, the last progress
+					   line of a hang), in iteration */
+	long at_iter;
+	const char *category;		/* borrowed, may be NULL */
+	const struct fault_rule *rule;	/* borrowed, may be NULL */
+	size_t *nodes;			/* indices of nodes it occurs on */
+	size_t nnodes;
+	char **reasons;
+	size_t nreasons;
+};
+
+/*
+ * How the job ended.  It ran to the end when every rank that trained
+ * reached the same last iteration with no error after it (or shut down)
+ * and no node is missing.
+ */
+enum diag_outcome {
+	DIAG_FAILED,		/* it did not run to the end: a crash, a
+				   hang, a lost node (or logs cut short) */
+	DIAG_DEGRADED,		/* it ran to the end, but went wrong (slowed
+				   down) from failure_iter on */
+	DIAG_COMPLETED		/* it ran to the end, nothing found */
+};
+
+struct diag_result {
+	const struct diag_job *job;	/* borrowed */
+	enum stage stage;
+	enum diag_outcome outcome;
+	long failure_iter;		/* -1: none (null) */
+	long last_healthy_iter;		/* -1: none (null) */
+	struct diag_node_result *nodes;	/* most suspect first */
+	size_t nnodes;
+	struct diag_event_result *events;	/* highest score first */
+	size_t nevents;
+	size_t anomalous_iters;		/* iterations flagged on any stream */
+	long slow_iter;			/* iterations slowed down from here,
+					   -1: no slowdown */
+	double slow_before_ms, slow_after_ms;	/* typical durations */
+};
+
+/*
+ * Diagnose `job` (updated in place: node end state filled from streams).
+ * Never fails; an empty job gives an empty result.  Free the result with
+ * diag_result_free() before the job.
+ */
+struct diag_result *diag_run(struct diag_job *job, const struct diag_opts *o);
+void diag_result_free(struct diag_result *r);
+
+/* "failed", "degraded", "completed" (static strings). */
+const char *diag_outcome_name(enum diag_outcome o);
+
+enum diag_format { DIAG_TEXT, DIAG_TSV, DIAG_JSON };
+/* "text", "tsv", "json" to a format; 0, or -1 when unknown. */
+int diag_format_parse(const char *s, enum diag_format *out);
+/*
+ * Print the top `top` events and nodes (0: all).  Returns 0, or -1 when
+ * writing failed.
+ */
+int diag_print(FILE *out, const struct diag_result *r, enum diag_format fmt,
+    size_t top);
+
+/*
+ * Bumped whenever the analysis changes what it finds from the same input,
+ * so results kept in a cache by an older build are recomputed.
+ */
+extern const int diag_revision;
+
+#endif

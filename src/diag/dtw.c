@@ -1,0 +1,124 @@
+/*
+ * dtw.c -- banded DTW over template-id sequences, iteration scoring.
+ *
+ * The DTW table is kept as two rows, so memory is O(min band, length) and
+ * time O(length x band).  Scores follow L4: each iteration against the
+ * ones before it in a sliding window, then a three-sigma rule over all
+ * iterations, made robust for short runs.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag/dtw.h"
+#include "base/stats.h"
+#include "base/util.h"
+
+double
+dtw_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+    size_t band)
+{
+	double *prev, *cur, *tmp, d, best;
+	size_t i, j, lo, hi, w, m = na > nb ? na : nb;
+
+	if (na == 0 && nb == 0)
+		return 1;
+	if (na == 0 || nb == 0)
+		return 0;
+	if (na == nb && memcmp(a, b, na * sizeof *a) == 0)
+		return 1;	/* the common case: a steady iteration */
+	w = na > nb ? na - nb : nb - na;
+	if (band == 0 || band < w)
+		band = band == 0 ? m : w;
+	prev = xcalloc(nb + 1, sizeof *prev);
+	cur = xcalloc(nb + 1, sizeof *cur);
+	for (j = 0; j <= nb; j++)
+		prev[j] = INFINITY;
+	prev[0] = 0;
+	for (i = 1; i <= na; i++) {
+		for (j = 0; j <= nb; j++)
+			cur[j] = INFINITY;
+		lo = i > band ? i - band : 1;
+		hi = i + band < nb ? i + band : nb;
+		for (j = lo; j <= hi; j++) {
+			best = prev[j - 1];
+			if (prev[j] < best)
+				best = prev[j];
+			if (cur[j - 1] < best)
+				best = cur[j - 1];
+			cur[j] = best + (a[i - 1] == b[j - 1] ? 0 : 1);
+		}
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+	}
+	d = prev[nb];
+	free(prev);
+	free(cur);
+	if (!isfinite(d) || d > (double)m)
+		d = (double)m;
+	return 1.0 - d / (double)m;
+}
+
+void
+dtw_iter_scores(const uint32_t *const *seqs, const size_t *lens, size_t n,
+    size_t window, size_t band, double *score, double *best)
+{
+	size_t i, k, from;
+	double s, sum, mx;
+
+	for (i = 0; i < n; i++) {
+		from = i > window ? i - window : 0;
+		sum = 0;
+		mx = 0;
+		for (k = from; k < i; k++) {
+			s = dtw_similarity(seqs[i], lens[i], seqs[k], lens[k],
+			    band);
+			sum += s;
+			mx = s > mx ? s : mx;
+		}
+		score[i] = i == 0 ? 1 : sum / (double)(i - from);
+		if (best != NULL)
+			best[i] = i == 0 ? 1 : mx;
+	}
+}
+
+/*
+ * stats_robust_z(x, v, n, floor) is z0 + x * (z1 - z0); compute z0 and z1
+ * with one median and one MAD instead of two of each per point.
+ */
+static void
+robust_line(const double *v, size_t n, double floor_scale, double *z0,
+    double *z1)
+{
+	double med, scale = stats_robust_scale(v, n, floor_scale, &med);
+
+	*z0 = -med / scale;
+	*z1 = (1 - med) / scale;
+}
+
+size_t
+dtw_flag(const double *score, const double *best, size_t n, int *flags)
+{
+	double mean, sd, z, z0, z1;
+	size_t i, nflag = 0;
+
+	memset(flags, 0, n * sizeof *flags);
+	if (n < 2)
+		return 0;
+	mean = stats_mean(score + 1, n - 1);
+	sd = stats_sd(score + 1, n - 1);
+	robust_line(score + 1, n - 1, 0.05, &z0, &z1);
+	for (i = 1; i < n; i++) {
+		if (best != NULL && best[i] >= 0.9)
+			continue;
+		z = z0 + score[i] * (z1 - z0);
+		if (score[i] < mean - 3 * sd || (z < -3 && score[i] < mean)) {
+			flags[i] = 1;
+			nflag++;
+		}
+	}
+	return nflag;
+}

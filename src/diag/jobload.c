@@ -1,0 +1,1903 @@
+/*
+ * jobload.c -- a job's diagnosis model (src/diag.h) from the cache.
+ *
+ * Everything comes from one pass over the job's file_templates rows (with
+ * their line-number blobs): counts per node, the first occurrence of each
+ * template, and per file an array "line -> template" from which the file
+ * is replayed in line order through the stage tracker.  The tracker sees
+ * one stage rule per template (computed once from a raw sample line), so
+ * the replay costs a few operations per line.  Iteration lines are
+ * numbered from the raw first and last occurrence of their template in
+ * the file (consecutive when the counts agree, interpolated otherwise).
+ * The file with the most iteration lines is read once: its durations,
+ * losses and the time of each iteration, which place every other file's
+ * iteration lines in time (ranks step together).
+ * Only lines from the start of training on enter the iteration sequences.
+ * A combined log (ranks interleaved) is read again to split it by rank:
+ * there every line's header is parsed, but of the iteration lines only
+ * the one stream that gives the durations has its fields read; the others
+ * need just their numbers.  The rows come from db/diagdb.c; this file
+ * reads the raw lines.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag/diag.h"
+#include "db/diagdb.h"
+#include "diag/jobload.h"
+#include "logs/lineparse.h"
+#include "db/logdb.h"
+#include "logs/reader.h"
+#include "diag/stage.h"
+#include "base/util.h"
+
+/* One log file of the job. */
+struct lfile {
+	int64_t id;
+	char *path;
+	size_t node;		/* (size_t)-1: split by the lines' ranks */
+	size_t stream;		/* its stream, (size_t)-1 when split */
+	uint64_t lines;
+	double last_ts;
+};
+
+/* One node's lines inside a file of several ranks (combined logs). */
+/*
+ * Where a stream stands in a Python traceback.  A traceback that the paste
+ * cut before its exception line speaks through its innermost frame: at
+ * the stream's end, the line after the last frame (or that frame) is an
+ * error line, no context.
+ */
+struct tbtrack {
+	int after_frame;	/* the line before was a frame */
+	int open;		/* a frame was seen, and no exception after it */
+	int launcher;		/* it is a launcher's own (a child failed) */
+	int report;		/* text lines since a launcher's failure record */
+	size_t last;		/* the innermost frame's line (template) */
+};
+
+struct split {
+	size_t node;
+	char *host;		/* the lines' host prefix, or NULL */
+	const char *path;	/* the file's, borrowed */
+	size_t stream;
+	struct stage_tracker tr;
+	int pending;
+	struct tbtrack tb;
+};
+
+/* One file_templates row. */
+struct lrow {
+	size_t file;
+	size_t tmpl;
+	uint64_t count, first_line, first_off, last_line, last_off;
+	double first_ts, last_ts;
+	unsigned char *blob;
+	size_t bloblen;
+	long iter_first, iter_last;	/* iteration templates only */
+	/* its first line as the replay saw it: */
+	size_t node0;		/* the node it went to */
+	enum stage stage0;
+	long iter0;		/* -1 none */
+	double at0;		/* when (see ltmpl.first_at), NAN */
+	int seen;
+};
+
+/* Per template: what the replay needs. */
+struct ltmpl {
+	int rule;		/* stage rule index, -1 none */
+	int is_iter;
+	int is_frame;		/* a traceback frame: '  File "...", line N' */
+	int is_filler;		/* a traceback header, an underline, ... */
+	int is_exc;		/* an exception line: never a frame's source */
+	uint64_t ctx;		/* occurrences as a frame or right after one */
+	size_t first_row;
+	long occ;		/* occurrences seen in the current file */
+	double first_at;	/* when its first line was logged, as the
+				   replay places it (a line without a time:
+				   that of the lines before it), NAN */
+};
+
+struct loader {
+	struct cache *c;
+	struct diag_job *job;
+	int64_t job_id;
+	char *root;
+	struct lfile *files;
+	size_t nfiles, filecap;
+	struct lrow *rows;
+	size_t nrows, rowcap;
+	struct ltmpl *lt;
+	size_t *tmpl_of_id;	/* template id -> index + 1 */
+	size_t idcap;
+	int64_t *node_ids;	/* node index -> nodes.id (0 for pseudo) */
+	size_t nodeidcap;
+	size_t *rank_node;	/* rank -> node index + 1 (0: unknown) */
+	size_t nrank;
+	size_t time_stream;	/* the split stream giving durations, or -1;
+				   -2: a per-rank file gave them */
+	size_t gap_stream;	/* the split stream timing its iterations by
+				   their lines' times, or -1 */
+	long gap_it;		/* its last iteration and that line's time */
+	double gap_ts;
+	struct diag_time *gaps;	/* durations so found (gap_time()) */
+	size_t ngaps, gapcap;
+	unsigned char *wrote;	/* rank -> it wrote a line in a split file */
+	size_t nwrote;
+	double *ref;		/* iteration -> when the reference file (the
+				   one with the most iteration lines) logged
+				   it, NAN unknown */
+	size_t nref;
+};
+
+static int
+load_job(struct loader *l, const char *name, char **cause)
+{
+	struct diagdb_job dj;
+	char *abs = realpath(name, NULL);
+	int rc = diagdb_find_job(l->c, name, abs, &dj, cause);
+
+	free(abs);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return ts_fail(cause, "no job '%s' (index it first)", name);
+	if (!dj.has_logs) {	/* made by `flows` alone */
+		ts_fail(cause, "job '%s' has flows but no indexed logs (index "
+		    "'%s' first)", dj.name, dj.root);
+		diagdb_job_release(&dj);
+		return -1;
+	}
+	l->job_id = dj.id;
+	l->root = xstrdup(dj.root);
+	free(l->job->root);
+	l->job->root = dj.root;
+	free(l->job->name);
+	l->job->name = dj.name;
+	return 0;
+}
+
+static int
+node_row(void *arg, int64_t id, const char *name)
+{
+	struct loader *l = arg;
+	size_t n = diag_add_node(l->job, name);
+
+	l->node_ids = xgrow(l->node_ids, &l->nodeidcap, n + 1,
+	    sizeof *l->node_ids);
+	l->node_ids[n] = id;
+	l->job->nodes[n].missing = 1;	/* until a file shows up */
+	return 0;
+}
+
+static int
+load_nodes(struct loader *l, char **cause)
+{
+	return diagdb_each_node(l->c, l->job_id, node_row, l, cause);
+}
+
+static size_t
+node_index(const struct loader *l, int64_t id)
+{
+	size_t n;
+
+	for (n = 0; n < l->job->nnodes; n++)
+		if (l->node_ids[n] == id)
+			return n;
+	return (size_t)-1;
+}
+
+/*
+ * Log files.  A file of no known node (a combined log) is split by the
+ * rank prefix of each line when it is replayed.
+ */
+static int
+file_row(void *arg, const struct diagdb_file *df)
+{
+	struct loader *l = arg;
+	struct lfile *f;
+	size_t node = (size_t)-1;	/* split by rank when replayed */
+
+	if (df->node != 0) {
+		node = node_index(l, df->node);
+		if (node == (size_t)-1)
+			return 0;
+		l->job->nodes[node].missing = 0;
+	}
+	l->files = xgrow(l->files, &l->filecap, l->nfiles + 1,
+	    sizeof *l->files);
+	f = &l->files[l->nfiles++];
+	f->id = df->id;
+	f->path = xstrdup(df->path);
+	f->node = node;
+	f->lines = df->lines;
+	f->last_ts = df->last_ts;
+	f->stream = node != (size_t)-1 ?
+	    diag_add_stream(l->job, node, df->path) : (size_t)-1;
+	return 0;
+}
+
+static int
+load_files(struct loader *l, char **cause)
+{
+	return diagdb_each_log_file(l->c, l->job_id, file_row, l, cause);
+}
+
+static size_t
+file_index(const struct loader *l, int64_t id)
+{
+	size_t lo = 0, hi = l->nfiles, i;
+
+	for (i = lo; i < hi; i++)	/* files are few next to rows */
+		if (l->files[i].id == id)
+			return i;
+	return (size_t)-1;
+}
+
+/* The template index of id, adding the template on first sight. */
+static size_t
+tmpl_for(struct loader *l, uint32_t id, const char *text)
+{
+	size_t t;
+
+	if (id >= l->idcap) {
+		size_t old = l->idcap;
+
+		l->tmpl_of_id = xgrow(l->tmpl_of_id, &l->idcap, (size_t)id + 1,
+		    sizeof *l->tmpl_of_id);
+		memset(l->tmpl_of_id + old, 0, (l->idcap - old) *
+		    sizeof *l->tmpl_of_id);
+	}
+	if (l->tmpl_of_id[id] != 0)
+		return l->tmpl_of_id[id] - 1;
+	t = diag_add_tmpl(l->job, id, text != NULL ? text : "");
+	l->tmpl_of_id[id] = t + 1;
+	return t;
+}
+
+static int
+add_row(void *arg, const struct diagdb_row *dr)
+{
+	struct loader *l = arg;
+	struct lrow *r;
+	size_t file = file_index(l, dr->file);
+
+	if (file == (size_t)-1)
+		return 0;
+	l->rows = xgrow(l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows);
+	r = &l->rows[l->nrows++];
+	memset(r, 0, sizeof *r);
+	r->file = file;
+	r->tmpl = tmpl_for(l, dr->tmpl, dr->text);
+	r->count = dr->count;
+	r->first_line = dr->first_line;
+	r->first_off = dr->first_off;
+	r->first_ts = dr->first_ts;
+	r->last_line = dr->last_line;
+	r->last_off = dr->last_off;
+	r->last_ts = dr->last_ts;
+	r->bloblen = dr->lineslen;
+	r->blob = xmalloc(r->bloblen + 1);
+	if (r->bloblen > 0)
+		memcpy(r->blob, dr->lines, r->bloblen);
+	r->iter_first = r->iter_last = -1;
+	return 0;
+}
+
+static int
+load_rows(struct loader *l, char **cause)
+{
+	return diagdb_each_row(l->c, l->job_id, add_row, l, cause);
+}
+
+/* Is the row's first occurrence earlier than the other's? */
+static int
+row_before(const struct loader *l, const struct lrow *a, const struct lrow *b)
+{
+	int c;
+
+	if (!isnan(a->first_ts) && !isnan(b->first_ts) &&
+	    a->first_ts != b->first_ts)
+		return a->first_ts < b->first_ts;
+	if (isnan(a->first_ts) != isnan(b->first_ts))
+		return !isnan(a->first_ts);
+	c = strcmp(l->files[a->file].path, l->files[b->file].path);
+	return c != 0 ? c < 0 : a->first_line < b->first_line;
+}
+
+/*
+ * Python's way of dying: a "SomethingError: ..." line, or the exception's
+ * bare name ("MemoryError", "KeyboardInterrupt") on a line of its own.
+ */
+static int
+looks_like_error(const char *m, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (isalnum((unsigned char)m[i]) || m[i] == '_' ||
+	    m[i] == '.'))
+		i++;
+	if (i == len)
+		return (i >= 5 && strncmp(m + i - 5, "Error", 5) == 0) ||
+		    (i >= 9 && strncmp(m + i - 9, "Exception", 9) == 0) ||
+		    (i >= 9 && strncmp(m + i - 9, "Interrupt", 9) == 0);
+	return m[i] == ':' && i >= 5 &&
+	    (strncmp(m + i - 5, "Error", 5) == 0 ||
+	    (i >= 9 && strncmp(m + i - 9, "Exception", 9) == 0));
+}
+
+/* Does m (len bytes, blanks skipped) start with the string w? */
+static int
+starts(const char *m, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+
+	return len >= n && strncmp(m, w, n) == 0;
+}
+
+/*
+ * The part a line plays in a multi-line error, which the error's telling
+ * line speaks for: a traceback frame ('  File "...", line N'), or filler
+ * -- the "Traceback (most recent call last):" header, the notes chaining
+ * two tracebacks, caret and tilde underlines, elision marks, the braces
+ * and key lines of a JSON error record, C++'s "terminate called after
+ * throwing" (its what() line says what), the banner of a signal
+ * handler's report, and a C++ exception's "Exception raised from ..."
+ * and "frame #N:" backtrace (no source line follows those frames).
+ */
+enum role { ROLE_TEXT, ROLE_FRAME, ROLE_FILLER };
+
+/* A C++ backtrace's frame: "frame #12: c10::Error::Error(...)". */
+static int
+cxx_frame(const char *m, size_t len)
+{
+	size_t k = 7;
+
+	if (!starts(m, len, "frame #"))
+		return 0;
+	while (k < len && isdigit((unsigned char)m[k]))
+		k++;
+	return k > 7 && k < len && m[k] == ':';
+}
+
+static enum role
+line_role(const char *m, size_t len)
+{
+	size_t i = 0, marks = 0, k;
+
+	while (i < len && (m[i] == ' ' || m[i] == '\t'))
+		i++;
+	m += i;
+	len -= i;
+	while (len > 0 && (m[len - 1] == ' ' || m[len - 1] == '\t'))
+		len--;
+	if (starts(m, len, "File \"") && len > 6)
+		return ROLE_FRAME;
+	if (len == 0)
+		return ROLE_TEXT;
+	if (starts(m, len, "Traceback (most recent call last)") ||
+	    starts(m, len, "During handling of the above exception") ||
+	    starts(m, len, "The above exception was the direct cause") ||
+	    starts(m, len, "terminate called after throwing") ||
+	    starts(m, len, "*** Process received signal") ||
+	    starts(m, len, "*** End of error message") ||
+	    starts(m, len, "Stack trace (most recent call") ||
+	    /* PyTorch's C++ exceptions: where it was raised, its backtrace */
+	    starts(m, len, "Exception raised from ") || cxx_frame(m, len) ||
+	    starts(m, len, "[...]") || starts(m, len, "<snip") ||
+	    starts(m, len, "Last error:") ||
+	    /* PyTorch's advice after every CUDA error */
+	    starts(m, len, "CUDA kernel errors might be asynchronously") ||
+	    starts(m, len, "For debugging consider passing CUDA_LAUNCH") ||
+	    starts(m, len, "Compile with `TORCH_USE_CUDA_DSA`"))
+		return ROLE_FILLER;
+	/* NCCL's description of an error class; "Last error:" has the cause */
+	if (starts(m, len, "nccl") && memchr(m, ':', len) != NULL &&
+	    (starts(m, len, "ncclSystemError:") ||
+	    starts(m, len, "ncclInternalError:") ||
+	    starts(m, len, "ncclUnhandledCudaError:") ||
+	    starts(m, len, "ncclInvalidUsage:") ||
+	    starts(m, len, "ncclInvalidArgument:") ||
+	    starts(m, len, "ncclRemoteError:")))
+		return ROLE_FILLER;
+	/* an exception with nothing after its colon: the detail follows */
+	if (m[len - 1] == ':' && looks_like_error(m, len) &&
+	    memchr(m, ' ', len) == NULL)
+		return ROLE_FILLER;
+	/* a launcher's failure summary: its title, rules, headings, fields */
+	if (len > 7 && strcmp(m + len - 7, " FAILED") == 0 &&
+	    memchr(m, ' ', len - 7) == NULL)
+		return ROLE_FILLER;
+	if (starts(m, len, "Root Cause (first observed failure)") ||
+	    starts(m, len, "Failures:") || starts(m, len, "<NO_OTHER_FAILURES>") ||
+	    starts(m, len, "error_file:") ||
+	    starts(m, len, "traceback : To enable traceback"))
+		return ROLE_FILLER;
+	for (k = 0; k < len && (m[k] == '=' || m[k] == '-'); k++)
+		;
+	if (k == len && len >= 8)
+		return ROLE_FILLER;
+	if (m[0] == '[' && m[len - 1] == ':' && len <= 8 && m[len - 2] == ']')
+		return ROLE_FILLER;
+	for (k = 0; k < len && islower((unsigned char)m[k]); k++)
+		;
+	if (k > 0 && k < len && (starts(m, k, "time") ||
+	    starts(m, k, "host") || starts(m, k, "rank"))) {
+		size_t c = k;
+
+		while (c < len && m[c] == ' ')
+			c++;
+		if (c < len && m[c] == ':' && c > k)
+			return ROLE_FILLER;
+	}
+	/* underlines and elisions: only ^ ~ . and blanks */
+	for (k = 0; k < len; k++) {
+		if (m[k] == '^' || m[k] == '~' || m[k] == '.')
+			marks++;
+		else if (m[k] != ' ')
+			break;
+	}
+	if (k == len && marks >= 3)
+		return ROLE_FILLER;
+	/* JSON structure: a lone brace or bracket, or '"key": {' */
+	if (len <= 2 && strchr("{}[]", m[0]) != NULL &&
+	    (len == 1 || m[1] == ','))
+		return ROLE_FILLER;
+	if (m[0] == '"' && (m[len - 1] == '{' || m[len - 1] == '[')) {
+		const char *q = memchr(m + 1, '"', len - 1);
+
+		if (q != NULL && q + 1 < m + len && q[1] == ':')
+			return ROLE_FILLER;
+	}
+	return ROLE_TEXT;
+}
+
+/*
+ * The line at `off` of a plain file with pread (a few KB, not the reader's
+ * large buffers); gzip files go through reader_line_at().
+ */
+static int
+read_line_at(const char *path, uint64_t off, struct buf *b)
+{
+	unsigned char magic[2];
+	char chunk[4096], *nl, *cause = NULL;
+	int fd = open(path, O_RDONLY), rc = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	buf_reset(b);
+	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		close(fd);
+		rc = reader_line_at(path, off, b, &cause);
+		free(cause);
+		return rc;
+	}
+	while (b->len < READER_LINE_MAX &&
+	    (n = pread(fd, chunk, sizeof chunk, (off_t)(off + b->len))) > 0) {
+		rc = 0;
+		if ((nl = memchr(chunk, '\n', (size_t)n)) != NULL) {
+			buf_add(b, chunk, (size_t)(nl - chunk));
+			break;
+		}
+		buf_add(b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (b->len > 0 && b->s[b->len - 1] == '\r')
+		b->s[--b->len] = '\0';
+	return rc;
+}
+
+/* Read the raw line at `off` of a file and parse its header. */
+static int
+raw_line(const struct loader *l, const struct lfile *f, uint64_t off,
+    struct buf *b, struct lp_line *lp)
+{
+	char *path = xasprintf("%s/%s", l->root, f->path);
+	int rc = read_line_at(path, off, b);
+
+	free(path);
+	if (rc != 0)
+		return -1;
+	lp_parse(buf_str(b), b->len, lp);
+	return 0;
+}
+
+/* Sample, level, stage rule and iteration-ness of every template. */
+static void
+sample_templates(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	struct buf b = BUF_INIT;
+	struct lp_line lp;
+	struct stage_iter it;
+	size_t t, i;
+
+	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
+	for (t = 0; t < job->ntmpls; t++) {
+		l->lt[t].first_row = (size_t)-1;
+		l->lt[t].first_at = NAN;
+	}
+	for (i = 0; i < l->nrows; i++) {
+		struct ltmpl *lt = &l->lt[l->rows[i].tmpl];
+
+		if (lt->first_row == (size_t)-1 ||
+		    row_before(l, &l->rows[i], &l->rows[lt->first_row]))
+			lt->first_row = i;
+	}
+	for (t = 0; t < job->ntmpls; t++) {
+		const struct lrow *r = &l->rows[l->lt[t].first_row];
+		struct diag_tmpl *tp = &job->tmpls[t];
+
+		diag_set_first(job, t, l->files[r->file].node == (size_t)-1 ? 0 :
+		    l->files[r->file].node, l->files[r->file].path,
+		    (long)r->first_line, r->first_ts, STAGE_NONE, -1);
+		l->lt[t].rule = stage_rule_index(tp->text, strlen(tp->text));
+		if (raw_line(l, &l->files[r->file], r->first_off, &b, &lp) != 0)
+			continue;
+		tp->sample = xstrndup(lp.msg, lp.msg_len);
+		tp->level = (int)lp.level;
+		if (tp->level < DIAG_LEVEL_WARN &&
+		    looks_like_error(lp.msg, lp.msg_len))
+			tp->level = DIAG_LEVEL_ERROR;
+		l->lt[t].rule = stage_rule_index(lp.msg, lp.msg_len);
+		l->lt[t].is_iter = stage_parse_iter(lp.msg, lp.msg_len, &it);
+		l->lt[t].is_frame = line_role(lp.msg, lp.msg_len) == ROLE_FRAME;
+		l->lt[t].is_filler = line_role(lp.msg, lp.msg_len) ==
+		    ROLE_FILLER;
+		l->lt[t].is_exc = looks_like_error(lp.msg, lp.msg_len);
+	}
+	buf_release(&b);
+}
+
+/* Iteration numbers of the first and last occurrence in each file. */
+static void
+number_iterations(struct loader *l)
+{
+	struct buf b = BUF_INIT;
+	struct lp_line lp;
+	struct stage_iter it;
+	size_t i;
+
+	for (i = 0; i < l->nrows; i++) {
+		struct lrow *r = &l->rows[i];
+		const struct lfile *f = &l->files[r->file];
+
+		if (!l->lt[r->tmpl].is_iter || f->node == (size_t)-1)
+			continue;
+		if (raw_line(l, f, r->first_off, &b, &lp) == 0 &&
+		    stage_parse_iter(lp.msg, lp.msg_len, &it))
+			r->iter_first = it.iteration;
+		if (raw_line(l, f, r->last_off, &b, &lp) == 0 &&
+		    stage_parse_iter(lp.msg, lp.msg_len, &it))
+			r->iter_last = it.iteration;
+	}
+	buf_release(&b);
+}
+
+/* Counts per node and each node's first error-level line. */
+static void
+count_rows(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	size_t i;
+
+	diag_job_shape(job);
+	for (i = 0; i < l->nrows; i++) {
+		const struct lrow *r = &l->rows[i];
+		struct diag_node *n;
+
+		if (l->files[r->file].node == (size_t)-1)
+			continue;	/* counted line by line when replayed */
+		n = &job->nodes[l->files[r->file].node];
+		diag_count(job, l->files[r->file].node, r->tmpl,
+		    r->count > UINT32_MAX ? UINT32_MAX : (uint32_t)r->count);
+		if (job->tmpls[r->tmpl].level >= DIAG_LEVEL_ERROR &&
+		    !isnan(r->first_ts) && (isnan(n->first_error_ts) ||
+		    r->first_ts < n->first_error_ts))
+			n->first_error_ts = r->first_ts;
+	}
+}
+
+/* Iteration number of the k-th occurrence (from 0) of an iteration row. */
+static long
+iter_number(const struct lrow *r, long k)
+{
+	if (r->iter_first < 0)
+		return -1;
+	if (r->iter_last < 0 || r->count < 2 ||
+	    r->iter_last - r->iter_first == (long)r->count - 1)
+		return r->iter_first + k;
+	return r->iter_first + lround((double)k * (double)(r->iter_last -
+	    r->iter_first) / (double)(r->count - 1));
+}
+
+/* "line -> template + 1" for file fi from its rows [from, to). */
+static uint32_t *
+line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
+    size_t *row_of)
+{
+	size_t cap = l->files[fi].lines + 2, i;
+	uint32_t *map = xcalloc(cap, sizeof *map);
+	const unsigned char *p, *end;
+	uint64_t v, line;
+
+	for (i = from; i < to; i++) {
+		row_of[l->rows[i].tmpl] = i;
+		p = l->rows[i].blob;
+		end = p + l->rows[i].bloblen;
+		line = 0;
+		while (p < end && logdb_varint_get(&p, end, &v) == 0) {
+			line += v;
+			if (line >= cap) {
+				size_t old = cap;
+
+				map = xgrow(map, &cap, (size_t)line + 1,
+				    sizeof *map);
+				memset(map + old, 0, (cap - old) * sizeof *map);
+			}
+			map[line] = (uint32_t)(l->rows[i].tmpl + 1);
+		}
+	}
+	*nlines = cap;
+	return map;
+}
+
+/*
+ * Put one tagged line of template t, logged at ts (NAN unknown), into
+ * stream s: its iteration's events, and the stream's stage spans.
+ */
+static void
+stream_line(struct diag_job *job, size_t s, size_t t,
+    const struct stage_tag *tag, int *pending, double ts)
+{
+	struct diag_stream *st = &job->streams[s];
+	uint32_t id = job->tmpls[t].id;
+
+	diag_span_line(job, s, tag->stage, ts, tag->stage >= STAGE_TRAINING ?
+	    tag->iteration : -1);
+	if (tag->stage < STAGE_TRAINING && !tag->is_iter && st->niters == 0)
+		return;
+	if (st->niters == 0 || *pending) {
+		/* a step begins as the line of the one before it is printed */
+		double prev = st->niters > 0 && *pending ?
+		    st->iters[st->niters - 1].end_ts : NAN;
+
+		diag_stream_iter(job, s, tag->iteration, isnan(prev) ? ts :
+		    prev);
+		*pending = 0;
+	} else if (tag->is_iter)	/* an iteration ends with its line */
+		st->iters[st->niters - 1].iteration = tag->iteration;
+	diag_stream_event(job, s, id);
+	if (tag->is_iter) {
+		*pending = 1;
+		st->iters[st->niters - 1].end_ts = ts;
+		if (!isnan(ts)) {
+			st->last_iter_ts = ts;
+			st->iter_id = id;
+		}
+	}
+}
+
+/* Record the end of a stream and mark its unfinished iteration. */
+static void
+stream_finish(struct diag_job *job, size_t s, const struct stage_tracker *tr,
+    int pending, double last_ts)
+{
+	struct diag_stream *st = &job->streams[s];
+
+	diag_stream_end(job, s, tr->iteration, tr->cur, last_ts);
+	/* lines after the last iteration line: the unfinished iteration */
+	if (!pending && tr->iteration >= 0 && st->niters > 0)
+		st->iters[st->niters - 1].truncated = 1;
+}
+
+/*
+ * When a file's lines were logged, as far as its rows tell: the first and
+ * last occurrence of every template give (line, time) points; a line
+ * between two points is placed by linear interpolation.
+ */
+struct lclock {
+	uint64_t *line;
+	double *ts;
+	size_t n;
+};
+
+static int
+cmp_point(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * The clock of a file from its rows [from, to) and the times known of its
+ * iteration lines (at[line], NAN where unknown; at may be NULL).
+ */
+static void
+clock_build(const struct loader *l, size_t from, size_t to, const double *at,
+    size_t nlines, struct lclock *ck)
+{
+	size_t i, n = 0, k, nat = 0;
+	double *pt;
+
+	for (i = 0; at != NULL && i < nlines; i++)
+		nat += !isnan(at[i]);
+	pt = xcalloc(2 * (to - from) * 2 + 2 * nat + 2, sizeof *pt);
+	for (i = 0; at != NULL && i < nlines; i++)
+		if (!isnan(at[i])) {
+			pt[2 * n] = (double)i;
+			pt[2 * n++ + 1] = at[i];
+		}
+	for (i = from; i < to; i++) {
+		const struct lrow *r = &l->rows[i];
+
+		if (!isnan(r->first_ts)) {
+			pt[2 * n] = (double)r->first_line;
+			pt[2 * n++ + 1] = r->first_ts;
+		}
+		if (!isnan(r->last_ts) && r->count > 1) {
+			pt[2 * n] = (double)r->last_line;
+			pt[2 * n++ + 1] = r->last_ts;
+		}
+	}
+	ts_qsort(pt, n, 2 * sizeof *pt, cmp_point);
+	ck->line = xcalloc(n + 1, sizeof *ck->line);
+	ck->ts = xcalloc(n + 1, sizeof *ck->ts);
+	for (i = 0, k = 0; i < n; i++) {
+		/* times go forward; a line out of order is left out */
+		if (k > 0 && (pt[2 * i + 1] < ck->ts[k - 1] ||
+		    (uint64_t)pt[2 * i] == ck->line[k - 1]))
+			continue;
+		ck->line[k] = (uint64_t)pt[2 * i];
+		ck->ts[k++] = pt[2 * i + 1];
+	}
+	ck->n = k;
+	free(pt);
+}
+
+/* The time of line `line`, NAN when the file has none. */
+static double
+clock_at(const struct lclock *ck, uint64_t line, size_t *hint)
+{
+	size_t i = *hint;
+
+	if (ck->n == 0)
+		return NAN;
+	if (line <= ck->line[0])
+		return ck->ts[0];
+	if (line >= ck->line[ck->n - 1])
+		return ck->ts[ck->n - 1];
+	if (i >= ck->n || ck->line[i] > line)
+		i = 0;
+	while (i + 1 < ck->n && ck->line[i + 1] <= line)
+		i++;
+	*hint = i;
+	if (ck->line[i] == line)
+		return ck->ts[i];
+	return ck->ts[i] + (ck->ts[i + 1] - ck->ts[i]) *
+	    (double)(line - ck->line[i]) /
+	    (double)(ck->line[i + 1] - ck->line[i]);
+}
+
+static void
+clock_release(struct lclock *ck)
+{
+	free(ck->line);
+	free(ck->ts);
+}
+
+/*
+ * A source line of a launcher's own traceback, which it prints after a
+ * child failed (torch elastic, accelerate, DeepSpeed's launcher): that
+ * traceback is a consequence, cut or not.
+ */
+static int
+launcher_source(const char *text)
+{
+	static const char *const calls[] = {
+		"elastic_launch(", "launch_agent(", "ChildFailedError",
+		"launch_command(", "multi_gpu_launcher(", "deepspeed_launcher(",
+		"sigkill_handler(",
+	};
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(calls); i++)
+		if (strstr(text, calls[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* Count template t's line as a traceback's context or not; follow it. */
+static void
+tb_line(struct loader *l, struct tbtrack *tb, size_t t)
+{
+	struct ltmpl *lt = &l->lt[t];
+	int src = tb->after_frame && !lt->is_exc;
+
+	if (lt->is_frame || lt->is_filler || src)
+		lt->ctx++;
+	if (lt->is_frame || (src && !lt->is_filler)) {
+		/* right after "failed (exitcode: 1) local_rank: 0 ..." */
+		if (!tb->open)
+			tb->launcher = tb->report > 0;
+		tb->open = 1;
+		tb->last = t;
+		if (src && launcher_source(l->job->tmpls[t].text))
+			tb->launcher = 1;
+	} else if (lt->is_exc || !lt->is_filler) {
+		tb->open = 0;
+		if (tb->report > 0)
+			tb->report--;
+		if (strstr(l->job->tmpls[t].text, "failed (exitcode") != NULL)
+			tb->report = 3;
+	}
+	tb->after_frame = lt->is_frame;
+}
+
+/* The stream ended: a traceback still open was cut; its last frame speaks. */
+static void
+tb_end(struct loader *l, struct tbtrack *tb)
+{
+	struct diag_tmpl *tp;
+
+	if (!tb->open || tb->launcher)
+		return;
+	tp = &l->job->tmpls[tb->last];
+	if (l->lt[tb->last].ctx > 0)
+		l->lt[tb->last].ctx--;
+	if (tp->level < DIAG_LEVEL_ERROR)
+		tp->level = DIAG_LEVEL_ERROR;
+	tb->open = 0;
+}
+
+/* When the reference file logged iteration k, NAN unknown. */
+static double
+ref_at(const struct loader *l, long k)
+{
+	return k >= 0 && (size_t)k < l->nref ? l->ref[k] : NAN;
+}
+
+/*
+ * The times of the iteration lines of a file (rows [from, to), its `map`
+ * of nlines), by line, NAN elsewhere; NULL when none is known.  A step
+ * begins when the line of the one before it is printed, so these bound
+ * the iterations, and interpolating between a file's few known lines
+ * would drift wherever its lines per second change (a checkpoint, a
+ * slowdown).  Every rank waits for the others, so iteration k's line
+ * comes when the reference file logged it, shifted by what the file's
+ * own first and last such lines say (its clock's offset, its place in
+ * the pipeline), interpolated between them -- exact for the reference
+ * file, and no other file is read.
+ */
+static double *
+iter_times(struct loader *l, size_t from, size_t to, const uint32_t *map,
+    size_t nlines, const size_t *row_of)
+{
+	double *at = NULL, a, b;
+	size_t line, i, t;
+	long k;
+
+	for (i = from; i < to; i++)
+		l->lt[l->rows[i].tmpl].occ = 0;
+	for (line = 1; line < nlines && l->nref > 0; line++) {
+		const struct lrow *r;
+
+		if (map[line] == 0 || !l->lt[t = map[line] - 1].is_iter)
+			continue;
+		r = &l->rows[row_of[t]];
+		k = iter_number(r, l->lt[t].occ++);
+		a = r->first_ts - ref_at(l, r->iter_first);
+		b = r->last_ts - ref_at(l, r->iter_last);
+		if (isnan(a))
+			a = b;
+		if (isnan(b))
+			b = a;
+		if (isnan(ref_at(l, k)) || isnan(a))
+			continue;
+		if (at == NULL) {
+			at = xcalloc(nlines + 1, sizeof *at);
+			for (i = 0; i < nlines; i++)
+				at[i] = NAN;
+		}
+		at[line] = ref_at(l, k) + (r->iter_last > r->iter_first ?
+		    a + (b - a) * (double)(k - r->iter_first) /
+		    (double)(r->iter_last - r->iter_first) : a);
+	}
+	return at;
+}
+
+/* Row r's first line went to `node`, tagged `tag`, logged at `at`. */
+static void
+row_seen(struct lrow *r, size_t node, const struct stage_tag *tag,
+    double at)
+{
+	r->node0 = node;
+	r->stage0 = tag->stage;
+	r->iter0 = tag->iteration;
+	r->at0 = at;
+	r->seen = 1;
+}
+
+/* Replay file fi (rows [from, to)) through the stage tracker. */
+static void
+replay_file(struct loader *l, size_t fi, size_t from, size_t to,
+    size_t *row_of)
+{
+	struct diag_job *job = l->job;
+	struct stage_tracker tr;
+	struct stage_tag tag;
+	struct stage_iter it;
+	size_t nlines, line, t, i;
+	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
+	int pending = 0;
+	struct tbtrack tb = { 0, 0, 0, 0, 0 };
+	struct lclock ck;
+	size_t hint = 0;
+	double *at = iter_times(l, from, to, map, nlines, row_of), ts;
+
+	for (i = from; i < to; i++)
+		l->lt[l->rows[i].tmpl].occ = 0;
+	clock_build(l, from, to, at, nlines, &ck);
+	free(at);
+	stage_tracker_init(&tr);
+	for (line = 1; line < nlines; line++) {
+		const struct lrow *r;
+
+		if (map[line] == 0)
+			continue;
+		t = map[line] - 1;
+		r = &l->rows[row_of[t]];
+		tb_line(l, &tb, t);
+		if (l->lt[t].is_iter) {
+			memset(&it, 0, sizeof it);
+			it.iteration = iter_number(r, l->lt[t].occ++);
+			stage_feed_known(&tr, -1, &it, &tag);
+		} else
+			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
+		ts = clock_at(&ck, line, &hint);
+		if (line == r->first_line)	/* after a timed line, not before */
+			row_seen(&l->rows[row_of[t]], l->files[fi].node, &tag,
+			    ck.n > 0 && line >= ck.line[0] ? ts : NAN);
+		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts);
+	}
+	tb_end(l, &tb);
+	stream_finish(job, l->files[fi].stream, &tr, pending,
+	    l->files[fi].last_ts);
+	clock_release(&ck);
+	free(map);
+}
+
+/*
+ * Did row a's first line come before row b's?  By the times the lines
+ * carry, else by the iterations they were logged in, else timed before
+ * untimed and by path and line (row_before()).
+ */
+static int
+row_earlier(const struct loader *l, const struct lrow *a,
+    const struct lrow *b)
+{
+	if (!isnan(a->first_ts) && !isnan(b->first_ts) &&
+	    a->first_ts != b->first_ts)
+		return a->first_ts < b->first_ts;
+	if (a->seen && b->seen && a->iter0 >= 0 && b->iter0 >= 0 &&
+	    a->iter0 != b->iter0)
+		return a->iter0 < b->iter0;
+	return row_before(l, a, b);
+}
+
+/*
+ * Each template's first occurrence, now that the replay placed every
+ * file's first line of it: its node, line, stage and iteration.  A line
+ * without a time that a later file (by path) logged in an earlier
+ * iteration came first.
+ */
+static void
+pick_first(struct loader *l)
+{
+	size_t *best = xcalloc(l->job->ntmpls + 1, sizeof *best), i, t;
+	const struct lrow *r;
+
+	for (t = 0; t < l->job->ntmpls; t++)
+		best[t] = (size_t)-1;
+	for (i = 0; i < l->nrows; i++) {
+		t = l->rows[i].tmpl;
+		if (l->rows[i].seen && (best[t] == (size_t)-1 ||
+		    row_earlier(l, &l->rows[i], &l->rows[best[t]])))
+			best[t] = i;
+	}
+	for (t = 0; t < l->job->ntmpls; t++) {
+		if (best[t] == (size_t)-1)
+			continue;
+		r = &l->rows[best[t]];
+		diag_set_first(l->job, t, r->node0, l->files[r->file].path,
+		    (long)r->first_line, r->first_ts, r->stage0, r->iter0);
+		l->lt[t].first_at = r->at0;
+	}
+	free(best);
+}
+
+/*
+ * Lines of files that never say the job is training (ranks that print no
+ * progress, kernel logs, a launcher's failure summary) are placed in
+ * time: a first occurrence after the first iteration line of the job is
+ * in training, in the iteration the longest-running iteration template
+ * had reached by then (interpolated).  A line without a time of its own
+ * is placed after the timed lines before it in its file.
+ */
+static void
+restage(struct loader *l)
+{
+	const struct lrow *best = NULL;
+	double ts0 = NAN, span;
+	size_t i, t;
+
+	for (i = 0; i < l->nrows; i++) {
+		const struct lrow *r = &l->rows[i];
+
+		if (!l->lt[r->tmpl].is_iter || isnan(r->first_ts))
+			continue;
+		if (isnan(ts0) || r->first_ts < ts0)
+			ts0 = r->first_ts;
+		if (best == NULL || r->iter_last > best->iter_last)
+			best = r;
+	}
+	if (best == NULL)
+		return;
+	span = best->last_ts - best->first_ts;
+	for (t = 0; t < l->job->ntmpls; t++) {
+		struct diag_first *f = &l->job->tmpls[t].first;
+		double x, at = !isnan(f->ts) ? f->ts : l->lt[t].first_at;
+
+		if (f->stage >= STAGE_TRAINING || isnan(at) || at <= ts0)
+			continue;
+		f->stage = STAGE_TRAINING;
+		if (best->iter_first < 0 || !(span > 0))
+			continue;
+		x = (at - best->first_ts) / span;
+		x = x < 0 ? 0 : x > 1 ? 1 : x;
+		f->iteration = best->iter_first + (long)ceil(x *
+		    (double)(best->iter_last - best->iter_first));
+		if (at > best->last_ts)
+			f->iteration = best->iter_last + 1;
+	}
+}
+
+/*
+ * v (of *n elements of `size` bytes) grown to hold `need`, the new
+ * elements copies of *fill.
+ */
+static void *
+grow_filled(void *v, size_t *n, size_t need, size_t size, const void *fill)
+{
+	size_t old = *n;
+
+	if (need <= *n)
+		return v;
+	v = xgrow(v, n, need, size);
+	for (; old < *n; old++)
+		memcpy((char *)v + old * size, fill, size);
+	return v;
+}
+
+/* The reference file logged iteration k at ts (its first line of it). */
+static void
+ref_set(struct loader *l, long k, double ts)
+{
+	static const double unknown = NAN;
+
+	if (k < 0 || k > 100000000)
+		return;
+	l->ref = grow_filled(l->ref, &l->nref, (size_t)k + 1, sizeof *l->ref,
+	    &unknown);
+	if (isnan(l->ref[k]))
+		l->ref[k] = ts;
+}
+
+/*
+ * Iteration lines that do not say how long they took (DeepSpeed, HF):
+ * the time since the last one of their stream, per iteration between.
+ * Only one stream counts (all ranks wait for each other).
+ */
+static void
+gap_time(struct loader *l, size_t stream, long iteration, double ts)
+{
+	if (l->gap_stream == (size_t)-1)
+		l->gap_stream = stream;
+	if (stream != l->gap_stream || isnan(ts) || iteration <= l->gap_it)
+		return;
+	if (l->gap_it >= 0 && ts > l->gap_ts) {
+		l->gaps = xgrow(l->gaps, &l->gapcap, l->ngaps + 1,
+		    sizeof *l->gaps);
+		l->gaps[l->ngaps].iteration = iteration;
+		l->gaps[l->ngaps++].ms = (ts - l->gap_ts) * 1e3 /
+		    (double)(iteration - l->gap_it);
+	}
+	l->gap_it = iteration;
+	l->gap_ts = ts;
+}
+
+/* The durations gap_time() found, when no line said any; then start over. */
+static void
+gap_flush(struct loader *l)
+{
+	size_t i, n = l->job->ntimes == 0 ? l->ngaps : 0;
+
+	for (i = 0; i < n; i++)
+		diag_add_time(l->job, l->gaps[i].iteration, l->gaps[i].ms);
+	free(l->gaps);
+	l->gaps = NULL;
+	l->ngaps = l->gapcap = 0;
+	l->gap_stream = (size_t)-1;
+	l->gap_it = -1;
+}
+
+/*
+ * Iteration durations, losses and times of the file with the most
+ * iteration lines (all ranks wait for each other, so one is enough):
+ * read it once, before the replay, whose clocks its times anchor.  When
+ * it gives durations, a combined log's ranks need not.
+ */
+static void
+collect_times(struct loader *l)
+{
+	size_t i, from = 0, to = 0, best = (size_t)-1, nlines, *row_of;
+	uint64_t most = 0;
+	uint32_t *map;
+	char *path, *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct stage_iter it;
+
+	for (i = 0; i < l->nrows; i++)
+		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
+		    l->files[l->rows[i].file].node != (size_t)-1) {
+			most = l->rows[i].count;
+			best = l->rows[i].file;
+		}
+	if (best == (size_t)-1)
+		return;
+	for (i = 0; i < l->nrows && l->rows[i].file != best; i++)
+		;
+	for (from = i, to = i; to < l->nrows && l->rows[to].file == best; to++)
+		;
+	row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
+	map = line_map(l, best, from, to, &nlines, row_of);
+	path = xasprintf("%s/%s", l->root, l->files[best].path);
+	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (reader_next(rd, &rl, &cause) == 1) {
+			if (rl.lineno >= nlines || map[rl.lineno] == 0 ||
+			    !l->lt[map[rl.lineno] - 1].is_iter)
+				continue;
+			lp_parse(rl.s, rl.len, &lp);
+			if (!stage_parse_iter(lp.msg, lp.msg_len, &it) ||
+			    it.iteration < 0)
+				continue;
+			if (lp.ts_kind != LP_TS_NONE)
+				ref_set(l, it.iteration, lp.ts);
+			if (it.has_duration)
+				diag_add_time(l->job, it.iteration, it.duration_ms);
+			else if (lp.ts_kind != LP_TS_NONE)
+				gap_time(l, 0, it.iteration, lp.ts);
+			if (it.has_loss)
+				diag_add_loss(l->job, it.iteration, it.loss,
+				    map[rl.lineno] - 1, l->files[best].path,
+				    (long)rl.lineno);
+		}
+		reader_close(rd);
+	}
+	gap_flush(l);
+	if (l->job->ntimes > 0)
+		l->time_stream = (size_t)-2;
+	free(cause);
+	free(path);
+	free(map);
+	free(row_of);
+}
+
+/* Templates seen only as traceback frames or the source lines after them. */
+static void
+mark_context(struct loader *l)
+{
+	struct diag_job *job = l->job;
+	size_t t, n;
+	uint64_t total;
+
+	for (t = 0; t < job->ntmpls; t++) {
+		for (n = 0, total = 0; n < job->nnodes; n++)
+			total += job->counts[n * job->ntmpls + t];
+		job->tmpls[t].context = total > 0 && l->lt[t].ctx >= total;
+		job->tmpls[t].filler = l->lt[t].is_filler;
+	}
+}
+
+/* The node index of a name, added when new. */
+static size_t
+node_named(struct loader *l, const char *name)
+{
+	size_t n;
+
+	for (n = 0; n < l->job->nnodes; n++)
+		if (strcmp(l->job->nodes[n].name, name) == 0)
+			return n;
+	n = diag_add_node(l->job, name);
+	l->node_ids = xgrow(l->node_ids, &l->nodeidcap, n + 1,
+	    sizeof *l->node_ids);
+	l->node_ids[n] = 0;
+	l->job->nodes[n].missing = 1;	/* until a line of it shows up */
+	return n;
+}
+
+static void
+rank_set(struct loader *l, long rank, size_t node)
+{
+	static const size_t none = 0;
+
+	if (rank < 0 || rank > 1000000)
+		return;
+	l->rank_node = grow_filled(l->rank_node, &l->nrank, (size_t)rank + 1,
+	    sizeof *l->rank_node, &none);
+	if (l->rank_node[rank] == 0)
+		l->rank_node[rank] = node + 1;
+}
+
+/*
+ * Rank -> node from the job's hostfile ("HOST slots=N" lines, ranks given
+ * out in order), for combined logs whose ranks the index could not place.
+ */
+static void
+ranks_from_hostfile(struct loader *l)
+{
+	char *path = xasprintf("%s/hostfile", l->root), *line = NULL, *p;
+	size_t cap = 0, node;
+	long rank = 0, slots;
+	FILE *f = fopen(path, "r");
+
+	free(path);
+	if (f == NULL)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		if ((p = strtok(line, " \t\r\n")) == NULL || *p == '#')
+			continue;
+		node = node_named(l, p);
+		slots = 1;
+		while ((p = strtok(NULL, " \t\r\n")) != NULL)
+			if (strncmp(p, "slots=", 6) == 0)
+				slots = strtol(p + 6, NULL, 10);
+		while (slots-- > 0)
+			rank_set(l, rank++, node);
+	}
+	free(line);
+	fclose(f);
+}
+
+static int
+rank_row(void *arg, long rank, int64_t node)
+{
+	struct loader *l = arg;
+	size_t n = node_index(l, node);
+
+	if (n != (size_t)-1)
+		rank_set(l, rank, n);
+	return 0;
+}
+
+static int
+load_ranks(struct loader *l, char **cause)
+{
+	size_t r;
+
+	if (diagdb_each_rank(l->c, l->job_id, rank_row, l, cause) != 0)
+		return -1;
+	ranks_from_hostfile(l);
+	/* the ranks placed on each node (a node's one file may hold many) */
+	for (r = 0; r < l->nrank; r++)
+		if (l->rank_node[r] != 0 && l->rank_node[r] - 1 <
+		    l->job->nnodes)
+			l->job->nodes[l->rank_node[r] - 1].nprocs++;
+	return 0;
+}
+
+/*
+ * The split stream of file fi for `rank` (-1: no prefix): one per rank, so
+ * a frozen rank stands out in a combined log too.  by_rank[rank + 1] holds
+ * its index + 1.
+ */
+static struct split *
+split_new(struct loader *l, size_t fi, size_t node, char *path,
+    struct split **sp, size_t *nsp, size_t *cap)
+{
+	struct split *x;
+
+	*sp = xgrow(*sp, cap, *nsp + 1, sizeof **sp);
+	x = &(*sp)[*nsp];
+	memset(x, 0, sizeof *x);
+	x->node = node;
+	x->path = l->files[fi].path;
+	x->stream = diag_add_stream(l->job, node, path);
+	free(path);
+	stage_tracker_init(&x->tr);
+	l->job->nodes[node].missing = 0;
+	(*nsp)++;
+	return x;
+}
+
+/*
+ * The split stream of the lines of file fi that carry a host prefix: one
+ * per host, on the node of that name (NCCL's "host:pid:tid" and pdsh's
+ * "host: " name the machine that wrote the line).
+ */
+static struct split *
+split_for_host(struct loader *l, size_t fi, const char *host, size_t len,
+    struct split **sp, size_t *nsp, size_t *cap)
+{
+	char *name = xstrndup(host, len);
+	struct split *x;
+	size_t i;
+
+	for (i = 0; i < *nsp; i++)
+		if ((*sp)[i].host != NULL && strcmp((*sp)[i].host, name) == 0) {
+			free(name);
+			return &(*sp)[i];
+		}
+	x = split_new(l, fi, node_named(l, name), xasprintf("%s (%s)",
+	    l->files[fi].path, name), sp, nsp, cap);
+	x->host = name;
+	return x;
+}
+
+static struct split *
+split_for(struct loader *l, size_t fi, long rank, struct split **sp,
+    size_t *nsp, size_t *cap, size_t **by_rank, size_t *nby)
+{
+	char name[64], *path;
+	size_t node, slot = rank >= 0 && rank < 1000000 ? (size_t)rank + 1 : 0;
+	size_t old = *nby;
+
+	if (slot >= *nby) {
+		*by_rank = xgrow(*by_rank, nby, slot + 1, sizeof **by_rank);
+		memset(*by_rank + old, 0, (*nby - old) * sizeof **by_rank);
+	}
+	if ((*by_rank)[slot] != 0)
+		return &(*sp)[(*by_rank)[slot] - 1];
+	if (slot > 0 && (size_t)rank < l->nrank && l->rank_node[rank] != 0)
+		node = l->rank_node[rank] - 1;
+	else if (slot > 0) {
+		snprintf(name, sizeof name, "rank-%ld", rank);
+		node = node_named(l, name);
+	} else {
+		node = node_named(l, l->files[fi].path);
+		l->job->nodes[node].pseudo = 1;
+	}
+	path = slot > 0 ? xasprintf("%s (rank %ld)", l->files[fi].path, rank) :
+	    xstrdup(l->files[fi].path);
+	(*by_rank)[slot] = *nsp + 1;
+	return split_new(l, fi, node, path, sp, nsp, cap);
+}
+
+/*
+ * The split stream of a line: by its rank (a stream per rank, on the node
+ * the ranks table or hostfile gives, else on the host the line names),
+ * else by the host it names, else the file's lines of no rank.
+ */
+static struct split *
+split_pick(struct loader *l, size_t fi, const struct lp_line *lp,
+    struct split **sp, size_t *nsp, size_t *cap, size_t **by_rank,
+    size_t *nby)
+{
+	char *name;
+
+	if (lp->host == NULL)
+		return split_for(l, fi, lp->rank, sp, nsp, cap, by_rank, nby);
+	if (lp->rank < 0)
+		return split_for_host(l, fi, lp->host, lp->host_len, sp, nsp,
+		    cap);
+	if ((size_t)lp->rank >= l->nrank || l->rank_node[lp->rank] == 0) {
+		name = xstrndup(lp->host, lp->host_len);
+		rank_set(l, lp->rank, node_named(l, name));
+		free(name);
+	}
+	return split_for(l, fi, lp->rank, sp, nsp, cap, by_rank, nby);
+}
+
+/*
+ * Read an iteration line of a split file.  Durations come from one stream
+ * only (the first whose lines carry them), so the others need only their
+ * numbers, which are much cheaper to read.
+ */
+static int
+split_iter(const struct loader *l, const struct split *sp,
+    const struct lp_line *lp, struct stage_iter *it)
+{
+	if (l->time_stream == (size_t)-1 || l->time_stream == sp->stream)
+		return stage_parse_iter(lp->msg, lp->msg_len, it);
+	return stage_parse_iter_number(lp->msg, lp->msg_len, it);
+}
+
+/* One line of a split file: count it, tag it, put it in its stream. */
+static void
+split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
+    const struct lp_line *lp, double ts, const size_t *row_of)
+{
+	struct diag_job *job = l->job;
+	struct stage_tag tag;
+	struct stage_iter it;
+	struct diag_node *n = &job->nodes[sp->node];
+	const struct lrow *r = &l->rows[row_of[t]];
+
+	diag_count(job, sp->node, t, 1);
+	if (job->tmpls[t].level >= DIAG_LEVEL_ERROR && !isnan(ts) &&
+	    (isnan(n->first_error_ts) || ts < n->first_error_ts))
+		n->first_error_ts = ts;
+	tb_line(l, &sp->tb, t);
+	if (l->lt[t].is_iter && split_iter(l, sp, lp, &it)) {
+		stage_feed_known(&sp->tr, -1, &it, &tag);
+		if (it.has_duration && (l->time_stream == (size_t)-1 ||
+		    l->time_stream == sp->stream)) {
+			l->time_stream = sp->stream;
+			diag_add_time(job, tag.iteration, it.duration_ms);
+		} else if (!it.has_duration && l->time_stream == (size_t)-1 &&
+		    lp->ts_kind != LP_TS_NONE)
+			gap_time(l, sp->stream, tag.iteration, lp->ts);
+		if (it.has_loss && l->time_stream == sp->stream)
+			diag_add_loss(job, tag.iteration, it.loss, t, sp->path,
+			    (long)line);
+	} else
+		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
+	if (line == r->first_line)
+		row_seen(&l->rows[row_of[t]], sp->node, &tag, ts);
+	stream_line(job, sp->stream, t, &tag, &sp->pending, ts);
+}
+
+/*
+ * A launcher's failure summary ("Root Cause (first observed failure):"
+ * then "host : NAME", "rank : N", "exitcode : ...") reports a rank of
+ * another machine: its lines belong to that host, and its rank is placed
+ * there.  The summary ends at its closing rule.
+ */
+struct summary {
+	int in;
+	char host[128];
+	size_t len;
+};
+
+/* The value of "  KEY   : value" in m (its start and length), or 0. */
+static size_t
+summary_field(const char *m, size_t len, const char *key, const char **val)
+{
+	size_t i = 0, k = strlen(key), e;
+
+	while (i < len && m[i] == ' ')
+		i++;
+	if (len - i < k || strncmp(m + i, key, k) != 0)
+		return 0;
+	for (i += k; i < len && m[i] == ' '; i++)
+		;
+	if (i >= len || m[i] != ':')
+		return 0;
+	for (i++; i < len && m[i] == ' '; i++)
+		;
+	for (e = i; e < len && m[e] != ' '; e++)
+		;
+	*val = m + i;
+	return e - i;
+}
+
+static void
+summary_line(struct loader *l, struct summary *sum, struct lp_line *lp)
+{
+	const char *m = lp->msg, *v;
+	size_t len = lp->msg_len, n;
+	long rank;
+
+	while (len > 0 && *m == ' ')
+		m++, len--;
+	if (starts(m, len, "Root Cause (first observed failure)") ||
+	    starts(m, len, "Failures:")) {
+		sum->in = 1;
+		sum->len = 0;
+		return;
+	}
+	if (!sum->in)
+		return;
+	if (len >= 8 && (m[0] == '=' || m[0] == '-') && m[len - 1] == m[0]) {
+		if (m[0] == '=')
+			sum->in = 0;
+		sum->len = 0;
+		return;
+	}
+	if ((n = summary_field(m, len, "host", &v)) > 0 && n < sizeof sum->host) {
+		memcpy(sum->host, v, n);
+		sum->len = n;
+	}
+	if (sum->len > 0 && (n = summary_field(m, len, "rank", &v)) > 0 &&
+	    (rank = strtol(v, NULL, 10)) >= 0 && v[0] >= '0' && v[0] <= '9') {
+		char *name = xstrndup(sum->host, sum->len);
+
+		rank_set(l, rank, node_named(l, name));
+		free(name);
+	}
+	if (sum->len > 0 && lp->host == NULL && lp->rank < 0) {
+		lp->host = sum->host;
+		lp->host_len = sum->len;
+	}
+}
+
+/* Rank `rank` wrote a line in a split file. */
+static void
+wrote_set(struct loader *l, long rank)
+{
+	static const unsigned char no = 0;
+
+	l->wrote = grow_filled(l->wrote, &l->nwrote, (size_t)rank + 1, 1, &no);
+	l->wrote[rank] = 1;
+}
+
+/*
+ * When every log of the job is a combined one (split by rank), the ranks
+ * below the highest that wrote a line but wrote none themselves: the
+ * scorer suspects them when their peers time out.
+ */
+static void
+absent_ranks(struct loader *l)
+{
+	size_t i, top = 0, seen = 0;
+	char name[64];
+
+	for (i = 0; i < l->nfiles; i++)
+		if (l->files[i].node != (size_t)-1)
+			return;
+	for (i = 0; i < l->nwrote; i++)
+		if (l->wrote[i]) {
+			top = i;
+			seen++;
+		}
+	l->job->nseen = seen;
+	for (i = 0; seen >= 2 && i < top; i++) {
+		if (l->wrote[i])
+			continue;
+		if (i < l->nrank && l->rank_node[i] != 0)
+			diag_add_absent(l->job, (long)i,
+			    l->job->nodes[l->rank_node[i] - 1].name);
+		else {
+			snprintf(name, sizeof name, "rank-%zu", i);
+			diag_add_absent(l->job, (long)i, name);
+		}
+	}
+}
+
+/*
+ * Replay a file of several ranks: each line goes to the node of its rank
+ * prefix (the ranks table, the hostfile, else a node per rank), with a
+ * stream and a stage tracker per rank.
+ */
+static void
+replay_split(struct loader *l, size_t fi, size_t from, size_t to,
+    size_t *row_of)
+{
+	char *path = xasprintf("%s/%s", l->root, l->files[fi].path);
+	char *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct lp_line lp;
+	struct split *sp = NULL;
+	size_t nlines, nsp = 0, cap = 0, i, *by_rank = NULL, nby = 0;
+	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
+	double ts = NAN;
+	struct summary sum;
+
+	memset(&sum, 0, sizeof sum);
+	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (reader_next(rd, &rl, &cause) == 1) {
+			lp_parse(rl.s, rl.len, &lp);
+			if (lp.ts_kind == LP_TS_EPOCH)
+				ts = lp.ts;
+			summary_line(l, &sum, &lp);
+			if (rl.lineno >= nlines || map[rl.lineno] == 0)
+				continue;
+			split_line(l, split_pick(l, fi, &lp, &sp, &nsp, &cap,
+			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno,
+			    &lp, ts, row_of);
+		}
+		reader_close(rd);
+	}
+	for (i = 1; i < nby; i++)
+		if (by_rank[i] != 0)
+			wrote_set(l, (long)i - 1);
+	for (i = 0; i < nsp; i++) {
+		tb_end(l, &sp[i].tb);
+		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
+		    l->files[fi].last_ts);
+		free(sp[i].host);
+	}
+	free(cause);
+	free(path);
+	free(sp);
+	free(by_rank);
+	free(map);
+}
+
+static void
+replay(struct loader *l)
+{
+	size_t *row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
+	size_t i = 0, j;
+
+	while (i < l->nrows) {
+		for (j = i; j < l->nrows && l->rows[j].file == l->rows[i].file; j++)
+			;
+		if (l->files[l->rows[i].file].node == (size_t)-1)
+			replay_split(l, l->rows[i].file, i, j, row_of);
+		else
+			replay_file(l, l->rows[i].file, i, j, row_of);
+		i = j;
+	}
+	free(row_of);
+}
+
+/* Per healthy job: its count of each template of this job. */
+struct pool_acc {
+	struct loader *l;
+	uint64_t *count;
+};
+
+static int
+pool_row(void *arg, uint32_t id, uint64_t count)
+{
+	struct pool_acc *pa = arg;
+	struct loader *l = pa->l;
+
+	if (id < l->idcap && l->tmpl_of_id[id] != 0)
+		pa->count[l->tmpl_of_id[id] - 1] += count;
+	return 0;
+}
+
+/*
+ * Add healthy job h to the pool: where each template occurs, its rate
+ * there (per node, or per node-hour over `hours` when the job's rates
+ * are), and the templates it cannot speak for.  A healthy run that logs
+ * none of this job's iteration lines is of another kind (framework,
+ * launcher): that it lacks a line says nothing of the line, that it has
+ * one still says the line is normal.  A job without iteration lines is
+ * compared with every run.
+ */
+static int
+pool_add(struct loader *l, int64_t h, double hours, double *rate,
+    char **cause)
+{
+	struct diag_job *job = l->job;
+	uint64_t *count = xcalloc(job->ntmpls + 1, sizeof *count);
+	struct pool_acc pa = { l, count };
+	double nodes, per;
+	int iters = 0, kin = 0, rc = -1;
+	size_t t;
+
+	if (diagdb_template_sums(l->c, h, &nodes, pool_row, &pa, cause) != 0)
+		goto out;
+	for (t = 0; t < job->ntmpls; t++)
+		if (l->lt[t].is_iter) {
+			iters = 1;
+			kin |= count[t] > 0;
+		}
+	kin |= !iters;
+	per = nodes * (job->hours > 0 ? hours : 1);
+	for (t = 0; t < job->ntmpls; t++) {
+		if (count[t] > 0) {
+			job->tmpls[t].healthy_jobs++;
+			rate[t] += (double)count[t] / per;
+		} else if (!kin)
+			job->tmpls[t].healthy_blind++;
+	}
+	job->nhealthy++;
+	rc = 0;
+out:
+	free(count);
+	return rc;
+}
+
+/*
+ * Ids of the healthy jobs: the cache's pool (marked good, or ended
+ * cleanly) and the jobs named as baselines (names or directories).
+ */
+static int
+pool_ids(struct loader *l, const char *const *base, size_t nbase,
+    int64_t **ids, size_t *n, char **cause)
+{
+	struct diagdb_job dj;
+	size_t cap, i, k;
+	char *abs;
+	int rc;
+
+	if (diagdb_pool(l->c, l->job_id, ids, n, cause) != 0)
+		return -1;
+	cap = *n;
+	for (i = 0; i < nbase; i++) {
+		abs = realpath(base[i], NULL);
+		rc = diagdb_find_job(l->c, base[i], abs, &dj, cause);
+		free(abs);
+		if (rc < 0)
+			return -1;
+		if (rc == 0 || dj.id == l->job_id) {
+			diagdb_job_release(&dj);
+			return ts_fail(cause, "no baseline job '%s' (or it is "
+			    "the job itself)", base[i]);
+		}
+		for (k = 0; k < *n && (*ids)[k] != dj.id; k++)
+			;
+		if (k == *n) {
+			*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
+			(*ids)[(*n)++] = dj.id;
+		}
+		diagdb_job_release(&dj);
+	}
+	return 0;
+}
+
+/*
+ * How long the job and each healthy run logged (epoch times): rates are
+ * compared per node-hour when all of them ran a minute or more, else per
+ * node.  A run of a hundred times the iterations has a hundred times the
+ * retries.
+ */
+static int
+pool_hours(struct loader *l, const int64_t *ids, size_t n, double *hours,
+    char **cause)
+{
+	double secs;
+	size_t i;
+
+	if (diagdb_job_span(l->c, l->job_id, LP_TS_EPOCH, &secs, cause) != 0)
+		return -1;
+	l->job->hours = secs >= 60 ? secs / 3600 : 0;
+	for (i = 0; i < n; i++) {
+		if (diagdb_job_span(l->c, ids[i], LP_TS_EPOCH, &secs,
+		    cause) != 0)
+			return -1;
+		hours[i] = secs / 3600;
+		if (secs < 60)
+			l->job->hours = 0;
+	}
+	return 0;
+}
+
+static int
+load_pool(struct loader *l, const char *const *base, size_t nbase,
+    char **cause)
+{
+	int64_t *ids = NULL;
+	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate), *hours = NULL;
+	size_t n, i;
+	int rc = -1;
+
+	if (pool_ids(l, base, nbase, &ids, &n, cause) != 0)
+		goto out;
+	hours = xcalloc(n + 1, sizeof *hours);
+	if (pool_hours(l, ids, n, hours, cause) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (pool_add(l, ids[i], hours[i], rate, cause) != 0)
+			goto out;
+	for (i = 0; i < l->job->ntmpls; i++)
+		if (l->job->tmpls[i].healthy_jobs > 0)
+			l->job->tmpls[i].healthy_rate = rate[i] /
+			    l->job->tmpls[i].healthy_jobs;
+	rc = 0;
+out:
+	free(ids);
+	free(rate);
+	free(hours);
+	return rc;
+}
+
+static void
+loader_release(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfiles; i++)
+		free(l->files[i].path);
+	for (i = 0; i < l->nrows; i++)
+		free(l->rows[i].blob);
+	free(l->files);
+	free(l->rows);
+	free(l->gaps);
+	free(l->lt);
+	free(l->tmpl_of_id);
+	free(l->node_ids);
+	free(l->rank_node);
+	free(l->ref);
+	free(l->wrote);
+	free(l->root);
+}
+
+/* Streams of files that had no template rows (empty files) end here. */
+static void
+end_empty(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfiles; i++) {
+		size_t s = l->files[i].stream;
+
+		if (s != (size_t)-1 && l->job->streams[s].niters == 0 &&
+		    l->job->streams[s].last_stage == STAGE_NONE)
+			diag_stream_end(l->job, s, -1, STAGE_NONE,
+			    l->files[i].last_ts);
+	}
+}
+
+int
+jobload(struct cache *c, const char *name, const char *const *baselines,
+    size_t nbase, struct diag_job **out, char **cause)
+{
+	struct loader l;
+	int rc = -1;
+
+	memset(&l, 0, sizeof l);
+	l.c = c;
+	l.job = diag_job_new(name);
+	if (load_job(&l, name, cause) != 0 || load_nodes(&l, cause) != 0 ||
+	    load_files(&l, cause) != 0 || load_rows(&l, cause) != 0 ||
+	    load_ranks(&l, cause) != 0)
+		goto out;
+	sample_templates(&l);
+	number_iterations(&l);
+	count_rows(&l);
+	l.time_stream = (size_t)-1;
+	l.gap_stream = (size_t)-1;
+	l.gap_it = -1;
+	collect_times(&l);
+	replay(&l);
+	gap_flush(&l);
+	pick_first(&l);
+	absent_ranks(&l);
+	restage(&l);
+	mark_context(&l);
+	end_empty(&l);
+	if (load_pool(&l, baselines, nbase, cause) != 0)
+		goto out;
+	*out = l.job;
+	l.job = NULL;
+	rc = 0;
+out:
+	diag_job_free(l.job);
+	loader_release(&l);
+	return rc;
+}
+
+
+int
+jobload_store(struct cache *c, const struct diag_job *job,
+    const struct diag_result *r, char **cause)
+{
+	struct diagdb_tag *tags = xcalloc(job->ntmpls + 1, sizeof *tags);
+	size_t t, n = 0;
+	int rc;
+
+	for (t = 0; t < job->ntmpls; t++) {
+		const struct diag_first *f = &job->tmpls[t].first;
+
+		if (f->path == NULL)
+			continue;
+		tags[n].tmpl = job->tmpls[t].id;
+		tags[n].path = f->path;
+		tags[n].line = f->line;
+		tags[n].stage = stage_name(f->stage);
+		tags[n].iteration = f->iteration;
+		n++;
+	}
+	/* a completed run joins the healthy pool without being marked */
+	rc = diagdb_store(c, job->name, diag_outcome_name(r->outcome), tags, n,
+	    cause);
+	free(tags);
+	return rc;
+}

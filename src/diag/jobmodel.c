@@ -1,0 +1,338 @@
+/*
+ * jobmodel.c -- the model of a job, from the cache (see jobmodel.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "db/cache.h"
+#include "view/canvas.h"
+#include "db/diagdb.h"
+#include "diag/diag.h"
+#include "diag/faults.h"
+#include "flows/flowjoin.h"
+#include "diag/jobload.h"
+#include "diag/jobmodel.h"
+#include "diag/model.h"
+#include "base/util.h"
+#include "db/viewdb.h"
+
+/* Where warnings go, and the command they name. */
+struct say {
+	FILE *err;		/* NULL: nowhere */
+	const char *cmd;	/* NULL: none */
+};
+
+static int compute(struct cache *c, const char *name,
+    const char *const *baselines, size_t nbase, int flags,
+    const struct faults *fl, const struct say *say, struct model **out,
+    char **cause);
+
+static void
+warn(const struct say *say, const char *fmt, const char *what)
+{
+	char *msg;
+
+	if (say->err != NULL) {
+		fprintf(say->err, "trainscope: %s%s", say->cmd != NULL ?
+		    say->cmd : "", say->cmd != NULL ? ": " : "");
+		msg = xasprintf(fmt, what);	/* paths and names: inert */
+		canvas_fput(say->err, msg);
+		free(msg);
+		fputc('\n', say->err);
+	}
+}
+
+/* FNV-1a, 64 bits, continued from h. */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n-- > 0) {
+		h ^= *b++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t
+fnv_str(uint64_t h, const char *s)
+{
+	return fnv(h, s != NULL ? s : "", s != NULL ? strlen(s) + 1 : 1);
+}
+
+/* What the job's files look like on disk now, against the index. */
+struct ondisk {
+	const char *root;
+	uint64_t h;		/* hash of each file's state */
+	size_t files, missing, changed;
+	char *first_missing;
+	uint64_t names;		/* hosts_state() of its directory now */
+	int have_root;		/* the directory is there */
+};
+
+static int
+file_state(void *arg, const char *path, int64_t size, double mtime)
+{
+	struct ondisk *d = arg;
+	struct stat sb;
+	char *full = xasprintf("%s/%s", d->root, path);
+	int64_t now_size = -1;
+	double now_mtime = 0;
+
+	d->files++;
+	if (stat(full, &sb) != 0) {
+		/* hashed as indexed: the model made while it was there holds */
+		d->missing++;
+		if (d->first_missing == NULL)
+			d->first_missing = xstrdup(path);
+		now_size = size;
+		now_mtime = mtime;
+	} else {
+		now_size = (int64_t)sb.st_size;
+		now_mtime = (double)sb.st_mtim.tv_sec +
+		    (double)sb.st_mtim.tv_nsec / 1e9;
+		if (now_size != size || (int64_t)now_mtime != (int64_t)mtime)
+			d->changed++;
+	}
+	d->h = fnv(d->h, &now_size, sizeof now_size);
+	d->h = fnv(d->h, &now_mtime, sizeof now_mtime);
+	free(full);
+	return 0;
+}
+
+/*
+ * A hosts file at the top of the job's directory names the captures'
+ * hosts (flownames.c): the model rests on it too.  It is no file of the
+ * index, so its state is kept in the model and checked while the
+ * directory is there (a job whose directory is gone keeps its model).
+ */
+static uint64_t
+hosts_state(const char *root, int *have_root)
+{
+	static const char *const names[] = { "hosts", "hostfile" };
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct stat sb;
+	size_t i;
+	char *p;
+
+	*have_root = root != NULL && stat(root, &sb) == 0;
+	for (i = 0; root != NULL && i < TS_NELEM(names); i++) {
+		int64_t size = -1;
+		double mtime = 0;
+
+		p = xasprintf("%s/%s", root, names[i]);
+		if (stat(p, &sb) == 0) {
+			size = (int64_t)sb.st_size;
+			mtime = (double)sb.st_mtim.tv_sec +
+			    (double)sb.st_mtim.tv_nsec / 1e9;
+		}
+		h = fnv(h, &size, sizeof size);
+		h = fnv(h, &mtime, sizeof mtime);
+		free(p);
+	}
+	return h;
+}
+
+/*
+ * The key of a model: everything it is computed from.  The trainscope
+ * version and the checksum of the sources it was built from, the
+ * encoding, the options, the fault library as loaded (the
+ * user's rules included), and the cache's description of the job, its
+ * files, captures, mark and healthy pool (diagdb_stamp()).  Returns 0 and
+ * sets *job_id, 1 when the job is not in the cache, -1 with *cause.
+ */
+static int
+model_key(struct cache *c, const char *name, int flags,
+    const struct faults *f, struct ondisk *disk, int64_t *job_id,
+    char *key, size_t len, char **cause)
+{
+	struct diagdb_job dj;
+	struct buf b;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char *abs;
+	size_t i;
+	int rc;
+
+	abs = realpath(name, NULL);
+	rc = diagdb_find_job(c, name, abs, &dj, cause);
+	free(abs);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 1;
+	*job_id = dj.id;
+	h = fnv_str(h, PACKAGE_VERSION);
+	h = fnv_str(h, ts_source_id);
+	h = fnv_str(h, "model-format-5");
+	h = fnv(h, &diag_revision, sizeof diag_revision);
+	h = fnv(h, &flags, sizeof flags);
+	for (i = 0; i < faults_count(f); i++) {
+		const struct fault_rule *r = faults_rule(f, i);
+
+		h = fnv_str(h, r->name);
+		h = fnv_str(h, r->pattern);
+		h = fnv_str(h, r->category);
+		h = fnv_str(h, r->explain);
+		h = fnv_str(h, r->action);
+	}
+	buf_init(&b);
+	rc = diagdb_stamp(c, dj.id, &b, cause);
+	if (rc == 0)
+		h = fnv(h, buf_str(&b), b.len);
+	buf_release(&b);
+	/* files that vanished or changed since they were indexed */
+	disk->root = dj.root;
+	disk->h = h;
+	if (rc == 0)
+		rc = viewdb_each_file(c, dj.id, file_state, disk, cause);
+	h = disk->h;
+	disk->names = hosts_state(dj.root, &disk->have_root);
+	disk->root = NULL;
+	diagdb_job_release(&dj);
+	snprintf(key, len, "%016llx", (unsigned long long)h);
+	return rc;
+}
+
+/*
+ * An index run of the job that stopped before the end, or could not read
+ * some of its files: say what the model rests on.
+ */
+static void
+note_pending(struct cache *c, const char *name, struct model *m)
+{
+	struct diagdb_job dj;
+	char *abs = realpath(name, NULL), *why = NULL;
+	long expected, have;
+
+	if (diagdb_find_job(c, name, abs, &dj, &why) == 1) {
+		if (diagdb_job_pending(c, dj.id, &expected, &have, &why) == 0 &&
+		    have < expected)
+			model_note(m, "index incomplete: %ld of %ld files (an "
+			    "index run stopped before the end or could not "
+			    "read them all: index the job again)", have,
+			    expected);
+		diagdb_job_release(&dj);
+	}
+	free(why);
+	free(abs);
+}
+
+int
+job_model(struct cache *c, const char *name, const char *const *baselines,
+    size_t nbase, int flags, FILE *err, const char *cmd, struct model **out,
+    char **cause)
+{
+	struct say say = { err, cmd };
+	struct faults *fl = faults_default();
+	struct ondisk disk;
+	char key[32], *why = NULL;
+	int64_t id = 0;
+	void *blob = NULL;
+	size_t len = 0, i;
+	int keyed = 0, rc;
+
+	*out = NULL;
+	for (i = 0; i < faults_nerrors(fl); i++)
+		warn(&say, "%s", faults_error(fl, i));
+	/* explicit baselines are not part of the key: computed every time */
+	memset(&disk, 0, sizeof disk);
+	if (nbase == 0 && !(flags & JOBMODEL_FRESH) &&
+	    model_key(c, name, flags, fl, &disk, &id, key, sizeof key,
+	    &why) == 0) {
+		keyed = 1;
+		if (diagdb_result_get(c, id, key, &blob, &len, &why) == 1 &&
+		    (*out = model_decode(blob, len)) != NULL &&
+		    disk.have_root && (*out)->names_stamp != disk.names) {
+			model_free(*out);	/* a hosts file changed */
+			*out = NULL;
+		}
+		if (*out != NULL) {
+			if ((*out)->flows.error != NULL)
+				warn(&say, "captures left out: %s",
+				    (*out)->flows.error);
+			if (disk.missing > 0)
+				model_note(*out, "%zu of %zu files are gone "
+				    "since they were indexed (%s first): this "
+				    "is the diagnosis made while they were there",
+				    disk.missing, disk.files,
+				    disk.first_missing);
+			free(blob);
+			free(disk.first_missing);
+			faults_free(fl);
+			return 0;
+		}
+		free(blob);
+	}
+	free(why);
+	why = NULL;
+	rc = compute(c, name, baselines, nbase, flags, fl, &say, out, cause);
+	faults_free(fl);
+	if (rc == 0)
+		(*out)->names_stamp = disk.names;
+	if (rc == 0 && disk.missing > 0)
+		model_note(*out, "%zu of %zu files are gone since they were "
+		    "indexed (%s first): the diagnosis has only what the "
+		    "index kept of them",
+		    disk.missing, disk.files, disk.first_missing);
+	if (rc == 0 && disk.changed > 0)
+		model_note(*out, "%zu of %zu files changed since they were "
+		    "indexed: index the job again to see what is new",
+		    disk.changed, disk.files);
+	if (rc == 0)
+		note_pending(c, name, *out);
+	free(disk.first_missing);
+	if (rc == 0 && cache_readonly(c))
+		warn(&say, "cache '%s' is read-only here: the outcome and the "
+		    "diagnosis are not kept", cache_path(c));
+	else if (rc == 0 && keyed && disk.missing == 0) {
+		/* (made without some files: never kept, or it would stand
+		 * for them once they are back) */
+		unsigned char *bytes;
+
+		model_encode(*out, &bytes, &len);
+		if (diagdb_result_put(c, id, key, bytes, len, &why) != 0) {
+			warn(&say, "the results were not kept: %s", why);
+			free(why);
+		}
+		free(bytes);
+	}
+	return rc;
+}
+
+static int
+compute(struct cache *c, const char *name, const char *const *baselines,
+    size_t nbase, int flags, const struct faults *fl, const struct say *say,
+    struct model **out, char **cause)
+{
+	struct diag_opts o = { 1, NULL };
+	struct model_flows mf;
+	struct diag_job *job = NULL;
+	struct diag_result *r;
+	char *why = NULL;
+
+	*out = NULL;
+	memset(&mf, 0, sizeof mf);
+	if (jobload(c, name, baselines, nbase, &job, cause) != 0)
+		return -1;
+	o.faults = fl;
+	if (!(flags & JOBMODEL_NO_FLOWS) &&
+	    flowjoin_evidence(job, c, say->err, &mf, &why) < 0) {
+		warn(say, "captures left out: %s", why);
+		free(why);
+		why = NULL;
+	}
+	r = diag_run(job, &o);
+	*out = model_build(job, r, &mf);
+	if (!cache_readonly(c) && jobload_store(c, job, r, &why) != 0) {
+		warn(say, "the outcome was not saved: %s", why);
+		free(why);
+	}
+	diag_result_free(r);
+	diag_job_free(job);
+	model_flows_release(&mf);
+	return 0;
+}

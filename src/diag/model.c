@@ -1,0 +1,956 @@
+/*
+ * model.c -- the model of a diagnosed job (see model.h).
+ *
+ * Everything is copied out of the diagnosis so that the model outlives
+ * it.  The heatmap summary is built from the streams' iterations: a cell
+ * (node, iteration) gets the strongest score of the events logged in it,
+ * on a scale of 1 to 7, and flags for what else happened there.  Cells
+ * where nothing above the noise happened are not kept; a node that logged
+ * an iteration without a mark was quiet in it.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag/diag.h"
+#include "diag/faults.h"
+#include "flows/flowan.h"
+#include "diag/model.h"
+#include "base/stats.h"
+#include "base/util.h"
+
+/* Events below this score do not colour a heatmap cell on their own. */
+#define MARK_MIN_SCORE 0.3
+
+static char *
+dup_or_null(const char *s)
+{
+	return s == NULL ? NULL : xstrdup(s);
+}
+
+static char **
+dup_strv(char *const *v, size_t n)
+{
+	char **out;
+	size_t i;
+
+	if (n == 0)
+		return NULL;
+	out = xreallocarray(NULL, n, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+static void
+free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+model_note(struct model *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	m->notes = xreallocarray(m->notes, m->nnotes + 1, sizeof *m->notes);
+	va_start(ap, fmt);
+	m->notes[m->nnotes++] = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void
+build_nodes(struct model *m, const struct diag_job *job,
+    const struct diag_result *r)
+{
+	size_t i;
+
+	m->nnodes = job->nnodes;
+	m->nreal = job->nreal;
+	m->nodes = xcalloc(job->nnodes + 1, sizeof *m->nodes);
+	for (i = 0; i < job->nnodes; i++) {
+		const struct diag_node *d = &job->nodes[i];
+		struct model_node *n = &m->nodes[i];
+
+		/* lines no machine is named for: their file, not a host */
+		n->name = d->pseudo ? xasprintf("unknown (%s)", d->name) :
+		    xstrdup(d->name);
+		n->missing = d->missing;
+		n->pseudo = d->pseudo;
+		n->last_iter = d->last_iter;
+		n->last_ts = d->last_ts;
+		n->last_stage = (int)d->last_stage;
+		n->first_error_ts = d->first_error_ts;
+		n->nranks = d->nprocs;
+	}
+	m->suspects = xcalloc(r->nnodes + 1, sizeof *m->suspects);
+	for (i = 0; i < r->nnodes; i++) {
+		const struct diag_node_result *nr = &r->nodes[i];
+		struct model_node *n = &m->nodes[nr->node];
+
+		n->score = nr->score;
+		n->rank = (int)i + 1;
+		n->reasons = dup_strv(nr->reasons, nr->nreasons);
+		n->nreasons = nr->nreasons;
+		m->suspects[m->nsuspects++] = (uint32_t)nr->node;
+	}
+}
+
+static void
+build_events(struct model *m, const struct diag_job *job,
+    const struct diag_result *r)
+{
+	size_t i, k;
+
+	m->nevents = r->nevents;
+	m->events = xcalloc(r->nevents + 1, sizeof *m->events);
+	for (i = 0; i < r->nevents; i++) {
+		const struct diag_event_result *er = &r->events[i];
+		const struct diag_tmpl *t = &job->tmpls[er->tmpl];
+		struct model_event *e = &m->events[i];
+
+		e->id = t->id;
+		e->text = xstrdup(t->text);
+		e->score = er->score;
+		e->count = er->count;
+		e->level = t->level;
+		e->category = dup_or_null(er->category);
+		if (er->rule != NULL) {
+			e->rule = dup_or_null(er->rule->name);
+			e->explain = dup_or_null(er->rule->explain);
+			e->action = dup_or_null(er->rule->action);
+		}
+		e->nnodes = er->nnodes;
+		e->nodes = xcalloc(er->nnodes + 1, sizeof *e->nodes);
+		for (k = 0; k < er->nnodes; k++)
+			e->nodes[k] = (uint32_t)er->nodes[k];
+		e->path = dup_or_null(t->first.path);
+		e->line = t->first.line;
+		e->ts = t->first.ts;
+		e->stage = (int)t->first.stage;
+		e->iteration = t->first.iteration;
+		e->reasons = dup_strv(er->reasons, er->nreasons);
+		e->nreasons = er->nreasons;
+	}
+}
+
+/* A template index of the job -> event index of the result, or -1. */
+static long *
+event_of_tmpl(const struct diag_job *job, const struct diag_result *r)
+{
+	long *map = xreallocarray(NULL, job->ntmpls + 1, sizeof *map);
+	size_t i;
+
+	for (i = 0; i < job->ntmpls; i++)
+		map[i] = -1;
+	for (i = 0; i < r->nevents; i++)
+		map[r->events[i].tmpl] = (long)i;
+	return map;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct idmap {
+	uint32_t *ids;		/* sorted template ids */
+	size_t *tmpl;		/* their indices */
+	size_t n;
+};
+
+static void
+idmap_build(struct idmap *im, const struct diag_job *job)
+{
+	uint64_t *pairs = xreallocarray(NULL, job->ntmpls + 1, sizeof *pairs);
+	size_t i;
+
+	for (i = 0; i < job->ntmpls; i++)
+		pairs[i] = (uint64_t)job->tmpls[i].id << 32 | (uint64_t)i;
+	ts_qsort(pairs, job->ntmpls, sizeof *pairs, flowan_cmp_u64);
+	im->n = job->ntmpls;
+	im->ids = xreallocarray(NULL, im->n + 1, sizeof *im->ids);
+	im->tmpl = xreallocarray(NULL, im->n + 1, sizeof *im->tmpl);
+	for (i = 0; i < im->n; i++) {
+		im->ids[i] = (uint32_t)(pairs[i] >> 32);
+		im->tmpl[i] = (size_t)(pairs[i] & 0xffffffffu);
+	}
+	free(pairs);
+}
+
+static long
+idmap_find(const struct idmap *im, uint32_t id)
+{
+	const uint32_t *p = bsearch(&id, im->ids, im->n, sizeof id, cmp_u32);
+
+	return p == NULL ? -1 : (long)im->tmpl[p - im->ids];
+}
+
+static struct model_mark *
+add_mark(struct model *m, size_t *cap, uint32_t node, double at)
+{
+	struct model_mark *k;
+
+	m->marks = xgrow(m->marks, cap, m->nmarks + 1, sizeof *m->marks);
+	k = &m->marks[m->nmarks++];
+	memset(k, 0, sizeof *k);
+	k->node = node;
+	k->at = at;
+	k->event = UINT32_MAX;
+	return k;
+}
+
+static uint8_t
+score_level(double s)
+{
+	int l = 1 + (int)(s * 7.0);
+
+	return (uint8_t)(l > 7 ? 7 : l < 1 ? 1 : l);
+}
+
+/* Note event `ev` (an index, or -1) of template `t` in mark k. */
+static void
+mark_event(struct model *m, const struct diag_job *job, struct model_mark *k,
+    const struct diag_tmpl *t, long ev)
+{
+	double s = ev < 0 ? 0 : m->events[ev].score;
+
+	k->n++;
+	if (t->level >= DIAG_LEVEL_ERROR)
+		k->flags |= MODEL_MARK_ERROR;
+	else if (t->level == DIAG_LEVEL_WARN)
+		k->flags |= MODEL_MARK_WARN;
+	/* new: no healthy run that logs like the job has it */
+	if (job->nhealthy - t->healthy_blind > 0 && t->healthy_jobs == 0 &&
+	    s >= MARK_MIN_SCORE)
+		k->flags |= MODEL_MARK_NEW;
+	if (ev >= 0 && s >= MARK_MIN_SCORE && (k->event == UINT32_MAX ||
+	    s > m->events[k->event].score)) {
+		k->event = (uint32_t)ev;
+		k->level = score_level(s);
+	}
+}
+
+static int
+cmp_mark(const void *a, const void *b)
+{
+	const struct model_mark *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Merge marks of one cell (several ranks of a node) and drop empty ones. */
+static void
+marks_merge(struct model *m)
+{
+	size_t i, o = 0;
+
+	ts_qsort(m->marks, m->nmarks, sizeof *m->marks, cmp_mark);
+	for (i = 0; i < m->nmarks; i++) {
+		struct model_mark *k = &m->marks[i];
+
+		if (o > 0 && m->marks[o - 1].node == k->node &&
+		    m->marks[o - 1].at == k->at) {
+			struct model_mark *d = &m->marks[o - 1];
+
+			d->n += k->n;
+			d->flags |= k->flags;
+			if (k->event != UINT32_MAX && (d->event == UINT32_MAX ||
+			    m->events[k->event].score >
+			    m->events[d->event].score)) {
+				d->event = k->event;
+				d->level = k->level;
+			}
+			continue;
+		}
+		m->marks[o++] = *k;
+	}
+	m->nmarks = o;
+	for (i = o = 0; i < m->nmarks; i++) {
+		struct model_mark *k = &m->marks[i];
+
+		if (k->event == UINT32_MAX && (k->flags & (MODEL_MARK_END |
+		    MODEL_MARK_ANOMALOUS | MODEL_MARK_ERROR)) == 0)
+			continue;
+		if (k->level == 0)
+			k->level = (k->flags & (MODEL_MARK_END |
+			    MODEL_MARK_ERROR)) ? 6 : 3;
+		m->marks[o++] = *k;
+	}
+	m->nmarks = o;
+}
+
+/*
+ * The iteration in which a node's log ended while the job went on, or
+ * -1: it stopped iterating before its peers, or, in a job that failed,
+ * its log ended more than a minute before the job's last line (a crash
+ * its peers waited on).  A node whose ranks print no iteration lines
+ * (HF and DeepSpeed log them on rank 0 only) says nothing of it.
+ */
+static long
+end_iteration(const struct model *m, const struct model_node *n,
+    long maxlast)
+{
+	int early = m->outcome == DIAG_FAILED && !isnan(n->last_ts) &&
+	    !isnan(m->last_ts) && n->last_ts < m->last_ts - 60;
+
+	if (n->missing || n->last_iter < 0)
+		return -1;
+	return n->last_iter < maxlast || early ? n->last_iter + 1 : -1;
+}
+
+static void
+build_marks_iter(struct model *m, const struct diag_job *job,
+    const struct diag_result *r, const struct idmap *im, const long *evmap,
+    size_t *cap)
+{
+	long maxlast = -1;
+	size_t s, i, k;
+
+	for (s = 0; s < job->nstreams; s++) {
+		const struct diag_stream *st = &job->streams[s];
+
+		for (i = 0; i < st->niters; i++) {
+			const struct diag_iter *it = &st->iters[i];
+			struct model_mark *mk = NULL;
+			long e;
+
+			for (k = 0; k < it->n; k++) {
+				uint32_t id = st->events[it->off + k];
+				long t = idmap_find(im, id);
+
+				if (t < 0)
+					continue;
+				e = evmap[t];
+				/* an event of one iteration marks only that */
+				if (e >= 0 && r->events[e].one_iter &&
+				    r->events[e].at_iter != it->iteration)
+					e = -1;
+				if (mk == NULL)
+					mk = add_mark(m, cap, (uint32_t)st->node,
+					    (double)it->iteration);
+				mark_event(m, job, mk, &job->tmpls[t], e);
+			}
+			if (it->anomalous) {
+				if (mk == NULL)
+					mk = add_mark(m, cap, (uint32_t)st->node,
+					    (double)it->iteration);
+				mk->flags |= MODEL_MARK_ANOMALOUS;
+			}
+		}
+	}
+	for (i = 0; i < m->nreal; i++)
+		if (m->nodes[i].last_iter > maxlast)
+			maxlast = m->nodes[i].last_iter;
+	for (i = 0; i < m->nreal; i++) {
+		const struct model_node *n = &m->nodes[i];
+		long at = end_iteration(m, n, maxlast);
+
+		if (at >= 0)
+			add_mark(m, cap, (uint32_t)i,
+			    (double)at)->flags |= MODEL_MARK_END;
+	}
+}
+
+/* Logs without iterations: each node's share of an event at its time. */
+static void
+build_marks_time(struct model *m, const struct diag_job *job, size_t *cap)
+{
+	size_t i, k;
+
+	(void)job;
+	for (i = 0; i < m->nevents; i++) {
+		const struct model_event *e = &m->events[i];
+
+		if (isnan(e->ts) || e->score < MARK_MIN_SCORE)
+			continue;
+		for (k = 0; k < e->nnodes; k++) {
+			struct model_mark *mk = add_mark(m, cap, e->nodes[k],
+			    e->ts);
+
+			mk->n = 1;
+			mk->event = (uint32_t)i;
+			mk->level = score_level(e->score);
+			if (e->level >= DIAG_LEVEL_ERROR)
+				mk->flags |= MODEL_MARK_ERROR;
+		}
+	}
+	for (i = 0; i < m->nreal; i++) {
+		const struct model_node *n = &m->nodes[i];
+
+		if (!isnan(n->last_ts) && !isnan(m->last_ts) &&
+		    n->last_ts < m->last_ts - 60)
+			add_mark(m, cap, (uint32_t)i,
+			    n->last_ts)->flags |= MODEL_MARK_END;
+	}
+}
+
+static int
+cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+build_iters(struct model *m, const struct diag_job *job,
+    const struct diag_result *r)
+{
+	long *all = NULL;
+	size_t n = 0, cap = 0, s, i, o;
+
+	/* (a stream's lines before its first iteration are no iteration) */
+	for (s = 0; s < job->nstreams; s++)
+		for (i = 0; i < job->streams[s].niters; i++) {
+			if (job->streams[s].iters[i].iteration < 0)
+				continue;
+			all = xgrow(all, &cap, n + 1, sizeof *all);
+			all[n++] = job->streams[s].iters[i].iteration;
+		}
+	for (i = 0; i < job->ntimes; i++) {
+		all = xgrow(all, &cap, n + 1, sizeof *all);
+		all[n++] = job->times[i].iteration;
+	}
+	ts_qsort(all, n, sizeof *all, cmp_long);
+	for (i = o = 0; i < n; i++)
+		if (o == 0 || all[o - 1] != all[i])
+			all[o++] = all[i];
+	m->niters = o;
+	m->iters = xcalloc(o + 1, sizeof *m->iters);
+	for (i = 0; i < o; i++) {
+		m->iters[i].iteration = all[i];
+		m->iters[i].start = NAN;
+		m->iters[i].ms = NAN;
+		if (all[i] == r->failure_iter)
+			m->iters[i].flags |= MODEL_ITER_FAILURE;
+		if (r->slow_iter >= 0 && all[i] >= r->slow_iter)
+			m->iters[i].flags |= MODEL_ITER_SLOW;
+	}
+	free(all);
+	for (s = 0; s < job->nstreams; s++)
+		for (i = 0; i < job->streams[s].niters; i++) {
+			const struct diag_iter *it = &job->streams[s].iters[i];
+			long k = model_iter_index(m, it->iteration);
+			struct model_iter *mi;
+
+			if (k < 0)
+				continue;
+			mi = &m->iters[k];
+			if (it->anomalous)
+				mi->flags |= MODEL_ITER_ANOMALOUS;
+			if (!isnan(it->ts) && (isnan(mi->start) ||
+			    it->ts < mi->start))
+				mi->start = it->ts;
+		}
+	for (i = 0; i < job->ntimes; i++) {
+		long k = model_iter_index(m, job->times[i].iteration);
+
+		if (k >= 0 && isnan(m->iters[k].ms))
+			m->iters[k].ms = job->times[i].ms;
+	}
+}
+
+/*
+ * A launcher's log is quiet while its ranks work and speaks again when
+ * they end (a failure summary): its launch stretch would cover the whole
+ * run.  The launch ends where the first later stage of the job begins.
+ */
+static void
+clip_launch(struct model *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nspans; i++) {
+		struct model_span *l = &m->spans[i];
+		double next = NAN;
+
+		if (l->stage != STAGE_LAUNCH || isnan(l->start))
+			continue;
+		for (k = 0; k < m->nspans; k++)
+			if (m->spans[k].stage > STAGE_LAUNCH &&
+			    !isnan(m->spans[k].start) &&
+			    m->spans[k].start >= l->start &&
+			    (isnan(next) || m->spans[k].start < next))
+				next = m->spans[k].start;
+		if (!isnan(next) && (isnan(l->end) || l->end > next))
+			l->end = next;
+	}
+}
+
+/*
+ * The job's stages: the n-th stretch of stage X of every stream is one
+ * stretch of the job, from its earliest start to its latest end.
+ */
+static void
+build_spans(struct model *m, const struct diag_job *job)
+{
+	size_t *nth = xcalloc(job->nstreams * STAGE_COUNT + 1, sizeof *nth);
+	size_t *slot = xcalloc(job->nspans + 1, sizeof *slot);
+	size_t i, k, cap = 0;
+
+	for (i = 0; i < job->nspans; i++) {
+		const struct diag_span *d = &job->spans[i];
+
+		slot[i] = nth[d->stream * STAGE_COUNT + d->stage]++;
+	}
+	for (i = 0; i < job->nspans; i++) {
+		const struct diag_span *d = &job->spans[i];
+		struct model_span *sp = NULL;
+
+		/* a launcher's lines are not a stage of the training */
+		if (job->nodes[job->streams[d->stream].node].pseudo)
+			continue;
+		for (k = 0; k < m->nspans; k++)
+			if (m->spans[k].stage == (int)d->stage &&
+			    (size_t)m->spans[k].iter_to == slot[i])
+				break;
+		if (k == m->nspans) {
+			m->spans = xgrow(m->spans, &cap, m->nspans + 1,
+			    sizeof *m->spans);
+			sp = &m->spans[m->nspans++];
+			sp->stage = (int)d->stage;
+			sp->start = d->start;
+			sp->end = d->end;
+			sp->iter_from = d->iter_from;
+			/* the ordinal, until the loop below */
+			sp->iter_to = (long)slot[i];
+			continue;
+		}
+		sp = &m->spans[k];
+		if (!isnan(d->start) && (isnan(sp->start) || d->start < sp->start))
+			sp->start = d->start;
+		if (!isnan(d->end) && (isnan(sp->end) || d->end > sp->end))
+			sp->end = d->end;
+		if (d->iter_from >= 0 && (sp->iter_from < 0 ||
+		    d->iter_from < sp->iter_from))
+			sp->iter_from = d->iter_from;
+	}
+	/* second pass: the latest iteration each stretch covers */
+	for (k = 0; k < m->nspans; k++) {
+		size_t ord = (size_t)m->spans[k].iter_to;
+		long to = -1;
+
+		for (i = 0; i < job->nspans; i++)
+			if ((int)job->spans[i].stage == m->spans[k].stage &&
+			    slot[i] == ord && job->spans[i].iter_to > to)
+				to = job->spans[i].iter_to;
+		m->spans[k].iter_to = to;
+	}
+	clip_launch(m);
+	free(slot);
+	free(nth);
+}
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct model_span *x = a, *y = b;
+
+	if (isnan(x->start) != isnan(y->start))
+		return isnan(x->start) ? 1 : -1;
+	if (!isnan(x->start) && x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->stage - y->stage;
+}
+
+static void
+time_range(struct model *m, const struct diag_job *job)
+{
+	size_t i;
+
+	m->first_ts = m->last_ts = NAN;
+	for (i = 0; i < job->nspans; i++) {
+		double a = job->spans[i].start, b = job->spans[i].end;
+
+		if (!isnan(a) && (isnan(m->first_ts) || a < m->first_ts))
+			m->first_ts = a;
+		if (!isnan(b) && (isnan(m->last_ts) || b > m->last_ts))
+			m->last_ts = b;
+	}
+	for (i = 0; i < m->nevents; i++) {
+		double t = m->events[i].ts;
+
+		if (!isnan(t) && (isnan(m->first_ts) || t < m->first_ts))
+			m->first_ts = t;
+		if (!isnan(t) && (isnan(m->last_ts) || t > m->last_ts))
+			m->last_ts = t;
+	}
+}
+
+struct model *
+model_build(const struct diag_job *job, const struct diag_result *r,
+    struct model_flows *flows)
+{
+	struct model *m = xcalloc(1, sizeof *m);
+	struct idmap im;
+	long *evmap;
+	size_t cap = 0;
+
+	m->name = xstrdup(job->name);
+	m->root = dup_or_null(job->root);
+	m->stage = (int)r->stage;
+	m->outcome = (int)r->outcome;
+	m->failure_iter = r->failure_iter;
+	m->last_healthy_iter = r->last_healthy_iter;
+	m->nhealthy = job->nhealthy;
+	m->anomalous = r->anomalous_iters;
+	m->slow_iter = r->slow_iter;
+	m->slow_before_ms = r->slow_before_ms;
+	m->slow_after_ms = r->slow_after_ms;
+	build_nodes(m, job, r);
+	build_events(m, job, r);
+	build_iters(m, job, r);
+	build_spans(m, job);
+	ts_qsort(m->spans, m->nspans, sizeof *m->spans, cmp_span);
+	time_range(m, job);
+	m->by_time = m->niters == 0;
+	idmap_build(&im, job);
+	evmap = event_of_tmpl(job, r);
+	if (m->by_time)
+		build_marks_time(m, job, &cap);
+	else
+		build_marks_iter(m, job, r, &im, evmap, &cap);
+	marks_merge(m);
+	free(evmap);
+	free(im.ids);
+	free(im.tmpl);
+	if (flows != NULL) {
+		m->flows = *flows;
+		memset(flows, 0, sizeof *flows);
+	}
+	return m;
+}
+
+void
+model_flows_release(struct model_flows *mf)
+{
+	size_t i;
+
+	for (i = 0; i < mf->nhosts; i++) {
+		free(mf->hosts[i].addr);
+		free(mf->hosts[i].name);
+	}
+	free(mf->hosts);
+	for (i = 0; i < mf->ndp; i++)
+		free(mf->dp[i].hosts);
+	free(mf->dp);
+	for (i = 0; i < mf->npp; i++)
+		free(mf->pp[i].hosts);
+	free(mf->pp);
+	free(mf->iters);
+	for (i = 0; i < mf->nfindings; i++) {
+		free(mf->findings[i].kind);
+		free(mf->findings[i].subject);
+		free_strv(mf->findings[i].reasons, mf->findings[i].nreasons);
+	}
+	free(mf->findings);
+	free(mf->error);
+	memset(mf, 0, sizeof *mf);
+}
+
+void
+model_free(struct model *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	free(m->name);
+	free(m->root);
+	for (i = 0; i < m->nnodes; i++) {
+		free(m->nodes[i].name);
+		free_strv(m->nodes[i].reasons, m->nodes[i].nreasons);
+	}
+	free(m->nodes);
+	free(m->suspects);
+	for (i = 0; i < m->nevents; i++) {
+		struct model_event *e = &m->events[i];
+
+		free(e->text);
+		free(e->category);
+		free(e->rule);
+		free(e->explain);
+		free(e->action);
+		free(e->nodes);
+		free(e->path);
+		free_strv(e->reasons, e->nreasons);
+	}
+	free(m->events);
+	free(m->iters);
+	free(m->marks);
+	free(m->spans);
+	model_flows_release(&m->flows);
+	free_strv(m->notes, m->nnotes);
+	free(m);
+}
+
+long
+model_node_index(const struct model *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nnodes; i++)
+		if (strcmp(m->nodes[i].name, name) == 0)
+			return (long)i;
+	return -1;
+}
+
+long
+model_event_index(const struct model *m, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < m->nevents; i++)
+		if (m->events[i].id == id)
+			return (long)i;
+	return -1;
+}
+
+const char *
+model_flows_ckpt(const struct model_flows *f, char *buf, size_t len)
+{
+	size_t i, n = 0, shown = 0, at;
+
+	*buf = '\0';
+	for (i = 0; i < f->niters; i++)
+		n += f->iters[i].ckpt != 0;
+	if (n == 0 || len < 64)
+		return buf;
+	at = (size_t)snprintf(buf, len, "checkpoint save%s at iteration%s",
+	    n == 1 ? "" : "s", n == 1 ? "" : "s");
+	for (i = 0; i < f->niters && at + 40 < len; i++)
+		if (f->iters[i].ckpt != 0)
+			at += (size_t)snprintf(buf + at, len - at, "%s %zu",
+			    shown++ ? "," : "", i + 1);
+	if (shown < n)
+		at += (size_t)snprintf(buf + at, len - at, " and %zu more",
+		    n - shown);
+	if (at + 32 < len)
+		snprintf(buf + at, len - at, n == 1 ?
+		    " (a pause, not a slowdown)" : " (pauses, not a slowdown)");
+	return buf;
+}
+
+const char *
+model_fail_when(const struct model *m, char *buf, size_t len)
+{
+	if (m->failure_iter > 0)
+		snprintf(buf, len, "in iteration %ld", m->failure_iter);
+	else if (m->failure_iter == 0)
+		snprintf(buf, len, "before its first iteration");
+	else
+		snprintf(buf, len, "%s", "");
+	return buf;
+}
+
+long
+model_iter_index(const struct model *m, long it)
+{
+	size_t lo = 0, hi = m->niters;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->iters[mid].iteration < it)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->niters && m->iters[lo].iteration == it ? (long)lo : -1;
+}
+
+/* ---- flows ---- */
+
+static double
+median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	ts_qsort(v, n, sizeof *v, stats_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Job host position of set host h in fj, or -1. */
+static long
+host_pos(const struct flowan_job *fj, uint32_t h)
+{
+	size_t i;
+
+	for (i = 0; i < fj->nhosts; i++)
+		if (fj->hosts[i] == h)
+			return (long)i;
+	return -1;
+}
+
+static void
+copy_groups(struct model_fgroup **out, size_t *nout,
+    const struct flowan_group *g, size_t n, const struct flowan_job *fj,
+    int dp)
+{
+	size_t i, k;
+
+	*nout = n;
+	*out = xcalloc(n + 1, sizeof **out);
+	for (i = 0; i < n; i++) {
+		struct model_fgroup *mg = &(*out)[i];
+		double *v;
+		size_t nv = 0;
+
+		mg->n = g[i].n;
+		mg->hosts = xcalloc(g[i].n + 1, sizeof *mg->hosts);
+		for (k = 0; k < g[i].n; k++) {
+			long p = host_pos(fj, g[i].hosts[k]);
+
+			mg->hosts[k] = p < 0 ? 0 : (uint32_t)p;
+		}
+		if (!dp || fj->gcomm == NULL)
+			continue;
+		v = xcalloc(fj->niters + 1, sizeof *v);
+		for (k = 0; k < fj->niters; k++)
+			if (fj->gcomm[k * fj->ndp + i] > 0)
+				v[nv++] = fj->gcomm[k * fj->ndp + i];
+		mg->step = median(v, nv);
+		free(v);
+	}
+}
+
+static int
+subject_names(const char *subject, const struct model_fhost *h)
+{
+	size_t la = strlen(h->addr), ln = h->name ? strlen(h->name) : 0;
+	const char *dash;
+
+	if (strcmp(subject, h->addr) == 0 ||
+	    (h->name != NULL && strcmp(subject, h->name) == 0))
+		return 1;
+	dash = strchr(subject, '-');
+	while (dash != NULL) {
+		size_t l = (size_t)(dash - subject);
+
+		if ((l == la && strncmp(subject, h->addr, la) == 0) ||
+		    strcmp(dash + 1, h->addr) == 0 ||
+		    (ln > 0 && l == ln && strncmp(subject, h->name, ln) == 0) ||
+		    (ln > 0 && strcmp(dash + 1, h->name) == 0))
+			return 1;
+		dash = strchr(dash + 1, '-');
+	}
+	return 0;
+}
+
+static void
+copy_findings(struct model_flows *mf, const struct flowan_job *fj)
+{
+	size_t i, k;
+
+	mf->nfindings = fj->nfindings;
+	mf->findings = xcalloc(fj->nfindings + 1, sizeof *mf->findings);
+	for (i = 0; i < fj->nfindings; i++) {
+		const struct flowan_finding *f = &fj->findings[i];
+		struct model_finding *o = &mf->findings[i];
+		unsigned flag = 0;
+
+		o->kind = xstrdup(flowan_kind_name(f->kind));
+		o->subject = xstrdup(f->subject);
+		o->from = f->from;
+		o->niters = f->niters;
+		o->magnitude = f->magnitude;
+		o->reasons = dup_strv(f->reasons, f->nreasons);
+		o->nreasons = f->nreasons;
+		if (f->kind == FLOWAN_STRAGGLER)
+			flag = MODEL_FHOST_STRAGGLER;
+		else if (f->kind == FLOWAN_SLOW_LINK ||
+		    f->kind == FLOWAN_SLOW_NIC)
+			flag = MODEL_FHOST_SLOW_LINK;
+		else if (f->kind == FLOWAN_CONGESTION)
+			flag = MODEL_FHOST_CONGESTED;
+		else if (f->kind == FLOWAN_SLOW_GROUP &&
+		    ts_startswith(f->subject, "dp group ")) {
+			long g;
+
+			if (ts_parse_long(f->subject + 9, &g) == 0 && g >= 1 &&
+			    (size_t)g <= mf->ndp)
+				mf->dp[g - 1].slow = 1;
+		}
+		for (k = 0; flag != 0 && k < mf->nhosts; k++)
+			if (subject_names(f->subject, &mf->hosts[k]))
+				mf->hosts[k].flags |= flag;
+	}
+}
+
+void
+model_flows_fill(struct model_flows *mf, const struct flowan *fa,
+    char **names, const struct diag_job *job)
+{
+	const struct flowan_job *fj = NULL;
+	size_t j, k, best = 0;
+
+	mf->present = 1;
+	mf->njobs = fa->njobs;
+	mf->control_bytes = fa->control_bytes;
+	for (j = 0; j < fa->njobs; j++) {
+		const struct flowan_job *c = &fa->jobs[j];
+		size_t hit = 0;
+
+		for (k = 0; names != NULL && k < c->nhosts; k++) {
+			const char *nm = names[c->hosts[k]];
+			size_t d;
+
+			for (d = 0; nm != NULL && d < job->nnodes; d++)
+				if (strcmp(job->nodes[d].name, nm) == 0) {
+					hit++;
+					break;
+				}
+		}
+		hit = hit * 100000 + c->nhosts;
+		if (fj == NULL || hit > best) {
+			fj = c;
+			best = hit;
+		}
+	}
+	if (fj == NULL)
+		return;
+	mf->period = fj->period;
+	mf->nhosts = fj->nhosts;
+	mf->hosts = xcalloc(fj->nhosts + 1, sizeof *mf->hosts);
+	for (k = 0; k < fj->nhosts; k++) {
+		struct model_fhost *h = &mf->hosts[k];
+		uint32_t sh = fj->hosts[k];
+		size_t d;
+
+		h->addr = xstrdup(flowan_host_name(fa, sh));
+		h->name = names != NULL ? dup_or_null(names[sh]) : NULL;
+		h->node = -1;
+		for (d = 0; h->name != NULL && d < job->nnodes; d++)
+			if (strcmp(job->nodes[d].name, h->name) == 0)
+				h->node = (int)d;
+		if (fj->hstat != NULL) {
+			h->comm = fj->hstat[k].comm;
+			h->compute = fj->hstat[k].compute;
+		}
+	}
+	copy_groups(&mf->dp, &mf->ndp, fj->dp, fj->ndp, fj, 1);
+	copy_groups(&mf->pp, &mf->npp, fj->pp, fj->npp, fj, 0);
+	mf->niters = fj->niters;
+	mf->iters = xcalloc(fj->niters + 1, sizeof *mf->iters);
+	for (k = 0; k < fj->niters; k++) {
+		mf->iters[k].start = fj->iters[k].start;
+		mf->iters[k].end = fj->iters[k].end;
+		mf->iters[k].comm = fj->iters[k].comm;
+		mf->iters[k].end_max = fj->iters[k].end_max;
+		mf->iters[k].ckpt = (uint8_t)fj->iters[k].ckpt;
+	}
+	copy_findings(mf, fj);
+}

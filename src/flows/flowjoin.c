@@ -1,0 +1,228 @@
+/*
+ * flowjoin.c -- the network's view of a job, as evidence for the log
+ * diagnosis.
+ *
+ * A straggler, a slow link or a slow NIC leaves nothing in the logs:
+ * every rank just waits a little longer inside its collectives.  When the
+ * job directory also holds captures, the flow analysis (flowan.c,
+ * flowtl.c) can see it.  This file loads the captures of the job's
+ * directory, names their hosts from the same directory's logs
+ * (flownames.c), and hands each straggler, each end of a slow link and
+ * each host whose links all slowed down (a slow NIC) to the scorer as
+ * evidence about that node (diag_node_evidence()), with a sentence that
+ * says what the flows show.
+ *
+ * Only hosts that map to a node of the job count: a capture of some other
+ * job in the same directory adds nothing.  Slow groups, slow iterations
+ * and congestion are job-wide or shared by many hosts and are left to the
+ * flows report.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag/diag.h"
+#include "flows/flowan.h"
+#include "flows/flowasm.h"
+#include "db/flowdb.h"
+#include "flows/flowjoin.h"
+#include "diag/model.h"
+#include "base/util.h"
+
+/*
+ * Evidence weights, combined with the logs' score as independent evidence
+ * (1 - (1 - log)(1 - flows)): a measured straggler outweighs anything but
+ * a node's own crash; a slow link is shared by its two ends; a slow NIC
+ * (every link of one host slowing down together) is that host's own.
+ */
+#define JOIN_STRAGGLER 0.9
+#define JOIN_SLOW_NIC 0.85
+#define JOIN_SLOW_LINK 0.75
+
+/* The host index whose address reads `s` (up to len bytes), or -1. */
+static long
+host_of(const struct flow_set *set, const char *s, size_t len)
+{
+	char buf[64];
+	uint32_t h;
+
+	for (h = 0; h < set->nhosts; h++) {
+		flow_addr_str(&set->hosts[h], buf, sizeof buf);
+		if (strlen(buf) == len && strncmp(buf, s, len) == 0)
+			return (long)h;
+	}
+	return -1;
+}
+
+/* Hand one end of a finding to the scorer; 1 if the node is the job's. */
+static int
+give(struct diag_job *job, const struct flowan *fa, char **names, long h,
+    double weight, const char *what)
+{
+	char *why;
+	int rc;
+
+	if (h < 0 || names == NULL || names[h] == NULL)
+		return 0;
+	why = xasprintf("%s (%s in the network captures)", what,
+	    flowan_host_name(fa, (uint32_t)h));
+	rc = diag_node_evidence(job, names[h], weight, why);
+	free(why);
+	return rc == 0;
+}
+
+/*
+ * When the finding starts, on the logs' clock: "12:03:11 (iteration 7 of
+ * the capture)".  The capture's iterations count from its first step
+ * boundary, not from the job's first iteration.
+ */
+static char *
+onset(const struct flowan_job *fj, const struct flowan_finding *f)
+{
+	char hms[32];
+
+	if (f->from < 1 || (size_t)f->from > fj->niters)
+		return xasprintf("iteration %d of the capture", f->from);
+	diag_clock_str(fj->iters[f->from - 1].start, hms, sizeof hms);
+	return xasprintf("%s (iteration %d of the capture)", hms, f->from);
+}
+
+static int
+join_finding(struct diag_job *job, const struct flowan *fa,
+    const struct flowan_job *fj, char **names,
+    const struct flowan_finding *f)
+{
+	const struct flow_set *set = fa->set;
+	const char *dash;
+	char *what, *from = onset(fj, f);
+	long a, b;
+	int n = 0;
+
+	if (f->kind == FLOWAN_STRAGGLER) {
+		what = xasprintf("the network shows a straggler: its data-"
+		    "parallel peers wait for it from %s, %.0f ms per "
+		    "iteration", from, f->magnitude * 1000);
+		n = give(job, fa, names, host_of(set, f->subject,
+		    strlen(f->subject)), JOIN_STRAGGLER, what);
+		free(what);
+	} else if (f->kind == FLOWAN_SLOW_NIC) {
+		what = xasprintf("the network shows a slow NIC: %s (from %s)",
+		    f->nreasons > 0 ? f->reasons[0] : "all its links slow "
+		    "down together", from);
+		n = give(job, fa, names, host_of(set, f->subject,
+		    strlen(f->subject)), JOIN_SLOW_NIC, what);
+		free(what);
+	} else if (f->kind == FLOWAN_SLOW_LINK &&
+	    (dash = strchr(f->subject, '-')) != NULL) {
+		a = host_of(set, f->subject, (size_t)(dash - f->subject));
+		b = host_of(set, dash + 1, strlen(dash + 1));
+		what = xasprintf("one end of a slow link (%s, from %s)",
+		    f->nreasons > 0 ? f->reasons[0] : "slower than its peers",
+		    from);
+		n = give(job, fa, names, a, JOIN_SLOW_LINK, what);
+		n += give(job, fa, names, b, JOIN_SLOW_LINK, what);
+		free(what);
+	}
+	free(from);
+	return n;
+}
+
+static void
+warn_line(void *arg, const char *msg)
+{
+	if (arg != NULL)
+		fprintf(arg, "trainscope: %s\n", msg);
+}
+
+int
+flowjoin_load(struct cache *c, const char *name, const char *root,
+    char *const *paths, size_t n, const struct flow_params *p,
+    void (*warn)(void *arg, const char *msg), void *warn_arg,
+    struct flow_set *set, char **cause)
+{
+	long long id;
+	char *why = NULL, *msg;
+	int reused;
+
+	if (c != NULL && name != NULL && root != NULL) {
+		if (flowdb_job(c, name, root, &id, &why) == 0)
+			return flowdb_ingest(c, id, (const char *const *)paths,
+			    n, p, warn, warn_arg, set, &reused, cause);
+		if (warn != NULL) {
+			msg = xasprintf("flows not kept in the cache: %s",
+			    why);
+			warn(warn_arg, msg);
+			free(msg);
+		}
+		free(why);
+	}
+	return flow_set_load(set, (const char *const *)paths, n, p, warn,
+	    warn_arg, cause);
+}
+
+/* The captures cannot be used: say so in the model too. */
+static int
+flows_error(struct model_flows *mf, char **cause)
+{
+	if (mf != NULL) {
+		mf->present = 1;
+		free(mf->error);
+		mf->error = xstrdup(*cause);
+	}
+	return -1;
+}
+
+int
+flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
+    struct model_flows *mf, char **cause)
+{
+	struct flow_params fp;
+	struct flowan_params ap;
+	struct flow_set set;
+	struct flowan fa;
+	char **paths = NULL, **names;
+	size_t np = 0, j, k;
+	int given = 0;
+
+	if (job->root == NULL)
+		return 0;
+	if (flow_find_captures(job->root, &paths, &np, cause) != 0)
+		return flows_error(mf, cause);
+	if (np == 0) {
+		flow_paths_free(paths, np);
+		return 0;
+	}
+	flow_params_default(&fp);
+	flowan_params_default(&ap);
+	if (flowjoin_load(c, job->name, job->root, paths, np, &fp, warn_line,
+	    warn, &set, cause) != 0) {
+		flow_paths_free(paths, np);
+		return flows_error(mf, cause);
+	}
+	flow_paths_free(paths, np);
+	names = flowan_names_from_dir(&set, job->root);
+	if (names != NULL) {
+		if (flowan_analyse_named(&fa, &set, names, &ap, cause) != 0)
+			given = flows_error(mf, cause);
+		for (j = 0; given >= 0 && j < fa.njobs; j++)
+			for (k = 0; k < fa.jobs[j].nfindings; k++)
+				given += join_finding(job, &fa, &fa.jobs[j],
+				    names, &fa.jobs[j].findings[k]);
+		if (given >= 0 && mf != NULL)
+			model_flows_fill(mf, &fa, names, job);
+		if (given >= 0)
+			flowan_free(&fa);
+	} else if (mf != NULL) {
+		if (flowan_analyse(&fa, &set, &ap, cause) != 0)
+			given = flows_error(mf, cause);
+		else {
+			model_flows_fill(mf, &fa, NULL, job);
+			flowan_free(&fa);
+		}
+	}
+	flowan_names_free(names, set.nhosts);
+	flow_set_free(&set);
+	return given;
+}

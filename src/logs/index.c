@@ -1,0 +1,1435 @@
+/*
+ * index.c -- the indexing pipeline: workers parse, one thread stores.
+ *
+ *   worker threads (one per core)        the calling thread (writer)
+ *   take the next unit in order          waits for the segments of unit 0,
+ *   read lines (reader.h)                then unit 1, ... in order;
+ *   lp_parse(), tmpl_mask()              maps each distinct masked string
+ *   group lines by masked string         to a template id (a cache of
+ *   in a per-segment hash table          masked string -> id, else
+ *   hand over a segment every            tmpl_match(), which is not
+ *   SEG_LINES lines or SEG_BYTES         thread-safe), appends line numbers
+ *   of masked text                       per template and stores rows.
+ *
+ * A unit is a whole file, or for a large plain file a CHUNK_BYTES range
+ * of it: the lines that start in [from, to).  A worker numbers the lines
+ * of a later range from 1 and leaves its timestamps unknown until its
+ * first timestamp; the writer, which has stored the ranges before, adds
+ * the line base and fills in the inherited time.  So one big file keeps
+ * every core busy too.
+ *
+ * Because the writer takes units in order and the strings of a segment in
+ * order of first occurrence, template ids and texts do not depend on
+ * thread timing.  Memory is bounded: a segment holds at most SEG_LINES
+ * lines and SEG_BYTES of strings; workers wait while the segments not
+ * stored yet hold PENDING_BYTES (see push(); ordinary logs make small
+ * segments, so workers run far ahead and keep all cores busy); the
+ * writer flushes a file's line lists
+ * when they pass FLUSH_BYTES, and the string -> id cache is emptied when
+ * it passes CACHE_BYTES.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/cache.h"
+#include "view/canvas.h"
+#include "logs/index.h"
+#include "logs/lineparse.h"
+#include "db/logdb.h"
+#include "logs/reader.h"
+#include "logs/scan.h"
+#include "logs/tmpl.h"
+#include "base/util.h"
+
+#define SEG_LINES	16384
+#define SEG_BYTES	(2 * 1024 * 1024)
+#define PENDING_BYTES	(32 * 1024 * 1024)
+#define CP_EVERY	4096
+#define FLUSH_BYTES	(32 * 1024 * 1024)
+#define CACHE_BYTES	(8 * 1024 * 1024)
+#define COMMIT_SECS	2.0
+#define NO_ENTRY	UINT32_MAX
+#define MAX_THREADS	16
+#define CHUNK_BYTES	(32 * 1024 * 1024)
+
+/* One distinct masked string of a segment or of the writer's cache. */
+struct entry {
+	uint64_t hash;
+	uint32_t str, len;	/* in smap.strs (at most SEG_BYTES and
+				   CACHE_BYTES plus one string) */
+	uint32_t tmpl;		/* writer's cache: the template */
+};
+
+/* How often a segment's string occurs, where first and last. */
+struct occs {
+	uint64_t count;
+	struct logdb_occ first, last;
+};
+
+/* Distinct strings, in order of first insertion. */
+struct smap {
+	struct buf strs;
+	struct entry *ents;
+	size_t nents, ecap;
+	uint32_t *tab;		/* open addressing: entry index + 1 */
+	size_t tabsz;
+};
+
+/* What a worker hands to the writer. */
+struct seg {
+	struct seg *next;
+	size_t unit;		/* index into the unit list */
+	int worker;
+	int last;		/* the unit's last segment */
+	int failed;		/* the file could not be opened */
+	uint64_t nul_line;	/* first line with a NUL byte, or 0 */
+	uint64_t long_line;	/* first line cut to READER_LINE_MAX, or 0 */
+	uint64_t long_len;	/* its full length */
+	double ts_end;		/* the last timestamp seen, NaN: none */
+
+	struct smap map;
+	struct occs *occs;	/* parallel to map.ents */
+	size_t ocap;
+	uint32_t *ids;		/* entry of each line, NO_ENTRY: empty */
+	size_t nlines, lcap;
+	uint64_t first_line;	/* in the unit's numbering */
+	struct logdb_occ *cps;
+	size_t ncps, cpcap;
+	int *ranks;		/* rank prefixes seen */
+	size_t nranks, rcap;
+	uint64_t bytes;		/* file bytes consumed for it */
+	uint64_t text;		/* bytes of text in its lines (inflated) */
+	size_t mem;		/* memory it holds, roughly */
+	char *warn;		/* warnings, '\n'-separated, or NULL */
+	int read_error;		/* reading stopped early: the rest is lost */
+
+	/* Set on the last segment. */
+	uint64_t end_off, lines, size;
+	int partial, gz, ts_kind;
+	double first_ts, last_ts;
+};
+
+/* A file to read, and from where. */
+struct work {
+	struct scan_file *sf;
+	struct logdb_file *old;	/* NULL: new */
+	uint64_t start_off, start_line;
+	int append;
+};
+
+/* What one worker reads at a time: a file or a range of one. */
+struct unit {
+	size_t work;		/* index into the work list */
+	uint64_t from, to;	/* lines starting in [from, to) */
+	int first, last;	/* the file's first and last unit */
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t ready, room;
+	struct seg *head, *tail;
+	struct work *work;
+	struct unit *units;
+	size_t nunits, next;
+	size_t pending;		/* bytes held by segments in the list */
+	size_t cur;		/* the unit the writer stores */
+	int stop;
+};
+
+struct worker {
+	struct pipe *p;
+	int id;
+	pthread_t thread;
+};
+
+/* ------------------------------------------------------------ workers */
+
+/* A fast 64-bit hash, eight bytes at a time. */
+static uint64_t
+hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 29);
+}
+
+static void
+smap_init(struct smap *m)
+{
+	memset(m, 0, sizeof *m);
+	m->tabsz = 1024;
+	m->tab = xcalloc(m->tabsz, sizeof *m->tab);
+}
+
+static void
+smap_release(struct smap *m)
+{
+	buf_release(&m->strs);
+	free(m->ents);
+	free(m->tab);
+	memset(m, 0, sizeof *m);
+}
+
+/* Memory held by a map. */
+static size_t
+smap_bytes(const struct smap *m)
+{
+	return m->strs.cap + m->ecap * sizeof *m->ents +
+	    m->tabsz * sizeof *m->tab;
+}
+
+static void
+smap_grow(struct smap *m)
+{
+	size_t i, j, mask;
+
+	free(m->tab);
+	m->tabsz *= 2;
+	m->tab = xcalloc(m->tabsz, sizeof *m->tab);
+	mask = m->tabsz - 1;
+	for (i = 0; i < m->nents; i++) {
+		for (j = m->ents[i].hash & mask; m->tab[j] != 0;
+		    j = (j + 1) & mask)
+			;
+		m->tab[j] = (uint32_t)i + 1;
+	}
+}
+
+/* The entry index of a string; *created says whether it is new. */
+static uint32_t
+smap_get(struct smap *m, const char *str, size_t len, uint64_t h,
+    int *created)
+{
+	size_t j, mask = m->tabsz - 1;
+	struct entry *e;
+
+	*created = 0;
+	for (j = h & mask; m->tab[j] != 0; j = (j + 1) & mask) {
+		e = &m->ents[m->tab[j] - 1];
+		if (e->hash == h && e->len == len &&
+		    memcmp(m->strs.s + e->str, str, len) == 0)
+			return m->tab[j] - 1;
+	}
+	*created = 1;
+	m->ents = xgrow(m->ents, &m->ecap, m->nents + 1, sizeof *m->ents);
+	e = &m->ents[m->nents];
+	memset(e, 0, sizeof *e);
+	e->hash = h;
+	e->str = (uint32_t)m->strs.len;
+	e->len = (uint32_t)len;
+	buf_add(&m->strs, str, len);
+	buf_addc(&m->strs, '\0');
+	m->tab[j] = (uint32_t)++m->nents;
+	if (m->nents * 2 > m->tabsz)
+		smap_grow(m);
+	return (uint32_t)m->nents - 1;
+}
+
+static struct seg *
+seg_new(size_t unit, int worker, uint64_t first_line)
+{
+	struct seg *s = xcalloc(1, sizeof *s);
+
+	s->unit = unit;
+	s->ts_end = NAN;
+	s->worker = worker;
+	s->first_line = first_line;
+	smap_init(&s->map);
+	return s;
+}
+
+static void
+seg_free(struct seg *s)
+{
+	smap_release(&s->map);
+	free(s->occs);
+	free(s->ids);
+	free(s->cps);
+	free(s->ranks);
+	free(s->warn);
+	free(s);
+}
+
+static void
+seg_warn(struct seg *s, const char *msg)
+{
+	char *w;
+
+	w = s->warn ? xasprintf("%s\n%s", s->warn, msg) : xstrdup(msg);
+	free(s->warn);
+	s->warn = w;
+}
+
+static void
+seg_rank(struct seg *s, int rank)
+{
+	size_t i;
+
+	for (i = 0; i < s->nranks; i++)
+		if (s->ranks[i] == rank)
+			return;
+	if (s->nranks >= 4096)
+		return;
+	s->ranks = xgrow(s->ranks, &s->rcap, s->nranks + 1, sizeof *s->ranks);
+	s->ranks[s->nranks++] = rank;
+}
+
+static size_t
+seg_mem(const struct seg *s)
+{
+	return sizeof *s + smap_bytes(&s->map) + s->ocap * sizeof *s->occs +
+	    s->lcap * sizeof *s->ids + s->cpcap * sizeof *s->cps;
+}
+
+/* Is a segment of `unit` waiting in the list?  (Under the lock.) */
+static int
+holds_unit(const struct pipe *p, size_t unit)
+{
+	const struct seg *s;
+
+	for (s = p->head; s != NULL; s = s->next)
+		if (s->unit == unit)
+			return 1;
+	return 0;
+}
+
+/*
+ * Hand a segment to the writer; 0 when the run was stopped.  Waits while
+ * the list holds PENDING_BYTES, except that a segment of the unit the
+ * writer is storing goes in when none of that unit is waiting: the writer
+ * never waits for a worker that waits for it.
+ */
+static int
+push(struct pipe *p, struct seg *s)
+{
+	s->mem = seg_mem(s);
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop && p->pending + s->mem > PENDING_BYTES &&
+	    (s->unit != p->cur || holds_unit(p, p->cur)))
+		pthread_cond_wait(&p->room, &p->mu);
+	if (p->stop) {
+		pthread_mutex_unlock(&p->mu);
+		seg_free(s);
+		return 0;
+	}
+	p->pending += s->mem;
+	if (p->tail != NULL)
+		p->tail->next = s;
+	else
+		p->head = s;
+	p->tail = s;
+	pthread_cond_broadcast(&p->ready);
+	pthread_mutex_unlock(&p->mu);
+	return 1;
+}
+
+/* Per-file state of a worker. */
+struct wfile {
+	struct reader *r;
+	const char *path;
+	struct buf masked;
+	double ts;		/* last timestamp seen, inherited */
+	int ts_kind;
+	double first_ts;
+	uint64_t consumed;	/* gzip: compressed bytes accounted */
+	uint64_t accounted;	/* plain: offset accounted up to */
+	uint64_t shift;		/* subtract from reader line numbers */
+	uint64_t nul_line;
+	uint64_t long_line;
+	uint64_t end_off;
+	int partial;
+};
+
+static void
+add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
+{
+	struct lp_line lp;
+	struct logdb_occ at, occ;
+	struct occs *o;
+	uint32_t id = NO_ENTRY;
+	uint64_t lineno;
+	int created;
+
+	lp_parse(l->s, l->len, &lp);
+	if (lp.ts_kind != LP_TS_NONE) {
+		wf->ts = lp.ts;
+		if (wf->ts_kind == LP_TS_NONE) {
+			wf->ts_kind = lp.ts_kind;
+			wf->first_ts = lp.ts;
+		}
+	}
+	if (lp.rank >= 0)
+		seg_rank(s, lp.rank);
+	lineno = l->lineno - wf->shift;
+	s->text += l->full_len + l->newline;
+	if (wf->nul_line == 0 && memchr(l->s, '\0', l->len) != NULL)
+		wf->nul_line = s->nul_line = lineno;
+	if (wf->long_line == 0 && l->full_len > READER_LINE_MAX) {
+		wf->long_line = s->long_line = lineno;
+		s->long_len = l->full_len;
+	}
+	at.line = lineno;
+	at.off = l->off;
+	at.ts = wf->ts;
+	if (lp.msg_len > 0) {
+		tmpl_mask(lp.msg, lp.msg_len, &wf->masked);
+		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len,
+		    hash_bytes(buf_str(&wf->masked), wf->masked.len), &created);
+		if (created) {
+			s->occs = xgrow(s->occs, &s->ocap, s->map.nents,
+			    sizeof *s->occs);
+			memset(&s->occs[id], 0, sizeof *s->occs);
+		}
+		o = &s->occs[id];
+		/* an occurrence keeps only a time the line itself gave */
+		occ = at;
+		if (lp.ts_kind == LP_TS_NONE)
+			occ.ts = NAN;
+		if (o->count++ == 0)
+			o->first = occ;
+		o->last = occ;
+	}
+	if (s->nlines == s->lcap)
+		s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
+	s->ids[s->nlines++] = id;
+	if ((lineno - 1) % CP_EVERY == 0) {
+		s->cps = xgrow(s->cps, &s->cpcap, s->ncps + 1, sizeof *s->cps);
+		s->cps[s->ncps++] = at;
+	}
+	wf->end_off = l->off + l->full_len + (l->newline ? 1 : 0);
+	wf->partial = !l->newline;
+}
+
+static void
+account(struct seg *s, struct wfile *wf)
+{
+	uint64_t now;
+
+	if (reader_is_gzip(wf->r)) {
+		now = reader_consumed(wf->r);
+		s->bytes = now - wf->consumed;
+		wf->consumed = now;
+	} else {
+		s->bytes = wf->end_off - wf->accounted;
+		wf->accounted = wf->end_off;
+	}
+	s->ts_end = wf->ts;
+}
+
+static void
+finish_unit(struct pipe *p, struct seg *s, struct wfile *wf)
+{
+	s->last = 1;
+	account(s, wf);
+	s->end_off = wf->end_off;
+	s->lines = s->first_line - 1 + s->nlines;
+	s->size = reader_file_size(wf->r);
+	s->gz = reader_is_gzip(wf->r);
+	s->partial = wf->partial;
+	s->ts_kind = wf->ts_kind;
+	s->first_ts = wf->ts_kind != LP_TS_NONE ? wf->first_ts : NAN;
+	push(p, s);
+}
+
+/* Open a unit's file where its lines start. */
+static int
+open_unit(const struct unit *u, const struct work *w, struct wfile *wf,
+    char **cause)
+{
+	struct reader_line l;
+
+	if (u->first) {
+		wf->end_off = wf->accounted = w->start_off;
+		return reader_open(w->sf->path, w->start_off, w->start_line,
+		    &wf->r, cause);
+	}
+	/* From the byte before: skip the rest of the line it ends. */
+	if (reader_open(w->sf->path, u->from - 1, 0, &wf->r, cause) != 0)
+		return -1;
+	wf->shift = 1;
+	switch (reader_next(wf->r, &l, cause)) {
+	case -1:
+		return -1;
+	case 0:
+		wf->end_off = wf->accounted = u->from;
+		break;
+	default:
+		wf->end_off = wf->accounted = l.off + l.full_len + l.newline;
+		break;
+	}
+	return 0;
+}
+
+static void
+read_unit(struct pipe *p, int worker, size_t idx)
+{
+	const struct unit *u = &p->units[idx];
+	const struct work *w = &p->work[u->work];
+	struct wfile wf;
+	struct reader_line l;
+	struct seg *s;
+	char *cause = NULL;
+	int rc;
+
+	memset(&wf, 0, sizeof wf);
+	wf.path = w->sf->path;
+	wf.ts = NAN;
+	s = seg_new(idx, worker, u->first ? w->start_line + 1 : 1);
+	if (open_unit(u, w, &wf, &cause) != 0) {
+		s->last = s->failed = 1;
+		seg_warn(s, cause);
+		push(p, s);
+		goto out;
+	}
+	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
+		if (l.off >= u->to)
+			break;
+		add_line(s, &wf, &l);
+		if (s->nlines >= SEG_LINES ||
+		    smap_bytes(&s->map) + s->ocap * sizeof *s->occs >=
+		    SEG_BYTES) {
+			account(s, &wf);
+			if (!push(p, s))
+				goto out;
+			s = seg_new(idx, worker, l.lineno - wf.shift + 1);
+		}
+	}
+	if (rc < 0) {
+		seg_warn(s, cause);
+		s->read_error = 1;
+	}
+	finish_unit(p, s, &wf);
+out:
+	free(cause);
+	buf_release(&wf.masked);
+	reader_close(wf.r);
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct pipe *p = wk->p;
+	size_t idx;
+
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&p->mu);
+		if (idx == SIZE_MAX)
+			break;
+		read_unit(p, wk->id, idx);
+	}
+	return NULL;
+}
+
+/* Wait for the next segment of unit `unit`. */
+static struct seg *
+pull(struct pipe *p, size_t unit)
+{
+	struct seg *s, *prev;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		for (prev = NULL, s = p->head; s != NULL; prev = s, s = s->next)
+			if (s->unit == unit)
+				break;
+		if (s != NULL)
+			break;
+		pthread_cond_wait(&p->ready, &p->mu);
+	}
+	if (prev != NULL)
+		prev->next = s->next;
+	else
+		p->head = s->next;
+	if (p->tail == s)
+		p->tail = prev;
+	p->pending -= s->mem;
+	pthread_cond_broadcast(&p->room);
+	pthread_mutex_unlock(&p->mu);
+	s->next = NULL;
+	return s;
+}
+
+/* ------------------------------------------------------------- writer */
+
+/* A file's occurrences of one template, not stored yet. */
+struct acc {
+	uint32_t gen;		/* == writer gen: in use for this file */
+	uint64_t count;
+	struct logdb_occ first, last;
+	uint64_t prev;		/* last line appended to `lines` */
+	struct buf lines;
+};
+
+struct writer {
+	struct cache *c;
+	struct logdb *db;
+	struct tmpl_miner *miner;
+	const struct index_opts *o;
+	struct index_stats *st;
+	struct pipe *p;
+
+	struct smap cache;	/* masked string -> template (entry.tmpl) */
+	unsigned char *dirty;	/* by template id: text to store */
+	size_t dirtycap;
+	uint32_t maxdirty;
+
+	struct acc *accs;	/* by template id */
+	size_t nacc;
+	uint32_t gen;
+	uint32_t *touched;
+	size_t ntouched, tcap;
+	size_t accbytes;
+	uint32_t *emap;
+	size_t emcap;
+
+	int64_t job;
+	double last_commit;
+	double commit_secs;	/* commit at a file boundary this often */
+	int in_tx;		/* a write transaction is open */
+	long long seen;		/* the cache's data version the miner has */
+
+	/* The file being stored. */
+	int64_t file_id;
+	uint64_t base;		/* line number before the current unit */
+	double ts;		/* last timestamp so far, NaN: none */
+	double first_ts;
+	int ts_kind;
+	int skip;		/* its first unit failed: drop the rest */
+	int broken;		/* a later unit failed: read it again next time */
+	int said_nul, said_long;	/* the file's one warning of each */
+
+	uint64_t total, done;	/* file bytes: all, read so far */
+	uint64_t text;		/* text bytes read so far (gzip inflated) */
+	size_t nfiles, files_done;
+	double t0, last_draw;
+	int drawn;
+};
+
+static void
+warn(struct writer *w, const char *msg)
+{
+	if (w->o->err == NULL)
+		return;
+	if (w->drawn) {
+		fputs("\r\033[K", w->o->err);
+		w->drawn = 0;
+	}
+	fprintf(w->o->err, "trainscope: %s%swarning: ", w->o->cmd != NULL ?
+	    w->o->cmd : "", w->o->cmd != NULL ? ": " : "");
+	canvas_fput(w->o->err, msg);	/* file names stay inert */
+	fputc('\n', w->o->err);
+}
+
+static void
+warn_cb(void *arg, const char *msg)
+{
+	warn(arg, msg);
+}
+
+static void
+draw_progress(struct writer *w, int force)
+{
+	double now = ts_now(), el = now - w->t0, rate, eta;
+
+	if (!w->o->progress || w->o->err == NULL ||
+	    (!force && now - w->last_draw < 0.1))
+		return;
+	w->last_draw = now;
+	rate = el > 0 ? w->done / el : 0;
+	eta = rate > 0 && w->total > w->done ? (w->total - w->done) / rate : 0;
+	fprintf(w->o->err, "\rindexing: %zu/%zu files, %.0f MB of text "
+	    "(%.0f MB/s), ETA %.0f s\033[K", w->files_done, w->nfiles,
+	    w->text / 1e6, el > 0 ? w->text / el / 1e6 : 0.0, eta);
+	fflush(w->o->err);
+	w->drawn = 1;
+}
+
+static void
+mark_dirty(struct writer *w, uint32_t id)
+{
+	size_t old = w->dirtycap;
+
+	if (id >= w->dirtycap) {
+		w->dirty = xgrow(w->dirty, &w->dirtycap, (size_t)id + 1, 1);
+		memset(w->dirty + old, 0, w->dirtycap - old);
+	}
+	w->dirty[id] = 1;
+	if (id > w->maxdirty)
+		w->maxdirty = id;
+}
+
+static int
+store_templates(struct writer *w, char **cause)
+{
+	uint32_t id;
+
+	for (id = 1; id <= w->maxdirty && id < w->dirtycap; id++) {
+		if (!w->dirty[id])
+			continue;
+		w->dirty[id] = 0;
+		if (logdb_template_put(w->db, id, tmpl_text(w->miner, id),
+		    cause) != 0)
+			return -1;
+	}
+	w->maxdirty = 0;
+	return 0;
+}
+
+/* The template of a masked string, through the cache. */
+static uint32_t
+template_of(struct writer *w, const char *m, size_t len, uint64_t h)
+{
+	uint32_t e;
+	int created, changed = 0;
+
+	if (smap_bytes(&w->cache) > CACHE_BYTES) {
+		smap_release(&w->cache);
+		smap_init(&w->cache);
+	}
+	e = smap_get(&w->cache, m, len, h, &created);
+	if (created) {
+		w->cache.ents[e].tmpl = tmpl_match(w->miner, m, len, &changed);
+		if (changed)
+			mark_dirty(w, w->cache.ents[e].tmpl);
+	}
+	return w->cache.ents[e].tmpl;
+}
+
+static struct acc *
+acc_of(struct writer *w, uint32_t t)
+{
+	struct acc *a;
+	size_t old = w->nacc;
+
+	if (t >= w->nacc) {
+		w->accs = xgrow(w->accs, &w->nacc, (size_t)t + 1,
+		    sizeof *w->accs);
+		memset(w->accs + old, 0, (w->nacc - old) * sizeof *w->accs);
+	}
+	a = &w->accs[t];
+	if (a->gen != w->gen) {
+		a->gen = w->gen;
+		a->count = 0;
+		a->prev = 0;
+		buf_reset(&a->lines);
+		w->touched = xgrow(w->touched, &w->tcap, w->ntouched + 1,
+		    sizeof *w->touched);
+		w->touched[w->ntouched++] = t;
+	}
+	return a;
+}
+
+/* Store the accumulated line lists of the current file. */
+static int
+flush_accs(struct writer *w, char **cause)
+{
+	struct acc *a;
+	size_t i;
+
+	for (i = 0; i < w->ntouched; i++) {
+		a = &w->accs[w->touched[i]];
+		if (logdb_ft_add(w->db, w->file_id, w->touched[i], a->count,
+		    &a->first, &a->last, &a->lines, cause) != 0)
+			return -1;
+		buf_release(&a->lines);
+	}
+	w->ntouched = 0;
+	w->accbytes = 0;
+	w->gen++;
+	return 0;
+}
+
+static void
+put_varint(struct buf *b, uint64_t v)
+{
+	unsigned char *p;
+
+	buf_grow(b, 10);
+	p = (unsigned char *)b->s + b->len;
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	b->len = (size_t)(p - (unsigned char *)b->s);
+	b->s[b->len] = '\0';
+}
+
+/* From a unit's line numbers and times to the file's. */
+static void
+rebase(struct writer *w, struct logdb_occ *o)
+{
+	o->line += w->base;
+	if (isnan(o->ts))
+		o->ts = w->ts;
+}
+
+/* Template ids for the segment's strings, and their first/last. */
+static void
+map_entries(struct writer *w, struct seg *s)
+{
+	struct entry *e;
+	struct occs *o;
+	struct acc *a;
+	size_t i;
+
+	w->emap = xgrow(w->emap, &w->emcap, s->map.nents + 1, sizeof *w->emap);
+	for (i = 0; i < s->map.nents; i++) {
+		e = &s->map.ents[i];
+		w->emap[i] = template_of(w, s->map.strs.s + e->str, e->len,
+		    e->hash);
+		a = acc_of(w, w->emap[i]);
+		o = &s->occs[i];
+		o->first.line += w->base;	/* times are the lines' own */
+		o->last.line += w->base;
+		if (a->count == 0 || o->first.line < a->first.line)
+			a->first = o->first;
+		if (a->count == 0 || o->last.line > a->last.line)
+			a->last = o->last;
+		a->count += o->count;
+	}
+}
+
+static int
+apply_lines(struct writer *w, struct seg *s, char **cause)
+{
+	struct acc *a;
+	size_t i, before;
+	uint64_t line;
+
+	for (i = 0; i < s->nlines; i++) {
+		if (s->ids[i] == NO_ENTRY)
+			continue;
+		a = &w->accs[w->emap[s->ids[i]]];
+		/* the list keeps a prefix of the lines (see logdb.h) */
+		if (a->lines.len >= LOGDB_LINES_MAX)
+			continue;
+		line = w->base + s->first_line + i;
+		before = a->lines.len;
+		put_varint(&a->lines, line - a->prev);
+		a->prev = line;
+		w->accbytes += a->lines.len - before;
+	}
+	for (i = 0; i < s->ncps; i++) {
+		rebase(w, &s->cps[i]);
+		if (logdb_checkpoint(w->db, w->file_id, &s->cps[i], cause) != 0)
+			return -1;
+	}
+	if (w->accbytes > FLUSH_BYTES)
+		return flush_accs(w, cause);
+	return 0;
+}
+
+/* Node id of a file (0: unknown), creating the node. */
+static int
+node_of(struct writer *w, const struct scan_file *sf, int64_t *node,
+    char **cause)
+{
+	*node = 0;
+	if (sf->node == NULL)
+		return 0;
+	return logdb_node(w->db, w->job, sf->node, node, cause);
+}
+
+/* Before the first segment of a file: make sure it has a row. */
+static int
+begin_file(struct writer *w, struct work *wk, char **cause)
+{
+	struct logdb_file f;
+
+	w->base = 0;
+	w->ts = w->first_ts = NAN;
+	w->ts_kind = LP_TS_NONE;
+	w->broken = 0;
+	w->said_nul = w->said_long = 0;
+	if (wk->old != NULL && wk->append) {
+		w->file_id = wk->old->id;
+		w->ts = w->first_ts = wk->old->last_ts;
+		if (!isnan(wk->old->first_ts))
+			w->first_ts = wk->old->first_ts;
+		w->ts_kind = wk->old->ts_kind;
+		return 0;
+	}
+	if (wk->old != NULL) {
+		w->file_id = wk->old->id;
+		return logdb_file_clear(w->db, w->file_id, cause);
+	}
+	memset(&f, 0, sizeof f);
+	f.path = wk->sf->rel;
+	f.rank = -1;
+	f.first_ts = f.last_ts = NAN;
+	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
+		return -1;
+	w->file_id = f.id;
+	return 0;
+}
+
+static int
+end_file(struct writer *w, struct work *wk, struct seg *s, char **cause)
+{
+	struct logdb_file f;
+
+	if (flush_accs(w, cause) != 0)
+		return -1;
+	memset(&f, 0, sizeof f);
+	f.id = w->file_id;
+	f.path = wk->sf->rel;
+	if (node_of(w, wk->sf, &f.node, cause) != 0)
+		return -1;
+	f.rank = wk->sf->rank;
+	f.kind = wk->sf->kind;
+	f.gz = s->gz;
+	f.size = w->broken ? 0 : s->size;	/* 0: read it again */
+	f.mtime = wk->sf->mtime;
+	f.inode = wk->sf->inode;
+	f.bytes = s->end_off;
+	f.lines = w->base;
+	f.partial = s->partial || w->broken;
+	f.ts_kind = w->ts_kind;
+	f.first_ts = w->first_ts;
+	f.last_ts = w->ts;
+	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
+		return -1;
+	if (f.rank >= 0 &&
+	    logdb_rank(w->db, w->job, f.rank, f.node, cause) != 0)
+		return -1;
+	w->st->lines += f.lines - wk->start_line;
+	return 0;
+}
+
+/* Ranks seen in line prefixes: on the file's node unless it has a rank. */
+static int
+store_ranks(struct writer *w, struct work *wk, struct seg *s, char **cause)
+{
+	int64_t node;
+	size_t i;
+
+	if (s->nranks == 0)
+		return 0;
+	if (node_of(w, wk->sf, &node, cause) != 0)
+		return -1;
+	for (i = 0; i < s->nranks; i++)
+		if (logdb_rank(w->db, w->job, s->ranks[i],
+		    wk->sf->rank < 0 ? node : 0, cause) != 0)
+			return -1;
+	return 0;
+}
+
+static void
+show_warnings(struct writer *w, const struct seg *s)
+{
+	char *copy, *line, *save = NULL;
+
+	if (s->warn == NULL)
+		return;
+	copy = xstrdup(s->warn);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		warn(w, line);
+	free(copy);
+}
+
+static int
+update_cb(void *arg, uint32_t id, const char *text, char **cause)
+{
+	return tmpl_update(arg, id, text, cause);
+}
+
+/*
+ * Begin a write transaction, unless one is open, and take in what other
+ * processes stored since this one last looked: new templates and new
+ * texts of old ones (a template another run generalised).  Templates are
+ * only made and generalised while this process holds the write lock, on
+ * what the cache holds then, so the ids it gives out are free in the
+ * cache and the texts it writes include the others' changes: concurrent
+ * writers never give one id to two texts, nor undo each other's texts.
+ * Between transactions the lock is free, while the workers read on.
+ */
+static int
+begin_write(struct writer *w, char **cause)
+{
+	int changed;
+
+	if (w->in_tx)
+		return 0;
+	if (cache_begin(w->c, cause) != 0)
+		return -1;
+	w->in_tx = 1;
+	w->last_commit = ts_now();
+	if ((changed = cache_changed(w->c, &w->seen, cause)) < 0 ||
+	    (changed && logdb_templates_load(w->db, update_cb, w->miner,
+	    cause) != 0)) {
+		cache_rollback(w->c);
+		w->in_tx = 0;
+		w->seen = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Commit at a file boundary when enough time has passed. */
+static int
+maybe_commit(struct writer *w, int force, char **cause)
+{
+	if (!w->in_tx || (!force && ts_now() - w->last_commit <
+	    w->commit_secs))
+		return 0;
+	if (store_templates(w, cause) != 0 || cache_commit(w->c, cause) != 0)
+		return -1;
+	w->in_tx = 0;
+	if (!force)
+		cache_let_in(w->c);
+	return 0;
+}
+
+/* After a unit's segment: times, warnings, and the unit's end. */
+static void
+seg_done(struct writer *w, struct work *wk, struct seg *s)
+{
+	char *msg;
+
+	/* a file's ranges each see their own: the first is said, once */
+	if (s->nul_line != 0 && !w->said_nul++) {
+		msg = xasprintf("'%s': line %llu: NUL bytes in the line",
+		    wk->sf->path, (unsigned long long)(w->base + s->nul_line));
+		warn(w, msg);
+		free(msg);
+	}
+	if (s->long_line != 0 && !w->said_long++) {
+		msg = xasprintf("'%s': line %llu: a line of %llu bytes; only "
+		    "its first %d KiB are kept", wk->sf->path,
+		    (unsigned long long)(w->base + s->long_line),
+		    (unsigned long long)s->long_len, READER_LINE_MAX / 1024);
+		warn(w, msg);
+		free(msg);
+	}
+	if (!isnan(s->ts_end))
+		w->ts = s->ts_end;
+	if (s->last) {
+		if (w->ts_kind == LP_TS_NONE)
+			w->ts_kind = s->ts_kind;
+		if (!isnan(s->first_ts) && (isnan(w->first_ts) ||
+		    s->first_ts < w->first_ts))
+			w->first_ts = s->first_ts;
+	}
+}
+
+/*
+ * Has another run stored this file since this one planned its work (a
+ * run on the same job at once)?  Then what that run read stands, and
+ * this one leaves the file alone: 1.  0: go on; -1 with *cause.
+ */
+static int
+stored_meanwhile(struct writer *w, const struct work *wk, char **cause)
+{
+	struct logdb_file now;
+	const struct logdb_file *old = wk->old;
+	int rc;
+
+	if ((rc = logdb_file_get(w->db, w->job, wk->sf->rel, &now, cause)) < 0)
+		return -1;
+	if (rc == 1)
+		rc = old == NULL || now.id != old->id || now.size != old->size ||
+		    now.bytes != old->bytes || now.lines != old->lines ||
+		    now.inode != old->inode || now.mtime != old->mtime;
+	free(now.path);
+	return rc;
+}
+
+/* Store one segment of a unit; 1 when it was the file's last. */
+static int
+store_seg(struct writer *w, struct unit *u, struct seg *s, int first,
+    char **cause)
+{
+	struct work *wk = &w->p->work[u->work];
+	int rc;
+
+	if (begin_write(w, cause) != 0)
+		return -1;
+	if (s->failed && u->first) {
+		w->st->failed++;
+		w->skip = 1;
+	} else if (s->failed)
+		w->broken = 1;	/* keep what was stored, read it all again */
+	else if (s->read_error)
+		w->st->partial++;
+	if (first && u->first && !w->skip) {
+		if ((rc = stored_meanwhile(w, wk, cause)) < 0)
+			return -1;
+		if (rc > 0) {
+			w->st->skipped++;
+			w->skip = 1;
+		}
+	}
+	if (w->skip)
+		return 0;
+	if (first && u->first && begin_file(w, wk, cause) != 0)
+		return -1;
+	if (!w->broken) {
+		map_entries(w, s);
+		if (apply_lines(w, s, cause) != 0 ||
+		    store_ranks(w, wk, s, cause) != 0)
+			return -1;
+		seg_done(w, wk, s);
+	}
+	if (!s->last)
+		return 0;
+	if (!w->broken)
+		w->base += s->lines;
+	if (!u->last)
+		return 0;
+	w->st->indexed++;
+	return end_file(w, wk, s, cause);
+}
+
+/* Store one unit's segments as they come. */
+static int
+store_unit(struct writer *w, size_t idx, char **cause)
+{
+	struct unit *u = &w->p->units[idx];
+	struct seg *s;
+	int first = 1, rc = 0, done = 0;
+
+	pthread_mutex_lock(&w->p->mu);
+	w->p->cur = idx;
+	pthread_cond_broadcast(&w->p->room);
+	pthread_mutex_unlock(&w->p->mu);
+	if (u->first)
+		w->skip = 0;
+	while (!done && rc == 0) {
+		s = pull(w->p, idx);
+		done = s->last;
+		/*
+		 * A file gone or unreadable says so once, not once per range
+		 * (the first range always speaks: skip and broken may be left
+		 * from the file before)
+		 */
+		if (!(s->failed && !u->first && (w->skip || w->broken)))
+			show_warnings(w, s);
+		w->done += s->bytes;
+		w->text += s->text;
+		w->st->bytes += s->bytes;
+		w->st->text += s->text;
+		rc = store_seg(w, u, s, first, cause);
+		first = 0;
+		seg_free(s);
+		draw_progress(w, 0);
+	}
+	if (rc != 0)
+		return -1;
+	if (!u->last)
+		return 0;
+	w->files_done++;
+	return maybe_commit(w, 0, cause);
+}
+
+/* ------------------------------------------------------------ planning */
+
+static int
+cmp_old(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct logdb_file *)elem)->path);
+}
+
+static int
+unchanged(const struct logdb_file *old, const struct scan_file *sf)
+{
+	return old->size == sf->size && old->inode == sf->inode &&
+	    fabs(old->mtime - sf->mtime) < 1e-6;
+}
+
+static int
+appended(const struct logdb_file *old, const struct scan_file *sf)
+{
+	return !old->gz && old->inode == sf->inode && sf->size > old->size &&
+	    !old->partial && old->bytes == old->size;
+}
+
+/* An unchanged file whose node, rank or kind is now said differently. */
+static int
+reattribute(struct writer *w, struct logdb_file *old,
+    const struct scan_file *sf, char **cause)
+{
+	int64_t node;
+
+	if (node_of(w, sf, &node, cause) != 0)
+		return -1;
+	if (node == old->node && sf->rank == old->rank && sf->kind == old->kind)
+		return 0;
+	old->node = node;
+	old->rank = sf->rank;
+	old->kind = sf->kind;
+	return logdb_file_put(w->db, w->job, old, cause);
+}
+
+/* Split the files to read into units: ranges of large plain files. */
+static struct unit *
+make_units(struct work *work, size_t nwork, uint64_t chunk, size_t *nunits)
+{
+	struct unit *u = NULL;
+	uint64_t from, size;
+	size_t i, cap = 0;
+
+	*nunits = 0;
+	for (i = 0; i < nwork; i++) {
+		from = work[i].start_off;
+		size = work[i].sf->size;
+		do {
+			u = xgrow(u, &cap, *nunits + 1, sizeof *u);
+			u[*nunits].work = i;
+			u[*nunits].from = from;
+			u[*nunits].first = from == work[i].start_off;
+			from += chunk;
+			u[*nunits].last = work[i].sf->gz || from >= size;
+			u[*nunits].to = u[*nunits].last ? UINT64_MAX : from;
+		} while (!u[(*nunits)++].last);
+	}
+	return u;
+}
+
+static int
+plan(struct writer *w, struct scan_job *j, struct logdb_file *old,
+    size_t nold, struct work **work, size_t *nwork, char **cause)
+{
+	struct logdb_file *o;
+	struct work *wk;
+	size_t i;
+
+	*work = xcalloc(j->nfiles + 1, sizeof **work);
+	*nwork = 0;
+	for (i = 0; i < j->nfiles; i++) {
+		o = nold == 0 ? NULL :
+		    bsearch(j->files[i].rel, old, nold, sizeof *old, cmp_old);
+		if (o != NULL && unchanged(o, &j->files[i])) {
+			w->st->skipped++;
+			if (reattribute(w, o, &j->files[i], cause) != 0)
+				return -1;
+			continue;
+		}
+		wk = &(*work)[(*nwork)++];
+		wk->sf = &j->files[i];
+		wk->old = o;
+		if (o != NULL && appended(o, &j->files[i])) {
+			wk->append = 1;
+			wk->start_off = o->bytes;
+			wk->start_line = o->lines;
+		}
+		w->total += j->files[i].size - wk->start_off;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ running */
+
+static int
+ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+static void
+pipe_stop(struct pipe *p, struct worker *wk, int n)
+{
+	struct seg *s;
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->room);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < n; i++)
+		pthread_join(wk[i].thread, NULL);
+	while ((s = p->head) != NULL) {
+		p->head = s->next;
+		seg_free(s);
+	}
+	p->tail = NULL;
+}
+
+/* Parse the planned files on workers and store them in order. */
+static int
+run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
+{
+	struct pipe p;
+	struct worker wk[MAX_THREADS];
+	int n, i, rc = 0;
+	size_t f;
+
+	memset(&p, 0, sizeof p);
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.ready, NULL);
+	pthread_cond_init(&p.room, NULL);
+	p.work = work;
+	p.units = make_units(work, nwork, w->o->chunk > 0 ? w->o->chunk :
+	    CHUNK_BYTES, &p.nunits);
+	w->p = &p;
+	n = w->o->threads > 0 ? w->o->threads : ncpus();
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	if ((size_t)n > p.nunits)
+		n = (int)p.nunits;
+	for (i = 0; i < n; i++) {
+		wk[i].p = &p;
+		wk[i].id = i;
+		if (pthread_create(&wk[i].thread, NULL, worker_main,
+		    &wk[i]) != 0)
+			ts_fatal("cannot create a thread");
+	}
+	for (f = 0; f < p.nunits && rc == 0; f++)
+		rc = store_unit(w, f, cause);
+	pipe_stop(&p, wk, n);
+	pthread_cond_destroy(&p.room);
+	pthread_cond_destroy(&p.ready);
+	pthread_mutex_destroy(&p.mu);
+	free(p.units);
+	w->p = NULL;
+	return rc;
+}
+
+/* A job keeps its root: another directory of the same name is refused. */
+static int
+same_root(struct writer *w, const struct scan_job *j, char **cause)
+{
+	char *root;
+	int rc = 0;
+
+	if (logdb_job_root(w->db, j->name, &root, cause) != 0)
+		return -1;
+	if (root != NULL && strcmp(root, j->root) != 0)
+		rc = ts_fail(cause, "job '%s' is indexed from '%s'; name this one "
+		    "with --job", j->name, root);
+	free(root);
+	return rc;
+}
+
+static int
+index_job(struct writer *w, struct scan_job *j, char **cause)
+{
+	struct logdb_file *old = NULL;
+	struct work *work = NULL;
+	size_t nold = 0, nwork = 0, failed = w->st->failed;
+	int rc = -1;
+
+	if (begin_write(w, cause) != 0)
+		return -1;
+	if (same_root(w, j, cause) != 0 ||
+	    logdb_job(w->db, j->name, j->root, &w->job, cause) != 0 ||
+	    logdb_files(w->db, w->job, &old, &nold, cause) != 0 ||
+	    plan(w, j, old, nold, &work, &nwork, cause) != 0 ||
+	    logdb_job_pending(w->db, w->job, (long)(j->nfiles + j->nunread),
+	    cause) != 0)
+		goto out;
+	w->st->failed += j->nunread;
+	w->nfiles += nwork;
+	if (run_work(w, work, nwork, cause) != 0 ||
+	    begin_write(w, cause) != 0 ||
+	    logdb_job_summarise(w->db, w->job, cause) != 0 ||
+	    /* files that could not be read leave the job incomplete */
+	    logdb_job_pending(w->db, w->job, w->st->failed > failed ?
+	    (long)(j->nfiles + j->nunread) : -1, cause) != 0 ||
+	    maybe_commit(w, 1, cause) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc != 0) {
+		cache_rollback(w->c);
+		w->in_tx = 0;
+		w->seen = -1;	/* the miner may hold what was rolled back */
+	}
+	free(work);
+	logdb_free_files(old, nold);
+	return rc;
+}
+
+static void
+writer_release(struct writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nacc; i++)
+		buf_release(&w->accs[i].lines);
+	free(w->accs);
+	free(w->touched);
+	free(w->emap);
+	free(w->dirty);
+	smap_release(&w->cache);
+	tmpl_free(w->miner);
+	logdb_free(w->db);
+}
+
+int
+index_run(struct cache *c, char *const *paths, size_t n,
+    const struct index_opts *o, struct index_stats *st, char **cause)
+{
+	struct scan_opts so;
+	struct scan_job *jobs = NULL;
+	struct writer w;
+	size_t njobs = 0, i, nlen = 0, ncap = 0;
+	char *names = NULL;
+	int rc = -1;
+
+	memset(st, 0, sizeof *st);
+	memset(&w, 0, sizeof w);
+	w.c = c;
+	w.o = o;
+	w.st = st;
+	w.t0 = ts_now();
+	w.gen = 1;
+	w.seen = -1;		/* the first transaction loads the templates */
+	w.commit_secs = o->commit_secs > 0 ? o->commit_secs :
+	    o->commit_secs < 0 ? 0 : COMMIT_SECS;
+	smap_init(&w.cache);
+	w.miner = tmpl_new();
+	memset(&so, 0, sizeof so);
+	so.job_name = o->job_name;
+	so.map_path = o->map_path;
+	so.hostfile = o->hostfile;
+	so.warn = warn_cb;
+	so.arg = &w;
+	if (logdb_open(c, &w.db, cause) != 0 ||
+	    scan_paths(paths, n, &so, &jobs, &njobs, cause) != 0)
+		goto out;
+	for (i = 0; i < njobs; i++)
+		st->files += jobs[i].nfiles + jobs[i].nunread;
+	for (i = 0; i < njobs; i++) {
+		if (jobs[i].nfiles + jobs[i].nunread == 0) {	/* no log */
+			if (st->nempty++ == 0)
+				st->empty = xstrdup(jobs[i].root);
+			continue;
+		}
+		if (index_job(&w, &jobs[i], cause) != 0)
+			goto out;
+		st->jobs++;
+		names = xgrow(names, &ncap, nlen + strlen(jobs[i].name) + 3, 1);
+		nlen += (size_t)sprintf(names + nlen, "%s%s", nlen > 0 ? ", " :
+		    "", jobs[i].name);
+	}
+	rc = 0;
+out:
+	draw_progress(&w, 1);
+	if (w.drawn)
+		fputs("\r\033[K", o->err);
+	st->templates = tmpl_max_id(w.miner);
+	st->seconds = ts_now() - w.t0;
+	st->names = names;
+	scan_free(jobs, njobs);
+	writer_release(&w);
+	return rc;
+}

@@ -1,0 +1,1588 @@
+/*
+ * lineparse.c -- find the header of a log line: rank, time, level, and
+ * where the message begins.
+ *
+ * The model is a small header grammar read by hand-written scanners (no
+ * regular expressions, no backtracking beyond a fixed number of tokens).
+ * A header is a run of space-separated fields at the start of the line:
+ *
+ *   anchors   rank prefixes, timestamps (optionally in brackets) and level
+ *             words -- things that can only be header;
+ *   weak      numbers, ids with digits (node-17, R02-M1, host:pid:tid),
+ *             dotted names (unix.hw), upper-case words (RAS, NCCL), "-" --
+ *             things that are header only when an anchor follows;
+ *   tail      after the last anchor: pids, "-" and "|" separators, short
+ *             bracketed fields ([main], [pool-1]), a glog "file.cc:12]", a
+ *             logger name before " - ", a syslog host and "tag[pid]:", or a
+ *             "component:" / dotted class name after the level.
+ *
+ * The message starts after the tail.  Everything is bounded: at most
+ * LP_MAXTOK header fields and LP_MAXHDR bytes are looked at, so a line of
+ * megabytes costs no more than a short one.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "logs/lineparse.h"
+#include "base/util.h"
+
+#define LP_MAXTOK 16		/* header fields looked at */
+#define LP_MAXHDR 512		/* header bytes looked at */
+#define LP_MAXWEAK 6		/* weak fields in a row before an anchor */
+
+struct lp_scan {
+	const char *s;		/* the line */
+	size_t pos, end;	/* cursor and end of the header window */
+	size_t len;		/* whole line */
+	struct lp_line *out;
+	int have_ts;
+	int syslog;		/* the timestamp had no year (host may follow) */
+	int kernel;		/* a dmesg header: no tag field follows */
+};
+
+/* Month and day names as three lower-case letters packed in an int. */
+#define LP_K3(a, b, c) ((uint32_t)(a) << 16 | (uint32_t)(b) << 8 | (c))
+static const uint32_t lp_months[] = {
+	LP_K3('j', 'a', 'n'), LP_K3('f', 'e', 'b'), LP_K3('m', 'a', 'r'),
+	LP_K3('a', 'p', 'r'), LP_K3('m', 'a', 'y'), LP_K3('j', 'u', 'n'),
+	LP_K3('j', 'u', 'l'), LP_K3('a', 'u', 'g'), LP_K3('s', 'e', 'p'),
+	LP_K3('o', 'c', 't'), LP_K3('n', 'o', 'v'), LP_K3('d', 'e', 'c')
+};
+static const uint32_t lp_days[] = {
+	LP_K3('m', 'o', 'n'), LP_K3('t', 'u', 'e'), LP_K3('w', 'e', 'd'),
+	LP_K3('t', 'h', 'u'), LP_K3('f', 'r', 'i'), LP_K3('s', 'a', 't'),
+	LP_K3('s', 'u', 'n')
+};
+
+static int
+lp_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+lp_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int
+lp_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static int
+lp_space(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Read exactly n digits at s[*i]; -1 when they are not there. */
+static long
+lp_num(const char *s, size_t *i, size_t end, int n)
+{
+	long v = 0;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (*i + k >= end || !lp_digit((unsigned char)s[*i + k]))
+			return -1;
+		v = v * 10 + (s[*i + k] - '0');
+	}
+	*i += n;
+	return v;
+}
+
+/* Read 1 or 2 digits (a day or month that may lack its leading zero). */
+static long
+lp_num12(const char *s, size_t *i, size_t end)
+{
+	long v;
+
+	if ((v = lp_num(s, i, end, 2)) >= 0)
+		return v;
+	return lp_num(s, i, end, 1);
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+static long
+lp_days_from_civil(long y, long m, long d)
+{
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int
+lp_valid_date(long y, long m, long d)
+{
+	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
+}
+
+/* Index of the 3-letter name at s in keys[0..n), or -1. */
+static int
+lp_key3(const char *s, const uint32_t *keys, int n)
+{
+	uint32_t k;
+	int i;
+
+	if (!lp_alpha((unsigned char)s[0]))
+		return -1;
+	k = LP_K3(lp_lower((unsigned char)s[0]), lp_lower((unsigned char)s[1]),
+	    lp_lower((unsigned char)s[2]));
+	for (i = 0; i < n; i++)
+		if (keys[i] == k)
+			return i;
+	return -1;
+}
+
+/* A month name (3 letters, any case, full name allowed) at s[*i]: 1..12. */
+static int
+lp_month(const char *s, size_t *i, size_t end)
+{
+	size_t k;
+	int m;
+
+	if (*i + 3 > end || (m = lp_key3(s + *i, lp_months, 12)) < 0)
+		return 0;
+	k = *i + 3;
+	while (k < end && lp_alpha((unsigned char)s[k]))
+		k++;
+	if (k - *i > 9)
+		return 0;
+	*i = k;
+	return m + 1;
+}
+
+/*
+ * HH:MM:SS with an optional fraction after '.', ',' or ':' (HealthApp
+ * writes 12:00:00:606); `sep` is the separator between the fields (':' or
+ * '.' as in BGL's 15.42.50.675872).  Adds seconds since midnight to *secs.
+ */
+static int
+lp_time(const char *s, size_t *i, size_t end, char sep, double *secs)
+{
+	size_t j = *i;
+	long h, m, sec = 0;
+	double frac = 0, scale = 0.1;
+
+	if ((h = lp_num12(s, &j, end)) < 0 || h > 24 || j >= end ||
+	    s[j++] != sep || (m = lp_num12(s, &j, end)) < 0 || m > 59)
+		return -1;
+	if (j < end && s[j] == sep && j + 1 < end &&
+	    lp_digit((unsigned char)s[j + 1])) {
+		j++;
+		if ((sec = lp_num12(s, &j, end)) < 0 || sec > 60)
+			return -1;
+		if (j + 1 < end && (s[j] == '.' || s[j] == ',' ||
+		    (s[j] == ':' && sep == ':')) &&
+		    lp_digit((unsigned char)s[j + 1])) {
+			for (j++; j < end && lp_digit((unsigned char)s[j]); j++) {
+				frac += (s[j] - '0') * scale;
+				scale /= 10;
+			}
+		}
+	}
+	*secs += h * 3600.0 + m * 60.0 + sec + frac;
+	*i = j;
+	return 0;
+}
+
+/* A zone after a time: Z, +HH:MM, +HHMM, +HH.  Returns offset seconds. */
+static int
+lp_zone(const char *s, size_t *i, size_t end, double *off)
+{
+	size_t j = *i;
+	long h, m = 0;
+	int sign;
+
+	if (j < end && s[j] == 'Z') {
+		*off = 0;
+		*i = j + 1;
+		return 1;
+	}
+	if (j >= end || (s[j] != '+' && s[j] != '-'))
+		return 0;
+	sign = s[j++] == '-' ? -1 : 1;
+	if ((h = lp_num(s, &j, end, 2)) < 0 || h > 14)
+		return 0;
+	if (j < end && s[j] == ':')
+		j++;
+	if (j < end && lp_digit((unsigned char)s[j]) &&
+	    (m = lp_num(s, &j, end, 2)) < 0)
+		return 0;
+	if (j < end && (lp_alpha((unsigned char)s[j]) ||
+	    lp_digit((unsigned char)s[j])))
+		return 0;
+	*off = sign * (h * 3600.0 + m * 60.0);
+	*i = j;
+	return 1;
+}
+
+/* Does a field end at s[i] (space, end, or closing punctuation)? */
+static int
+lp_fieldend(const char *s, size_t i, size_t end)
+{
+	int c;
+
+	if (i >= end)
+		return 1;
+	c = (unsigned char)s[i];
+	return lp_space(c) || c == ']' || c == ')' || c == ',' || c == '|' ||
+	    c == ':' || c == ';';
+}
+
+static void
+lp_set_ts(struct lp_scan *sc, double ts, enum lp_ts_kind kind, int tz)
+{
+	if (sc->have_ts)
+		return;
+	sc->have_ts = 1;
+	sc->out->ts = ts;
+	sc->out->ts_kind = kind;
+	sc->out->tz_known = tz;
+}
+
+/*
+ * A time after a date: separator ('T', ' ', '-', '_' or '/'), time, zone.
+ * When no time follows, the date alone counts (BGL's 2005.06.03).
+ */
+static int
+lp_date_time(struct lp_scan *sc, size_t *i, long days, int year_known,
+    int need_time)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+	double secs = 0, off = 0;
+	int tz = 0;
+	char sep = ':';
+
+	if (j + 1 < sc->end && (s[j] == 'T' || s[j] == ' ' || s[j] == '-' ||
+	    s[j] == '_' || s[j] == '/' || s[j] == ':') &&
+	    lp_digit((unsigned char)s[j + 1])) {
+		size_t k = j + 1;
+
+		if (s[j] == '-' && k + 2 < sc->end && s[k + 2] == '.')
+			sep = '.';
+		if (lp_time(s, &k, sc->end, sep, &secs) == 0) {
+			j = k;
+			tz = lp_zone(s, &j, sc->end, &off);
+			/* "12:00:00.043 +08:00": a numeric zone after a blank */
+			k = j + 1;
+			if (!tz && j + 5 < sc->end && s[j] == ' ' &&
+			    (s[k] == '+' || s[k] == '-') &&
+			    lp_digit((unsigned char)s[k + 2]) &&
+			    (tz = lp_zone(s, &k, sc->end, &off)) != 0)
+				j = k;
+		}
+	}
+	if ((need_time && j == *i) || !lp_fieldend(s, j, sc->end))
+		return -1;
+	lp_set_ts(sc, days * 86400.0 + secs - off,
+	    year_known ? LP_TS_EPOCH : LP_TS_NOYEAR, tz);
+	*i = j;
+	return 0;
+}
+
+/* 2024-05-01, 2024/05/01, 2005.06.03, 20171223, then an optional time. */
+static int
+lp_ts_ymd(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+	long y, m, d;
+	char sep;
+
+	if ((y = lp_num(s, &j, sc->end, 4)) < 0)
+		return -1;
+	if (j < sc->end && lp_digit((unsigned char)s[j])) {
+		/* compact 20171223 */
+		if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
+		    (d = lp_num(s, &j, sc->end, 2)) < 0 ||
+		    (j < sc->end && lp_digit((unsigned char)s[j])))
+			return -1;
+		if (!lp_valid_date(y, m, d) || y < 1970 || y > 2200 ||
+		    j >= sc->end || (s[j] != '-' && s[j] != 'T' && s[j] != ' '))
+			return -1;
+	} else {
+		if (j >= sc->end || (s[j] != '-' && s[j] != '/' && s[j] != '.'))
+			return -1;
+		sep = s[j++];
+		if ((m = lp_num12(s, &j, sc->end)) < 0 || j >= sc->end ||
+		    s[j++] != sep || (d = lp_num12(s, &j, sc->end)) < 0)
+			return -1;
+		if (!lp_valid_date(y, m, d))
+			return -1;
+	}
+	if (lp_date_time(sc, &j, lp_days_from_civil(y, m, d), 1, 0) != 0)
+		return -1;
+	*i = j;
+	return 0;
+}
+
+/*
+ * Two-digit leading forms: 17/06/09 20:10:40 (YY/MM/DD), 03-17 16:13:38
+ * and 10.30 16:49:06 (month-day, no year), 081109 203615 (YYMMDD HHMMSS).
+ */
+static int
+lp_ts_short(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+	long a, b, c;
+	double secs = 0;
+	char sep;
+
+	if ((a = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end)
+		return -1;
+	if (lp_digit((unsigned char)s[j])) {
+		/* YYMMDD HHMMSS */
+		if ((b = lp_num(s, &j, sc->end, 2)) < 0 ||
+		    (c = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
+		    s[j] != ' ' || !lp_valid_date(2000 + a, b, c))
+			return -1;
+		j++;
+		if (lp_num(s, &j, sc->end, 6) < 0 || !lp_fieldend(s, j, sc->end))
+			return -1;
+		secs = ((s[j - 6] - '0') * 10 + s[j - 5] - '0') * 3600.0 +
+		    ((s[j - 4] - '0') * 10 + s[j - 3] - '0') * 60.0 +
+		    (s[j - 2] - '0') * 10 + s[j - 1] - '0';
+		lp_set_ts(sc, lp_days_from_civil(2000 + a, b, c) * 86400.0 +
+		    secs, LP_TS_EPOCH, 0);
+		*i = j;
+		return 0;
+	}
+	sep = s[j];
+	if (sep != '/' && sep != '-' && sep != '.')
+		return -1;
+	j++;
+	if ((b = lp_num12(s, &j, sc->end)) < 0 || j >= sc->end)
+		return -1;
+	if (sep == '/' && s[j] == '/') {
+		j++;
+		if ((c = lp_num12(s, &j, sc->end)) < 0 ||
+		    !lp_valid_date(2000 + a, b, c) ||
+		    lp_date_time(sc, &j, lp_days_from_civil(2000 + a, b, c), 1,
+		    1) != 0)
+			return -1;
+		*i = j;
+		return 0;
+	}
+	if (!lp_valid_date(1970, a, b) ||
+	    lp_date_time(sc, &j, lp_days_from_civil(1970, a, b), 0, 1) != 0)
+		return -1;
+	*i = j;
+	return 0;
+}
+
+/* "Mon DD HH:MM:SS[.frac][ YYYY]", after an optional day name. */
+static int
+lp_ts_monthname(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i, k;
+	long d, y = -1;
+	double secs = 0;
+	int m;
+
+	if (j + 4 <= sc->end && (s[j + 3] == ' ' || s[j + 3] == ',') &&
+	    lp_key3(s + j, lp_days, 7) >= 0) {
+		j += 4;
+		while (j < sc->end && s[j] == ' ')
+			j++;
+	}
+	if ((m = lp_month(s, &j, sc->end)) == 0 || j >= sc->end || s[j] != ' ')
+		return -1;
+	while (j < sc->end && s[j] == ' ')
+		j++;
+	if ((d = lp_num12(s, &j, sc->end)) < 1 || d > 31 || j >= sc->end ||
+	    s[j++] != ' ')
+		return -1;
+	if (lp_time(s, &j, sc->end, ':', &secs) != 0)
+		return -1;
+	k = j;
+	if (k + 5 <= sc->end && s[k] == ' ' &&
+	    (y = lp_num(s, &(size_t){ k + 1 }, sc->end, 4)) >= 1970 &&
+	    lp_fieldend(s, k + 5, sc->end))
+		j = k + 5;
+	else
+		y = -1;
+	if (!lp_fieldend(s, j, sc->end))
+		return -1;
+	lp_set_ts(sc, lp_days_from_civil(y >= 0 ? y : 1970, m, d) * 86400.0 +
+	    secs, y >= 0 ? LP_TS_EPOCH : LP_TS_NOYEAR, 0);
+	if (y < 0)
+		sc->syslog = 1;
+	*i = j;
+	return 0;
+}
+
+/* glog: "I0501 12:00:00.123456" (level letter, MMDD, time). */
+static int
+lp_ts_glog(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i + 1;
+	long m, d;
+	double secs = 0;
+	int c = (unsigned char)s[*i];
+
+	if (c != 'I' && c != 'W' && c != 'E' && c != 'F' && c != 'D')
+		return -1;
+	if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
+	    (d = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
+	    s[j++] != ' ' || !lp_valid_date(1970, m, d) ||
+	    lp_time(s, &j, sc->end, ':', &secs) != 0 ||
+	    !lp_fieldend(s, j, sc->end))
+		return -1;
+	lp_set_ts(sc, lp_days_from_civil(1970, m, d) * 86400.0 + secs,
+	    LP_TS_NOYEAR, 0);
+	if (sc->out->level == LP_LEVEL_NONE)
+		sc->out->level = c == 'I' ? LP_LEVEL_INFO : c == 'W' ?
+		    LP_LEVEL_WARN : c == 'E' ? LP_LEVEL_ERROR : c == 'F' ?
+		    LP_LEVEL_FATAL : LP_LEVEL_DEBUG;
+	*i = j;
+	return 0;
+}
+
+/*
+ * Epoch seconds (10 digits, 2000..2100, optional fraction) or
+ * milliseconds (13 digits); `uptime` reads dmesg's "1234.567890" instead.
+ */
+static int
+lp_ts_number(struct lp_scan *sc, size_t *i, int uptime)
+{
+	const char *s = sc->s;
+	size_t j = *i, nd;
+	double v = 0, scale = 0.1;
+	int frac = 0;
+
+	for (nd = 0; j < sc->end && lp_digit((unsigned char)s[j]); j++, nd++)
+		v = v * 10 + (s[j] - '0');
+	if (j + 1 < sc->end && s[j] == '.' && lp_digit((unsigned char)s[j + 1])) {
+		frac = 1;
+		for (j++; j < sc->end && lp_digit((unsigned char)s[j]); j++) {
+			v += (s[j] - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (!lp_fieldend(s, j, sc->end) || nd == 0)
+		return -1;
+	if (uptime) {
+		if (!frac || nd > 8)
+			return -1;
+		lp_set_ts(sc, v, LP_TS_UPTIME, 0);
+	} else if (nd == 13 && !frac && v >= 946684800e3 && v < 4102444800e3)
+		lp_set_ts(sc, v / 1000, LP_TS_EPOCH, 1);
+	else if (nd == 10 && v >= 946684800 && v < 4102444800.0)
+		lp_set_ts(sc, v, LP_TS_EPOCH, 1);
+	else
+		return -1;
+	*i = j;
+	return 0;
+}
+
+/* Any timestamp form at s[*i] (not bracketed). */
+static int
+lp_ts_any(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i, nd = 0;
+	int c = (unsigned char)s[j];
+
+	if (lp_alpha(c)) {
+		if (lp_ts_glog(sc, i) == 0)
+			return 0;
+		return lp_ts_monthname(sc, i);
+	}
+	if (!lp_digit(c))
+		return -1;
+	while (j < sc->end && lp_digit((unsigned char)s[j]))
+		j++;
+	nd = j - *i;
+	if (nd == 4 || nd == 8)
+		return lp_ts_ymd(sc, i);
+	if (nd == 2 || nd == 6)
+		return lp_ts_short(sc, i);
+	/* after the level, a bare number is message ("INFO 1365301360 x") */
+	if ((nd == 10 || nd == 13) && sc->out->level == LP_LEVEL_NONE)
+		return lp_ts_number(sc, i, 0);
+	return -1;
+}
+
+/* dmesg's "1234.567890]" (the '[' and blanks already skipped). */
+static int
+lp_dmesg(struct lp_scan *sc, size_t *i)
+{
+	const char *s = sc->s;
+	size_t j = *i;
+
+	while (j < sc->end && (lp_digit((unsigned char)s[j]) || s[j] == '.'))
+		j++;
+	if (j >= sc->end || s[j] != ']' || !lp_digit((unsigned char)s[*i]))
+		return -1;
+	return lp_ts_number(sc, i, 1);
+}
+
+/*
+ * A timestamp, possibly in brackets ("[2024-05-01 12:00:00]",
+ * "[ 1234.567890]" for dmesg), followed by an optional ',' or ':'.
+ */
+static int
+lp_anchor_ts(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos;
+	struct lp_line save = *sc->out;
+	int br = 0, have = sc->have_ts, sys = sc->syslog;
+
+	if (s[j] == '[') {
+		br = 1;
+		for (j++; j < sc->end && s[j] == ' '; j++)
+			;
+		if (j >= sc->end)
+			return -1;
+	}
+	if (br && lp_dmesg(sc, &j) == 0)
+		;
+	else if (lp_ts_any(sc, &j) != 0)
+		goto fail;
+	if (br) {
+		if (j >= sc->end || s[j] != ']')
+			goto fail;
+		j++;
+	}
+	if (j < sc->end && (s[j] == ',' || s[j] == ':') &&
+	    (j + 1 >= sc->end || lp_space((unsigned char)s[j + 1])))
+		j++;
+	sc->pos = j;
+	return 0;
+fail:
+	*sc->out = save;
+	sc->have_ts = have;
+	sc->syslog = sys;
+	return -1;
+}
+
+/* Read a small decimal (a rank) at s[*i]; -1 when absent. */
+static int
+lp_small(const char *s, size_t *i, size_t end)
+{
+	size_t j = *i;
+	long v = 0;
+
+	while (j < end && lp_digit((unsigned char)s[j]) && j - *i < 7)
+		v = v * 10 + (s[j++] - '0');
+	if (j == *i || (j < end && lp_digit((unsigned char)s[j])))
+		return -1;
+	*i = j;
+	return (int)v;
+}
+
+/* Case-insensitive match of a lower-case word at s[*i]. */
+static int
+lp_word(const char *s, size_t *i, size_t end, const char *w)
+{
+	size_t j = *i;
+
+	for (; *w != '\0'; w++, j++)
+		if (j >= end || lp_lower((unsigned char)s[j]) != *w)
+			return 0;
+	*i = j;
+	return 1;
+}
+
+/*
+ * Rank prefixes: "3: " at the start of the line, "[default3]:",
+ * "[rank3]:", "[rank 3]", "[Rank 3]".
+ */
+static int
+lp_anchor_rank(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos;
+	int r;
+
+	if (s[j] != '[') {
+		if (j != 0 || (r = lp_small(s, &j, sc->end)) < 0 ||
+		    j + 1 >= sc->end || s[j] != ':' || s[j + 1] != ' ')
+			return -1;
+		sc->out->rank = r;
+		sc->pos = j + 2;
+		return 0;
+	}
+	j++;
+	/* mpirun --tag-output: "[jobid,rank]<stdout>:" */
+	if (lp_small(s, &j, sc->end) >= 0 && j < sc->end && s[j] == ',') {
+		j++;
+		if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end ||
+		    s[j] != ']')
+			return -1;
+		j++;
+		if (j < sc->end && s[j] == '<') {
+			size_t k = j + 1;
+
+			while (k < sc->end && k - j < 10 && lp_alpha(
+			    (unsigned char)s[k]))
+				k++;
+			if (k >= sc->end || s[k] != '>')
+				return -1;
+			j = k + 1;
+		}
+		if (j < sc->end && s[j] == ':')
+			j++;
+		sc->out->rank = r;
+		sc->pos = j;
+		return 0;
+	}
+	j = sc->pos + 1;
+	if (!lp_word(s, &j, sc->end, "default") &&
+	    !lp_word(s, &j, sc->end, "rank"))
+		return -1;
+	if (j < sc->end && s[j] == ' ')
+		j++;
+	if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end || s[j] != ']')
+		return -1;
+	j++;
+	if (j < sc->end && s[j] == ':')
+		j++;
+	sc->out->rank = r;
+	sc->pos = j;
+	return 0;
+}
+
+static const struct {
+	const char *word;
+	enum lp_level level;
+} lp_levels[] = {
+	{ "alert", LP_LEVEL_FATAL },
+	{ "crit", LP_LEVEL_FATAL },
+	{ "critical", LP_LEVEL_FATAL },
+	{ "debug", LP_LEVEL_DEBUG },
+	{ "emerg", LP_LEVEL_FATAL },
+	{ "err", LP_LEVEL_ERROR },
+	{ "error", LP_LEVEL_ERROR },
+	{ "failure", LP_LEVEL_ERROR },
+	{ "fatal", LP_LEVEL_FATAL },
+	{ "info", LP_LEVEL_INFO },
+	{ "notice", LP_LEVEL_INFO },
+	{ "severe", LP_LEVEL_ERROR },
+	{ "trace", LP_LEVEL_DEBUG },
+	{ "verbose", LP_LEVEL_DEBUG },
+	{ "warn", LP_LEVEL_WARN },
+	{ "warning", LP_LEVEL_WARN },
+};
+
+/*
+ * A level word of length n at s: upper case or capitalised when bare,
+ * any case inside brackets.
+ */
+static enum lp_level
+lp_level_word(const char *s, size_t n, int bracketed)
+{
+	size_t i, k;
+	int upper = 1, cap = 1;
+
+	if (n < 3 || n > 8)
+		return LP_LEVEL_NONE;
+	for (k = 0; k < n; k++) {
+		if (!lp_alpha((unsigned char)s[k]))
+			return LP_LEVEL_NONE;
+		if (s[k] >= 'a')
+			upper = 0;
+		if (k > 0 && s[k] < 'a')
+			cap = 0;
+	}
+	if (!bracketed && !upper && !(cap && s[0] < 'a'))
+		return LP_LEVEL_NONE;
+	for (i = 0; i < TS_NELEM(lp_levels); i++) {
+		/* a shorter word stops the loop at its NUL */
+		for (k = 0; k < n; k++)
+			if (lp_lower((unsigned char)s[k]) != lp_levels[i].word[k])
+				break;
+		if (k == n && lp_levels[i].word[n] == '\0')
+			return lp_levels[i].level;
+	}
+	return LP_LEVEL_NONE;
+}
+
+/* A level letter from a single-letter code: I W E F D V A. */
+static enum lp_level
+lp_level_letter(int c)
+{
+	return c == 'V' || c == 'D' ? LP_LEVEL_DEBUG : c == 'I' ?
+	    LP_LEVEL_INFO : c == 'W' ? LP_LEVEL_WARN : c == 'E' ?
+	    LP_LEVEL_ERROR : c == 'F' || c == 'A' ? LP_LEVEL_FATAL :
+	    LP_LEVEL_NONE;
+}
+
+/*
+ * PyTorch's c10 prefix "[E ProcessGroupNCCL.cpp:475]": a level letter and
+ * the source place.  Consumes it and returns the level, or LP_LEVEL_NONE.
+ */
+static enum lp_level
+lp_level_c10(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, k;
+	enum lp_level lv;
+
+	if (j + 6 > sc->end || s[j] != '[' || s[j + 2] != ' ' ||
+	    (lv = lp_level_letter((unsigned char)s[j + 1])) == LP_LEVEL_NONE)
+		return LP_LEVEL_NONE;
+	for (k = j + 3; k < sc->end && k - j < 120 && s[k] != ']'; k++)
+		if (lp_space((unsigned char)s[k]) || s[k] == '[')
+			return LP_LEVEL_NONE;
+	if (k >= sc->end || s[k] != ']' || !lp_digit((unsigned char)s[k - 1]) ||
+	    memchr(s + j + 3, ':', k - j - 3) == NULL)
+		return LP_LEVEL_NONE;
+	sc->pos = k + 1;
+	return lv;
+}
+
+/*
+ * A level: "ERROR", "Warning", "[info]", "<ERROR>", "ERROR:"; or a single
+ * letter (V D I W E F) once a timestamp was seen (Android's logcat).
+ */
+static int
+lp_anchor_level(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, w;
+	enum lp_level lv;
+	int br = 0;
+
+	if (sc->out->level != LP_LEVEL_NONE)
+		return -1;
+	if ((lv = lp_level_c10(sc)) != LP_LEVEL_NONE) {
+		sc->out->level = lv;
+		return 0;
+	}
+	if (s[j] == '[' || s[j] == '<') {
+		br = s[j] == '[' ? ']' : '>';
+		j++;
+	}
+	for (w = j; w < sc->end && lp_alpha((unsigned char)s[w]); w++)
+		;
+	if (br) {
+		if (w >= sc->end || s[w] != br)
+			return -1;
+	} else if (!lp_fieldend(s, w, sc->end) || (w < sc->end &&
+	    s[w] != ':' && !lp_space((unsigned char)s[w])))
+		return -1;
+	lv = lp_level_word(s + j, w - j, br);
+	if (lv == LP_LEVEL_NONE && !br && w - j == 1 && sc->have_ts &&
+	    w < sc->end && lp_space((unsigned char)s[w]))
+		lv = lp_level_letter((unsigned char)s[j]);
+	if (lv == LP_LEVEL_NONE)
+		return -1;
+	j = w + (br != 0);
+	if (j < sc->end && s[j] == ':')
+		j++;
+	sc->out->level = lv;
+	sc->pos = j;
+	return 0;
+}
+
+const char *
+lp_level_name(enum lp_level level)
+{
+	switch (level) {
+	case LP_LEVEL_DEBUG:
+		return "DEBUG";
+	case LP_LEVEL_INFO:
+		return "INFO";
+	case LP_LEVEL_WARN:
+		return "WARN";
+	case LP_LEVEL_ERROR:
+		return "ERROR";
+	case LP_LEVEL_FATAL:
+		return "FATAL";
+	default:
+		return "";
+	}
+}
+
+/* End of the space-free token at `i` (bounded by the header window). */
+static size_t
+lp_tokend(const struct lp_scan *sc, size_t i)
+{
+	while (i < sc->end && !lp_space((unsigned char)sc->s[i]))
+		i++;
+	return i;
+}
+
+static size_t
+lp_skipspace(const struct lp_scan *sc, size_t i)
+{
+	while (i < sc->end && lp_space((unsigned char)sc->s[i]))
+		i++;
+	return i;
+}
+
+/* A bracketed field without blanks ("[main]", "[Q[myid=1]/x@7]"): its end. */
+static size_t
+lp_bracket(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j;
+	int depth = 0;
+
+	if (i >= sc->end || s[i] != '[')
+		return 0;
+	for (j = i; j < sc->end && j - i < 200; j++) {
+		if (lp_space((unsigned char)s[j]))
+			return 0;
+		if (s[j] == '[')
+			depth++;
+		else if (s[j] == ']' && --depth == 0)
+			return j + 1;
+	}
+	return 0;
+}
+
+/*
+ * Weak header fields: "-", numbers, short blank-free brackets, ids with
+ * digits, dotted names, upper-case words.  *idish is set for an id with a
+ * digit and a ':' or '-' (host:pid:tid, node-17).  In a record -- a line
+ * that starts with a digit, before any anchor -- plain words are weak too.
+ */
+static size_t
+lp_weak(const struct lp_scan *sc, size_t i, int *idish, int record)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), k, b;
+	int digit = 0, lower = 0, sep = 0, dot = 0, c;
+
+	if ((b = lp_bracket(sc, i)) != 0 && b == e && e - i <= 34)
+		return e;
+	if (e - i > 64)
+		return 0;
+	for (k = i; k < e; k++) {
+		c = (unsigned char)s[k];
+		if (lp_digit(c))
+			digit = 1;
+		else if (c >= 'a' && c <= 'z')
+			lower = 1;
+		else if (c == ':' || c == '-' || c == '/')
+			sep = 1;
+		else if (c == '.' || c == '_')
+			dot = 1;
+		else if (!(c >= 'A' && c <= 'Z') && c != '@' && c != '#')
+			return 0;
+	}
+	if (e - i == 1 && s[i] == '-')
+		return e;
+	if (s[e - 1] == '.' || s[e - 1] == ':' || s[i] == '.')
+		return 0;
+	if (digit && sep)
+		*idish = 1;
+	if (digit || (dot && lower && e - i > 3) || (!lower && !sep &&
+	    e - i >= 2 && lp_alpha((unsigned char)s[i])))
+		return e;
+	/* a record ("134681 node-246 gige temperature 1083930762 ...") */
+	if (record && !memchr(s + i, ':', e - i) && !memchr(s + i, '/', e - i)
+	    && lp_alpha((unsigned char)s[i]))
+		return e;
+	return 0;
+}
+
+/* Is s[i..j) a dotted IPv4 address? */
+static int
+lp_ipv4(const char *s, size_t i, size_t j)
+{
+	int parts = 0;
+
+	while (i < j) {
+		size_t k = i;
+
+		while (k < j && lp_digit((unsigned char)s[k]) && k - i < 3)
+			k++;
+		if (k == i)
+			return 0;
+		parts++;
+		if (k == j)
+			break;
+		if (s[k] != '.')
+			return 0;
+		i = k + 1;
+	}
+	return parts == 4;
+}
+
+/* "rank0", "epoch12", "step3": a counter, not a machine. */
+static int
+lp_counter_word(const char *s, size_t n)
+{
+	static const char *const words[] = { "rank", "epoch", "step",
+	    "iter", "iteration", "batch", "layer", "stage", "cuda", "device",
+	    "proc", "task", "job" };
+	size_t i, w, k;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+		w = strlen(words[i]);
+		if (n <= w || strncmp(s, words[i], w) != 0)
+			continue;
+		for (k = w; k < n && lp_digit((unsigned char)s[k]); k++)
+			;
+		if (k == n)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A host prefix at the start of the line: "10.0.0.3: " or "node-7: " (pdsh
+ * and launchers built on it).  The name must hold a digit, so that
+ * "RuntimeError: " or "torch.distributed.run: " stay message and logger.
+ */
+static int
+lp_anchor_host(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, k;
+	int digit = 0;
+
+	if (j != 0 || sc->out->host != NULL)
+		return -1;
+	for (k = j; k < sc->end && k - j <= 64 && (lp_alpha((unsigned char)
+	    s[k]) || lp_digit((unsigned char)s[k]) || s[k] == '-' ||
+	    s[k] == '.' || s[k] == '_'); k++)
+		digit |= lp_digit((unsigned char)s[k]);
+	if (k == j || k + 1 >= sc->end || s[k] != ':' || s[k + 1] != ' ' ||
+	    !digit || s[k - 1] == '.' || s[k - 1] == '-')
+		return -1;
+	if (!lp_ipv4(s, j, k) && (!lp_alpha((unsigned char)s[j]) ||
+	    lp_counter_word(s + j, k - j)))
+		return -1;
+	sc->out->host = s + j;
+	sc->out->host_len = k - j;
+	/* Slurm's step daemon writes "slurmstepd-NODE: error: ..." */
+	if (k - j > 11 && memcmp(s + j, "slurmstepd-", 11) == 0) {
+		sc->out->host += 11;
+		sc->out->host_len -= 11;
+	}
+	sc->pos = k + 2;
+	return 0;
+}
+
+/*
+ * Open MPI's reports of the process that failed first: "Process name:
+ * [[61482,1],3]" (rank 3) and "mpirun noticed that process rank 3 with
+ * PID 42 on node gpu-7 exited on signal 9 (Killed)."  The line stays
+ * message; only the rank and node are taken.
+ */
+static void
+lp_mpirun(struct lp_line *out, const char *s, size_t end)
+{
+	static const char noticed[] = "mpirun noticed that process rank ";
+	size_t i = 0, j, k;
+	long r;
+
+	while (i < end && s[i] == ' ')
+		i++;
+	if (end - i > 17 && memcmp(s + i, "Process name: [[", 16) == 0) {
+		k = i + 16;
+		while (k < end && s[k] != ']')
+			k++;
+		if (k > i + 16 && s[k - 1] != '[' && k + 2 < end && s[k + 1] == ',')
+			k += 2;
+		else
+			return;
+		if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ']')
+			out->rank = (int)r;
+		return;
+	}
+	if (end - i < sizeof noticed || memcmp(s + i, noticed,
+	    sizeof noticed - 1) != 0)
+		return;
+	k = i + sizeof noticed - 1;
+	if ((r = lp_small(s, &k, end)) < 0)
+		return;
+	for (j = k; j + 9 < end && memcmp(s + j, " on node ", 9) != 0; j++)
+		;
+	if (j + 9 >= end)
+		return;
+	j += 9;
+	for (k = j; k < end && k - j <= 64 && s[k] != ' '; k++)
+		;
+	if (k == j || k >= end)
+		return;
+	out->rank = (int)r;
+	out->host = s + j;
+	out->host_len = k - j;
+}
+
+/*
+ * srun's own reports name the node and the task (the global rank):
+ * "srun: error: NODE: task 3: Out Of Memory", "... tasks 0-7: Killed".
+ * The line stays message; only the node and a single task are taken.
+ */
+static void
+lp_srun(struct lp_line *out, const char *s, size_t end)
+{
+	size_t i = 13, j, k;
+	long r;
+
+	if (end < 20 || memcmp(s, "srun: error: ", 13) != 0)
+		return;
+	for (j = i; j < end && j - i <= 64 && (lp_alpha((unsigned char)s[j]) ||
+	    lp_digit((unsigned char)s[j]) || s[j] == '-' || s[j] == '.' ||
+	    s[j] == '_'); j++)
+		;
+	if (j == i || j + 8 > end || memcmp(s + j, ": task", 6) != 0)
+		return;
+	out->host = s + i;
+	out->host_len = j - i;
+	k = j + 6;
+	if (s[k] != ' ')
+		return;
+	k++;
+	if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ':')
+		out->rank = (int)r;
+}
+
+/*
+ * dmesg -H and its deltas: "[Mar12 08:15]", "[  +0.000004]" -- header
+ * without a usable time.
+ */
+static int
+lp_anchor_dmesg_human(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = sc->pos, k;
+
+	if (s[j] != '[')
+		return -1;
+	for (j++; j < sc->end && s[j] == ' '; j++)
+		;
+	k = j;
+	if (k < sc->end && (s[k] == '+' || s[k] == '-')) {
+		for (k++; k < sc->end && (lp_digit((unsigned char)s[k]) ||
+		    s[k] == '.' || s[k] == ':'); k++)
+			;
+	} else if (k + 3 < sc->end && lp_key3(s + k, lp_months, 12) >= 0) {
+		for (k += 3; k < sc->end && (lp_digit((unsigned char)s[k]) ||
+		    s[k] == ' ' || s[k] == ':' || s[k] == ','); k++)
+			;
+	} else
+		return -1;
+	if (k >= sc->end || s[k] != ']' || k == j + 1 ||
+	    !lp_digit((unsigned char)s[k - 1]))
+		return -1;
+	sc->pos = k + 1;
+	sc->kernel = 1;
+	return 0;
+}
+
+/* Try each anchor at the cursor; 0 when one matched and was consumed. */
+static int
+lp_anchor(struct lp_scan *sc, int nweak, int idish)
+{
+	if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
+	    lp_anchor_host(sc) == 0 || lp_anchor_dmesg_human(sc) == 0)
+		return 0;
+	if (nweak > 0 && !sc->have_ts && !idish)
+		return -1;
+	return lp_anchor_level(sc);
+}
+
+/* The anchors and the weak fields between them; returns the header end. */
+static size_t
+lp_anchors(struct lp_scan *sc, int *seen)
+{
+	size_t msgpos = 0, e;
+	int t, nweak = 0, idish = 0;
+
+	*seen = 0;
+	for (t = 0; t < LP_MAXTOK; t++) {
+		sc->pos = lp_skipspace(sc, sc->pos);
+		if (sc->pos >= sc->end)
+			break;
+		if (lp_anchor(sc, nweak, idish) == 0) {
+			msgpos = sc->pos;
+			*seen = 1;
+			nweak = idish = 0;
+			continue;
+		}
+		if (nweak >= LP_MAXWEAK || (e = lp_weak(sc, sc->pos, &idish,
+		    !*seen && lp_digit((unsigned char)sc->s[0]))) == 0)
+			break;
+		sc->pos = e;
+		nweak++;
+	}
+	return msgpos;
+}
+
+/* HealthApp-style "|field|field|message": the message start, or 0. */
+static size_t
+lp_pipes(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j, last = 0;
+	int n;
+
+	for (n = 0; n < 4 && i < sc->end && s[i] == '|'; n++) {
+		last = i + 1;
+		for (j = i + 1; j < sc->end && s[j] != '|' &&
+		    !lp_space((unsigned char)s[j]); j++)
+			;
+		if (j >= sc->end || s[j] != '|')
+			break;
+		i = j;
+	}
+	if (i < sc->end && s[i] == '|')
+		last = i + 1;
+	return last;
+}
+
+/* A tag: "sshd[42]:", "kernel:", "dfs.DataNode$X:" -- its end, or 0. */
+static size_t
+lp_tag(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), k, n;
+	int c;
+
+	/* "sandboxd[129] ([31211]):" -- a tag with a parenthesised extra */
+	if (e - i >= 2 && s[e - 1] == ']' && e + 1 < sc->end && s[e] == ' ' &&
+	    s[e + 1] == '(' && (n = lp_tokend(sc, e + 1)) - e <= 24 &&
+	    n < sc->len && s[n - 1] == ':' && s[n - 2] == ')')
+		e = n;
+	if (e - i < 2 || e - i > 80 || s[e - 1] != ':' || e >= sc->len ||
+	    (!lp_alpha((unsigned char)s[i]) && s[i] != '/'))
+		return 0;
+	for (k = i; k < e - 1; k++) {
+		c = (unsigned char)s[k];
+		if (!lp_alpha(c) && !lp_digit(c) && strchr("._-$()[]/@<>#", c)
+		    == NULL && !(c == ' ' && s[k + 1] == '('))
+			return 0;
+	}
+	if ((e - i >= 6 && memcmp(s + e - 6, "Error:", 6) == 0) ||
+	    (e - i >= 10 && memcmp(s + e - 10, "Exception:", 10) == 0) ||
+	    (e - i >= 8 && memcmp(s + e - 8, "Warning:", 8) == 0))
+		return 0;
+	return e;
+}
+
+/* A dotted class or logger name ("nova.compute.manager"): its end, or 0. */
+static size_t
+lp_dotted(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), k;
+	int dots = 0, c;
+
+	if (e - i < 3 || e - i > 100 || e >= sc->len ||
+	    !lp_alpha((unsigned char)s[i]) || s[e - 1] == '.')
+		return 0;
+	for (k = i; k < e; k++) {
+		c = (unsigned char)s[k];
+		if (c == '.')
+			dots++;
+		else if (!lp_alpha(c) && !lp_digit(c) && c != '_' && c != '$')
+			return 0;
+	}
+	return dots > 0 ? e : 0;
+}
+
+/*
+ * A request context in brackets: "[req-1f2e 9a8b - - -]", "[-]" -- blanks
+ * allowed, but every word holds a digit or is "-".  Its end, or 0.
+ */
+static size_t
+lp_context(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j;
+	int digit = 0;
+
+	if (i >= sc->end || s[i] != '[')
+		return 0;
+	for (j = i + 1; j < sc->end && j - i < 300; j++) {
+		if (s[j] == ']')
+			return digit || s[j - 1] == '-' ? j + 1 : 0;
+		if (s[j] == ' ') {
+			if (!digit && s[j - 1] != '-')
+				return 0;
+			digit = 0;
+		} else if (lp_digit((unsigned char)s[j]))
+			digit = 1;
+		else if (s[j] == '[')
+			return 0;
+	}
+	return 0;
+}
+
+/* A dotted class name with or without a colon: its end, or 0. */
+static size_t
+lp_dotted_tag(const struct lp_scan *sc, size_t i)
+{
+	size_t e = lp_tokend(sc, i);
+
+	if (e - i > 1 && sc->s[e - 1] == ':' && memchr(sc->s + i, '.', e - i)
+	    != NULL && lp_tag(sc, i) == e)
+		return e;
+	return lp_dotted(sc, i);
+}
+
+/* Fields after the last anchor: pids, separators, brackets, glog's file:line]. */
+static size_t
+lp_tail_field(struct lp_scan *sc, size_t i, int *npid)
+{
+	const char *s = sc->s;
+	size_t e = lp_tokend(sc, i), n, b;
+
+	if ((e - i == 1 && (s[i] == '-' || s[i] == ':' || s[i] == '|')))
+		return e;
+	if (s[i] == '|')
+		return lp_pipes(sc, i);
+	if ((b = lp_bracket(sc, i)) != 0 && b == e)
+		return e;
+	if (s[e - 1] == ']' && memchr(s + i, '[', e - i) == NULL &&
+	    memchr(s + i, ':', e - i) != NULL)
+		return e;
+	if (lp_digit((unsigned char)s[i]) && *npid < 2) {
+		for (n = i; n < e && lp_digit((unsigned char)s[n]); n++)
+			;
+		b = lp_skipspace(sc, e);
+		if (n == e && b > e && b < sc->end && !(s[b] >= 'a' &&
+		    s[b] <= 'z' && s[lp_tokend(sc, b) - 1] != ']')) {
+			(*npid)++;
+			return e;
+		}
+	}
+	/* "logger - " before the level (Python logging's default layout) */
+	if (sc->out->level == LP_LEVEL_NONE) {
+		if (e + 2 < sc->end && s[e] == ' ' && s[e + 1] == '-' &&
+		    s[e + 2] == ' ')
+			return e + 2;
+		n = lp_tokend(sc, lp_skipspace(sc, e));
+		if (n + 2 < sc->end && s[n] == ' ' && s[n + 1] == '-' &&
+		    s[n + 2] == ' ' && n - e < 16)
+			return n + 2;
+	}
+	if ((b = lp_context(sc, i)) != 0)
+		return b;
+	return 0;
+}
+
+/* A thread name with blanks before a class name: "[IPC Server 5] a.b.C:". */
+static size_t
+lp_thread_class(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j, e;
+
+	if (i >= sc->end || s[i] != '[')
+		return 0;
+	for (j = i + 1; j < sc->end && j - i < 300 && s[j] != ']'; j++)
+		if (s[j] == '[')
+			return 0;
+	if (j >= sc->end || s[j] != ']')
+		return 0;
+	j = lp_skipspace(sc, j + 1);
+	if (j >= sc->end || (e = lp_dotted_tag(sc, j)) == 0)
+		return 0;
+	return e;
+}
+
+/* A host name with a digit, '-' or '.' (node-017, gpu3, a.b.c) at s[i..j). */
+static int
+lp_hostname(const struct lp_scan *sc, size_t i, size_t j)
+{
+	const char *s = sc->s;
+	size_t k;
+	int mark = 0;
+
+	while (j > i && lp_space((unsigned char)s[j - 1]))
+		j--;
+	if (j - i < 2 || j - i > 64 || !lp_alpha((unsigned char)s[i]))
+		return 0;
+	for (k = i; k < j; k++) {
+		if (lp_digit((unsigned char)s[k]) || s[k] == '-' || s[k] == '.')
+			mark = 1;
+		else if (!lp_alpha((unsigned char)s[k]))
+			return 0;
+	}
+	return mark;
+}
+
+/*
+ * The component before the message: "tag:", "host tag[pid]:" (or any
+ * "host tag:" after a syslog time), a dotted class name after a level.
+ * Returns its end, or 0.
+ */
+static size_t
+lp_component(struct lp_scan *sc, size_t i)
+{
+	size_t e, e2, j;
+
+	if ((e = lp_tag(sc, i)) != 0)
+		return e;
+	j = lp_skipspace(sc, lp_tokend(sc, i));
+	if (j > i && j < sc->end && (e2 = lp_tag(sc, j)) != 0 &&
+	    (sc->syslog || memchr(sc->s + j, '[', e2 - j) != NULL ||
+	    lp_hostname(sc, i, j)) && memchr(sc->s + i, ':', j - i) == NULL)
+		return e2;
+	if (sc->out->level != LP_LEVEL_NONE && ((e = lp_dotted(sc, i)) != 0 ||
+	    (e = lp_thread_class(sc, i)) != 0))
+		return e;
+	return 0;
+}
+
+/* Does the header before s[i] end in NCCL's "NCCL WARN" or "NCCL INFO"? */
+static int
+lp_nccl_level(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t k = i, w;
+
+	if (sc->out->level == LP_LEVEL_NONE)
+		return 0;
+	while (k > 0 && lp_space((unsigned char)s[k - 1]))
+		k--;
+	for (w = k; w > 0 && lp_alpha((unsigned char)s[w - 1]); w--)
+		;
+	if (w == k || w == 0 || !lp_space((unsigned char)s[w - 1]))
+		return 0;
+	while (w > 0 && lp_space((unsigned char)s[w - 1]))
+		w--;
+	return w >= 4 && memcmp(s + w - 4, "NCCL", 4) == 0 &&
+	    (w == 4 || lp_space((unsigned char)s[w - 5]));
+}
+
+/* Consume the tail fields and the component; returns the message start. */
+static size_t
+lp_tail(struct lp_scan *sc, size_t i)
+{
+	size_t e, e2, j;
+	int t, npid = 0;
+
+	for (t = 0; t < LP_MAXTOK; t++) {
+		i = lp_skipspace(sc, i);
+		if (i >= sc->end)
+			return i;
+		sc->pos = i;
+		if (lp_anchor_rank(sc) == 0 || lp_anchor_level(sc) == 0) {
+			i = sc->pos;
+			continue;
+		}
+		if ((e = lp_tail_field(sc, i, &npid)) == 0)
+			break;
+		i = e;
+	}
+	/* the kernel ring buffer has no tag field: "NVRM:" is message; nor
+	   has NCCL, whose subsystem ("NET/IB:") follows its level */
+	if (i >= sc->end || sc->out->ts_kind == LP_TS_UPTIME || sc->kernel ||
+	    lp_nccl_level(sc, i) || (e = lp_component(sc, i)) == 0)
+		return i;
+	/* the kernel's own time after a syslog "kernel:" tag */
+	j = lp_skipspace(sc, e);
+	if (j < sc->end && sc->s[j] == '[') {
+		size_t k = j + 1;
+
+		while (k < sc->end && sc->s[k] == ' ')
+			k++;
+		while (k < sc->end && (lp_digit((unsigned char)sc->s[k]) ||
+		    sc->s[k] == '.'))
+			k++;
+		if (k < sc->end && sc->s[k] == ']' && k > j + 1 &&
+		    lp_digit((unsigned char)sc->s[k - 1]))
+			return k + 1;
+	}
+	/* a request context after the component: "nova.api [req-1 - -] msg" */
+	if (j < sc->end && (e2 = lp_context(sc, j)) != 0)
+		return e2;
+	/* a level after the component: "torch.distributed.run: [WARNING]" */
+	sc->pos = j;
+	if (j < sc->end && lp_anchor_level(sc) == 0)
+		return sc->pos;
+	return e;
+}
+
+size_t
+lp_time_len(const char *s, size_t len)
+{
+	struct lp_scan sc;
+	struct lp_line out;
+	size_t i = 0;
+
+	if (len == 0 || !lp_alpha((unsigned char)s[0]))
+		return 0;
+	memset(&sc, 0, sizeof sc);
+	memset(&out, 0, sizeof out);
+	sc.s = s;
+	sc.len = len;
+	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
+	sc.out = &out;
+	if (lp_ts_monthname(&sc, &i) != 0)
+		return 0;
+	return i;
+}
+
+/* "INFO:root:message" (Python's basic layout): skip "root:" after "INFO:". */
+static size_t
+lp_logger(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t j;
+
+	if (i < 2 || s[i - 1] != ':' || !lp_alpha((unsigned char)s[i - 2]) ||
+	    sc->out->level == LP_LEVEL_NONE)
+		return i;
+	for (j = i; j < sc->end && j - i < 64; j++) {
+		if (s[j] == ':')
+			return j > i ? j + 1 : i;
+		if (!lp_alpha((unsigned char)s[j]) &&
+		    !lp_digit((unsigned char)s[j]) && s[j] != '.' &&
+		    s[j] != '_' && s[j] != '-')
+			return i;
+	}
+	return i;
+}
+
+/*
+ * What a terminal would no longer show: everything up to the last carriage
+ * return, and a tqdm progress bar glued in front of the line ("45%|####  |
+ * 450/1000 [01:23<01:40, 5.47it/s]").  Returns the bytes to skip.
+ */
+static size_t
+lp_overwritten(const char *s, size_t len)
+{
+	size_t i, end = len < LP_MAXHDR ? len : LP_MAXHDR, k, skip = 0;
+
+	for (i = end; i > 0; i--)
+		if (s[i - 1] == '\r' && i < len) {
+			skip = i;
+			break;
+		}
+	i = skip;
+	while (i < end && s[i] == ' ')
+		i++;
+	k = i;
+	while (k < end && lp_digit((unsigned char)s[k]))
+		k++;
+	if (k == i || k + 1 >= end || s[k] != '%' || s[k + 1] != '|')
+		return skip;
+	/* the bar, then the counts and rates up to the closing bracket */
+	for (k += 2; k < end && s[k] != '|'; k++)
+		;
+	for (; k < end && s[k] != ']'; k++)
+		if (s[k] == '[' && k + 1 < end && s[k + 1] == '[')
+			return skip;
+	if (k >= end || (k >= 2 && !(s[k - 1] == 's' || s[k - 1] == '}')))
+		return skip;
+	return k + 1;
+}
+
+/* A host named after its address with dashes: "10-0-4-11". */
+static int
+lp_dashed_ip(const char *s, size_t n)
+{
+	size_t i, digits = 0;
+	int parts = 1;
+
+	for (i = 0; i < n; i++) {
+		if (lp_digit((unsigned char)s[i]) && ++digits <= 3)
+			continue;
+		if (s[i] != '-' || digits == 0)
+			return 0;
+		parts++;
+		digits = 0;
+	}
+	return parts == 4 && digits > 0;
+}
+
+/*
+ * NCCL's "host:pid:tid [dev]" header: the host belongs to this line (a
+ * file may hold the lines of several hosts).
+ */
+static void
+lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
+{
+	const char *s = sc->s;
+	size_t i = 0, k;
+
+	if (sc->out->host != NULL)
+		return;
+	while (i < hdr_end) {
+		i = lp_skipspace(sc, i);
+		k = lp_tokend(sc, i);
+		if (i >= hdr_end || k > hdr_end)	/* only blanks were left */
+			return;
+		/* after mpirun's "[1,12]<stdout>:" */
+		if (s[i] == '[') {
+			const char *t = memchr(s + i, '>', k - i);
+
+			if (t != NULL && t + 1 < s + k && t[1] == ':')
+				i = (size_t)(t + 2 - s);
+		}
+		/* name:digits:digits */
+		{
+			const char *c1 = memchr(s + i, ':', k - i), *c2;
+
+			if (c1 != NULL && c1 > s + i && (lp_alpha(
+			    (unsigned char)s[i]) || lp_dashed_ip(s + i,
+			    (size_t)(c1 - (s + i)))) && (c2 = memchr(c1 + 1, ':',
+			    (size_t)(s + k - c1 - 1))) != NULL &&
+			    c2 > c1 + 1 && c2 + 1 < s + k &&
+			    lp_digit((unsigned char)c1[1]) &&
+			    lp_digit((unsigned char)c2[1])) {
+				sc->out->host = s + i;
+				sc->out->host_len = (size_t)(c1 - (s + i));
+				return;
+			}
+		}
+		if (k == i)
+			return;
+		i = k;
+	}
+}
+
+void
+lp_parse(const char *line, size_t len, struct lp_line *out)
+{
+	struct lp_scan sc;
+	size_t start, skip;
+	int seen;
+
+	memset(out, 0, sizeof *out);
+	out->rank = -1;
+	out->msg = line;
+	out->msg_len = len;
+	if (line == NULL || len == 0)
+		return;
+	skip = lp_overwritten(line, len);
+	line += skip;
+	len -= skip;
+	out->msg = line;
+	out->msg_len = len;
+	memset(&sc, 0, sizeof sc);
+	sc.s = line;
+	sc.len = len;
+	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
+	sc.out = out;
+	start = lp_anchors(&sc, &seen);
+	if (seen)
+		lp_nccl_host(&sc, start);
+	if (!seen) {
+		lp_srun(out, line, sc.end);
+		lp_mpirun(out, line, sc.end);
+		return;
+	}
+	start = lp_logger(&sc, start);
+	start = lp_tail(&sc, start);
+	while (start < len && lp_space((unsigned char)line[start]))
+		start++;
+	out->msg = line + start;
+	out->msg_len = len - start;
+}

@@ -1,0 +1,769 @@
+/*
+ * view.c -- the view state and the commands that change it (see view.h).
+ *
+ * The commands only change state; drawing is panes.c's.  `drill` saves
+ * the state on the history that `back` pops, so that a user can always
+ * return to where they were.
+ */
+#include "config.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <limits.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/canvas.h"
+#include "diag/model.h"
+#include "diag/stage.h"
+#include "base/util.h"
+#include "view/view.h"
+#include "db/viewdb.h"
+#include "view/viewint.h"
+
+#define HIST_MAX 64
+
+static const char *const pane_names[PANE_COUNT] = {
+	"events", "heatmap", "timeline", "groups", "lines", "jobs"
+};
+
+const char *
+view_pane_name(enum view_pane p)
+{
+	return p < PANE_COUNT ? pane_names[p] : "?";
+}
+
+int
+view_pane_parse(const char *s)
+{
+	size_t i, n = strlen(s);
+	int found = -1;
+
+	if (n == 1 && s[0] >= '1' && s[0] <= '6')
+		return s[0] - '1';
+	for (i = 0; i < PANE_COUNT; i++) {
+		if (strcmp(pane_names[i], s) == 0)
+			return (int)i;
+		if (n > 0 && strncmp(pane_names[i], s, n) == 0)
+			found = found == -1 ? (int)i : -2;
+	}
+	return found < 0 ? -1 : found;
+}
+
+static void
+filter_release(struct view_filter *f)
+{
+	free(f->arg);
+	if (f->re != NULL)
+		pcre2_code_free(f->re);
+}
+
+static void
+state_release(struct view_state *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfilters; i++)
+		filter_release(&s->filters[i]);
+	free(s->filters);
+	free(s->l_path);
+	memset(s, 0, sizeof *s);
+}
+
+void *
+view_regex(const char *pattern, char **cause)
+{
+	PCRE2_UCHAR msg[160];
+	PCRE2_SIZE off;
+	pcre2_code *re;
+	int err;
+
+	re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_CASELESS, &err, &off,
+	    NULL);
+	if (re == NULL) {
+		pcre2_get_error_message(err, msg, sizeof msg);
+		ts_fail(cause, "bad pattern at offset %zu: %s", (size_t)off,
+		    (const char *)msg);
+	}
+	return re;
+}
+
+int
+view_regex_find(void *re, const char *s, size_t len, size_t *start,
+    size_t *end)
+{
+	pcre2_match_data *md;
+	PCRE2_SIZE *ov;
+	int rc;
+
+	if (re == NULL)
+		return 0;
+	md = pcre2_match_data_create_from_pattern(re, NULL);
+	rc = pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
+	if (rc > 0) {
+		ov = pcre2_get_ovector_pointer(md);
+		if (start != NULL)
+			*start = ov[0];
+		if (end != NULL)
+			*end = ov[1];
+	}
+	pcre2_match_data_free(md);
+	return rc > 0;
+}
+
+/* A deep copy of a state (patterns compiled again). */
+static void
+state_copy(struct view_state *d, const struct view_state *s)
+{
+	size_t i;
+	char *why = NULL;
+
+	*d = *s;
+	d->l_path = s->l_path ? xstrdup(s->l_path) : NULL;
+	d->filters = xcalloc(s->nfilters + 1, sizeof *d->filters);
+	for (i = 0; i < s->nfilters; i++) {
+		d->filters[i] = s->filters[i];
+		d->filters[i].arg = xstrdup(s->filters[i].arg);
+		if (s->filters[i].re != NULL) {
+			/* arg is "/PATTERN/" */
+			const char *a = s->filters[i].arg;
+			char *pat = xstrndup(a + 1, strlen(a) >= 2 ?
+			    strlen(a) - 2 : 0);
+
+			d->filters[i].re = view_regex(pat, &why);
+			free(pat);
+			free(why);
+			why = NULL;
+		}
+	}
+}
+
+void
+view_init(struct view *v, struct cache *c)
+{
+	memset(v, 0, sizeof *v);
+	v->cache = c;
+	v->st.context = 3;
+	v->st.hm_group = -1;
+	v->st.l_node = -1;
+	v->st.pane = PANE_JOBS;
+	v->page = 18;
+	v->width = 80;
+	v->height = 24;
+}
+
+static void
+history_clear(struct view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nhist; i++)
+		state_release(&v->hist[i]);
+	free(v->hist);
+	v->hist = NULL;
+	v->nhist = 0;
+}
+
+void
+view_release(struct view *v)
+{
+	size_t i;
+
+	state_release(&v->st);
+	history_clear(v);
+	model_free(v->m);
+	free(v->job);
+	free(v->search);
+	if (v->search_re != NULL)
+		pcre2_code_free(v->search_re);
+	free(v->message);
+	view_lines_clear(v);
+	for (i = 0; i < v->nlog; i++)
+		free(v->log[i]);
+	free(v->log);
+	memset(v, 0, sizeof *v);
+}
+
+void
+view_set_model(struct view *v, const char *name, struct model *m)
+{
+	model_free(v->m);
+	free(v->job);
+	v->m = m;
+	v->job = xstrdup(name);
+	state_release(&v->st);
+	history_clear(v);
+	view_lines_clear(v);
+	v->st.context = 3;
+	v->st.hm_group = -1;
+	v->st.l_node = -1;
+	v->st.pane = PANE_EVENTS;
+	/* what the user must know about the data shows first */
+	free(v->message);
+	v->message = m != NULL && m->nnotes > 0 ? xstrdup(m->notes[0]) : NULL;
+}
+
+static int
+need_job(const struct view *v, char **cause)
+{
+	if (v->m == NULL)
+		return ts_fail(cause, "no job is open (open JOB, or drill on "
+		    "the jobs pane)");
+	return 0;
+}
+
+static void
+history_push(struct view *v)
+{
+	if (v->nhist == HIST_MAX) {
+		state_release(&v->hist[0]);
+		memmove(v->hist, v->hist + 1, (HIST_MAX - 1) * sizeof *v->hist);
+		v->nhist--;
+	}
+	v->hist = xreallocarray(v->hist, v->nhist + 1, sizeof *v->hist);
+	state_copy(&v->hist[v->nhist++], &v->st);
+}
+
+int
+view_pane(struct view *v, const char *name, char **cause)
+{
+	int p = view_pane_parse(name), first = v->m == NULL ? PANE_JOBS : 0;
+
+	if (strcmp(name, "next") == 0 || strcmp(name, "prev") == 0) {
+		int step = name[0] == 'n' ? 1 : PANE_COUNT - 1;
+
+		p = (int)v->st.pane;
+		do
+			p = (p + step) % PANE_COUNT;
+		while (p < first);
+	}
+	if (p < 0)
+		return ts_fail(cause, "no pane '%s' (events, heatmap, timeline, "
+		    "groups, lines or jobs)", name);
+	if (p != PANE_JOBS && need_job(v, cause) != 0)
+		return -1;
+	v->st.pane = (enum view_pane)p;
+	return 0;
+}
+
+static int
+parse_range(const char *s, long *a, long *b)
+{
+	const char *dots = strstr(s, "..");
+	char *left;
+	int rc;
+
+	if (dots == NULL) {
+		if (ts_parse_long(s, a) != 0)
+			return -1;
+		*b = *a;
+		return 0;
+	}
+	left = xstrndup(s, (size_t)(dots - s));
+	*a = LONG_MIN;
+	*b = LONG_MAX;
+	rc = (left[0] != '\0' && ts_parse_long(left, a) != 0) ||
+	    (dots[2] != '\0' && ts_parse_long(dots + 2, b) != 0);
+	free(left);
+	return rc || *a > *b ? -1 : 0;
+}
+
+int
+view_filter(struct view *v, const char *spec, int negate, char **cause)
+{
+	struct view_filter f;
+	const char *eq = strchr(spec, '=');
+	size_t klen = eq != NULL ? (size_t)(eq - spec) : 0;
+	const char *val = eq != NULL ? eq + 1 : NULL;
+
+	if (need_job(v, cause) != 0)
+		return -1;
+	memset(&f, 0, sizeof f);
+	f.negate = negate;
+	if (spec[0] == '/') {
+		size_t n = strlen(spec);
+		char *pat = xstrndup(spec + 1, n > 1 && spec[n - 1] == '/' ?
+		    n - 2 : n - 1);
+
+		f.kind = VF_TEXT;
+		f.re = view_regex(pat, cause);
+		f.arg = xasprintf("/%s/", pat);
+		free(pat);
+		if (f.re == NULL) {
+			free(f.arg);
+			return -1;
+		}
+	} else if (eq != NULL && klen == 4 && strncmp(spec, "node", 4) == 0) {
+		if ((f.a = model_node_index(v->m, val)) < 0)
+			return ts_fail(cause, "no node '%s' in job %s", val,
+			    v->job);
+		f.kind = VF_NODE;
+	} else if (eq != NULL && klen == 5 && strncmp(spec, "stage", 5) == 0) {
+		int st = stage_from_name(val);
+
+		if (st < 0)
+			return ts_fail(cause, "no stage '%s' (launch, init, "
+			    "checkpoint-load, training, checkpoint-save, "
+			    "evaluation, shutdown)", val);
+		f.kind = VF_STAGE;
+		f.a = st;
+	} else if (eq != NULL && klen == 4 && strncmp(spec, "iter", 4) == 0) {
+		if (parse_range(val, &f.a, &f.b) != 0)
+			return ts_fail(cause, "iter wants N or A..B, not '%s'",
+			    val);
+		f.kind = VF_ITER;
+	} else if (eq != NULL && klen == 8 &&
+	    strncmp(spec, "category", 8) == 0) {
+		f.kind = VF_CATEGORY;
+	} else
+		return ts_fail(cause, "cannot filter on '%s' (node=NAME, "
+		    "stage=NAME, iter=A..B, category=NAME or /PATTERN/)", spec);
+	if (f.arg == NULL)
+		f.arg = xstrdup(spec);
+	v->st.filters = xreallocarray(v->st.filters, v->st.nfilters + 1,
+	    sizeof *v->st.filters);
+	v->st.filters[v->st.nfilters++] = f;
+	memset(v->st.cursor, 0, sizeof v->st.cursor);
+	memset(v->st.top, 0, sizeof v->st.top);
+	view_lines_clear(v);
+	return 0;
+}
+
+int
+view_unfilter(struct view *v, const char *which, char **cause)
+{
+	long n;
+
+	if (which == NULL || strcmp(which, "all") == 0) {
+		while (v->st.nfilters > 0)
+			filter_release(&v->st.filters[--v->st.nfilters]);
+	} else {
+		if (ts_parse_long(which, &n) != 0 || n < 1 ||
+		    (size_t)n > v->st.nfilters)
+			return ts_fail(cause, "no filter '%s' (there %s %zu)",
+			    which, v->st.nfilters == 1 ? "is" : "are",
+			    v->st.nfilters);
+		filter_release(&v->st.filters[n - 1]);
+		memmove(&v->st.filters[n - 1], &v->st.filters[n],
+		    (v->st.nfilters - (size_t)n) * sizeof *v->st.filters);
+		v->st.nfilters--;
+	}
+	memset(v->st.cursor, 0, sizeof v->st.cursor);
+	memset(v->st.top, 0, sizeof v->st.top);
+	view_lines_clear(v);
+	return 0;
+}
+
+char *
+view_filters_text(const struct view *v)
+{
+	struct buf b;
+	size_t i;
+
+	buf_init(&b);
+	for (i = 0; i < v->st.nfilters; i++)
+		buf_addf(&b, "%zu. %s%s\n", i + 1,
+		    v->st.filters[i].negate ? "-v " : "", v->st.filters[i].arg);
+	if (v->st.nfilters == 0)
+		buf_adds(&b, "no filters\n");
+	return buf_detach(&b);
+}
+
+/* The sort keys, in the order of enum view_sort. */
+static const char *const sort_keys[] = { "score", "time", "count", "nodes" };
+
+int
+view_sort(struct view *v, const char *key, char **cause)
+{
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(sort_keys); i++)
+		if (strcmp(sort_keys[i], key) == 0) {
+			v->st.sort = (enum view_sort)i;
+			v->st.cursor[PANE_EVENTS] = v->st.top[PANE_EVENTS] = 0;
+			return 0;
+		}
+	return ts_fail(cause, "cannot sort by '%s' (score, time, count or "
+	    "nodes)", key);
+}
+
+int
+view_move(struct view *v, const char *how, char **cause)
+{
+	int *cur = &v->st.cursor[v->st.pane];
+	int n = view_nrows(v), page = view_page(v);
+	long to;
+
+	if (strcmp(how, "down") == 0)
+		to = *cur + 1;
+	else if (strcmp(how, "up") == 0)
+		to = *cur - 1;
+	else if (strcmp(how, "pgdn") == 0)
+		to = *cur + page;
+	else if (strcmp(how, "pgup") == 0)
+		to = *cur - page;
+	else if (strcmp(how, "top") == 0)
+		to = 0;
+	else if (strcmp(how, "bottom") == 0)
+		to = n - 1;
+	else if (ts_parse_long(how, &to) == 0)
+		to--;
+	else
+		return ts_fail(cause, "cannot move '%s' (up, down, pgup, pgdn, "
+		    "top, bottom or a row number)", how);
+	if (to >= n)
+		to = n - 1;
+	if (to < 0)
+		to = 0;
+	*cur = (int)to;
+	return 0;
+}
+
+int
+view_back(struct view *v, int or_quit, char **cause)
+{
+	if (v->nhist == 0 && or_quit)
+		return 1;
+	if (v->nhist == 0)
+		return ts_fail(cause, "nothing to go back to");
+	state_release(&v->st);
+	v->st = v->hist[--v->nhist];
+	view_lines_clear(v);
+	return 0;
+}
+
+int
+view_scroll(struct view *v, const char *how, char **cause)
+{
+	int *h = &v->st.hscroll[v->st.pane];
+	int step = v->width >= 32 ? v->width / 4 : 8;
+	long to;
+
+	if (v->st.pane != PANE_EVENTS && v->st.pane != PANE_LINES)
+		return ts_fail(cause, "only the events and lines panes scroll "
+		    "sideways");
+	if (strcmp(how, "left") == 0)
+		to = *h - step;
+	else if (strcmp(how, "right") == 0) {
+		to = *h + step;
+		/* not past the widest text the pane cut at its last draw */
+		if (v->hwide_pane == (int)v->st.pane + 1 &&
+		    to > *h + v->hwide)
+			to = *h + v->hwide;
+	} else if (strcmp(how, "home") == 0)
+		to = 0;
+	else if (ts_parse_long(how, &to) != 0 || to < 0 || to > 1000000)
+		return ts_fail(cause, "cannot scroll '%s' (left, right, home "
+		    "or a column)", how);
+	*h = to < 0 ? 0 : (int)to;
+	return 0;
+}
+
+int
+view_context(struct view *v, long n, char **cause)
+{
+	if (n < 0 || n > 1000)
+		return ts_fail(cause, "context wants 0 to 1000 lines, not %ld",
+		    n);
+	v->st.context = (int)n;
+	view_lines_clear(v);
+	return 0;
+}
+
+/* Replace every filter of kind k by a new one (for drill). */
+static void
+set_filter(struct view *v, enum view_fkind k, const char *spec)
+{
+	size_t i, o = 0;
+	char *why = NULL;
+
+	for (i = 0; i < v->st.nfilters; i++) {
+		if (v->st.filters[i].kind == k)
+			filter_release(&v->st.filters[i]);
+		else
+			v->st.filters[o++] = v->st.filters[i];
+	}
+	v->st.nfilters = o;
+	if (view_filter(v, spec, 0, &why) != 0)
+		free(why);
+}
+
+static void
+lines_of_event(struct view *v, uint32_t id, long node)
+{
+	v->st.lsrc = LS_EVENT;
+	v->st.l_event = id;
+	v->st.l_node = node;
+	free(v->st.l_path);
+	v->st.l_path = NULL;
+	v->st.pane = PANE_LINES;
+	v->st.cursor[PANE_LINES] = v->st.top[PANE_LINES] = 0;
+	view_lines_clear(v);
+	v->lines_seek = 1;
+}
+
+int
+view_drill(struct view *v, char **cause)
+{
+	struct view_target t;
+	char *spec;
+
+	if (view_target(v, &t) != 0)
+		return ts_fail(cause, "nothing to drill into here");
+	if (t.kind == VT_JOB) {
+		struct model *m;
+		int rc = view_open_job(v, t.name, &m, cause), row;
+
+		if (rc == 0) {
+			/* back returns to the jobs, at the job left */
+			row = v->st.cursor[PANE_JOBS];
+			view_set_model(v, t.name, m);
+			v->st.pane = PANE_JOBS;
+			v->st.cursor[PANE_JOBS] = row;
+			history_push(v);
+			v->st.pane = PANE_EVENTS;
+		}
+		free(t.owned);
+		return rc;
+	}
+	history_push(v);
+	switch (t.kind) {
+	case VT_EVENT:
+		lines_of_event(v, t.id, t.node);
+		break;
+	case VT_NODE:
+		spec = xasprintf("node=%s", v->m->nodes[t.node].name);
+		set_filter(v, VF_NODE, spec);
+		free(spec);
+		v->st.pane = PANE_EVENTS;
+		break;
+	case VT_GROUP:
+		v->st.hm_group = t.node;
+		v->st.hm_count = t.iter;
+		v->st.cursor[PANE_HEATMAP] = v->st.top[PANE_HEATMAP] = 0;
+		break;
+	case VT_ITER:
+		spec = xasprintf("iter=%ld", t.iter);
+		set_filter(v, VF_ITER, spec);
+		free(spec);
+		v->st.pane = PANE_EVENTS;
+		break;
+	case VT_LINE:
+		v->st.lsrc = LS_FILE;
+		free(v->st.l_path);
+		v->st.l_path = xstrdup(t.name);
+		v->st.l_line = t.iter;
+		v->st.cursor[PANE_LINES] = v->st.context;
+		v->st.top[PANE_LINES] = 0;
+		view_lines_clear(v);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int
+view_goto(struct view *v, const char *what, const char *arg, char **cause)
+{
+	long n;
+
+	if (need_job(v, cause) != 0)
+		return -1;
+	if (strcmp(what, "node") == 0) {
+		if ((n = model_node_index(v->m, arg)) < 0)
+			return ts_fail(cause, "no node '%s' in job %s", arg,
+			    v->job);
+		v->st.pane = PANE_HEATMAP;
+		v->st.hm_group = -1;
+		return view_select_node(v, n, cause);
+	}
+	if (strcmp(what, "iter") == 0) {
+		if (ts_parse_long(arg, &n) != 0 || model_iter_index(v->m,
+		    n) < 0)
+			return ts_fail(cause, "no iteration '%s' in job %s", arg,
+			    v->job);
+		v->st.pane = PANE_TIMELINE;
+		v->st.cursor[PANE_TIMELINE] = (int)model_iter_index(v->m, n);
+		return 0;
+	}
+	if (strcmp(what, "time") == 0)
+		return view_select_time(v, arg, cause);
+	return ts_fail(cause, "cannot go to '%s' (node NAME, iter N or time "
+	    "HH:MM:SS)", what);
+}
+
+int
+view_search(struct view *v, const char *pattern, char **cause)
+{
+	size_t n = strlen(pattern);
+	char *pat;
+	void *re;
+
+	if (n > 0 && pattern[0] == '/') {
+		pattern++;
+		n--;
+		if (n > 0 && pattern[n - 1] == '/')
+			n--;
+	}
+	pat = xstrndup(pattern, n);
+	if (pat[0] == '\0') {
+		free(pat);
+		free(v->search);
+		v->search = NULL;
+		if (v->search_re != NULL)
+			pcre2_code_free(v->search_re);
+		v->search_re = NULL;
+		return 0;
+	}
+	if ((re = view_regex(pat, cause)) == NULL) {
+		free(pat);
+		return -1;
+	}
+	free(v->search);
+	v->search = pat;
+	if (v->search_re != NULL)
+		pcre2_code_free(v->search_re);
+	v->search_re = re;
+	if (view_search_next(v, 0, cause) != 0) {
+		free(*cause);
+		*cause = NULL;
+	}
+	return 0;
+}
+
+int
+view_search_next(struct view *v, int dir, char **cause)
+{
+	int n = view_nrows(v), cur = v->st.cursor[v->st.pane], i, r;
+
+	if (v->search_re == NULL)
+		return ts_fail(cause, "no search (/ PATTERN)");
+	for (i = dir == 0 ? 0 : 1; i <= n; i++) {
+		r = dir < 0 ? cur - i : cur + i;
+		r = ((r % n) + n) % n;
+		if (n > 0 && view_row_matches(v, r)) {
+			v->st.cursor[v->st.pane] = r;
+			return 0;
+		}
+	}
+	return ts_fail(cause, "pattern not found: %s", v->search);
+}
+
+static void
+add_name(char ***out, size_t *n, const char *s, const char *word)
+{
+	size_t i;
+
+	if (strncmp(s, word, strlen(word)) != 0)
+		return;
+	for (i = 0; i < *n; i++)
+		if (strcmp((*out)[i], s) == 0)
+			return;
+	*out = xreallocarray(*out, *n + 2, sizeof **out);
+	(*out)[(*n)++] = xstrdup(s);
+	(*out)[*n] = NULL;
+}
+
+struct complete_jobs {
+	char ***out;
+	size_t *n;
+	const char *word;
+};
+
+static int
+complete_job(void *arg, const struct viewdb_job *j)
+{
+	struct complete_jobs *c = arg;
+
+	add_name(c->out, c->n, j->name, c->word);
+	return 0;
+}
+
+static void
+add_names(char ***out, size_t *n, const char *const *names, size_t k,
+    const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		add_name(out, n, names[i], word);
+}
+
+static void
+add_jobs(const struct view *v, char ***out, size_t *n, const char *word)
+{
+	struct complete_jobs cj = { out, n, word };
+	char *why = NULL;
+
+	if (v->cache != NULL && viewdb_each_job(v->cache, complete_job, &cj,
+	    &why) != 0)
+		free(why);
+}
+
+/* node=, stage=, category= and iter= words for a filter. */
+static void
+add_filters(const struct view *v, char ***out, size_t *n, const char *word)
+{
+	char buf[160];
+	size_t i;
+
+	add_name(out, n, "-v", word);
+	add_name(out, n, "iter=", word);
+	for (i = 1; i < STAGE_COUNT; i++) {
+		snprintf(buf, sizeof buf, "stage=%s", stage_name((enum stage)i));
+		add_name(out, n, buf, word);
+	}
+	for (i = 0; v->m != NULL && i < v->m->nreal; i++) {
+		snprintf(buf, sizeof buf, "node=%s", v->m->nodes[i].name);
+		add_name(out, n, buf, word);
+	}
+	for (i = 0; v->m != NULL && i < v->m->nevents; i++)
+		if (v->m->events[i].category != NULL) {
+			snprintf(buf, sizeof buf, "category=%s",
+			    v->m->events[i].category);
+			add_name(out, n, buf, word);
+		}
+}
+
+size_t
+view_complete(const struct view *v, const char *cmd, const char *word,
+    char ***out)
+{
+	static const char *const moves[] = { "up", "down", "pgup", "pgdn",
+	    "top", "bottom" };
+	static const char *const scrolls[] = { "left", "right", "home" };
+	static const char *const gotos[] = { "node", "iter", "time" };
+	static const char *const panes2[] = { "next", "prev" };
+	size_t n = 0, i;
+
+	*out = NULL;
+	if (strcmp(cmd, "pane") == 0 || strcmp(cmd, "view") == 0) {
+		add_names(out, &n, pane_names, PANE_COUNT, word);
+		add_names(out, &n, panes2, TS_NELEM(panes2), word);
+		if (strcmp(cmd, "view") == 0)
+			add_jobs(v, out, &n, word);
+	} else if (strcmp(cmd, "sort") == 0)
+		add_names(out, &n, sort_keys, TS_NELEM(sort_keys), word);
+	else if (strcmp(cmd, "move") == 0)
+		add_names(out, &n, moves, TS_NELEM(moves), word);
+	else if (strcmp(cmd, "scroll") == 0)
+		add_names(out, &n, scrolls, TS_NELEM(scrolls), word);
+	else if (strcmp(cmd, "filter") == 0)
+		add_filters(v, out, &n, word);
+	else if (strcmp(cmd, "unfilter") == 0)
+		add_name(out, &n, "all", word);
+	else if (strcmp(cmd, "goto") == 0) {
+		add_names(out, &n, gotos, TS_NELEM(gotos), word);
+		for (i = 0; v->m != NULL && i < v->m->nreal; i++)
+			add_name(out, &n, v->m->nodes[i].name, word);
+	} else if (strcmp(cmd, "open") == 0 || strcmp(cmd, "diagnose") == 0 ||
+	    strcmp(cmd, "mark") == 0 || strcmp(cmd, "forget") == 0 ||
+	    strcmp(cmd, "templates") == 0 || strcmp(cmd, "lines") == 0 ||
+	    strcmp(cmd, "flows") == 0)
+		add_jobs(v, out, &n, word);
+	return n;
+}

@@ -1,0 +1,242 @@
+/*
+ * viewlines.c -- the rows of the lines pane, read through the cache.
+ *
+ * The list of rows (file, line number) comes from the cache: every line
+ * of an event (the per-file line numbers the indexer kept) with `context`
+ * lines around each, or a window of one file around a line.  The text of
+ * a row is read from its file only when the row is drawn, from the
+ * nearest checkpoint before it, and texts far from the rows on screen are
+ * dropped again: memory follows the screen, not the file.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag/model.h"
+#include "logs/reader.h"
+#include "base/util.h"
+#include "view/view.h"
+#include "db/viewdb.h"
+#include "view/viewint.h"
+
+/* Rows the list may hold; an event with more lines shows the first ones. */
+#define LINES_MAX 200000
+/* Lines shown around a line of a file. */
+#define WINDOW 500
+/* Texts kept beyond the rows being drawn. */
+#define KEEP 400
+
+void
+view_lines_clear(struct view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nlines; i++) {
+		if (i == 0 || v->lines[i].path != v->lines[i - 1].path)
+			free(v->lines[i].path);
+		free(v->lines[i].text);
+	}
+	free(v->lines);
+	v->lines = NULL;
+	v->nlines = 0;
+	v->lines_valid = 0;
+	free(v->lines_error);
+	v->lines_error = NULL;
+}
+
+struct build {
+	struct view *v;
+	size_t cap;
+	int truncated;
+};
+
+static void
+add_row(struct build *b, int64_t file, char *path, uint64_t line, int hit)
+{
+	struct view *v = b->v;
+	struct view_line *l;
+
+	if (v->nlines >= LINES_MAX) {
+		b->truncated = 1;
+		return;
+	}
+	v->lines = xgrow(v->lines, &b->cap, v->nlines + 1, sizeof *v->lines);
+	l = &v->lines[v->nlines++];
+	l->file = file;
+	l->path = path;
+	l->line = line;
+	l->text = NULL;
+	l->hit = hit;
+}
+
+static int
+event_file(void *arg, const struct viewdb_occ *o)
+{
+	struct build *b = arg;
+	struct view *v = b->v;
+	uint64_t next = 1, from, to, ctx = (uint64_t)v->st.context;
+	size_t i, before = v->nlines, k;
+	char *path;
+
+	if (v->st.l_node >= 0 && o->node[0] != '\0' &&
+	    strcmp(o->node, v->m->nodes[v->st.l_node].name) != 0)
+		return 0;
+	path = xstrdup(o->path);
+	for (i = 0; i < o->nlines && !b->truncated; i++) {
+		from = o->lines[i] > ctx ? o->lines[i] - ctx : 1;
+		if (from < next)
+			from = next;
+		to = o->lines[i] + ctx;
+		if (o->file_lines > 0 && to > o->file_lines)
+			to = o->file_lines > o->lines[i] ? o->file_lines :
+			    o->lines[i];
+		if (i + 1 < o->nlines && to >= o->lines[i + 1])
+			to = o->lines[i + 1] - 1;
+		for (; from <= to; from++)
+			add_row(b, o->file, path, from, from == o->lines[i]);
+		next = to + 1;
+		if (i + 1 < o->nlines && o->lines[i + 1] > next)
+			next = o->lines[i + 1] > ctx ? o->lines[i + 1] - ctx : 1;
+	}
+	if (v->nlines == before) {
+		free(path);
+		return 0;
+	}
+	/* a row past the file's last line is dropped when it is read */
+	for (k = before; k < v->nlines; k++)
+		v->lines[k].path = path;
+	return b->truncated;
+}
+
+int
+view_lines_build(struct view *v)
+{
+	struct build b;
+	char *why = NULL;
+	int64_t file;
+	uint64_t nl, from, to, l;
+	size_t i;
+	int gz, rc;
+
+	view_lines_clear(v);
+	v->lines_valid = 1;
+	if (v->m == NULL || v->cache == NULL || v->st.lsrc == LS_NONE)
+		return 0;
+	memset(&b, 0, sizeof b);
+	b.v = v;
+	if (v->st.lsrc == LS_EVENT) {
+		if (viewdb_event_files(v->cache, v->job, v->st.l_event,
+		    event_file, &b, &why) < 0) {
+			v->lines_error = why;
+			return -1;
+		}
+		if (v->nlines == 0)
+			v->lines_error = xstrdup("the cache keeps no line of "
+			    "this event (index the job again)");
+		/* a drill lands on the event's first line, not its context */
+		for (i = 0; v->lines_seek && i < v->nlines; i++)
+			if (v->lines[i].hit) {
+				v->st.cursor[PANE_LINES] = (int)i;
+				break;
+			}
+		v->lines_seek = 0;
+		return 0;
+	}
+	rc = viewdb_file(v->cache, v->job, v->st.l_path, &file, &gz, &nl, &why);
+	if (rc <= 0) {
+		v->lines_error = rc < 0 ? why : xasprintf("no file '%s' in job "
+		    "%s", v->st.l_path, v->job);
+		return -1;
+	}
+	from = (uint64_t)v->st.l_line > WINDOW ? (uint64_t)v->st.l_line -
+	    WINDOW : 1;
+	to = (uint64_t)v->st.l_line + WINDOW;
+	if (to > nl)
+		to = nl;
+	for (l = from; l <= to; l++)
+		add_row(&b, file, l == from ? xstrdup(v->st.l_path) :
+		    v->lines[v->nlines - 1].path, l, l == (uint64_t)v->st.l_line);
+	v->st.cursor[PANE_LINES] = (int)((uint64_t)v->st.l_line - from);
+	return 0;
+}
+
+static int
+cmp_row(const void *a, const void *b)
+{
+	const struct view_line *x = *(struct view_line *const *)a;
+	const struct view_line *y = *(struct view_line *const *)b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Read the texts of rows want[0 .. n), all of one file, by line. */
+static void
+fill_file(struct view *v, struct view_line **want, size_t n)
+{
+	struct reader *r = NULL;
+	struct reader_line rl;
+	char *why = NULL, *full;
+	uint64_t at = 0, off = 0;
+	size_t i = 0;
+	int rc;
+
+	full = xasprintf("%s/%s", v->m->root != NULL ? v->m->root : ".",
+	    want[0]->path);
+	if (viewdb_checkpoint(v->cache, want[0]->file, want[0]->line, &at,
+	    &off, &why) != 1) {
+		free(why);
+		why = NULL;
+		at = off = 0;
+	}
+	if (reader_open(full, off, at > 0 ? at - 1 : 0, &r, &why) != 0 &&
+	    (off == 0 || reader_open(full, 0, 0, &r, &why) != 0)) {
+		for (i = 0; i < n; i++)
+			want[i]->text = xasprintf("(%s)", why);
+		free(why);
+		free(full);
+		return;
+	}
+	while (i < n && (rc = reader_next(r, &rl, &why)) == 1) {
+		while (i < n && want[i]->line < rl.lineno)
+			want[i++]->text = xstrdup("(no such line: the file "
+			    "changed since it was indexed)");
+		if (i < n && want[i]->line == rl.lineno)
+			want[i++]->text = xstrndup(rl.s, rl.len);
+	}
+	for (; i < n; i++)
+		want[i]->text = xstrdup(why != NULL ? why :
+		    "(no such line: the file is shorter than when indexed)");
+	free(why);
+	reader_close(r);
+	free(full);
+}
+
+void
+view_lines_fill(struct view *v, size_t from, size_t to)
+{
+	struct view_line **want;
+	size_t i, n = 0, s;
+
+	if (to > v->nlines)
+		to = v->nlines;
+	/* forget texts far from the rows on screen */
+	for (i = 0; i < v->nlines; i++)
+		if ((i + KEEP < from || i > to + KEEP) && v->lines[i].text) {
+			free(v->lines[i].text);
+			v->lines[i].text = NULL;
+		}
+	want = xcalloc(to - from + 1, sizeof *want);
+	for (i = from; i < to; i++)
+		if (v->lines[i].text == NULL)
+			want[n++] = &v->lines[i];
+	qsort(want, n, sizeof *want, cmp_row);
+	for (i = 0; i < n; i = s) {
+		for (s = i + 1; s < n && want[s]->file == want[i]->file; s++)
+			;
+		fill_file(v, want + i, s - i);
+	}
+	free(want);
+}
