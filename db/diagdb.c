@@ -121,7 +121,7 @@ diagdb_each_log_file(struct cache *c, int64_t job,
 }
 
 static int
-tmpl_row(sqlite3_stmt *st, void *fn, void *arg)
+ft_row(sqlite3_stmt *st, void *fn, void *arg)
 {
 	int (*f)(void *, const struct diagdb_row *) = (int (*)(void *,
 	    const struct diagdb_row *))fn;
@@ -158,7 +158,7 @@ diagdb_each_row(struct cache *c, int64_t job,
 	    "ft.file_id, ft.template_id", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
-	return walk(c, st, tmpl_row, (void *)fn, arg, "cannot read templates",
+	return walk(c, st, ft_row, (void *)fn, arg, "cannot read templates",
 	    cause);
 }
 
