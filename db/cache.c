@@ -29,6 +29,7 @@ struct cache {
 	int ours;		/* its header names trainscope: damage may be fixed
 				   by removing it */
 	double busy_since;	/* when the current wait for a lock began */
+	FILE *trace;		/* TS_SQL_TRACE: every statement run, or NULL */
 };
 
 /* Generated from db/schema.sql and db/migrate-N.sql by make. */
@@ -373,6 +374,34 @@ immutable_uri(const char *path)
 	return buf_detach(&b);
 }
 
+/* One line per statement run: its SQL as written, not its values. */
+static int
+trace_stmt(unsigned type, void *arg, void *stmt, void *sql)
+{
+	(void)type;
+	(void)stmt;
+	fprintf(arg, "%s\n", (const char *)sql);
+	return 0;
+}
+
+/*
+ * With TS_SQL_TRACE set to a file name, every statement this connection
+ * runs is appended to that file, one line each: how many times a command
+ * asks the cache a question (t/jobref.sh counts the job lookups of one
+ * `diagnose`).  A file that cannot be opened is ignored.
+ */
+static void
+trace_on(struct cache *c)
+{
+	const char *path = getenv("TS_SQL_TRACE");
+
+	if (path == NULL || *path == '\0' ||
+	    (c->trace = fopen(path, "a")) == NULL)
+		return;
+	setvbuf(c->trace, NULL, _IOLBF, 0);
+	sqlite3_trace_v2(c->db, SQLITE_TRACE_STMT, trace_stmt, c->trace);
+}
+
 int
 cache_open(const char *path, int flags, struct cache **out, char **cause)
 {
@@ -413,6 +442,7 @@ cache_open(const char *path, int flags, struct cache **out, char **cause)
 		cache_close(c);
 		return -1;
 	}
+	trace_on(c);
 	*out = c;
 	return 0;
 }
@@ -422,6 +452,10 @@ cache_close(struct cache *c)
 {
 	if (c == NULL)
 		return;
+	if (c->trace != NULL) {
+		sqlite3_trace_v2(c->db, 0, NULL, NULL);
+		fclose(c->trace);
+	}
 	sqlite3_close_v2(c->db);
 	free(c->path);
 	free(c);

@@ -17,6 +17,7 @@
 
 #include "db/cache.h"
 #include "db/diagdb.h"
+#include "db/jobdb.h"
 #include "db/logdb.h"
 #include "base/util.h"
 
@@ -62,43 +63,6 @@ walk(struct cache *c, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *,
 	}
 	sqlite3_finalize(st);
 	return stop;
-}
-
-int
-diagdb_find_job(struct cache *c, const char *name, const char *root,
-    struct diagdb_job *out, char **cause)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	if (prep(c, "SELECT id, root, name, indexed FROM jobs WHERE name = ?1 "
-	    "OR root = ?2 ORDER BY name = ?1 DESC LIMIT 1", &st, cause) != 0)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	if (root != NULL)
-		sqlite3_bind_text(st, 2, root, -1, SQLITE_TRANSIENT);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(st, 0);
-		out->root = xstrdup(col_text(st, 1));
-		out->name = xstrdup(col_text(st, 2));
-		out->has_logs = sqlite3_column_type(st, 3) != SQLITE_NULL;
-		out->indexed = col_ts(st, 3);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return cache_fail(c, "cannot read the job", cause);
-}
-
-void
-diagdb_job_release(struct diagdb_job *j)
-{
-	free(j->name);
-	free(j->root);
-	memset(j, 0, sizeof *j);
 }
 
 static int
@@ -157,7 +121,7 @@ diagdb_each_log_file(struct cache *c, int64_t job,
 }
 
 static int
-tmpl_row(sqlite3_stmt *st, void *fn, void *arg)
+ft_row(sqlite3_stmt *st, void *fn, void *arg)
 {
 	int (*f)(void *, const struct diagdb_row *) = (int (*)(void *,
 	    const struct diagdb_row *))fn;
@@ -194,7 +158,7 @@ diagdb_each_row(struct cache *c, int64_t job,
 	    "ft.file_id, ft.template_id", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
-	return walk(c, st, tmpl_row, (void *)fn, arg, "cannot read templates",
+	return walk(c, st, ft_row, (void *)fn, arg, "cannot read templates",
 	    cause);
 }
 
@@ -310,32 +274,8 @@ diagdb_template_sums(struct cache *c, int64_t h, double *nodes,
 	    "jobs", cause);
 }
 
-int
-diagdb_mark(struct cache *c, const char *name, const char *verdict,
-    char **cause)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(cache_db(c), "UPDATE jobs SET marked = ?2 "
-	    "WHERE name = ?1", -1, &st, NULL) != SQLITE_OK)
-		return cache_fail(c, "cannot mark the job", cause);
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	if (verdict != NULL)
-		sqlite3_bind_text(st, 2, verdict, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 2);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return cache_fail(c, "cannot mark the job", cause);
-	if (sqlite3_changes(cache_db(c)) == 0)
-		return ts_fail(cause, "no job '%s'", name);
-	return 0;
-}
-
 static int
-store_tags(struct cache *c, const char *job, const struct diagdb_tag *tags,
+store_tags(struct cache *c, int64_t job, const struct diagdb_tag *tags,
     size_t ntags, char **cause)
 {
 	sqlite3_stmt *st;
@@ -343,10 +283,9 @@ store_tags(struct cache *c, const char *job, const struct diagdb_tag *tags,
 	int rc = SQLITE_DONE;
 
 	if (sqlite3_prepare_v2(cache_db(c), "UPDATE node_templates SET stage = "
-	    "?1, iteration_first = ?2 WHERE job_id = (SELECT id FROM jobs WHERE "
-	    "name = ?3) AND template_id = ?4 AND first_file = (SELECT f.id FROM "
-	    "files f JOIN jobs j ON j.id = f.job_id WHERE j.name = ?3 AND "
-	    "f.path = ?5) AND first_line = ?6", -1, &st, NULL) != SQLITE_OK)
+	    "?1, iteration_first = ?2 WHERE job_id = ?3 AND template_id = ?4 "
+	    "AND first_file = (SELECT id FROM files WHERE job_id = ?3 AND "
+	    "path = ?5) AND first_line = ?6", -1, &st, NULL) != SQLITE_OK)
 		return cache_fail(c, "cannot store stages", cause);
 	for (t = 0; t < ntags && rc == SQLITE_DONE; t++) {
 		sqlite3_reset(st);
@@ -355,7 +294,7 @@ store_tags(struct cache *c, const char *job, const struct diagdb_tag *tags,
 			sqlite3_bind_int64(st, 2, tags[t].iteration);
 		else
 			sqlite3_bind_null(st, 2);
-		sqlite3_bind_text(st, 3, job, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, job);
 		sqlite3_bind_int64(st, 4, tags[t].tmpl);
 		sqlite3_bind_text(st, 5, tags[t].path, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 6, tags[t].line);
@@ -367,30 +306,13 @@ store_tags(struct cache *c, const char *job, const struct diagdb_tag *tags,
 }
 
 int
-diagdb_store(struct cache *c, const char *job, const char *outcome,
+diagdb_store(struct cache *c, int64_t job, const char *outcome,
     const struct diagdb_tag *tags, size_t ntags, char **cause)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	if (cache_begin(c, cause) != 0)
 		return -1;
-	if (sqlite3_prepare_v2(cache_db(c), "UPDATE jobs SET outcome = ?2 "
-	    "WHERE name = ?1", -1, &st, NULL) != SQLITE_OK) {
-		cache_fail(c, "cannot store the outcome", cause);
-		cache_rollback(c);
-		return -1;
-	}
-	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, outcome, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cache_fail(c, "cannot store the outcome", cause);
-		cache_rollback(c);
-		return -1;
-	}
-	if (store_tags(c, job, tags, ntags, cause) != 0) {
+	if (jobdb_set_outcome(c, job, outcome, cause) != 0 ||
+	    store_tags(c, job, tags, ntags, cause) != 0) {
 		cache_rollback(c);
 		return -1;
 	}
@@ -536,27 +458,5 @@ diagdb_result_put(struct cache *c, int64_t job, const char *key,
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : cache_fail(c, "cannot store results",
-	    cause);
-}
-
-int
-diagdb_job_pending(struct cache *c, int64_t job, long *expected, long *have,
-    char **cause)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*expected = *have = 0;
-	if (prep(c, "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE "
-	    "key = 'index-pending:' || ?1), (SELECT count(*) FROM files WHERE "
-	    "job_id = ?1)", &st, cause) != 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, job);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*expected = (long)sqlite3_column_int64(st, 0);
-		*have = (long)sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : cache_fail(c, "cannot read the job",
 	    cause);
 }

@@ -1,11 +1,11 @@
 /*
  * diagdb.h -- the diagnosis's queries on the cache.
  *
- * Only rows go in and out here: the job, its nodes, log files, ranks and
- * per-file template rows (with their line-number blobs), the healthy pool,
- * the user's marks, the outcome and stage tags the diagnosis writes back,
- * and the stored results of a diagnosis keyed by what they were computed
- * from.  Building a job's model from these rows (reading raw lines,
+ * Only rows go in and out here, of a job found once (db/jobdb.h) and
+ * named by its id: its nodes, log files, ranks and per-file template rows
+ * (with their line-number blobs), the healthy pool, the outcome and stage
+ * tags the diagnosis writes back, and the stored results of a diagnosis
+ * keyed by what they were computed from.  Building a job's model from these rows (reading raw lines,
  * tracking stages, splitting combined logs) is the core's work
  * (src/diag/jobload.c).
  *
@@ -22,24 +22,6 @@ struct buf;
 struct cache;
 struct diag_job;
 struct diag_result;
-
-/* A jobs row. */
-struct diagdb_job {
-	int64_t id;
-	char *name;		/* allocated */
-	char *root;		/* allocated */
-	int has_logs;		/* 0: made by `flows` alone, never indexed */
-	double indexed;		/* last indexed, epoch seconds; NAN never */
-};
-
-/*
- * Find the job called `name`, or else the one rooted at `root` (an
- * absolute path, may be NULL).  Returns 1 and fills *out (release with
- * diagdb_job_release()), 0 when there is no such job, -1 with *cause.
- */
-int diagdb_find_job(struct cache *c, const char *name, const char *root,
-    struct diagdb_job *out, char **cause);
-void diagdb_job_release(struct diagdb_job *j);
 
 /* The nodes of a job, by name. */
 int diagdb_each_node(struct cache *c, int64_t job,
@@ -102,13 +84,6 @@ int diagdb_template_sums(struct cache *c, int64_t h, double *nodes,
     int (*fn)(void *arg, uint32_t tmpl, uint64_t count), void *arg,
     char **cause);
 
-/*
- * Record the user's verdict on a job: "good", "bad" or NULL to forget it.
- * Returns 0, or -1 with *cause.
- */
-int diagdb_mark(struct cache *c, const char *name, const char *verdict,
-    char **cause);
-
 /* What diagdb_store() writes: the outcome and each template's first tag. */
 struct diagdb_tag {
 	uint32_t tmpl;
@@ -118,12 +93,12 @@ struct diagdb_tag {
 	long iteration;		/* -1: none */
 };
 /*
- * Record what the diagnosis concluded: the job's outcome ("completed",
- * "degraded" or "failed") and the stage and iteration of each template's first
- * occurrence in node_templates, in one transaction.  Returns 0, or -1
- * with *cause.
+ * Record what the diagnosis of job `job` (an id) concluded: its outcome
+ * ("completed", "degraded" or "failed"; see jobdb_set_outcome()) and the
+ * stage and iteration of each template's first occurrence in
+ * node_templates, in one transaction.  Returns 0, or -1 with *cause.
  */
-int diagdb_store(struct cache *c, const char *job, const char *outcome,
+int diagdb_store(struct cache *c, int64_t job, const char *outcome,
     const struct diagdb_tag *tags, size_t ntags, char **cause);
 
 /*
@@ -153,13 +128,5 @@ int diagdb_result_get(struct cache *c, int64_t job, const char *key,
 /* Store a result under `key`, replacing the job's earlier one. */
 int diagdb_result_put(struct cache *c, int64_t job, const char *key,
     const void *blob, size_t len, char **cause);
-
-/*
- * An index of the job that began and did not finish (killed, or failed
- * on the way): *expected is the files it set out to read (0: none
- * pending), *have the files the cache holds.  0, or -1 with *cause.
- */
-int diagdb_job_pending(struct cache *c, int64_t job, long *expected,
-    long *have, char **cause);
 
 #endif

@@ -3,20 +3,15 @@
  *
  * One job, one flow set: store deletes the job's rows in captures,
  * flow_sets, flow_hosts and flow_msgs and inserts the new ones inside one
- * BEGIN IMMEDIATE transaction.  Freshness compares the stored capture
- * list (path, size, mtime) and parameters with the files as they are now;
- * paths are compared after resolving them (realpath) and making them
- * relative to the job's root, as they are stored.
+ * BEGIN IMMEDIATE transaction.  Loading reads them back whole, or only
+ * the totals and the capture rows: what the flow join compares with the
+ * captures on disk to decide whether the stored set still holds
+ * (src/flows/flowjoin.c).  Nothing here reads a capture.
  */
 #include "config.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
@@ -48,45 +43,6 @@ prepare(struct cache *c, const char *sql, sqlite3_stmt **st, char **cause)
 	return 0;
 }
 
-/* The root directory of job_id, allocated. */
-static int
-job_root(struct cache *c, long long job_id, char **root, char **cause)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (prepare(c, "SELECT root FROM jobs WHERE id = ?", &st, cause) != 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*root = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc == SQLITE_DONE)
-		return ts_fail(cause, "no job %lld in the cache", job_id);
-	return cache_fail(c, "cannot read the job", cause);
-}
-
-/* path resolved, and relative to root when it lies under it; allocated. */
-static char *
-rel_path(const char *root, const char *path)
-{
-	char real[PATH_MAX], rroot[PATH_MAX];
-	const char *p = path;
-	size_t n;
-
-	if (realpath(path, real) != NULL)
-		p = real;
-	if (realpath(root, rroot) != NULL)
-		root = rroot;
-	n = strlen(root);
-	if (n > 0 && strncmp(p, root, n) == 0 && p[n] == '/')
-		return xstrdup(p + n + 1);
-	return xstrdup(p);
-}
-
 static int
 exec_job(struct cache *c, const char *sql, long long job_id, char **cause)
 {
@@ -104,12 +60,11 @@ exec_job(struct cache *c, const char *sql, long long job_id, char **cause)
 }
 
 static int
-store_caps(struct cache *c, long long job_id, const char *root,
-    const struct flow_set *set, char **cause)
+store_caps(struct cache *c, long long job_id, const struct flow_set *set,
+    char **cause)
 {
 	const struct flow_capture *k;
 	sqlite3_stmt *st;
-	char *rel;
 	size_t i;
 	int rc = 0;
 
@@ -119,9 +74,8 @@ store_caps(struct cache *c, long long job_id, const char *root,
 		return -1;
 	for (i = 0; rc == 0 && i < set->ncaps; i++) {
 		k = &set->caps[i];
-		rel = rel_path(root, k->path);
 		sqlite3_bind_int64(st, 1, job_id);
-		sqlite3_bind_text(st, 2, rel, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, k->path, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, k->format, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, (sqlite3_int64)k->size);
 		sqlite3_bind_double(st, 5, k->mtime);
@@ -132,7 +86,6 @@ store_caps(struct cache *c, long long job_id, const char *root,
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = cache_fail(c, "cannot store a capture", cause);
 		sqlite3_reset(st);
-		free(rel);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -244,32 +197,25 @@ flowdb_store(struct cache *c, long long job_id, const struct flow_set *set,
 		"DELETE FROM flow_msgs WHERE job_id = ?"
 	};
 	struct flow_params dflt;
-	char *root = NULL;
 	size_t i;
 
 	if (p == NULL) {
 		flow_params_default(&dflt);
 		p = &dflt;
 	}
-	if (job_root(c, job_id, &root, cause) != 0)
+	if (cache_begin(c, cause) != 0)
 		return -1;
-	if (cache_begin(c, cause) != 0) {
-		free(root);
-		return -1;
-	}
 	for (i = 0; i < TS_NELEM(del); i++)
 		if (exec_job(c, del[i], job_id, cause) != 0)
 			goto fail;
-	if (store_caps(c, job_id, root, set, cause) != 0 ||
+	if (store_caps(c, job_id, set, cause) != 0 ||
 	    store_totals(c, job_id, set, p, cause) != 0 ||
 	    store_hosts(c, job_id, set, cause) != 0 ||
 	    store_msgs(c, job_id, set, cause) != 0)
 		goto fail;
-	free(root);
 	return cache_commit(c, cause);
 fail:
 	cache_rollback(c);
-	free(root);
 	return -1;
 }
 
@@ -438,182 +384,18 @@ flowdb_load(struct cache *c, long long job_id, struct flow_set *set,
 	return 1;
 }
 
-/* 1 when `rel` is stored for job_id with this size and mtime. */
-static int
-cap_matches(struct cache *c, long long job_id, const char *rel,
-    const struct stat *sb, char **cause)
+int
+flowdb_captures(struct cache *c, long long job_id, struct flow_set *set,
+    struct flow_params *p, int *version, char **cause)
 {
-	sqlite3_stmt *st;
-	double mtime = (double)sb->st_mtim.tv_sec + sb->st_mtim.tv_nsec * 1e-9;
-	int rc, same = 0;
-
-	if (prepare(c, "SELECT size, mtime FROM captures WHERE job_id = ? "
-	    "AND path = ?", &st, cause) != 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_text(st, 2, rel, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		same = sqlite3_column_int64(st, 0) == (sqlite3_int64)sb->st_size
-		    && fabs(sqlite3_column_double(st, 1) - mtime) < 1e-6;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return cache_fail(c, "cannot read captures", cause);
-	return same;
-}
-
-/* Distinct relative paths among rel[0..n). */
-static size_t
-distinct(char **rel, size_t n)
-{
-	size_t i, j, d = 0;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < i && strcmp(rel[i], rel[j]) != 0; j++)
-			;
-		d += j == i;
-	}
-	return d;
-}
-
-static int
-stored_ncaps(struct cache *c, long long job_id, long long *n, char **cause)
-{
-	sqlite3_stmt *st;
 	int rc;
 
-	if (prepare(c, "SELECT count(*) FROM captures WHERE job_id = ?", &st,
-	    cause) != 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : cache_fail(c, "cannot read captures",
-	    cause);
-}
-
-int
-flowdb_fresh(struct cache *c, long long job_id, const char *const *paths,
-    size_t n, const struct flow_params *p, char **cause)
-{
-	struct flow_set tot;
-	struct flow_params sp, dflt;
-	struct stat sb;
-	char *root = NULL, **rel;
-	long long stored;
-	size_t i;
-	int rc, version = 0;
-
-	if (p == NULL) {
-		flow_params_default(&dflt);
-		p = &dflt;
-	}
-	memset(&tot, 0, sizeof tot);
-	if ((rc = load_totals(c, job_id, &tot, &sp, &version, cause)) != 1)
+	memset(set, 0, sizeof *set);
+	if ((rc = load_totals(c, job_id, set, p, version, cause)) != 1)
 		return rc;
-	if (sp.idle_timeout != p->idle_timeout || sp.msg_gap != p->msg_gap ||
-	    version != FLOW_ASM_VERSION)
-		return 0;
-	if (job_root(c, job_id, &root, cause) != 0)
+	if (load_caps(c, job_id, set, cause) != 0) {
+		flow_set_free(set);
 		return -1;
-	rel = xcalloc(n + 1, sizeof *rel);
-	for (i = 0; i < n; i++)
-		rel[i] = rel_path(root, paths[i]);
-	rc = stored_ncaps(c, job_id, &stored, cause) != 0 ? -1 :
-	    stored == (long long)distinct(rel, n);
-	for (i = 0; rc == 1 && i < n; i++)
-		rc = stat(paths[i], &sb) != 0 ? 0 :
-		    cap_matches(c, job_id, rel[i], &sb, cause);
-	for (i = 0; i < n; i++)
-		free(rel[i]);
-	free(rel);
-	free(root);
-	return rc;
-}
-
-int
-flowdb_job(struct cache *c, const char *name, const char *root,
-    long long *job_id, char **cause)
-{
-	sqlite3_stmt *st;
-	char *had = NULL;
-	int rc;
-
-	if (prepare(c, "SELECT id, root FROM jobs WHERE name = ?", &st,
-	    cause) != 0)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*job_id = sqlite3_column_int64(st, 0);
-		had = xstrdup((const char *)sqlite3_column_text(st, 1));
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW) {
-		rc = strcmp(had, root) == 0 ? 0 : ts_fail(cause, "job '%s' in "
-		    "the cache is rooted at '%s'; name this one with --job",
-		    name, had);
-		free(had);
-		return rc;
-	}
-	if (rc != SQLITE_DONE)
-		return cache_fail(c, "cannot read jobs", cause);
-	if (prepare(c, "INSERT INTO jobs (name, root, created) VALUES "
-	    "(?, ?, ?)", &st, cause) != 0)
-		return -1;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 3, (double)time(NULL));
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return cache_fail(c, "cannot store the job", cause);
-	*job_id = sqlite3_last_insert_rowid(cache_db(c));
-	return 0;
-}
-
-/* Pass cause to warn as "what: cause" and drop it. */
-static void
-warn_cause(void (*warn)(void *arg, const char *msg), void *warn_arg,
-    const char *what, char **cause)
-{
-	char *msg;
-
-	if (warn != NULL && *cause != NULL) {
-		msg = xasprintf("%s: %s", what, *cause);
-		warn(warn_arg, msg);
-		free(msg);
-	}
-	free(*cause);
-	*cause = NULL;
-}
-
-int
-flowdb_ingest(struct cache *c, long long job_id, const char *const *paths,
-    size_t n, const struct flow_params *p,
-    void (*warn)(void *arg, const char *msg), void *warn_arg,
-    struct flow_set *set, int *reused, char **cause)
-{
-	struct flow_params dflt;
-	char *why = NULL;
-	int rc;
-
-	if (p == NULL) {
-		flow_params_default(&dflt);
-		p = &dflt;
-	}
-	*reused = 0;
-	if ((rc = flowdb_fresh(c, job_id, paths, n, p, &why)) == 1 &&
-	    (rc = flowdb_load(c, job_id, set, NULL, &why)) == 1) {
-		*reused = 1;
-		return 0;
-	}
-	if (rc < 0)	/* a stored set that cannot be read: made again */
-		warn_cause(warn, warn_arg, "cannot read flows from the cache",
-		    &why);
-	if (flow_set_load(set, paths, n, p, warn, warn_arg, cause) != 0)
-		return -1;
-	if (!cache_readonly(c) && flowdb_store(c, job_id, set, p, &why) != 0)
-		warn_cause(warn, warn_arg, "cannot keep flows in the cache",
-		    &why);
-	return 0;
+	return 1;
 }

@@ -19,22 +19,19 @@
 #include <sqlite3.h>
 
 #include "db/cache.h"
+#include "db/jobdb.h"
 #include "db/logdb.h"
 #include "base/util.h"
 
 enum {
-	S_JOB_GET, S_JOB_ADD, S_JOB_TOUCH, S_NODE_GET, S_NODE_ADD, S_RANK,
+	S_NODE_GET, S_NODE_ADD, S_RANK,
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
 	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET, S_CP_ADD,
-	S_JOB_BY_NAME, S_JOBS, S_TMPLS, S_FT_LINES, S_JOB_ROOT, S_CP_BEFORE,
+	S_JOBS, S_TMPLS, S_FT_LINES, S_CP_BEFORE,
 	S_FILE_GET, S_COUNT
 };
 
 static const char *const sql[S_COUNT] = {
-	[S_JOB_GET] = "SELECT id FROM jobs WHERE name = ?1",
-	[S_JOB_ADD] = "INSERT INTO jobs (name, root, created, indexed) "
-	    "VALUES (?1, ?2, ?3, ?3)",
-	[S_JOB_TOUCH] = "UPDATE jobs SET root = ?2, indexed = ?3 WHERE id = ?1",
 	[S_NODE_GET] = "SELECT id FROM nodes WHERE job_id = ?1 AND name = ?2",
 	[S_NODE_ADD] = "INSERT INTO nodes (job_id, name) VALUES (?1, ?2)",
 	[S_RANK] = "INSERT INTO ranks (job_id, rank, node_id) VALUES (?1, ?2, "
@@ -69,7 +66,6 @@ static const char *const sql[S_COUNT] = {
 	    "= coalesce(first_ts, ?7) WHERE rowid = ?1",
 	[S_CP_ADD] = "INSERT OR REPLACE INTO checkpoints (file_id, line, off, "
 	    "ts) VALUES (?1, ?2, ?3, ?4)",
-	[S_JOB_BY_NAME] = "SELECT id, name FROM jobs WHERE name = ?1",
 	[S_JOBS] = "SELECT id, name FROM jobs ORDER BY name",
 	[S_TMPLS] = "SELECT t.id, sum(n.count) AS c, count(DISTINCT "
 	    "n.node_id), (SELECT count(*) FROM file_templates ft JOIN files f "
@@ -79,7 +75,6 @@ static const char *const sql[S_COUNT] = {
 	    "t.id",
 	[S_CP_BEFORE] = "SELECT line, off, ts FROM checkpoints WHERE file_id = "
 	    "?1 AND line <= ?2 ORDER BY line DESC LIMIT 1",
-	[S_JOB_ROOT] = "SELECT root FROM jobs WHERE name = ?1",
 	[S_FT_LINES] = "SELECT lines FROM file_templates WHERE file_id = ?1 "
 	    "AND template_id = ?2",
 };
@@ -213,12 +208,8 @@ get_id(struct logdb *db, int which, int64_t a, const char *b, int64_t *id,
 
 	if ((s = stmt(db, which, cause)) == NULL)
 		return -1;
-	if (which == S_JOB_GET)
-		sqlite3_bind_text(s, 1, b, -1, SQLITE_STATIC);
-	else {
-		sqlite3_bind_int64(s, 1, a);
-		sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
-	}
+	sqlite3_bind_int64(s, 1, a);
+	sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
 	*id = 0;
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
@@ -232,44 +223,14 @@ get_id(struct logdb *db, int which, int64_t a, const char *b, int64_t *id,
 int
 logdb_job_root(struct logdb *db, const char *name, char **root, char **cause)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	*root = NULL;
-	if ((s = stmt(db, S_JOB_ROOT, cause)) == NULL)
-		return -1;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		*root = xstrdup((const char *)sqlite3_column_text(s, 0));
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return cache_fail(db->cache, "cannot read jobs", cause);
-	return 0;
+	return jobdb_root(db->cache, name, root, cause);
 }
 
 int
 logdb_job(struct logdb *db, const char *name, const char *root, int64_t *job,
     char **cause)
 {
-	sqlite3_stmt *s;
-	int which;
-
-	if (get_id(db, S_JOB_GET, 0, name, job, cause) != 0)
-		return -1;
-	which = *job != 0 ? S_JOB_TOUCH : S_JOB_ADD;
-	if ((s = stmt(db, which, cause)) == NULL)
-		return -1;
-	if (which == S_JOB_TOUCH)
-		sqlite3_bind_int64(s, 1, *job);
-	else
-		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, root, -1, SQLITE_STATIC);
-	sqlite3_bind_double(s, 3, (double)time(NULL));
-	if (run(db, s, "cannot store job", cause) != 0)
-		return -1;
-	if (*job == 0)
-		*job = sqlite3_last_insert_rowid(db->db);
-	return 0;
+	return jobdb_index(db->cache, name, root, job, cause);
 }
 
 int
@@ -335,28 +296,60 @@ cmp_path(const void *a, const void *b)
 	    ((const struct logdb_file *)b)->path);
 }
 
-int
-logdb_files(struct logdb *db, int64_t job, struct logdb_file **files,
-    size_t *n, char **cause)
+/* The rows a prepared S_FILES statement gives, sorted by path. */
+static int
+collect_files(struct cache *c, sqlite3_stmt *s, int64_t job,
+    struct logdb_file **files, size_t *n, char **cause)
 {
-	sqlite3_stmt *s;
 	size_t cap = 0;
 	int rc;
 
 	*files = NULL;
 	*n = 0;
-	if ((s = stmt(db, S_FILES, cause)) == NULL)
-		return -1;
 	sqlite3_bind_int64(s, 1, job);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		*files = xgrow(*files, &cap, *n + 1, sizeof **files);
 		read_file_row(s, &(*files)[(*n)++]);
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return cache_fail(db->cache, "cannot read files", cause);
+	if (rc != SQLITE_DONE) {
+		logdb_free_files(*files, *n);
+		*files = NULL;
+		*n = 0;
+		return cache_fail(c, "cannot read files", cause);
+	}
 	ts_qsort(*files, *n, sizeof **files, cmp_path);
 	return 0;
+}
+
+int
+logdb_files(struct logdb *db, int64_t job, struct logdb_file **files,
+    size_t *n, char **cause)
+{
+	sqlite3_stmt *s;
+
+	*files = NULL;
+	*n = 0;
+	if ((s = stmt(db, S_FILES, cause)) == NULL)
+		return -1;
+	return collect_files(db->cache, s, job, files, n, cause);
+}
+
+int
+logdb_files_of(struct cache *c, int64_t job, struct logdb_file **files,
+    size_t *n, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*files = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(cache_db(c), sql[S_FILES], -1, &s, NULL) !=
+	    SQLITE_OK)
+		return cache_fail(c, "cannot read files", cause);
+	rc = collect_files(c, s, job, files, n, cause);
+	sqlite3_finalize(s);
+	return rc;
 }
 
 int
@@ -705,7 +698,7 @@ job_rows(struct logdb *db, int64_t job, const char *name,
 }
 
 int
-logdb_job_templates(struct logdb *db, const char *name,
+logdb_job_templates(struct logdb *db, const struct job_ref *job,
     int (*fn)(void *, const struct logdb_tmpl_row *, char **), void *arg,
     char **cause)
 {
@@ -715,10 +708,10 @@ logdb_job_templates(struct logdb *db, const char *name,
 	size_t n = 0, cap = 0, i;
 	int rc;
 
-	if ((s = stmt(db, name ? S_JOB_BY_NAME : S_JOBS, cause)) == NULL)
+	if (job != NULL)
+		return job_rows(db, job->id, job->name, fn, arg, cause);
+	if ((s = stmt(db, S_JOBS, cause)) == NULL)
 		return -1;
-	if (name != NULL)
-		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		ids = xgrow(ids, &cap, n + 1, sizeof *ids);
 		names = xreallocarray(names, cap, sizeof *names);
@@ -726,12 +719,8 @@ logdb_job_templates(struct logdb *db, const char *name,
 		names[n++] = xstrdup((const char *)sqlite3_column_text(s, 1));
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		rc = cache_fail(db->cache, "cannot read jobs", cause);
-	else if (n == 0 && name != NULL)
-		rc = ts_fail(cause, "no job '%s' in the cache", name);
-	else
-		rc = 0;
+	rc = rc == SQLITE_DONE ? 0 : cache_fail(db->cache, "cannot read jobs",
+	    cause);
 	for (i = 0; i < n; i++) {
 		if (rc == 0)
 			rc = job_rows(db, ids[i], names[i], fn, arg, cause);

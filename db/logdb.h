@@ -25,6 +25,7 @@
 #define LOGDB_LINES_MAX (4u << 20)
 
 struct cache;
+struct job_ref;
 struct logdb;
 
 /* Append v as a varint to b. */
@@ -41,12 +42,12 @@ int logdb_open(struct cache *c, struct logdb **out, char **cause);
 void logdb_free(struct logdb *db);
 
 /*
- * The root of job `name`: *root allocated (free it), NULL when there is
- * no such job.  Returns 0, or -1 with *cause.
+ * The index's way to the jobs table (db/jobdb.c owns it): the root of job
+ * `name` (see jobdb_root()), and finding or creating job `name` rooted at
+ * `root` with its indexed time set (see jobdb_index()).
  */
 int logdb_job_root(struct logdb *db, const char *name, char **root,
     char **cause);
-/* Find or create job `name` rooted at `root`; sets its indexed time. */
 int logdb_job(struct logdb *db, const char *name, const char *root,
     int64_t *job, char **cause);
 /* Find or create a node of a job. */
@@ -79,6 +80,9 @@ struct logdb_file {
  * free with logdb_free_files().
  */
 int logdb_files(struct logdb *db, int64_t job, struct logdb_file **files,
+    size_t *n, char **cause);
+/* The same on a cache without a struct logdb (one statement, once). */
+int logdb_files_of(struct cache *c, int64_t job, struct logdb_file **files,
     size_t *n, char **cause);
 void logdb_free_files(struct logdb_file *files, size_t n);
 /*
@@ -149,11 +153,11 @@ struct logdb_tmpl_row {
 };
 
 /*
- * Call fn for each template of job `name` (every job when NULL), jobs by
- * name, templates by count (highest first) then id.  Returns 0, or -1 with
- * *cause (also "no job 'NAME'").
+ * Call fn for each template of `job` (every job when NULL, jobs by
+ * name), templates by count (highest first) then id.  Returns 0, or -1
+ * with *cause.
  */
-int logdb_job_templates(struct logdb *db, const char *name,
+int logdb_job_templates(struct logdb *db, const struct job_ref *job,
     int (*fn)(void *arg, const struct logdb_tmpl_row *row, char **cause),
     void *arg, char **cause);
 

@@ -59,20 +59,4 @@ int viewdb_file(struct cache *c, const char *job, const char *path,
 int viewdb_checkpoint(struct cache *c, int64_t file, uint64_t line,
     uint64_t *at_line, uint64_t *off, char **cause);
 
-/*
- * Call fn for each file of job `job` (an id) with the size and mtime it
- * had when indexed, by path.
- */
-int viewdb_each_file(struct cache *c, int64_t job,
-    int (*fn)(void *arg, const char *path, int64_t size, double mtime),
-    void *arg, char **cause);
-
-/*
- * Remove job `name` and all that is its own (files, line lists,
- * checkpoints, node summaries, captures, flow sets, kept results) in one
- * transaction.  The templates stay: they are shared by every job.
- * Returns 1, 0 when there is no such job, -1 with *cause.
- */
-int viewdb_forget(struct cache *c, const char *name, char **cause);
-
 #endif

@@ -1,8 +1,9 @@
 /*
  * cmd-diagnose.c -- the `diagnose` and `mark` commands.
  *
- * `diagnose` loads the job's model from the cache (db/diagdb.c), runs the
- * scorer (diag.c) with the fault library (faults.c), prints the view model
+ * `diagnose` finds the job once (db/jobdb.c, indexing a directory the
+ * cache does not hold yet), has its model made or read back (jobmodel.c:
+ * the loader, the captures, the scorer with the fault library), prints it
  * and records the outcome and stage tags back in the cache.  `mark` sets
  * the user's verdict that decides whether a job joins the healthy pool.
  */
@@ -17,58 +18,54 @@
 #include "db/cache.h"
 #include "view/canvas.h"
 #include "cli/commands.h"
+#include "db/jobdb.h"
 #include "diag/diag.h"
-#include "db/diagdb.h"
-#include "diag/jobload.h"
 #include "diag/jobmodel.h"
 #include "diag/model.h"
-#include "diag/faults.h"
-#include "flows/flowjoin.h"
 #include "base/util.h"
 
-/*
- * The job `arg` names.  A path to a directory or file on disk that the
- * cache holds no job for (by name or root) is indexed first, as
- * `trainscope JOBDIR` does, and stands for the job rooted at that
- * directory (a file's own directory).  Returns what to look up, to free;
- * NULL when that failed.
- */
-static char *
-index_first(struct cmd_ctx *ctx, struct cache *c, const char *arg,
-    char **cause)
+/* Find the job `what` names: 0 and *job filled, or -1. */
+static int
+find(struct cache *c, const char *what, struct job_ref *job, char **cause)
 {
-	struct diagdb_job dj;
+	int rc = jobdb_find(c, what, job, cause);
+
+	if (rc == 0)
+		ts_fail(cause, "no job '%s' (index it first)", what);
+	return rc > 0 ? 0 : -1;
+}
+
+/*
+ * The job `arg` names, resolved once into *job.  A path to a directory
+ * or file on disk that the cache holds no job for (by name or root) is
+ * indexed first, as `trainscope JOBDIR` does, and stands for the job
+ * rooted at that directory (a file's own directory).  Returns 0, or -1
+ * with *cause.
+ */
+static int
+resolve(struct cmd_ctx *ctx, struct cache *c, const char *arg,
+    struct job_ref *job, char **cause)
+{
 	struct stat sb;
-	char *words[3], *dir, *slash, *abs;
+	char *words[3], *dir, *slash;
 	int rc;
 
 	if (stat(arg, &sb) != 0 || (!S_ISDIR(sb.st_mode) &&
 	    !S_ISREG(sb.st_mode)) || (strchr(arg, '/') == NULL &&
 	    !S_ISDIR(sb.st_mode)))
-		return xstrdup(arg);
+		return find(c, arg, job, cause);
 	dir = xstrdup(arg);
 	if (S_ISREG(sb.st_mode) && (slash = strrchr(dir, '/')) != NULL)
 		slash[slash == dir] = '\0';	/* "/f" is in "/" */
-	abs = realpath(dir, NULL);
-	rc = diagdb_find_job(c, S_ISDIR(sb.st_mode) ? arg : dir, abs, &dj,
-	    cause);
-	free(abs);
-	if (rc < 0) {
-		free(dir);
-		return NULL;
+	if ((rc = jobdb_find(c, dir, job, cause)) == 0) {
+		words[0] = (char *)"index";
+		words[1] = (char *)arg;
+		words[2] = NULL;
+		rc = cmd_exec_argv(ctx, 2, words, cause) != CMD_OK ? -1 :
+		    find(c, dir, job, cause);
 	}
-	if (rc > 0) {
-		diagdb_job_release(&dj);
-		return dir;
-	}
-	words[0] = (char *)"index";
-	words[1] = (char *)arg;
-	words[2] = NULL;
-	if (cmd_exec_argv(ctx, 2, words, cause) != CMD_OK) {
-		free(dir);
-		return NULL;
-	}
-	return dir;
+	free(dir);
+	return rc < 0 ? -1 : 0;
 }
 
 int
@@ -77,11 +74,11 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	const char **base = NULL, *fmtname = cmd_opt(a, "format");
 	enum diag_format fmt = DIAG_TEXT;
 	struct model *m = NULL;
+	struct job_ref job;
 	struct cache *c;
 	size_t nbase;
 	long top;
 	int rc = CMD_FAIL;
-	char *job;
 
 	if (cmd_opt_long(a, "top", 10, 0, 1000000, &top, cause) != 0)
 		return CMD_USAGE;
@@ -91,10 +88,10 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	}
 	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
-	    (job = index_first(ctx, c, a->argv[0], cause)) == NULL)
+	    resolve(ctx, c, a->argv[0], &job, cause) != 0)
 		return CMD_FAIL;
 	nbase = cmd_opt_all(a, "baseline", &base);
-	if (job_model(c, job, base, nbase, cmd_has_opt(a, "no-flows") ?
+	if (job_model_ref(c, &job, base, nbase, cmd_has_opt(a, "no-flows") ?
 	    JOBMODEL_NO_FLOWS : 0, ctx->err, a->name, &m, cause) != 0)
 		goto out;
 	if (model_print(ctx->out, m, (int)fmt, (size_t)top) != 0) {
@@ -105,7 +102,7 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 out:
 	model_free(m);
 	free(base);
-	free(job);
+	jobdb_release(&job);
 	return rc;
 }
 
@@ -122,7 +119,7 @@ cmd_mark(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
-	if (diagdb_mark(c, a->argv[0], strcmp(v, "none") == 0 ? NULL : v,
+	if (jobdb_mark(c, a->argv[0], strcmp(v, "none") == 0 ? NULL : v,
 	    cause) != 0)
 		return CMD_FAIL;
 	fputs("job ", ctx->out);

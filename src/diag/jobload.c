@@ -31,6 +31,7 @@
 
 #include "diag/diag.h"
 #include "db/diagdb.h"
+#include "db/jobdb.h"
 #include "diag/jobload.h"
 #include "logs/lineparse.h"
 #include "db/logdb.h"
@@ -107,6 +108,7 @@ struct ltmpl {
 
 struct loader {
 	struct cache *c;
+	const struct job_ref *jref;	/* the job as the cache knows it */
 	struct diag_job *job;
 	int64_t job_id;
 	char *root;
@@ -138,29 +140,16 @@ struct loader {
 };
 
 static int
-load_job(struct loader *l, const char *name, char **cause)
+load_job(struct loader *l, const struct job_ref *ref, char **cause)
 {
-	struct diagdb_job dj;
-	char *abs = realpath(name, NULL);
-	int rc = diagdb_find_job(l->c, name, abs, &dj, cause);
-
-	free(abs);
-	if (rc < 0)
-		return -1;
-	if (rc == 0)
-		return ts_fail(cause, "no job '%s' (index it first)", name);
-	if (!dj.has_logs) {	/* made by `flows` alone */
-		ts_fail(cause, "job '%s' has flows but no indexed logs (index "
-		    "'%s' first)", dj.name, dj.root);
-		diagdb_job_release(&dj);
-		return -1;
-	}
-	l->job_id = dj.id;
-	l->root = xstrdup(dj.root);
+	if (!ref->has_logs)	/* made by `flows` alone */
+		return ts_fail(cause, "job '%s' has flows but no indexed logs "
+		    "(index '%s' first)", ref->name, ref->root);
+	l->jref = ref;
+	l->job_id = ref->id;
+	l->root = xstrdup(ref->root);
 	free(l->job->root);
-	l->job->root = dj.root;
-	free(l->job->name);
-	l->job->name = dj.name;
+	l->job->root = xstrdup(ref->root);
 	return 0;
 }
 
@@ -224,10 +213,24 @@ file_row(void *arg, const struct diagdb_file *df)
 	return 0;
 }
 
+/* The job's files, by path, as its ref holds them. */
 static int
-load_files(struct loader *l, char **cause)
+load_files(struct loader *l)
 {
-	return diagdb_each_log_file(l->c, l->job_id, file_row, l, cause);
+	const struct logdb_file *f;
+	struct diagdb_file df;
+	size_t i;
+
+	for (i = 0; i < l->jref->nfiles; i++) {
+		f = &l->jref->files[i];
+		df.id = f->id;
+		df.path = f->path;
+		df.node = f->node;
+		df.lines = f->lines;
+		df.last_ts = f->last_ts;
+		file_row(l, &df);
+	}
+	return 0;
 }
 
 static size_t
@@ -1712,32 +1715,28 @@ static int
 pool_ids(struct loader *l, const char *const *base, size_t nbase,
     int64_t **ids, size_t *n, char **cause)
 {
-	struct diagdb_job dj;
+	struct job_ref b;
 	size_t cap, i, k;
-	char *abs;
 	int rc;
 
 	if (diagdb_pool(l->c, l->job_id, ids, n, cause) != 0)
 		return -1;
 	cap = *n;
 	for (i = 0; i < nbase; i++) {
-		abs = realpath(base[i], NULL);
-		rc = diagdb_find_job(l->c, base[i], abs, &dj, cause);
-		free(abs);
-		if (rc < 0)
+		if ((rc = jobdb_find(l->c, base[i], &b, cause)) < 0)
 			return -1;
-		if (rc == 0 || dj.id == l->job_id) {
-			diagdb_job_release(&dj);
+		if (rc == 0 || b.id == l->job_id) {
+			jobdb_release(&b);
 			return ts_fail(cause, "no baseline job '%s' (or it is "
 			    "the job itself)", base[i]);
 		}
-		for (k = 0; k < *n && (*ids)[k] != dj.id; k++)
+		for (k = 0; k < *n && (*ids)[k] != b.id; k++)
 			;
 		if (k == *n) {
 			*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
-			(*ids)[(*n)++] = dj.id;
+			(*ids)[(*n)++] = b.id;
 		}
-		diagdb_job_release(&dj);
+		jobdb_release(&b);
 	}
 	return 0;
 }
@@ -1836,17 +1835,18 @@ end_empty(struct loader *l)
 }
 
 int
-jobload(struct cache *c, const char *name, const char *const *baselines,
-    size_t nbase, struct diag_job **out, char **cause)
+jobload(struct cache *c, const struct job_ref *ref,
+    const char *const *baselines, size_t nbase, struct diag_job **out,
+    char **cause)
 {
 	struct loader l;
 	int rc = -1;
 
 	memset(&l, 0, sizeof l);
 	l.c = c;
-	l.job = diag_job_new(name);
-	if (load_job(&l, name, cause) != 0 || load_nodes(&l, cause) != 0 ||
-	    load_files(&l, cause) != 0 || load_rows(&l, cause) != 0 ||
+	l.job = diag_job_new(ref->name);
+	if (load_job(&l, ref, cause) != 0 || load_nodes(&l, cause) != 0 ||
+	    load_files(&l) != 0 || load_rows(&l, cause) != 0 ||
 	    load_ranks(&l, cause) != 0)
 		goto out;
 	sample_templates(&l);
@@ -1876,8 +1876,8 @@ out:
 
 
 int
-jobload_store(struct cache *c, const struct diag_job *job,
-    const struct diag_result *r, char **cause)
+jobload_store(struct cache *c, const struct job_ref *ref,
+    const struct diag_job *job, const struct diag_result *r, char **cause)
 {
 	struct diagdb_tag *tags = xcalloc(job->ntmpls + 1, sizeof *tags);
 	size_t t, n = 0;
@@ -1896,7 +1896,7 @@ jobload_store(struct cache *c, const struct diag_job *job,
 		n++;
 	}
 	/* a completed run joins the healthy pool without being marked */
-	rc = diagdb_store(c, job->name, diag_outcome_name(r->outcome), tags, n,
+	rc = diagdb_store(c, ref->id, diag_outcome_name(r->outcome), tags, n,
 	    cause);
 	free(tags);
 	return rc;

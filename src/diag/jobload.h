@@ -20,25 +20,27 @@
 struct cache;
 struct diag_job;
 struct diag_result;
+struct job_ref;
 
 /*
- * Load job `name` (a job name, or the directory of an indexed job) with
- * the healthy pool plus the jobs named in baselines[0 .. nbase) (names or
- * directories).  The model's name is the job's name in the cache.
- * Returns 0 and sets *out (free with diag_job_free()), or -1 with *cause
- * ("no job 'NAME'", a cache error).
+ * Load the job `ref` (found with jobdb_find(); its files are taken from
+ * it, borrowed) with the healthy pool plus the jobs named in
+ * baselines[0 .. nbase) (names or directories).  The model's name is the
+ * job's name in the cache.  Returns 0 and sets *out (free with
+ * diag_job_free()), or -1 with *cause (a job made by `flows` alone, an
+ * unknown baseline, a cache error).
  */
-int jobload(struct cache *c, const char *name,
+int jobload(struct cache *c, const struct job_ref *ref,
     const char *const *baselines, size_t nbase, struct diag_job **out,
     char **cause);
 
 /*
- * Record what the diagnosis concluded in the cache: the job's outcome in
- * diagnose's words ("completed", "degraded" or "failed"; a completed run
- * joins the healthy pool) and the stage and iteration of each template's
- * first occurrence.  Returns 0, or -1 with *cause.
+ * Record what the diagnosis of job `ref` concluded in the cache: its
+ * outcome in diagnose's words ("completed", "degraded" or "failed"; a
+ * completed run joins the healthy pool) and the stage and iteration of
+ * each template's first occurrence.  Returns 0, or -1 with *cause.
  */
-int jobload_store(struct cache *c, const struct diag_job *job,
-    const struct diag_result *r, char **cause);
+int jobload_store(struct cache *c, const struct job_ref *ref,
+    const struct diag_job *job, const struct diag_result *r, char **cause);
 
 #endif

@@ -12,6 +12,8 @@
 #include "db/cache.h"
 #include "view/canvas.h"
 #include "db/diagdb.h"
+#include "db/jobdb.h"
+#include "db/logdb.h"
 #include "diag/diag.h"
 #include "diag/faults.h"
 #include "flows/flowjoin.h"
@@ -19,7 +21,6 @@
 #include "diag/jobmodel.h"
 #include "diag/model.h"
 #include "base/util.h"
-#include "db/viewdb.h"
 
 /* Where warnings go, and the command they name. */
 struct say {
@@ -27,7 +28,7 @@ struct say {
 	const char *cmd;	/* NULL: none */
 };
 
-static int compute(struct cache *c, const char *name,
+static int compute(struct cache *c, const struct job_ref *ref,
     const char *const *baselines, size_t nbase, int flags,
     const struct faults *fl, const struct say *say, struct model **out,
     char **cause);
@@ -76,10 +77,9 @@ struct ondisk {
 	int have_root;		/* the directory is there */
 };
 
-static int
-file_state(void *arg, const char *path, int64_t size, double mtime)
+static void
+file_state(struct ondisk *d, const char *path, int64_t size, double mtime)
 {
-	struct ondisk *d = arg;
 	struct stat sb;
 	char *full = xasprintf("%s/%s", d->root, path);
 	int64_t now_size = -1;
@@ -103,7 +103,6 @@ file_state(void *arg, const char *path, int64_t size, double mtime)
 	d->h = fnv(d->h, &now_size, sizeof now_size);
 	d->h = fnv(d->h, &now_mtime, sizeof now_mtime);
 	free(full);
-	return 0;
 }
 
 /*
@@ -139,32 +138,37 @@ hosts_state(const char *root, int *have_root)
 	return h;
 }
 
+/* Each of the job's files as it is on disk now, against its ref. */
+static void
+files_state(const struct job_ref *job, struct ondisk *d)
+{
+	const struct logdb_file *f;
+	size_t i;
+
+	for (i = 0; i < job->nfiles; i++) {
+		f = &job->files[i];
+		file_state(d, f->path, (int64_t)f->size, f->mtime);
+	}
+}
+
 /*
  * The key of a model: everything it is computed from.  The trainscope
  * version and the checksum of the sources it was built from, the
  * encoding, the options, the fault library as loaded (the
  * user's rules included), and the cache's description of the job, its
- * files, captures, mark and healthy pool (diagdb_stamp()).  Returns 0 and
- * sets *job_id, 1 when the job is not in the cache, -1 with *cause.
+ * files, captures, mark and healthy pool (diagdb_stamp()).  Returns 0,
+ * or -1 with *cause.
  */
 static int
-model_key(struct cache *c, const char *name, int flags,
-    const struct faults *f, struct ondisk *disk, int64_t *job_id,
-    char *key, size_t len, char **cause)
+model_key(struct cache *c, const struct job_ref *job, int flags,
+    const struct faults *f, struct ondisk *disk, char *key, size_t len,
+    char **cause)
 {
-	struct diagdb_job dj;
 	struct buf b;
 	uint64_t h = 0xcbf29ce484222325ULL;
-	char *abs;
 	size_t i;
 	int rc;
 
-	abs = realpath(name, NULL);
-	rc = diagdb_find_job(c, name, abs, &dj, cause);
-	free(abs);
-	if (rc <= 0)
-		return rc < 0 ? -1 : 1;
-	*job_id = dj.id;
 	h = fnv_str(h, PACKAGE_VERSION);
 	h = fnv_str(h, ts_source_id);
 	h = fnv_str(h, "model-format-5");
@@ -180,19 +184,18 @@ model_key(struct cache *c, const char *name, int flags,
 		h = fnv_str(h, r->action);
 	}
 	buf_init(&b);
-	rc = diagdb_stamp(c, dj.id, &b, cause);
+	rc = diagdb_stamp(c, job->id, &b, cause);
 	if (rc == 0)
 		h = fnv(h, buf_str(&b), b.len);
 	buf_release(&b);
 	/* files that vanished or changed since they were indexed */
-	disk->root = dj.root;
+	disk->root = job->root;
 	disk->h = h;
 	if (rc == 0)
-		rc = viewdb_each_file(c, dj.id, file_state, disk, cause);
+		files_state(job, disk);
 	h = disk->h;
-	disk->names = hosts_state(dj.root, &disk->have_root);
+	disk->names = hosts_state(job->root, &disk->have_root);
 	disk->root = NULL;
-	diagdb_job_release(&dj);
 	snprintf(key, len, "%016llx", (unsigned long long)h);
 	return rc;
 }
@@ -202,23 +205,81 @@ model_key(struct cache *c, const char *name, int flags,
  * some of its files: say what the model rests on.
  */
 static void
-note_pending(struct cache *c, const char *name, struct model *m)
+note_pending(const struct job_ref *job, struct model *m)
 {
-	struct diagdb_job dj;
-	char *abs = realpath(name, NULL), *why = NULL;
-	long expected, have;
+	long have = (long)job->nfiles;
 
-	if (diagdb_find_job(c, name, abs, &dj, &why) == 1) {
-		if (diagdb_job_pending(c, dj.id, &expected, &have, &why) == 0 &&
-		    have < expected)
-			model_note(m, "index incomplete: %ld of %ld files (an "
-			    "index run stopped before the end or could not "
-			    "read them all: index the job again)", have,
-			    expected);
-		diagdb_job_release(&dj);
+	if (have < job->pending)
+		model_note(m, "index incomplete: %ld of %ld files (an index run "
+		    "stopped before the end or could not read them all: index "
+		    "the job again)", have, job->pending);
+}
+
+/*
+ * The model kept under `key`, when there is one and the hosts file it
+ * rests on is unchanged: 1 and *out, else 0.
+ */
+static int
+read_kept(struct cache *c, const struct job_ref *job, const char *key,
+    const struct ondisk *disk, const struct say *say, struct model **out)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	char *why = NULL;
+
+	if (diagdb_result_get(c, job->id, key, &blob, &len, &why) == 1 &&
+	    (*out = model_decode(blob, len)) != NULL &&
+	    disk->have_root && (*out)->names_stamp != disk->names) {
+		model_free(*out);	/* a hosts file changed */
+		*out = NULL;
 	}
+	free(blob);
 	free(why);
-	free(abs);
+	if (*out == NULL)
+		return 0;
+	if ((*out)->flows.error != NULL)
+		warn(say, "captures left out: %s", (*out)->flows.error);
+	if (disk->missing > 0)
+		model_note(*out, "%zu of %zu files are gone since they were "
+		    "indexed (%s first): this is the diagnosis made while they "
+		    "were there", disk->missing, disk->files,
+		    disk->first_missing);
+	return 1;
+}
+
+/* Keep a model computed now under `key`. */
+static void
+keep(struct cache *c, const struct job_ref *job, const char *key,
+    const struct model *m, const struct say *say)
+{
+	unsigned char *bytes;
+	size_t len;
+	char *why = NULL;
+
+	model_encode(m, &bytes, &len);
+	if (diagdb_result_put(c, job->id, key, bytes, len, &why) != 0) {
+		warn(say, "the results were not kept: %s", why);
+		free(why);
+	}
+	free(bytes);
+}
+
+/* What a model computed now says of the job's files and index. */
+static void
+note_disk(const struct job_ref *job, const struct ondisk *disk,
+    struct model *m)
+{
+	m->names_stamp = disk->names;
+	if (disk->missing > 0)
+		model_note(m, "%zu of %zu files are gone since they were "
+		    "indexed (%s first): the diagnosis has only what the index "
+		    "kept of them", disk->missing, disk->files,
+		    disk->first_missing);
+	if (disk->changed > 0)
+		model_note(m, "%zu of %zu files changed since they were "
+		    "indexed: index the job again to see what is new",
+		    disk->changed, disk->files);
+	note_pending(job, m);
 }
 
 int
@@ -226,13 +287,29 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
     size_t nbase, int flags, FILE *err, const char *cmd, struct model **out,
     char **cause)
 {
+	struct job_ref job;
+	int rc;
+
+	*out = NULL;
+	if ((rc = jobdb_find(c, name, &job, cause)) <= 0)
+		return rc < 0 ? -1 : ts_fail(cause, "no job '%s' (index it "
+		    "first)", name);
+	rc = job_model_ref(c, &job, baselines, nbase, flags, err, cmd, out,
+	    cause);
+	jobdb_release(&job);
+	return rc;
+}
+
+int
+job_model_ref(struct cache *c, const struct job_ref *job,
+    const char *const *baselines, size_t nbase, int flags, FILE *err,
+    const char *cmd, struct model **out, char **cause)
+{
 	struct say say = { err, cmd };
 	struct faults *fl = faults_default();
 	struct ondisk disk;
 	char key[32], *why = NULL;
-	int64_t id = 0;
-	void *blob = NULL;
-	size_t len = 0, i;
+	size_t i;
 	int keyed = 0, rc;
 
 	*out = NULL;
@@ -241,72 +318,35 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 	/* explicit baselines are not part of the key: computed every time */
 	memset(&disk, 0, sizeof disk);
 	if (nbase == 0 && !(flags & JOBMODEL_FRESH) &&
-	    model_key(c, name, flags, fl, &disk, &id, key, sizeof key,
-	    &why) == 0) {
+	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0) {
 		keyed = 1;
-		if (diagdb_result_get(c, id, key, &blob, &len, &why) == 1 &&
-		    (*out = model_decode(blob, len)) != NULL &&
-		    disk.have_root && (*out)->names_stamp != disk.names) {
-			model_free(*out);	/* a hosts file changed */
-			*out = NULL;
-		}
-		if (*out != NULL) {
-			if ((*out)->flows.error != NULL)
-				warn(&say, "captures left out: %s",
-				    (*out)->flows.error);
-			if (disk.missing > 0)
-				model_note(*out, "%zu of %zu files are gone "
-				    "since they were indexed (%s first): this "
-				    "is the diagnosis made while they were there",
-				    disk.missing, disk.files,
-				    disk.first_missing);
-			free(blob);
+		if (read_kept(c, job, key, &disk, &say, out)) {
 			free(disk.first_missing);
 			faults_free(fl);
 			return 0;
 		}
-		free(blob);
 	}
 	free(why);
-	why = NULL;
-	rc = compute(c, name, baselines, nbase, flags, fl, &say, out, cause);
+	rc = compute(c, job, baselines, nbase, flags, fl, &say, out, cause);
 	faults_free(fl);
 	if (rc == 0)
-		(*out)->names_stamp = disk.names;
-	if (rc == 0 && disk.missing > 0)
-		model_note(*out, "%zu of %zu files are gone since they were "
-		    "indexed (%s first): the diagnosis has only what the "
-		    "index kept of them",
-		    disk.missing, disk.files, disk.first_missing);
-	if (rc == 0 && disk.changed > 0)
-		model_note(*out, "%zu of %zu files changed since they were "
-		    "indexed: index the job again to see what is new",
-		    disk.changed, disk.files);
-	if (rc == 0)
-		note_pending(c, name, *out);
+		note_disk(job, &disk, *out);
 	free(disk.first_missing);
 	if (rc == 0 && cache_readonly(c))
 		warn(&say, "cache '%s' is read-only here: the outcome and the "
 		    "diagnosis are not kept", cache_path(c));
-	else if (rc == 0 && keyed && disk.missing == 0) {
+	else if (rc == 0 && keyed && disk.missing == 0)
 		/* (made without some files: never kept, or it would stand
 		 * for them once they are back) */
-		unsigned char *bytes;
-
-		model_encode(*out, &bytes, &len);
-		if (diagdb_result_put(c, id, key, bytes, len, &why) != 0) {
-			warn(&say, "the results were not kept: %s", why);
-			free(why);
-		}
-		free(bytes);
-	}
+		keep(c, job, key, *out, &say);
 	return rc;
 }
 
 static int
-compute(struct cache *c, const char *name, const char *const *baselines,
-    size_t nbase, int flags, const struct faults *fl, const struct say *say,
-    struct model **out, char **cause)
+compute(struct cache *c, const struct job_ref *ref,
+    const char *const *baselines, size_t nbase, int flags,
+    const struct faults *fl, const struct say *say, struct model **out,
+    char **cause)
 {
 	struct diag_opts o = { 1, NULL };
 	struct model_flows mf;
@@ -316,18 +356,18 @@ compute(struct cache *c, const char *name, const char *const *baselines,
 
 	*out = NULL;
 	memset(&mf, 0, sizeof mf);
-	if (jobload(c, name, baselines, nbase, &job, cause) != 0)
+	if (jobload(c, ref, baselines, nbase, &job, cause) != 0)
 		return -1;
 	o.faults = fl;
 	if (!(flags & JOBMODEL_NO_FLOWS) &&
-	    flowjoin_evidence(job, c, say->err, &mf, &why) < 0) {
+	    flowjoin_evidence(job, c, ref, say->err, &mf, &why) < 0) {
 		warn(say, "captures left out: %s", why);
 		free(why);
 		why = NULL;
 	}
 	r = diag_run(job, &o);
 	*out = model_build(job, r, &mf);
-	if (!cache_readonly(c) && jobload_store(c, job, r, &why) != 0) {
+	if (!cache_readonly(c) && jobload_store(c, ref, job, r, &why) != 0) {
 		warn(say, "the outcome was not saved: %s", why);
 		free(why);
 	}

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 struct cache;
+struct job_ref;
 struct model;
 
 enum {
@@ -24,12 +25,21 @@ enum {
 };
 
 /*
- * The model of job `name` (a name or an indexed directory), compared with
- * the healthy pool and baselines[0 .. nbase).  Warnings (fault library,
- * captures left out, a cache that cannot keep the outcome) go to `err`
- * (may be NULL) as "trainscope: CMD: ..." lines, naming the command `cmd`
- * (may be NULL).  Returns 0 and sets *out (free with model_free()), or -1
- * with *cause.
+ * The model of job `job` (found with jobdb_find(); borrowed: nothing
+ * looks the job up again), compared with the healthy pool and
+ * baselines[0 .. nbase).  Warnings (fault library, captures left out, a
+ * cache that cannot keep the outcome) go to `err` (may be NULL) as
+ * "trainscope: CMD: ..." lines, naming the command `cmd` (may be NULL).
+ * Returns 0 and sets *out (free with model_free()), or -1 with *cause.
+ */
+int job_model_ref(struct cache *c, const struct job_ref *job,
+    const char *const *baselines, size_t nbase, int flags, FILE *err,
+    const char *cmd, struct model **out, char **cause);
+
+/*
+ * job_model_ref() of the job `name` (a name or an indexed directory),
+ * found once here.  Returns 0 and sets *out, or -1 with *cause (also
+ * "no job 'NAME' (index it first)").
  */
 int job_model(struct cache *c, const char *name,
     const char *const *baselines, size_t nbase, int flags, FILE *err,

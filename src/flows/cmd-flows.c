@@ -22,6 +22,7 @@
 
 #include "cli/cmd.h"
 #include "cli/commands.h"
+#include "db/jobdb.h"
 #include "flows/flowan.h"
 #include "flows/flowasm.h"
 #include "flows/flowjoin.h"
@@ -114,6 +115,28 @@ names_from_args(struct cmd_args *args, const struct flow_set *set)
 }
 
 /*
+ * The job the arguments make, for keeping its flow set in the cache: 0
+ * and *job filled, or -1 (said on the error stream; the set is read
+ * without the cache).
+ */
+static int
+flows_job(struct cmd_ctx *ctx, struct cache *c, const char *given,
+    const char *root, struct job_ref *job)
+{
+	char *name = given != NULL ? xstrdup(given) : scan_job_name(root);
+	char *why = NULL;
+	int rc;
+
+	if ((rc = jobdb_flows(c, name, root, job, &why)) != 0) {
+		fprintf(ctx->err, "trainscope: flows: flows not kept in the "
+		    "cache: %s\n", why);
+		free(why);
+	}
+	free(name);
+	return rc;
+}
+
+/*
  * Load the flow set of inputs in, through the cache when the arguments
  * make one job and the cache opens.
  */
@@ -122,10 +145,12 @@ load_set(struct cmd_ctx *ctx, struct cmd_args *args, struct found *in,
     const struct flow_params *fp, struct flow_set *set, char **cause)
 {
 	const char *given = cmd_opt(args, "job");
-	char *root = NULL, *name = NULL, *why = NULL;
+	struct job_ref job;
+	char *root = NULL, *why = NULL;
 	struct cache *c = NULL;
 	int rc;
 
+	memset(&job, 0, sizeof job);
 	if (!cmd_has_opt(args, "no-cache") &&
 	    (root = scan_job_root(args->argv, (size_t)args->argc)) == NULL &&
 	    given != NULL)
@@ -137,11 +162,11 @@ load_set(struct cmd_ctx *ctx, struct cmd_args *args, struct found *in,
 		free(why);
 		c = NULL;
 	}
-	if (c != NULL)
-		name = given != NULL ? xstrdup(given) : scan_job_name(root);
-	rc = flowjoin_load(c, name, root, in->v, in->n, fp, warn_err,
-	    ctx->err, set, cause);
-	free(name);
+	if (c != NULL && flows_job(ctx, c, given, root, &job) != 0)
+		c = NULL;
+	rc = flowjoin_load(c, c != NULL ? &job : NULL, in->v, in->n, fp,
+	    warn_err, ctx->err, set, cause);
+	jobdb_release(&job);
 	free(root);
 	return rc;
 }

@@ -72,12 +72,6 @@ struct flow_asm {
 	int any, timed;
 };
 
-void
-flow_params_default(struct flow_params *p)
-{
-	p->idle_timeout = 2.0;
-	p->msg_gap = 0.001;
-}
 
 static uint64_t
 mix(uint64_t h)
@@ -552,19 +546,4 @@ flow_set_load(struct flow_set *set, const char *const *paths, size_t n,
 	set->nwarn = s.nwarn;
 	flow_asm_finish(a);
 	return 0;
-}
-
-void
-flow_set_free(struct flow_set *set)
-{
-	size_t i;
-
-	if (set == NULL)
-		return;
-	for (i = 0; i < set->ncaps; i++)
-		free(set->caps[i].path);
-	free(set->caps);
-	free(set->hosts);
-	free(set->msgs);
-	memset(set, 0, sizeof *set);
 }

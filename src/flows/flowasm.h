@@ -15,62 +15,7 @@
 #include <stdint.h>
 
 #include "flows/flow.h"
-
-/* One message (burst) from host `src` to host `dst`. */
-struct flow_msg {
-	uint32_t src, dst;	/* indices into flow_set.hosts */
-	double start, end;	/* epoch seconds: first and last record */
-	uint64_t bytes;		/* IP bytes */
-	uint64_t payload;	/* transport payload bytes (0 when unknown) */
-	uint64_t pkts;
-	uint16_t sport, dport;
-	uint8_t proto;
-	uint8_t flags;		/* FLOW_F_* seen in the message */
-	uint32_t qp;
-	uint32_t ce, cnp;
-};
-
-struct flow_params {
-	double idle_timeout;	/* seconds without traffic that end a flow (default 2.0) */
-	double msg_gap;		/* gap that splits a flow into messages (default 0.001) */
-};
-
-/* One input file of a flow_set: what was read from it. */
-struct flow_capture {
-	char *path;
-	const char *format;	/* static: "pcap", "pcapng", "nfdump-csv", ... */
-	uint64_t size;		/* file size and mtime when read */
-	double mtime;
-	uint64_t records;	/* records used */
-	uint64_t skipped;	/* damaged records skipped with a warning */
-	double first, last;	/* time span of its records (0 when none) */
-};
-
-/* All messages of a capture, sorted by start time, and the host table. */
-struct flow_set {
-	struct flow_addr *hosts;
-	size_t nhosts;
-	struct flow_msg *msgs;
-	size_t nmsgs;
-	uint64_t nrecs;		/* records read */
-	uint64_t nflows;	/* flows formed */
-	double first, last;	/* time span of the records */
-	uint64_t bytes, pkts;	/* totals over all records, pure ACKs too */
-	uint64_t ack_pkts;	/* pure ACKs (TCP, RoCE) that joined no message */
-	uint64_t ack_bytes;
-	uint64_t nwarn;		/* warnings issued while reading */
-	struct flow_capture *caps;	/* one per input file */
-	size_t ncaps;
-};
-
-void flow_params_default(struct flow_params *p);
-
-/*
- * The version of message assembly (readers included): a flow set stored
- * in the cache by another version is made again from its captures.  Raise
- * it with every change to what a capture assembles into.
- */
-#define FLOW_ASM_VERSION	1
+#include "flows/flowset.h"
 
 /*
  * Pure ACKs (TCP without payload, SYN, FIN or RST; RoCE RC ACKNOWLEDGE
@@ -110,9 +55,6 @@ const char *flow_probe(const char *path);
 int flow_find_captures(const char *dir, char ***paths, size_t *n,
     char **cause);
 void flow_paths_free(char **paths, size_t n);
-
-/* Free everything a flow_set holds and zero it; NULL-safe. */
-void flow_set_free(struct flow_set *set);
 
 /*
  * Lower level, for callers with their own record source: start an empty

@@ -16,17 +16,29 @@
  * job in the same directory adds nothing.  Slow groups, slow iterations
  * and congestion are job-wide or shared by many hosts and are left to the
  * flows report.
+ *
+ * Loading is this file's too, for `diagnose` and `flows` alike: a job's
+ * flow set is read from the cache while its captures are unchanged, and
+ * otherwise read from the captures and kept there.  db/flowdb.c only
+ * stores and loads rows; the stat of each capture and the decision are
+ * made here.
  */
 #include "config.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "db/cache.h"
 
 #include "diag/diag.h"
 #include "flows/flowan.h"
 #include "flows/flowasm.h"
 #include "db/flowdb.h"
+#include "db/jobdb.h"
 #include "flows/flowjoin.h"
 #include "diag/model.h"
 #include "base/util.h"
@@ -136,30 +148,167 @@ warn_line(void *arg, const char *msg)
 		fprintf(arg, "trainscope: %s\n", msg);
 }
 
-int
-flowjoin_load(struct cache *c, const char *name, const char *root,
-    char *const *paths, size_t n, const struct flow_params *p,
+/*
+ * Keeping a job's flow set in the cache.  Captures are stored by their
+ * real path, relative to the job's root when they lie under it; the
+ * stored set stands for the captures while it was made with the same
+ * parameters by this FLOW_ASM_VERSION from the same files, each with the
+ * size and mtime it has now.
+ */
+static char *
+rel_path(const char *root, const char *path)
+{
+	char real[PATH_MAX], rroot[PATH_MAX];
+	const char *p = path;
+	size_t n;
+
+	if (realpath(path, real) != NULL)
+		p = real;
+	if (realpath(root, rroot) != NULL)
+		root = rroot;
+	n = strlen(root);
+	if (n > 0 && strncmp(p, root, n) == 0 && p[n] == '/')
+		return xstrdup(p + n + 1);
+	return xstrdup(p);
+}
+
+/* Distinct paths among rel[0..n). */
+static size_t
+distinct(char *const *rel, size_t n)
+{
+	size_t i, j, d = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && strcmp(rel[i], rel[j]) != 0; j++)
+			;
+		d += j == i;
+	}
+	return d;
+}
+
+/* 1 when `path` (stored as `rel`) is a capture of head as it is now. */
+static int
+unchanged(const struct flow_set *head, const char *path, const char *rel)
+{
+	struct stat sb;
+	double mtime;
+	size_t i;
+
+	if (stat(path, &sb) != 0)
+		return 0;
+	mtime = (double)sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec * 1e-9;
+	for (i = 0; i < head->ncaps; i++)
+		if (strcmp(head->caps[i].path, rel) == 0)
+			return head->caps[i].size == (uint64_t)sb.st_size &&
+			    fabs(head->caps[i].mtime - mtime) < 1e-6;
+	return 0;
+}
+
+/* 1 when job's stored set stands for paths[0..n), 0 not, -1 *cause. */
+static int
+fresh(struct cache *c, const struct job_ref *job, char *const *paths,
+    char *const *rel, size_t n, const struct flow_params *p, char **cause)
+{
+	struct flow_set head;
+	struct flow_params sp;
+	size_t i;
+	int rc, version = 0;
+
+	if ((rc = flowdb_captures(c, job->id, &head, &sp, &version,
+	    cause)) != 1)
+		return rc;
+	rc = sp.idle_timeout == p->idle_timeout && sp.msg_gap == p->msg_gap &&
+	    version == FLOW_ASM_VERSION && head.ncaps == distinct(rel, n);
+	for (i = 0; rc == 1 && i < n; i++)
+		rc = unchanged(&head, paths[i], rel[i]);
+	flow_set_free(&head);
+	return rc;
+}
+
+/* Pass *why to warn as "what: why" and drop it. */
+static void
+warn_why(void (*warn)(void *arg, const char *msg), void *warn_arg,
+    const char *what, char **why)
+{
+	char *msg;
+
+	if (warn != NULL && *why != NULL) {
+		msg = xasprintf("%s: %s", what, *why);
+		warn(warn_arg, msg);
+		free(msg);
+	}
+	free(*why);
+	*why = NULL;
+}
+
+/* Store set for job, its captures named as rel[0..n) (set->caps[i]). */
+static int
+keep(struct cache *c, const struct job_ref *job, const struct flow_set *set,
+    char *const *rel, const struct flow_params *p, char **cause)
+{
+	struct flow_set kept = *set;
+	size_t i;
+	int rc;
+
+	kept.caps = xcalloc(set->ncaps + 1, sizeof *kept.caps);
+	for (i = 0; i < set->ncaps; i++) {
+		kept.caps[i] = set->caps[i];
+		kept.caps[i].path = rel[i];
+	}
+	rc = flowdb_store(c, job->id, &kept, p, cause);
+	free(kept.caps);
+	return rc;
+}
+
+/* flowjoin_load() with a cache and a job. */
+static int
+load_kept(struct cache *c, const struct job_ref *job, char *const *paths,
+    size_t n, const struct flow_params *p,
     void (*warn)(void *arg, const char *msg), void *warn_arg,
     struct flow_set *set, char **cause)
 {
-	long long id;
-	char *why = NULL, *msg;
-	int reused;
+	char **rel = xcalloc(n + 1, sizeof *rel), *why = NULL;
+	size_t i;
+	int rc;
 
-	if (c != NULL && name != NULL && root != NULL) {
-		if (flowdb_job(c, name, root, &id, &why) == 0)
-			return flowdb_ingest(c, id, (const char *const *)paths,
-			    n, p, warn, warn_arg, set, &reused, cause);
-		if (warn != NULL) {
-			msg = xasprintf("flows not kept in the cache: %s",
-			    why);
-			warn(warn_arg, msg);
-			free(msg);
-		}
-		free(why);
+	for (i = 0; i < n; i++)
+		rel[i] = rel_path(job->root, paths[i]);
+	if ((rc = fresh(c, job, paths, rel, n, p, &why)) == 1 &&
+	    (rc = flowdb_load(c, job->id, set, NULL, &why)) == 1)
+		rc = 0;
+	else {
+		if (rc < 0)	/* a stored set that cannot be read: made again */
+			warn_why(warn, warn_arg, "cannot read flows from the "
+			    "cache", &why);
+		rc = flow_set_load(set, (const char *const *)paths, n, p, warn,
+		    warn_arg, cause);
+		if (rc == 0 && !cache_readonly(c) &&
+		    keep(c, job, set, rel, p, &why) != 0)
+			warn_why(warn, warn_arg, "cannot keep flows in the "
+			    "cache", &why);
 	}
-	return flow_set_load(set, (const char *const *)paths, n, p, warn,
-	    warn_arg, cause);
+	for (i = 0; i < n; i++)
+		free(rel[i]);
+	free(rel);
+	return rc;
+}
+
+int
+flowjoin_load(struct cache *c, const struct job_ref *job, char *const *paths,
+    size_t n, const struct flow_params *p,
+    void (*warn)(void *arg, const char *msg), void *warn_arg,
+    struct flow_set *set, char **cause)
+{
+	struct flow_params dflt;
+
+	if (p == NULL) {
+		flow_params_default(&dflt);
+		p = &dflt;
+	}
+	if (c == NULL || job == NULL)
+		return flow_set_load(set, (const char *const *)paths, n, p,
+		    warn, warn_arg, cause);
+	return load_kept(c, job, paths, n, p, warn, warn_arg, set, cause);
 }
 
 /* The captures cannot be used: say so in the model too. */
@@ -175,8 +324,9 @@ flows_error(struct model_flows *mf, char **cause)
 }
 
 int
-flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
-    struct model_flows *mf, char **cause)
+flowjoin_evidence(struct diag_job *job, struct cache *c,
+    const struct job_ref *ref, FILE *warn, struct model_flows *mf,
+    char **cause)
 {
 	struct flow_params fp;
 	struct flowan_params ap;
@@ -196,8 +346,8 @@ flowjoin_evidence(struct diag_job *job, struct cache *c, FILE *warn,
 	}
 	flow_params_default(&fp);
 	flowan_params_default(&ap);
-	if (flowjoin_load(c, job->name, job->root, paths, np, &fp, warn_line,
-	    warn, &set, cause) != 0) {
+	if (flowjoin_load(c, ref, paths, np, &fp, warn_line, warn, &set,
+	    cause) != 0) {
 		flow_paths_free(paths, np);
 		return flows_error(mf, cause);
 	}

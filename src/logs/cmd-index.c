@@ -14,6 +14,7 @@
 
 #include "db/cache.h"
 #include "cli/commands.h"
+#include "db/jobdb.h"
 #include "logs/index.h"
 #include "base/json.h"
 #include "db/logdb.h"
@@ -177,6 +178,24 @@ row_cb(void *arg, const struct logdb_tmpl_row *r, char **cause)
 	return 0;
 }
 
+/* The templates of job `name` (every job when NULL) to the listing. */
+static int
+list_templates(struct cache *c, struct logdb *db, const char *name,
+    struct listing *l, char **cause)
+{
+	struct job_ref job;
+	int rc;
+
+	if (name == NULL)
+		return logdb_job_templates(db, NULL, row_cb, l, cause);
+	if ((rc = jobdb_find(c, name, &job, cause)) <= 0)
+		return rc < 0 ? -1 : ts_fail(cause, "no job '%s' in the cache",
+		    name);
+	rc = logdb_job_templates(db, &job, row_cb, l, cause);
+	jobdb_release(&job);
+	return rc;
+}
+
 int
 cmd_templates(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
@@ -206,8 +225,7 @@ cmd_templates(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		json_arr_begin(&l.j);
 	} else if (l.fmt == FMT_TSV)
 		fputs("job\tid\tcount\tnodes\tfiles\ttemplate\n", ctx->out);
-	rc = logdb_job_templates(db, a->argc > 0 ? a->argv[0] : NULL, row_cb,
-	    &l, cause);
+	rc = list_templates(c, db, a->argc > 0 ? a->argv[0] : NULL, &l, cause);
 	if (l.fmt == FMT_JSON) {
 		json_arr_end(&l.j);
 		json_finish(&l.j);

@@ -18,6 +18,7 @@
 #include "view/canvas.h"
 #include "cli/commands.h"
 #include "db/diagdb.h"
+#include "db/jobdb.h"
 #include "diag/jobmodel.h"
 #include "logs/lineparse.h"
 #include "diag/model.h"
@@ -547,7 +548,7 @@ cmd_forget(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
-	if ((rc = viewdb_forget(c, a->argv[0], cause)) < 0)
+	if ((rc = jobdb_forget(c, a->argv[0], cause)) < 0)
 		return CMD_FAIL;
 	if (rc == 0) {
 		ts_fail(cause, "forget: no job '%s' in the cache", a->argv[0]);
@@ -788,9 +789,8 @@ lines_node_iter(struct cmd_ctx *ctx, const char *job, const char *node,
     const char *iter, char **cause)
 {
 	struct node_iter ni;
-	struct diagdb_job dj;
+	struct job_ref dj;
 	struct cache *c;
-	char *abs;
 	int rc;
 
 	memset(&ni, 0, sizeof ni);
@@ -801,10 +801,7 @@ lines_node_iter(struct cmd_ctx *ctx, const char *job, const char *node,
 	}
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
-	abs = realpath(job, NULL);
-	rc = diagdb_find_job(c, job, abs, &dj, cause);
-	free(abs);
-	if (rc <= 0) {
+	if ((rc = jobdb_find(c, job, &dj, cause)) <= 0) {
 		if (rc == 0)
 			ts_fail(cause, "lines: no job '%s' (index it first)", job);
 		return CMD_FAIL;
@@ -845,7 +842,7 @@ lines_node_iter(struct cmd_ctx *ctx, const char *job, const char *node,
 out:
 	free(ni.error);
 	free(ni.rank_here);
-	diagdb_job_release(&dj);
+	jobdb_release(&dj);
 	return rc;
 }
 

@@ -29,6 +29,7 @@
 #include "db/cache.h"
 #include "diag/diag.h"
 #include "db/diagdb.h"
+#include "db/jobdb.h"
 #include "diag/jobload.h"
 #include "diag/faults.h"
 #include "flows/flowjoin.h"
@@ -218,6 +219,18 @@ print_topk(const struct diag_job *job, const size_t *order,
 			    norm));
 }
 
+/* The job `name`: 0 and *ref, or -1 with *cause. */
+static int
+find_job(struct cache *c, const char *name, struct job_ref *ref,
+    char **cause)
+{
+	int rc = jobdb_find(c, name, ref, cause);
+
+	if (rc == 0)
+		ts_fail(cause, "no job '%s'", name);
+	return rc > 0 ? 0 : -1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -225,6 +238,7 @@ main(int argc, char **argv)
 	struct diag_job *job;
 	struct diag_result *r;
 	struct diag_opts o = { 1, NULL };
+	struct job_ref ref;
 	struct truth tr;
 	char *cause = NULL;
 	const char *rel_s = getenv("EVAL_REL");
@@ -240,14 +254,15 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (cache_open(argv[1], 0, &c, &cause) != 0 ||
-	    jobload(c, argv[2], (const char *const *)argv + 4,
+	    find_job(c, argv[2], &ref, &cause) != 0 ||
+	    jobload(c, &ref, (const char *const *)argv + 4,
 	    (size_t)argc - 4, &job, &cause) != 0) {
 		fprintf(stderr, "diag-score: %s\n", cause);
 		return 1;
 	}
 	o.faults = faults_default();
 	t0 = ts_now();
-	if (flowjoin_evidence(job, c, stderr, NULL, &cause) < 0)
+	if (flowjoin_evidence(job, c, &ref, stderr, NULL, &cause) < 0)
 		fprintf(stderr, "diag-score: captures left out: %s\n", cause);
 	r = diag_run(job, &o);
 	t0 = ts_now() - t0;

@@ -1,7 +1,8 @@
 /*
- * flowdb-t.c -- flow sets in the cache: store, load, reuse when nothing
- * changed, re-read when a capture or the parameters changed, keep the
- * old set when reading fails.
+ * flowdb-t.c -- flow sets in the cache: store and load (db/flowdb.c);
+ * through the flow join (flowjoin_load()), reuse when nothing changed,
+ * re-read when a capture or the parameters changed, keep the old set
+ * when reading fails; jobs made for flow sets (db/jobdb.c).
  */
 #include "config.h"
 
@@ -15,6 +16,8 @@
 
 #include "db/cache.h"
 #include "db/flowdb.h"
+#include "db/jobdb.h"
+#include "flows/flowjoin.h"
 #include "tap.h"
 #include "base/util.h"
 
@@ -77,16 +80,70 @@ static const char csv1[] =
     "100.5,100.6,10.0.0.2,10.0.0.1,1,4791,udp,500,5,0\n"
     "101.0,101.1,10.0.0.1,10.0.0.2,1,4791,udp,1000,10,0\n";
 
+/*
+ * Mark the stored set: a load that comes back with the mark reused the
+ * cache; one without it read the captures again.
+ */
+static void
+mark_stored(struct cache *c)
+{
+	char *cause = NULL;
+
+	if (cache_exec(c, "UPDATE flow_msgs SET bytes = 4242 WHERE rowid = "
+	    "(SELECT min(rowid) FROM flow_msgs)", &cause) != 0)
+		free(cause);
+}
+
+static int
+reused(const struct flow_set *set)
+{
+	return set->nmsgs > 0 && set->msgs[0].bytes == 4242;
+}
+
+/* flowjoin_load() through the cache: 0 and *set, or -1. */
+static int
+load(struct cache *c, const struct job_ref *job, const char **paths,
+    size_t n, const struct flow_params *p, struct flow_set *set,
+    char **cause)
+{
+	return flowjoin_load(c, job, (char *const *)paths, n, p, NULL, NULL,
+	    set, cause);
+}
+
+static void
+test_jobs(struct cache *c, const struct job_ref *j)
+{
+	struct job_ref a, b;
+	char *cause = NULL;
+
+	ok(jobdb_flows(c, "j", j->root, &a, &cause) == 0 && a.id == j->id,
+	    "jobdb_flows finds a job by name and root");
+	jobdb_release(&a);
+	ok(jobdb_flows(c, "j", "/elsewhere", &a, &cause) == -1 &&
+	    strstr(cause, "rooted at") != NULL &&
+	    strstr(cause, "--job") != NULL,
+	    "the same name under another root is refused");
+	free(cause);
+	cause = NULL;
+	ok(jobdb_flows(c, "k", "/elsewhere", &a, &cause) == 0 &&
+	    jobdb_flows(c, "k", "/elsewhere", &b, &cause) == 0 &&
+	    a.id != j->id && a.id == b.id && !a.has_logs,
+	    "a new job is made once, with no logs");
+	jobdb_release(&a);
+	jobdb_release(&b);
+}
+
 int
 main(void)
 {
 	struct cache *c = NULL;
 	struct flow_set fresh, got, again;
-	struct flow_params p;
+	struct flow_params p, sp;
+	struct job_ref job;
 	char *db, *csv, *cause = NULL, *sql, *s;
 	const char *paths[2];
 	struct timeval tv[2] = { { 1000, 0 }, { 1000, 0 } };
-	int reused = -1;
+	int version = -1;
 
 	if (mkdtemp(dir) == NULL)
 		return 1;
@@ -97,18 +154,26 @@ main(void)
 	ok(cache_open(db, 0, &c, &cause) == 0, "cache opens");
 	sql = xasprintf("INSERT INTO jobs (id, name, root, created) VALUES "
 	    "(7, 'j', '%s', 0)", dir);
-	ok(cache_exec(c, sql, &cause) == 0, "a job to store flows for");
+	ok(cache_exec(c, sql, &cause) == 0 &&
+	    jobdb_find(c, "j", &job, &cause) == 1 && job.id == 7,
+	    "a job to store flows for");
 	free(sql);
 	paths[0] = csv;
 
-	ok(flowdb_ingest(c, 7, paths, 1, NULL, NULL, NULL, &fresh, &reused,
-	    &cause) == 0 && reused == 0, "first ingest reads the capture");
+	ok(load(c, &job, paths, 1, NULL, &fresh, &cause) == 0,
+	    "first load reads the capture");
 	is_int(fresh.nmsgs, 3, "three messages");
-	ok(flowdb_ingest(c, 7, paths, 1, NULL, NULL, NULL, &got, &reused,
-	    &cause) == 0 && reused == 1, "second ingest reuses the cache");
-	ok(same_set(&fresh, &got), "the stored set is the set");
+	ok(strcmp(fresh.caps[0].path, csv) == 0,
+	    "the set read names its capture as given");
+	ok(flowdb_load(c, 7, &got, NULL, &cause) == 1 &&
+	    same_set(&fresh, &got), "and is stored whole");
+	flow_set_free(&got);
+	mark_stored(c);
+	ok(load(c, &job, paths, 1, NULL, &got, &cause) == 0 && reused(&got),
+	    "second load reuses the cache");
 	ok(got.ncaps == 1 && strcmp(got.caps[0].format, "flow-csv") == 0 &&
 	    got.caps[0].records == 3, "capture row loaded");
+	flow_set_free(&got);
 	s = query_text(c, "SELECT path FROM captures WHERE job_id = 7");
 	is_str(s, "flows.csv", "capture path stored relative to the root");
 	free(s);
@@ -116,61 +181,57 @@ main(void)
 	    "WHERE job_id = 7");
 	is_str(s, "10.0.0.1,10.0.0.2", "hosts stored as text in order");
 	free(s);
+	flow_params_default(&p);
+	ok(flowdb_captures(c, 7, &got, &sp, &version, &cause) == 1 &&
+	    got.ncaps == 1 && got.nmsgs == 0 && got.nrecs == 3 &&
+	    sp.msg_gap == p.msg_gap && version == FLOW_ASM_VERSION,
+	    "what the set was made from, without its messages");
 	flow_set_free(&got);
 
-	flow_params_default(&p);
 	p.msg_gap = 1.0;
-	ok(flowdb_fresh(c, 7, paths, 1, &p, &cause) == 0,
-	    "other parameters: not fresh");
-	paths[1] = csv;
-	ok(flowdb_fresh(c, 7, paths, 2, NULL, &cause) == 1,
-	    "the same file twice is the same list");
-	ok(cache_exec(c, "UPDATE flow_sets SET asm_version = asm_version - 1",
-	    &cause) == 0 && flowdb_fresh(c, 7, paths, 1, NULL, &cause) == 0,
-	    "a set made by another assembler version: not fresh");
-	ok(flowdb_ingest(c, 7, paths, 1, NULL, NULL, NULL, &got, &reused,
-	    &cause) == 0 && reused == 0 && same_set(&fresh, &got),
-	    "so it is made again");
+	ok(load(c, &job, paths, 1, &p, &got, &cause) == 0 && !reused(&got),
+	    "other parameters: read again");
 	flow_set_free(&got);
-	ok(flowdb_fresh(c, 7, paths, 1, NULL, &cause) == 1,
+	mark_stored(c);
+	paths[1] = csv;
+	ok(load(c, &job, paths, 2, &p, &got, &cause) == 0 && reused(&got),
+	    "the same file twice is the same list");
+	flow_set_free(&got);
+	ok(cache_exec(c, "UPDATE flow_sets SET asm_version = asm_version - 1",
+	    &cause) == 0 && load(c, &job, paths, 1, &p, &got, &cause) == 0 &&
+	    !reused(&got), "a set made by another assembler version: read "
+	    "again");
+	flow_set_free(&got);
+	mark_stored(c);
+	ok(load(c, &job, paths, 1, &p, &got, &cause) == 0 && reused(&got),
 	    "and stored with this version");
+	flow_set_free(&got);
+	ok(load(NULL, NULL, paths, 1, NULL, &got, &cause) == 0 &&
+	    !reused(&got) && got.nmsgs == 3, "without a cache: read");
+	flow_set_free(&got);
 
 	write_file(csv, "ts,te,src,dst,bytes\n200,201,10.0.0.9,10.0.0.1,5\n");
-	ok(flowdb_ingest(c, 7, paths, 1, NULL, NULL, NULL, &again, &reused,
-	    &cause) == 0 && reused == 0, "a changed capture is read again");
+	ok(load(c, &job, paths, 1, &p, &again, &cause) == 0 &&
+	    !reused(&again), "a changed capture is read again");
 	ok(again.nmsgs == 1 && again.nhosts == 2, "new contents used");
 
 	paths[0] = "/nonexistent/flows.pcap";
-	ok(flowdb_ingest(c, 7, paths, 1, NULL, NULL, NULL, &got, &reused,
-	    &cause) == -1 && cause != NULL, "a missing capture fails");
+	ok(load(c, &job, paths, 1, &p, &got, &cause) == -1 && cause != NULL,
+	    "a missing capture fails");
 	free(cause);
 	cause = NULL;
 	ok(flowdb_load(c, 7, &got, NULL, &cause) == 1 && same_set(&again, &got),
-	    "the failed ingest left the stored set alone");
+	    "the failed load left the stored set alone");
 	flow_set_free(&got);
 	ok(flowdb_load(c, 8, &got, NULL, &cause) == 0 && got.nmsgs == 0,
 	    "a job without flows loads nothing");
-	ok(flowdb_store(c, 99, &again, NULL, &cause) == -1 &&
-	    strstr(cause, "no job 99") != NULL, "storing for a missing job fails");
+	ok(flowdb_store(c, 99, &again, NULL, &cause) == -1 && cause != NULL,
+	    "storing for a missing job fails");
 	free(cause);
 	cause = NULL;
+	test_jobs(c, &job);
 
-	{
-		long long id = 0, id2 = 0;
-
-		ok(flowdb_job(c, "j", dir, &id, &cause) == 0 && id == 7,
-		    "flowdb_job finds a job by name and root");
-		ok(flowdb_job(c, "j", "/elsewhere", &id, &cause) == -1 &&
-		    strstr(cause, "rooted at") != NULL &&
-		    strstr(cause, "--job") != NULL,
-		    "the same name under another root is refused");
-		free(cause);
-		cause = NULL;
-		ok(flowdb_job(c, "k", "/elsewhere", &id, &cause) == 0 &&
-		    flowdb_job(c, "k", "/elsewhere", &id2, &cause) == 0 &&
-		    id != 7 && id == id2, "a new job is made once");
-	}
-
+	jobdb_release(&job);
 	flow_set_free(&fresh);
 	flow_set_free(&again);
 	cache_close(c);
