@@ -84,6 +84,37 @@ test_expect_success 'n: the throttled iterations last what the truth says' '
 	le "$(field "$r" mean_err_pct)" 1.2 && le "$(field "$r" med_err_pct)" 1.5
 '
 r=$(sh "$TS_SRCDIR/t/eval/flows-compare.sh" "$TS_BIN" "$runs/c_straggler_compute")
+# The logs' iterations and the wire's on one axis: n's iteration lines
+# carry times on the capture's clock, and join by them; without their
+# times, by the run of durations the lines give.
+test_expect_success "n: the capture's iterations joined to the logs' by time" '
+	mkdir nj && ln -s "$runs/n_slow_link_dp2_pp3/job.pcap" nj/job.pcap &&
+	cp -r "$runs/n_slow_link_dp2_pp3/logs" nj/ &&
+	trainscope diagnose --format json nj >nj.json &&
+	test "$(jq -r .captures.join.by nj.json)" = time &&
+	test "$(jq .captures.join.offset nj.json)" = 0 &&
+	test "$(jq "[.captures.iteration_times[] |
+	    select(.log == .capture and .log_ms != null)] | length" nj.json)" = 30 &&
+	jq -e "[.captures.findings[] | select(.kind == \"slow-link\") |
+	    .from_log] == [11]" nj.json &&
+	d=$(jq .captures.join.disagreement_pct nj.json) &&
+	le "${d#-}" 3 &&
+	trainscope diagnose nj >out &&
+	grep "^  iterations: capture iteration 1 is log iteration 1 (by the times" out &&
+	grep "^  slow-link 10.77.0.15-10.77.0.16 from capture iteration 11 (log iteration 11)" out
+'
+test_expect_success "n: without times on the lines, joined by their durations" '
+	mkdir nd && ln -s "$runs/n_slow_link_dp2_pp3/job.pcap" nd/job.pcap &&
+	for f in "$runs"/n_slow_link_dp2_pp3/logs/*/*.log; do
+		d=nd/logs/$(basename "$(dirname "$f")") &&
+		mkdir -p "$d" && sed "s/^\[[0-9-]* [0-9:.]*\] //" "$f" \
+		    >"$d/$(basename "$f")" || exit 1
+	done &&
+	! grep -q "^\[20" nd/logs/node01/rank-0.log &&
+	trainscope diagnose --format json nd >nd.json &&
+	test "$(jq -r .captures.join.by nd.json)" = durations &&
+	test "$(jq .captures.join.offset nd.json)" = 0
+'
 test_expect_success 'the straggler is found from the iteration it began' '
 	from=$(field "$r" straggler_from) &&
 	test "$from" -ge 15 && test "$from" -le 17

@@ -103,6 +103,18 @@ for tr in roce tcp; do
 		    select(.kind != \"slow-iteration\")] | length" h42-$tr.json)" = 0
 	'
 done
+# The simulator's capture opens at iteration 2's start: its first step
+# boundary opens capture iteration 1, which is log iteration 2.
+test_expect_success 'the capture iterations joined to the log iterations' '
+	trainscope index g42-tcp >/dev/null &&
+	trainscope diagnose --format json g42-tcp >d.json &&
+	test "$(jq -r .captures.join.by d.json)" = time &&
+	test "$(jq .captures.join.offset d.json)" = 1 &&
+	test "$(jq "[.captures.findings[] | select(.kind == \"slow-link\") |
+	    .from_log] | .[0]" d.json)" = 15 &&
+	trainscope view --format tsv timeline g42-tcp >t.tsv &&
+	awk -F "\t" "NR > 1 && \$2 != \$1 + 1 { bad++ } END { exit bad }" t.tsv
+'
 # The capture holds only iterations after the onset: nothing healthy to
 # compare with, and the groups are those of the slowed traffic.
 test_expect_success 'a link slow from the capture start: groups exact, link named' '
