@@ -61,7 +61,12 @@ test_expect_success 'the table-like panes as JSON and TSV' '
 	grep "^node-003	0.950	" h.tsv &&
 	trainscope view --format json groups gpt-run4 | grep "\"dp_group\": 1" &&
 	trainscope view --format tsv jobs | grep "^gpt-run1		good	4	" &&
-	test_expect_code 1 trainscope view --format json timeline gpt-run4 2>e &&
+	trainscope view --format json timeline gpt-run4 >t.json &&
+	grep "\"log_iterations\": \[" t.json &&
+	grep -A1 "\"join\": {" t.json | grep "\"by\": \"time\"" &&
+	trainscope view --format tsv timeline gpt-run4 >t.tsv &&
+	head -1 t.tsv | grep "^capture	log	start	end	wire_ms	log_ms	disagreement_ms$" &&
+	test_expect_code 1 trainscope view --format json lines gpt-run4 2>e &&
 	grep "text only" e &&
 	trainscope -n -c "open gpt-run4" -c "export --format tsv ev.tsv" &&
 	test "$(wc -l <ev.tsv)" = 118

@@ -631,6 +631,7 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 		m->flows = *flows;
 		memset(flows, 0, sizeof *flows);
 	}
+	model_join_iters(m);
 	return m;
 }
 
@@ -951,6 +952,8 @@ model_flows_fill(struct model_flows *mf, const struct flowan *fa,
 		mf->iters[k].comm = fj->iters[k].comm;
 		mf->iters[k].end_max = fj->iters[k].end_max;
 		mf->iters[k].ckpt = (uint8_t)fj->iters[k].ckpt;
+		mf->iters[k].log_iter = -1;
+		mf->iters[k].log_ms = NAN;
 	}
 	copy_findings(mf, fj);
 }

@@ -26,6 +26,7 @@
 struct diag_job;
 struct diag_result;
 struct flowan;
+struct json;
 
 struct model_event {
 	uint32_t id;		/* template id, stable across jobs */
@@ -130,12 +131,27 @@ struct model_fgroup {
 	int slow;		/* a finding names the group */
 };
 
+/*
+ * An iteration of the captures (capture iteration k is iters[k - 1]),
+ * with the logs' view of it where model_join_iters() matched them: the
+ * timeline draws the wire's span (start..end) beside the logs' duration
+ * and says how far apart they are (end - start less log_ms).
+ */
 struct model_fiter {
 	double start, end;	/* epoch seconds */
 	double comm;		/* seconds of step-ending communication */
 	double end_max;		/* the latest the step can have ended (the
 				   optimizer step is not on the wire), NAN */
 	uint8_t ckpt;		/* FLOWAN_CKPT_*: a checkpoint save's pause */
+	long log_iter;		/* the logs' number for it, -1 not joined */
+	double log_ms;		/* how long the logs say it took, NAN unknown */
+};
+
+/* How the captures' iterations were matched to the logs'. */
+enum {
+	MODEL_JOIN_NONE,	/* not: no log iterations, or none that match */
+	MODEL_JOIN_TIME,	/* by the times of the iteration lines */
+	MODEL_JOIN_DURATION	/* by the durations the lines give */
 };
 
 struct model_finding {
@@ -164,6 +180,11 @@ struct model_flows {
 	size_t niters;
 	struct model_finding *findings;
 	size_t nfindings;
+	int join;		/* MODEL_JOIN_*: iters[] matched to the logs' */
+	long join_offset;	/* log iteration = capture iteration + this */
+	double join_ms;		/* median of the wire's duration less the
+				   logs', ms, over the joined iterations; NAN */
+	double join_pct;	/* the same in % of the logs' duration; NAN */
 };
 
 struct model {
@@ -218,6 +239,31 @@ void model_flows_fill(struct model_flows *mf, const struct flowan *fa,
     char **names, const struct diag_job *job);
 /* Release what *mf holds and zero it. */
 void model_flows_release(struct model_flows *mf);
+/*
+ * modeljoin.c: match the captures' iterations (m->flows.iters) to the
+ * logs' (m->iters) by the times of the iteration lines, else by their
+ * durations, and fill log_iter and log_ms of each, and the flows' join,
+ * join_offset, join_ms and join_pct (MODEL_JOIN_NONE, -1 and NAN where
+ * nothing matches).  model_build() calls it.  Never fails.
+ */
+void model_join_iters(struct model *m);
+/* "time", "durations", or NULL for MODEL_JOIN_NONE. */
+const char *model_join_name(int join);
+/*
+ * Write, inside an open JSON object, the keys "join" (how the captures'
+ * iterations met the logs': by, offset, disagreement_ms and _pct; null
+ * when they did not) and "iteration_times" (each capture iteration:
+ * capture and log numbers, start, end, wire_ms, log_ms and their
+ * disagreement_ms).
+ */
+void model_json_join(struct json *j, const struct model *m);
+/*
+ * The timeline as data: a JSON document of the stages, the logs'
+ * iterations and the captures' joined to them (model_json_join()), or
+ * with tsv != 0 the captures' iterations as TSV rows.  Returns 0, or -1
+ * when writing failed.
+ */
+int model_print_timeline(FILE *out, const struct model *m, int tsv);
 
 /* Encode a model into *out (allocated, *len bytes); see modelio.c. */
 void model_encode(const struct model *m, unsigned char **out, size_t *len);
@@ -235,7 +281,6 @@ struct model *model_decode(const unsigned char *p, size_t len);
 int model_print(FILE *out, const struct model *m, int fmt, size_t top);
 
 /* Write event i of the model as a JSON object, numbered `rank`. */
-struct json;
 void model_json_event(struct json *j, const struct model *m, size_t i,
     size_t rank);
 

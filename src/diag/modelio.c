@@ -257,6 +257,8 @@ walk_flows(struct mio *io, struct model_flows *f)
 		f64(io, &f->iters[i].comm);
 		f64(io, &f->iters[i].end_max);
 		u8(io, &f->iters[i].ckpt);
+		i64(io, &f->iters[i].log_iter);
+		f64(io, &f->iters[i].log_ms);
 	}
 	array(io, (void **)&f->findings, &f->nfindings, sizeof *f->findings);
 	for (i = 0; i < f->nfindings; i++) {
@@ -271,6 +273,10 @@ walk_flows(struct mio *io, struct model_flows *f)
 		if (io->out == NULL && (d->kind == NULL || d->subject == NULL))
 			io->err = 1;
 	}
+	int32(io, &f->join);
+	i64(io, &f->join_offset);
+	f64(io, &f->join_ms);
+	f64(io, &f->join_pct);
 }
 
 static void
@@ -380,6 +386,9 @@ consistent(const struct model *m)
 	for (i = 1; i < m->niters; i++)
 		if (m->iters[i].iteration <= m->iters[i - 1].iteration)
 			return 0;
+	if (m->flows.join < MODEL_JOIN_NONE ||
+	    m->flows.join > MODEL_JOIN_DURATION)
+		return 0;
 	for (i = 1; i < m->nmarks; i++)
 		if (m->marks[i].node < m->marks[i - 1].node)
 			return 0;

@@ -235,6 +235,7 @@ json_captures(struct json *j, const struct model *m)
 	json_key(j, "pipelines"); json_int(j, (int64_t)f->npp);
 	json_key(j, "iterations"); json_int(j, (int64_t)f->niters);
 	json_key(j, "period_ms"); json_numf(j, f->period * 1e3, 3);
+	model_json_join(j, m);
 	json_key(j, "findings");
 	json_arr_begin(j);
 	for (i = 0; i < f->nfindings; i++) {
@@ -263,6 +264,11 @@ json_captures(struct json *j, const struct model *m)
 		}
 		json_arr_end(j);
 		json_key(j, "from"); json_int(j, fd->from);
+		json_key(j, "from_log");	/* the logs' number of it */
+		if (f->join != MODEL_JOIN_NONE)
+			json_int(j, fd->from + f->join_offset);
+		else
+			json_null(j);
 		json_key(j, "iterations"); json_int(j, (int64_t)fd->niters);
 		json_key(j, "magnitude"); json_num(j, fd->magnitude);
 		json_reasons(j, fd->reasons, fd->nreasons);
@@ -384,6 +390,27 @@ text_event(FILE *out, const struct model *m, size_t i)
 	}
 }
 
+/*
+ * How the captures' iterations meet the logs': "  iterations: capture
+ * iteration 1 is log iteration 12 (by the times of the iteration
+ * lines); the wire's are 12.3 ms (1.6 %) shorter than the logs' (median)".
+ * Nothing when they were not joined.
+ */
+static void
+text_join(FILE *out, const struct model_flows *f)
+{
+	if (f->join == MODEL_JOIN_NONE)
+		return;
+	fprintf(out, "  iterations: capture iteration 1 is log iteration "
+	    "%ld (by the %s of the iteration lines)", 1 + f->join_offset,
+	    f->join == MODEL_JOIN_TIME ? "times" : "durations");
+	if (!isnan(f->join_ms))
+		fprintf(out, "; the wire's are %.1f ms (%.1f %%) %s than the "
+		    "logs' (median)", fabs(f->join_ms), fabs(f->join_pct),
+		    f->join_ms < 0 ? "shorter" : "longer");
+	fputc('\n', out);
+}
+
 /* What the captures showed: their shape and findings. */
 static void
 text_captures(FILE *out, const struct model *m)
@@ -411,6 +438,7 @@ text_captures(FILE *out, const struct model *m)
 	    f->nhosts == 1 ? "" : "s", f->ndp, f->ndp == 1 ? "" : "s", f->npp,
 	    f->npp == 1 ? "" : "s", f->niters, f->niters == 1 ? "" : "s",
 	    f->period * 1e3);
+	text_join(out, f);
 	for (i = 0; i < f->nfindings; i++) {
 		s = subject_nodes(f, f->findings[i].subject, &unnamed);
 		fprintf(out, "  %s ", f->findings[i].kind);
@@ -420,7 +448,11 @@ text_captures(FILE *out, const struct model *m)
 			put(out, s, 0);
 			fputc(')', out);
 		}
-		fprintf(out, " from capture iteration %d\n", f->findings[i].from);
+		fprintf(out, " from capture iteration %d", f->findings[i].from);
+		if (f->join != MODEL_JOIN_NONE)
+			fprintf(out, " (log iteration %ld)",
+			    f->findings[i].from + f->join_offset);
+		fputc('\n', out);
 		free(s);
 		for (k = 0; k < f->findings[i].nreasons; k++) {
 			fputs("       - ", out);

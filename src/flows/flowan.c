@@ -26,28 +26,39 @@
  * The paper finds step boundaries with BOCD and "P(r_t = 0) > 0.95"; as
  * printed that cannot fire: in the textbook recursion with a constant
  * hazard the filtered P(r_t = 0 | x_1..t) equals the hazard whatever the
- * data.  The step gap here is a two-cluster split of log(gap) instead: the
- * widest valley between consecutive sorted gaps (>= 4x; gaps under 0.1 ms
- * count as 0.1 ms) with >= 3 gaps above it.  Otsu's criterion picked lower
- * valleys when bursts have sub-bursts and few steps were seen; the highest
- * valley is fooled by a few checkpoint pauses; a minimum share of gaps
- * above fails when a burst is thousands of packets.  flowan_bocd()
+ * data.  The step gap here is a two-cluster split of log(gap) instead: a
+ * valley between consecutive sorted gaps (>= 4x; gaps under 0.1 ms count
+ * as 0.1 ms) with >= 3 gaps above it and half as many below.  Of the
+ * valleys, the widest whose bursts move the same bytes (every step moves
+ * the same gradients, or micro-batches; fragments of a ring a late member
+ * holds back joined first), else the widest: a slowed ring's waits
+ * between its steps make a valley under the steps' as wide as theirs.
+ * Where a throttled link paces a step's transfer, no valley is empty: a
+ * few silences at its onset and within its steps fall between; then a
+ * crowded one (a quarter as many gaps inside as above) split at its top,
+ * whose bursts most often move the same bytes.  Otsu's criterion picked
+ * lower valleys when bursts have sub-bursts and few steps were seen; the
+ * highest valley is fooled by a few checkpoint pauses; a minimum share of
+ * gaps above fails when a burst is thousands of packets.  flowan_bocd()
  * is the prior-predictive BOCD variant, which does fire; the tests use it
  * to cross-check the split on synthetic gaps.
  *
  * Per step, N_k is the number of distinct sizes (1 % relative tolerance)
- * that each carry >= 10 % of the step's messages.  The paper types a pair
+ * that each carry >= 10 % of the step's messages going one way; the way
+ * with the fewer speaks (a rate limiter at one end cuts what it lets
+ * through into pieces, see flowan_paced()).  The paper types a pair
  * PP when Mode(N_k) == 1; but a two-host all-reduce also sends one size
  * each way per step, or two equal halves, so a pair is PP only when, in
  * addition, the median step carries >= 2 messages per direction (one per
- * micro-batch), >= 80 % of all its messages share one size (activations
+ * micro-batch), >= 80 % of its messages one way share one size (activations
  * and their gradients; collectives are cut into varying pieces from step
  * to step), both directions carry >= 20 % of the bytes (a ring
  * collective of three or more hosts sends one way per pair; activations
  * go one way and as many gradients come back), and fewer than half of its
  * messages overlap, within 0.5 ms, one going the other way (a two-host
  * collective exchanges both ways at once; activations and gradients take
- * turns).  The direction tests separate the recorded and simulated runs,
+ * turns).  Sizes are counted each way, and the way that keeps them best
+ * is taken.  The direction tests separate the recorded and simulated runs,
  * whose messages may all have one size; the size tests keep the paper's
  * signal for collectors that see whole flows.  DP pairs then form components; a PP
  * pair inside one is flipped to DP (never the other way).
@@ -658,26 +669,217 @@ select_training(const struct flowan *fa, const struct flowan_params *prm,
 	free(leaves);
 }
 
-double
-flowan_gap_threshold(const double *gaps, size_t n)
+/*
+ * The valleys of the sorted log gaps v[0..n): each k with v[k] - v[k-1]
+ * at least log VALLEY_RATIO wide, with at least 3 gaps above it (a few
+ * checkpoint pauses are no steps) and at least half as many below as
+ * above (most steps hold more than one message: a valley above a
+ * handful of stray short gaps is no step gap).  at[] gets them widest
+ * first (of equal ones the higher first); returns how many.
+ */
+#define VALLEY_RATIO	4.0
+static size_t
+valleys(const double *v, size_t n, size_t *at)
 {
-	double *v, thr = 0, best = log(4.0);
-	size_t i, k;
+	size_t k, j, m = 0;
+	double w;
 
-	if (n < 4)
-		return 0;
-	v = xcalloc(n, sizeof *v);
+	for (k = n >= 3 ? n - 3 : 0; k > 0; k--) {
+		w = v[k] - v[k - 1];
+		if (w < log(VALLEY_RATIO) + 1e-9 || 2 * k < n - k)
+			continue;
+		for (j = m; j > 0 && v[at[j - 1]] - v[at[j - 1] - 1] < w - 1e-9;
+		    j--)
+			at[j] = at[j - 1];
+		at[j] = k;
+		m++;
+	}
+	return m;
+}
+
+/* The sorted log gaps (floored) of gaps[0..n), allocated. */
+static double *
+log_gaps(const double *gaps, size_t n)
+{
+	double *v = xcalloc(n + 1, sizeof *v);
+	size_t i;
+
 	for (i = 0; i < n; i++)
 		v[i] = log(gaps[i] > GAP_FLOOR ? gaps[i] : GAP_FLOOR);
 	ts_qsort(v, n, sizeof *v, stats_cmp_double);
-	for (k = n - 3; k > 0; k--) {
-		if (v[k] - v[k - 1] >= best + 1e-9) {
-			best = v[k] - v[k - 1];
-			thr = exp((v[k] + v[k - 1]) / 2);
-		}
-	}
+	return v;
+}
+
+double
+flowan_gap_threshold(const double *gaps, size_t n)
+{
+	double *v, thr = 0;
+	size_t *at;
+
+	if (n < 4)
+		return 0;
+	v = log_gaps(gaps, n);
+	at = xcalloc(n + 1, sizeof *at);
+	if (valleys(v, n, at) > 0)
+		thr = exp((v[at[0]] + v[at[0] - 1]) / 2);
+	free(at);
 	free(v);
 	return thr;
+}
+
+/*
+ * The share of the bursts of spans sp[0..n) (a new one after each gap
+ * over thr) that move the same bytes: within STEP_TOL of their median,
+ * once fragments have joined the burst after them (as in the timeline: a
+ * ring whose member is late runs its first steps without it, then
+ * waits; see FLOWAN_FRAG_SHARE).  Every step moves the same gradients,
+ * or the same micro-batches; a split inside the steps (between a ring's
+ * steps, or the buckets of its collective) gives bursts of several
+ * sizes.  same_bytes(): STEP_SAME of them or more.
+ */
+#define STEP_TOL	0.1
+#define STEP_SAME	(2.0 / 3)
+static double
+same_share(const struct flowan_span *sp, size_t n, double thr)
+{
+	double *b = xcalloc(n + 1, sizeof *b), end = sp[0].end, med;
+	size_t i, nb = 0, same = 0;
+
+	b[nb++] = sp[0].bytes;
+	for (i = 1; i < n; i++) {
+		if (sp[i].start - end > thr)
+			b[nb++] = 0;
+		b[nb - 1] += sp[i].bytes;
+		if (sp[i].end > end)
+			end = sp[i].end;
+	}
+	nb = flowan_join_small(b, nb);
+	med = stats_median(b, nb);
+	for (i = 0; i < nb; i++)
+		same += fabs(b[i] - med) <= STEP_TOL * med;
+	free(b);
+	return (double)same / (double)nb;
+}
+
+double
+flowan_usual_burst(const double *b, size_t n)
+{
+	double *v = xcalloc(n + 1, sizeof *v), usual = 0, total = 0, acc = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		total += v[i] = b[i];
+	ts_qsort(v, n, sizeof *v, stats_cmp_double);
+	for (i = n; i > 0 && acc < total / 2; i--) {
+		acc += v[i - 1];
+		usual = v[i - 1];
+	}
+	free(v);
+	return usual;
+}
+
+size_t
+flowan_join_small(double *b, size_t n)
+{
+	double usual = flowan_usual_burst(b, n);
+	size_t i, k;
+
+	for (i = k = 0; i < n; i++) {
+		if (i + 1 < n && b[i] < FLOWAN_FRAG_SHARE * usual) {
+			b[i + 1] += b[i];
+			continue;
+		}
+		b[k++] = b[i];
+	}
+	return k;
+}
+
+static int
+same_bytes(const struct flowan_span *sp, size_t n, double thr)
+{
+	return same_share(sp, n, thr) >= STEP_SAME;
+}
+
+/*
+ * Without an empty valley: a stretch of the sorted log gaps v[0..n), at
+ * least log VALLEY_RATIO wide, that holds at most a quarter as many gaps
+ * as lie above it, with at least 3 above and half as many below as
+ * above.  Where a throttled link paces a step's transfer, a few silences
+ * fall between the pieces' and the steps': at its onset, and where the
+ * sender waits within the step.  Which of them are the step's is told by
+ * what a step moves: of the splits at the tops of such stretches (the
+ * CROWD_TRIES with the widest empty top), the one whose bursts most
+ * often move the same bytes (same_share()), if that is STEP_SAME of
+ * them.  Returns its threshold, or 0.
+ */
+#define CROWD_SHARE	4
+#define CROWD_TRIES	16
+static double
+crowded_valley(const struct flowan_span *sp, size_t ns, const double *v,
+    size_t n)
+{
+	double *w = xcalloc(n + 1, sizeof *w), thr = 0, t, sh, best = 0;
+	size_t i, j, k, lo, tries;
+
+	for (j = 1; j + 3 <= n; j++) {	/* v[j]: the lowest gap above */
+		i = (n - j) / CROWD_SHARE + 1;
+		lo = j >= i ? j - i : 0;	/* v[lo]: the highest below */
+		if (2 * (lo + 1) >= n - j &&
+		    v[j] - v[lo] >= log(VALLEY_RATIO) - 1e-9)
+			w[j] = v[j] - v[j - 1];
+	}
+	for (tries = 0; tries < CROWD_TRIES; tries++) {
+		for (j = k = 1; j + 3 <= n; j++)
+			if (w[j] > w[k])
+				k = j;
+		if (!(w[k] > 0))
+			break;
+		w[k] = 0;
+		t = exp((v[k] + v[k - 1]) / 2);
+		sh = same_share(sp, ns, t);
+		if (sh >= STEP_SAME && sh > best + 1e-9) {
+			best = sh;
+			thr = t;
+		}
+	}
+	free(w);
+	return thr;
+}
+
+double
+flowan_span_gap(const struct flowan_span *sp, size_t n, double fixed)
+{
+	double *g, *v, end, thr = 0, t;
+	size_t i, k, nv, *at;
+
+	if (fixed > 0)
+		return fixed;
+	if (n < 5)
+		return INFINITY;
+	g = xcalloc(n, sizeof *g);
+	end = sp[0].end;
+	for (i = 1, k = 0; i < n; i++) {
+		/* overlapping spans count as back-to-back */
+		g[k++] = sp[i].start - end;
+		if (sp[i].end > end)
+			end = sp[i].end;
+	}
+	v = log_gaps(g, k);
+	at = xcalloc(k + 1, sizeof *at);
+	nv = valleys(v, k, at);
+	for (i = 0; i < nv && thr == 0; i++) {
+		t = exp((v[at[i]] + v[at[i] - 1]) / 2);
+		if (same_bytes(sp, n, t))
+			thr = t;
+	}
+	if (thr == 0 && nv > 0)
+		thr = exp((v[at[0]] + v[at[0] - 1]) / 2);
+	else if (thr == 0)
+		thr = crowded_valley(sp, n, v, k);
+	free(at);
+	free(v);
+	free(g);
+	return thr > 0 ? thr : INFINITY;
 }
 
 /*
@@ -718,29 +920,219 @@ flowan_cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Step gap threshold of one message list (indices sorted by start). */
 double
 flowan_series_gap(const struct flow_set *s, const size_t *m, size_t n,
     double fixed)
 {
-	double *g, end, thr;
-	size_t i, k;
+	struct flowan_span *sp;
+	double thr;
+	size_t i;
 
 	if (fixed > 0)
 		return fixed;
-	if (n < 2)
-		return INFINITY;
-	g = xcalloc(n, sizeof *g);
-	end = s->msgs[m[0]].end;
-	for (i = 1, k = 0; i < n; i++) {
-		/* overlapping messages count as back-to-back */
-		g[k++] = s->msgs[m[i]].start - end;
-		if (s->msgs[m[i]].end > end)
-			end = s->msgs[m[i]].end;
+	sp = xcalloc(n + 1, sizeof *sp);
+	for (i = 0; i < n; i++) {
+		sp[i].start = s->msgs[m[i]].start;
+		sp[i].end = s->msgs[m[i]].end;
+		sp[i].bytes = (double)msg_size(&s->msgs[m[i]]);
+		sp[i].n = 1;
 	}
-	thr = flowan_gap_threshold(g, k);
-	free(g);
-	return thr > 0 ? thr : INFINITY;
+	thr = flowan_span_gap(sp, n, 0);
+	free(sp);
+	return thr;
+}
+
+/*
+ * Paced transfers.  A rate limiter on a link (a token bucket: a shaper or
+ * a policer on a port, a link negotiated down behind a buffer) does not
+ * make a message slower to send: it lets a bucket of frames through at
+ * line rate and holds the rest until tokens accrue, so a transfer crosses
+ * the wire cut in pieces of a bucket or less, each leaving once the
+ * bucket holds its bytes: a piece follows the one before after a silence
+ * of its own size over the limit rate.  Cut at the assembly's message
+ * gap, every piece is a message of its own, short and as fast as a
+ * healthy one; the link's rate shows only over the train.  So
+ * consecutive messages of one connection and direction are one paced
+ * transfer when each after the first lasts under PACE_DUTY of the
+ * silence before it, that silence is shorter than the pair's step gap (a
+ * train runs inside a step), the silences keep one rate (size over
+ * silence, each within PACE_TOL of the one before), and the pieces are
+ * cut: PACE_MIN of them or more, none larger than the first after the
+ * head (a bucket's worth), some PACE_SIZES smaller (a transfer's end).
+ * A sender's own rhythm does not look like that: equal messages at a
+ * steady cadence (activations), or whole transfers handed on as they
+ * come (a ring's links fed by a throttled one move its pace, but in
+ * whole chunks, two of them at times).
+ */
+#define PACE_DUTY	0.25
+#define PACE_TOL	0.1
+#define PACE_MIN	5
+#define PACE_SIZES	1.25
+
+struct pmsg {
+	uint64_t key;		/* connection and direction */
+	size_t j;		/* its place in the pair's list (by start) */
+	const struct flow_msg *x;
+};
+
+/*
+ * The rate of piece q after p: its size over the silence before it; NAN
+ * when q is no piece (longer than PACE_DUTY of the silence, or the
+ * silence longer than `within`).
+ */
+static double
+piece_rate(const struct flow_msg *p, const struct flow_msg *q, double within)
+{
+	double gap = q->start - p->end;
+
+	if (!(gap > 0) || gap >= within || q->end - q->start > PACE_DUTY * gap)
+		return NAN;
+	return (double)msg_size(q) / gap;
+}
+
+/*
+ * The end (exclusive) of the paced run that starts at head pm[h] within
+ * pm[h..e) (one connection and direction), or h + 1 when there is none;
+ * *chain gets where the pieces stopped keeping one rate, and *equal
+ * whether all the pieces up to there had one size.
+ */
+static size_t
+paced_run(const struct pmsg *pm, size_t h, size_t e, double within,
+    size_t *chain, int *equal)
+{
+	double r, prev = NAN, first = 0, sz, lo = INFINITY;
+	size_t j;
+	int cut = 1;
+
+	for (j = h + 1; j < e; j++) {
+		r = piece_rate(pm[j - 1].x, pm[j].x, within);
+		if (isnan(r) || (j > h + 1 && (r > prev * (1 + PACE_TOL) ||
+		    r < prev / (1 + PACE_TOL))))
+			break;
+		prev = r;
+		sz = (double)msg_size(pm[j].x);
+		if (j == h + 1)
+			first = sz;
+		cut &= sz <= first * (1 + SIZE_TOL);
+		lo = fmin(lo, sz);
+	}
+	*chain = j;
+	*equal = lo * (1 + SIZE_TOL) >= first;
+	return cut && j - h >= PACE_MIN && lo * PACE_SIZES <= first ? j : h + 1;
+}
+
+/*
+ * pm[h..e) as one span, at slot[pm[h].j] (its head's place by start, so
+ * that the spans come out in order; used[] marks the slots filled).
+ */
+static void
+add_span(struct flowan_span *slot, unsigned char *used, const struct pmsg *pm,
+    size_t h, size_t e)
+{
+	struct flowan_span *sp = &slot[pm[h].j];
+	size_t j;
+
+	used[pm[h].j] = 1;
+	sp->start = pm[h].x->start;
+	sp->end = pm[h].x->end;
+	sp->bytes = 0;
+	sp->n = e - h;
+	for (j = h; j < e; j++) {
+		sp->bytes += (double)msg_size(pm[j].x);
+		if (pm[j].x->end > sp->end)
+			sp->end = pm[j].x->end;
+	}
+}
+
+/* The spans of one connection and direction, pm[i..e), into slot[]. */
+static void
+conn_spans(const struct pmsg *pm, size_t i, size_t e, double within,
+    struct flowan_span *slot, unsigned char *used)
+{
+	size_t h = i, end, chain, stop;
+	int equal;
+
+	while (h < e) {
+		end = paced_run(pm, h, e, within, &chain, &equal);
+		if (end > h + 1) {
+			add_span(slot, used, pm, h, end);
+			h = end;
+			continue;
+		}
+		/* equal pieces: no run starts before the chain's last one */
+		stop = equal && chain > h + 1 ? chain - 1 : h + 1;
+		for (; h < stop; h++)
+			add_span(slot, used, pm, h, h + 1);
+	}
+}
+
+/*
+ * The messages of s->msgs[m[0..n)] of at least min bytes into pm[] (the
+ * return is how many), by connection and direction, each one's in order
+ * of start: counted into buckets, so no sort.  *nb gets the number of
+ * buckets, and start[0..nb] where each begins.
+ */
+static size_t
+by_connection(const struct flow_set *s, const size_t *m, size_t n,
+    uint64_t min, struct pmsg *pm, size_t **start, size_t *nb)
+{
+	struct pairmap map = { NULL, NULL, 0, 0 };
+	struct pmsg *tmp = xcalloc(n + 1, sizeof *tmp);
+	size_t i, k = 0, *slot, *at, b;
+
+	*nb = 0;
+	*start = NULL;
+	for (i = 0; i < n; i++) {
+		const struct flow_msg *x = &s->msgs[m[i]];
+		uint32_t a = x->src < x->dst ? x->src : x->dst;
+
+		if (msg_size(x) < min)
+			continue;
+		tmp[k].key = conn_key(x, a) | (uint64_t)(x->src == a) << 62;
+		tmp[k].j = i;
+		tmp[k].x = x;
+		if (2 * (*nb + 1) > map.cap)
+			pairmap_grow(&map);
+		if (*(slot = pairmap_slot(&map, tmp[k].key)) == 0)
+			*slot = ++*nb;
+		k++;
+	}
+	*start = xcalloc(*nb + 2, sizeof **start);
+	at = xcalloc(*nb + 2, sizeof *at);
+	for (i = 0; i < k; i++)
+		(*start)[*pairmap_slot(&map, tmp[i].key)]++;
+	for (b = 1; b <= *nb + 1; b++)
+		(*start)[b] += (*start)[b - 1];
+	memcpy(at, *start, (*nb + 1) * sizeof *at);
+	for (i = 0; i < k; i++)
+		pm[at[*pairmap_slot(&map, tmp[i].key) - 1]++] = tmp[i];
+	free(at);
+	free(tmp);
+	free(map.key);
+	free(map.val);
+	return k;
+}
+
+size_t
+flowan_paced(const struct flow_set *s, const size_t *m, size_t n,
+    uint64_t min, double within, struct flowan_span **out)
+{
+	struct pmsg *pm = xcalloc(n + 1, sizeof *pm);
+	struct flowan_span *slot = xcalloc(n + 1, sizeof *slot);
+	unsigned char *used = xcalloc(n + 1, 1);
+	size_t i, b, nb, ns = 0, *start;
+
+	by_connection(s, m, n, min, pm, &start, &nb);
+	for (b = 0; b < nb; b++)
+		conn_spans(pm, start[b], start[b + 1], within, slot, used);
+	for (i = 0; i < n; i++)
+		if (used[i])
+			slot[ns++] = slot[i];
+	*out = slot;
+	free(pm);
+	free(used);
+	free(start);
+	return ns;
 }
 
 /* Mode of small positive ints (ties: the smaller value). */
@@ -761,24 +1153,28 @@ int_mode(const int *v, size_t n)
 	return best;
 }
 
-/* The largest share of sizes lying within SIZE_TOL of one another. */
+/*
+ * The largest share of the sizes of pair p's messages going one way (to
+ * b when to_b) that lie within SIZE_TOL of one another.
+ */
 static double
-modal_share(const struct flow_set *s, const struct plist *p)
+modal_share(const struct flow_set *s, const struct plist *p, int to_b)
 {
 	uint64_t *sz = xcalloc(p->n + 1, sizeof *sz);
-	size_t i, j = 0, best = 0;
+	size_t i, j = 0, best = 0, n = 0;
 
 	for (i = 0; i < p->n; i++)
-		sz[i] = msg_size(&s->msgs[p->m[i]]);
-	ts_qsort(sz, p->n, sizeof *sz, flowan_cmp_u64);
-	for (i = 0; i < p->n; i++) {
+		if ((s->msgs[p->m[i]].dst == p->b) == to_b)
+			sz[n++] = msg_size(&s->msgs[p->m[i]]);
+	ts_qsort(sz, n, sizeof *sz, flowan_cmp_u64);
+	for (i = 0; i < n; i++) {
 		while ((double)sz[i] > (double)sz[j] * (1 + SIZE_TOL))
 			j++;
 		if (i - j + 1 > best)
 			best = i - j + 1;
 	}
 	free(sz);
-	return p->n ? (double)best / (double)p->n : 0;
+	return n ? (double)best / (double)n : 0;
 }
 
 /*
@@ -826,36 +1222,80 @@ balanced(const struct flowan_pair *fp)
 	return ab >= 0.2 * all && ab <= 0.8 * all;
 }
 
-/* Type one pair from the sizes and counts of its steps. */
+/*
+ * Per step of pair p (split at gaps over thr), the distinct sizes of its
+ * messages each way (nk[2 * step + way], 0 for a way without any) and
+ * the messages per way that has some (pd[step]).  Returns the steps.
+ */
+static size_t
+step_sizes(const struct flow_set *s, const struct plist *p, double thr,
+    int *nk, double *pd)
+{
+	uint64_t *sz[2];
+	size_t i, ns = 0, nd[2] = { 0, 0 };
+	int d, dirs;
+
+	sz[0] = xcalloc(p->n + 1, sizeof *sz[0]);
+	sz[1] = xcalloc(p->n + 1, sizeof *sz[1]);
+	for (i = 0; i < p->n; i++) {
+		const struct flow_msg *m = &s->msgs[p->m[i]];
+
+		d = m->dst == p->b;
+		sz[d][nd[d]++] = msg_size(m);
+		if (i + 1 < p->n && s->msgs[p->m[i + 1]].start - m->end <= thr)
+			continue;
+		dirs = (nd[0] > 0) + (nd[1] > 0);
+		for (d = 0; d < 2; d++)
+			nk[2 * ns + d] = nd[d] ? distinct_sizes(sz[d], nd[d]) : 0;
+		pd[ns++] = (double)(nd[0] + nd[1]) / dirs;
+		nd[0] = nd[1] = 0;
+	}
+	free(sz[0]);
+	free(sz[1]);
+	return ns;
+}
+
+/* The mode of the distinct sizes one way (nk[2 * step + way] > 0). */
+static int
+way_mode(const int *nk, size_t ns, int way)
+{
+	int *v = xcalloc(ns + 1, sizeof *v), m;
+	size_t i, n = 0;
+
+	for (i = 0; i < ns; i++)
+		if (nk[2 * i + way] > 0)
+			v[n++] = nk[2 * i + way];
+	m = n ? int_mode(v, n) : 0;
+	free(v);
+	return m;
+}
+
+/*
+ * Type one pair from the sizes and counts of its steps.  Sizes are read
+ * each way, and the way whose messages keep one size speaks: a rate
+ * limiter at one end cuts what it lets through into pieces of a bucket
+ * or less (see flowan_paced()), so activations or gradients held by it
+ * reach the wire in two or three sizes while the other way still shows
+ * their one size.
+ */
 static void
 type_pair(const struct flow_set *s, const struct plist *p,
     const struct flowan_params *prm, struct flowan_pair *fp)
 {
-	double thr = flowan_series_gap(s, p->m, p->n, prm->gap), end;
-	uint64_t *sz = xcalloc(p->n + 1, sizeof *sz);
-	int *nk = xcalloc(p->n + 1, sizeof *nk);
+	double thr = flowan_series_gap(s, p->m, p->n, prm->gap);
+	int *nk = xcalloc(2 * p->n + 2, sizeof *nk), m0, m1;
+
+	fp->gap = thr;
 	double *pd = xcalloc(p->n + 1, sizeof *pd), *tp;
-	size_t i, i0 = 0, ns = 0, ntp = 0, ndir[2] = { 0, 0 };
+	size_t i, ns, ntp = 0;
 
-	for (i = 0; i < p->n; i++) {
-		const struct flow_msg *m = &s->msgs[p->m[i]];
-
-		sz[i - i0] = msg_size(m);
-		ndir[m->src == p->a]++;
-		end = m->end;
-		if (i + 1 == p->n || s->msgs[p->m[i + 1]].start - end > thr) {
-			int dirs = (ndir[0] > 0) + (ndir[1] > 0);
-
-			nk[ns] = distinct_sizes(sz, i - i0 + 1);
-			pd[ns++] = (double)(i - i0 + 1) / dirs;
-			i0 = i + 1;
-			ndir[0] = ndir[1] = 0;
-		}
-	}
+	ns = step_sizes(s, p, thr, nk, pd);
 	fp->nsteps = ns;
-	fp->mode_sizes = int_mode(nk, ns);
+	m0 = way_mode(nk, ns, 0);
+	m1 = way_mode(nk, ns, 1);
+	fp->mode_sizes = m0 == 0 || (m1 != 0 && m1 < m0) ? m1 : m0;
 	fp->per_dir = stats_median(pd, ns);
-	fp->modal = modal_share(s, p);
+	fp->modal = fmax(modal_share(s, p, 0), modal_share(s, p, 1));
 	fp->both = both_ways(s, p);
 	fp->raw_type = fp->mode_sizes == 1 && fp->per_dir >= 2 &&
 	    fp->modal >= 0.8 && fp->both < 0.5 && balanced(fp) ?
@@ -869,7 +1309,6 @@ type_pair(const struct flow_set *s, const struct plist *p,
 			tp[ntp++] = (double)msg_size(m) / (m->end - m->start);
 	}
 	fp->thr = ntp ? stats_median(tp, ntp) : NAN;
-	free(sz);
 	free(nk);
 	free(pd);
 }
@@ -1234,6 +1673,7 @@ flowan_free(struct flowan *fa)
 		free(job->iters);
 		free(job->hstat);
 		free(job->gcomm);
+		free(job->gbytes);
 		free(job->hcomp);
 		free(job->hcomm);
 		for (j = 0; j < job->nfindings; j++) {

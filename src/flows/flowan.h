@@ -50,6 +50,7 @@ struct flowan_pair {
 	uint64_t sig_ab;	/* of which from a to b */
 	size_t nsig;		/* significant messages */
 	uint64_t sig_min;	/* the size from which a message is significant */
+	double gap;		/* its step gap (flowan_series_gap()) */
 	size_t nsteps;		/* steps found by the gap split */
 	int mode_sizes;		/* Mode(N_k): distinct sizes per step */
 	double per_dir;		/* median significant messages per direction per step */
@@ -132,6 +133,7 @@ struct flowan_job {
 				   of the job (FLOWAN_CKPT_WRITES) */
 	struct flowan_host *hstat;	/* one per job host, same order */
 	double *gcomm;		/* [iter * ndp + g]: group g's step-end burst, s */
+	double *gbytes;		/* [iter * ndp + g]: the bytes that burst moved */
 	double *hcomp;		/* [host * niters + iter]: compute seconds */
 	double *hcomm;		/* [host * niters + iter]: communication seconds */
 };
@@ -162,9 +164,9 @@ void flowan_free(struct flowan *fa);
 /*
  * The step gap of a series of gaps (seconds): a two-cluster split of
  * log(gap) at the widest valley between consecutive sorted gaps, at least
- * 4x wide and with at least 3 gaps above it (gaps under 0.1 ms count as
- * 0.1 ms).  Returns the geometric middle of the valley, or 0 when there is
- * none.
+ * 4x wide, with at least 3 gaps above it and at least half as many below
+ * as above (gaps under 0.1 ms count as 0.1 ms).  Returns the geometric
+ * middle of the valley, or 0 when there is none.
  */
 double flowan_gap_threshold(const double *gaps, size_t n);
 
@@ -179,13 +181,52 @@ void flowan_bocd(const double *gaps, size_t n, double hazard, size_t lag,
 
 /* qsort comparator for uint64_t. */
 int flowan_cmp_u64(const void *a, const void *b);
+
+/* A stretch of one pair's traffic: a message, or a paced transfer. */
+struct flowan_span {
+	double start, end;	/* epoch seconds */
+	double bytes;		/* payload (or IP) bytes */
+	size_t n;		/* messages: > 1 for a paced transfer */
+};
+
 /*
- * The step gap of the messages s->msgs[m[0..n)] (sorted by start): `fixed`
- * when it is > 0, else flowan_gap_threshold() of the gaps between them;
- * INFINITY when there is no gap to split on.
+ * A burst with under FLOWAN_FRAG_SHARE of the usual burst's bytes is a
+ * fragment of the burst after it (a ring whose member is late runs its
+ * first steps without it, then waits).  flowan_usual_burst() is the
+ * usual burst of b[0..n) (bytes of bursts): the byte-weighted median,
+ * the size from which bursts hold half the bytes.  flowan_join_small()
+ * adds each fragment of b[0..n) (in time order) to the one after it and
+ * returns how many are left.
+ */
+#define FLOWAN_FRAG_SHARE	0.25
+double flowan_usual_burst(const double *b, size_t n);
+size_t flowan_join_small(double *b, size_t n);
+
+/*
+ * The step gap of spans sp[0..n) (sorted by start): `fixed` when it is
+ * > 0; else, of the valleys of the gaps between them (see
+ * flowan_gap_threshold()), the widest one whose bursts move the same
+ * bytes (a step moves the same gradients, or the same micro-batches,
+ * every time), or the widest of all when none does; INFINITY when there
+ * is no gap to split on.
+ */
+double flowan_span_gap(const struct flowan_span *sp, size_t n, double fixed);
+/*
+ * The step gap of the messages s->msgs[m[0..n)] (sorted by start), as
+ * flowan_span_gap() of one span a message.
  */
 double flowan_series_gap(const struct flow_set *s, const size_t *m,
     size_t n, double fixed);
+/*
+ * The messages s->msgs[m[0..n)] of one host pair as spans (*out,
+ * allocated; the return is how many), sorted by start, each paced
+ * transfer one span: consecutive messages of one connection and
+ * direction that a rate limiter let through in pieces, with silences
+ * under `within` (the pair's step gap; see flowan.c).  Only messages of
+ * at least `min` bytes count.
+ */
+size_t flowan_paced(const struct flow_set *s, const size_t *m, size_t n,
+    uint64_t min, double within, struct flowan_span **out);
 
 const char *flowan_type_name(enum flowan_type t);
 const char *flowan_kind_name(enum flowan_kind k);

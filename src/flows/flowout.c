@@ -254,7 +254,7 @@ text_job(const struct flowan *fa, const struct flowan_job *job, FILE *out)
 		text_ckpt(job, out);
 	} else
 		fprintf(out, "  iterations: none found\n");
-	for (i = 0; i < job->nhosts; i++)
+	for (i = 0; i < job->nhosts && job->niters > 0; i++)
 		fprintf(out, "  host %s: compute %.1f ms, communication %.1f ms "
 		    "per iteration (median)\n", tname(fa, job->hstat[i].host),
 		    job->hstat[i].compute * 1e3, job->hstat[i].comm * 1e3);

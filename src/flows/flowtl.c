@@ -2,8 +2,10 @@
  * flowtl.c -- iteration timeline, pipeline order and diagnosis of one job
  * (after LLMPrism, phases 3 and 4).
  *
- * Timeline.  Each DP group's significant DP messages are split into bursts
- * by the step gap (flowan_series_gap()).  Every training step ends with
+ * Timeline.  Each DP group's significant DP messages, each paced transfer
+ * one (flowan_paced(): a throttled link lets a transfer through in
+ * pieces), are split into bursts by the step gap (flowan_span_gap()).
+ * Every training step ends with
  * such a burst, so bursts of all groups are clustered by their start (a
  * burst joins while it starts within half the median burst period of the
  * cluster's first, or while a burst of the cluster still runs: a slow link
@@ -19,11 +21,15 @@
  * carries gradients back to it.  Votes over all boundaries orient each PP
  * edge, and a pipeline is its hosts in topological order.
  *
- * Links: per iteration, the median over a pair's messages of size over
- * duration is the rate its link moves at; a pair below half the median
- * rate of the other pairs of its type (DP or PP) for >= 3 iterations in
- * a row is a slow link; a host all of whose pairs slow down together is
- * a slow NIC.
+ * Links: per iteration, a pair's bytes over the time its transfers take
+ * (messages, and paced transfers as wholes) is the rate its link moves
+ * at; a pair below half the median rate of the other pairs of its type
+ * (DP or PP) for >= 3 iterations in a row is a slow link; a host all of
+ * whose pairs slow down together, against their peers and their own
+ * earlier rates, is a slow NIC, unless one of its links was slow on its
+ * own for most of that link's iterations.  A DP group whose step-end
+ * collective drags because of a slow link or NIC inside it is said in
+ * that finding (one fault, one finding).
  *
  * Diagnosis.  Per host and iteration, `compute` is the idle time that ends
  * in one of its own sends: since it was last done with a message of any
@@ -70,6 +76,8 @@ struct cluster {
 	size_t ngroups;
 	unsigned char *seen;
 	double *gdur;		/* per group: burst duration, NAN if none */
+	double *gbytes;		/* per group: its bytes, 0 if none */
+	double *gend;		/* per group: its burst's end, NAN if none */
 };
 
 static int
@@ -97,6 +105,14 @@ cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct flowan_span *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
 }
 
 static int
@@ -499,30 +515,24 @@ msg_bytes(const struct flow_msg *x)
  * A group's step-end collective is one burst a step.  When one member is
  * late, the others go ahead with the first steps of the ring, among
  * themselves, and wait: a fragment with a small share of the step's
- * bytes, then a pause, then the rest.  A burst with under FRAG_SHARE of
- * the group's usual burst bytes joins the burst after it.  The usual
- * burst is the byte-weighted median (half of the bytes move in bursts
- * at least that large), not the median burst: when every step has a
- * fragment, or two, fragments are half the bursts or more.  Returns the
- * number of bursts left in b[0..n).
+ * bytes, then a pause, then the rest.  A fragment joins the burst after
+ * it (see flowan_join_small(); the usual burst is the byte-weighted
+ * median, not the median burst: when every step has a fragment, or two,
+ * fragments are half the bursts or more).  Returns the number of bursts
+ * left in b[0..n).
  */
-#define FRAG_SHARE	0.25
 static size_t
 join_fragments(struct burst *b, size_t n)
 {
-	double *v = xcalloc(n + 1, sizeof *v), usual = 0, total = 0, acc = 0;
+	double *v = xcalloc(n + 1, sizeof *v), usual;
 	size_t i, k;
 
 	for (i = 0; i < n; i++)
-		total += v[i] = b[i].bytes;
-	ts_qsort(v, n, sizeof *v, stats_cmp_double);
-	for (i = n; i > 0 && acc < total / 2; i--) {
-		acc += v[i - 1];
-		usual = v[i - 1];
-	}
+		v[i] = b[i].bytes;
+	usual = flowan_usual_burst(v, n);
 	free(v);
 	for (i = k = 0; i < n; i++) {
-		if (i + 1 < n && b[i].bytes < FRAG_SHARE * usual) {
+		if (i + 1 < n && b[i].bytes < FLOWAN_FRAG_SHARE * usual) {
 			b[i + 1].start = b[i].start;
 			b[i + 1].bytes += b[i].bytes;
 			continue;
@@ -532,46 +542,101 @@ join_fragments(struct burst *b, size_t n)
 	return k;
 }
 
+/*
+ * The spans of group g's DP pairs, by start: their significant messages,
+ * each paced transfer one span (flowan_paced(): a throttled link's
+ * pieces are one transfer, not as many bursts).
+ */
+static struct flowan_span *
+dp_spans(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_group *g, size_t *n)
+{
+	struct flowan_span *all = NULL, *sp;
+	size_t cap = 0, i, k, ns;
+
+	*n = 0;
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_DP || p->msgs == NULL ||
+		    !in_group(g, p->a) || !in_group(g, p->b))
+			continue;
+		ns = flowan_paced(fa->set, p->msgs, p->nsig, 0, p->gap, &sp);
+		all = xgrow(all, &cap, *n + ns + 1, sizeof *all);
+		for (k = 0; k < ns; k++)
+			all[(*n)++] = sp[k];
+		free(sp);
+	}
+	if (*n > 1)
+		ts_qsort(all, *n, sizeof *all, cmp_span);
+	return all;
+}
+
+/*
+ * The spans of pipeline group g: one a message (by start), and in *cut
+ * where pipeline_cuts() starts an iteration (NULL with a fixed gap).
+ */
+static struct flowan_span *
+pp_spans(const struct flowan *fa, const struct flowan_job *job,
+    const struct flowan_group *g, const struct flowan_params *prm,
+    size_t *n, unsigned char **cut)
+{
+	const struct flow_set *s = fa->set;
+	size_t *m = group_msgs(job, g, FLOWAN_PP, n), i;
+	struct flowan_span *sp = xcalloc(*n + 1, sizeof *sp);
+	struct period pd;
+
+	for (i = 0; i < *n; i++) {
+		sp[i].start = s->msgs[m[i]].start;
+		sp[i].end = s->msgs[m[i]].end;
+		sp[i].bytes = msg_bytes(&s->msgs[m[i]]);
+		sp[i].n = 1;
+	}
+	*cut = NULL;
+	if (prm->gap <= 0) {
+		pipeline_period(fa, job, g, &pd);
+		if (isfinite(pd.all))
+			*cut = pipeline_cuts(s, m, *n, &pd, job, g);
+		free(pd.t);
+		free(pd.iv);
+	}
+	free(m);
+	return sp;
+}
+
 /* Append group g's bursts to *b; return its short (10 %) burst period. */
 static double
 group_bursts(const struct flowan *fa, const struct flowan_job *job,
     const struct stepgroups *sg, size_t g, const struct flowan_params *prm,
     struct burst **b, size_t *nb, size_t *cap)
 {
-	const struct flow_set *s = fa->set;
 	size_t n, i, first = *nb;
-	size_t *m = group_msgs(job, &sg->g[g], sg->type, &n);
-	double thr = flowan_series_gap(s, m, n, prm->gap), *d, per;
 	unsigned char *cut = NULL;
+	struct flowan_span *sp = sg->type == FLOWAN_PP ?
+	    pp_spans(fa, job, &sg->g[g], prm, &n, &cut) :
+	    dp_spans(fa, job, &sg->g[g], &n);
+	double thr = flowan_span_gap(sp, n, prm->gap), *d, per;
 
-	if (sg->type == FLOWAN_PP && prm->gap <= 0) {
-		struct period pd;
 
-		pipeline_period(fa, job, &sg->g[g], &pd);
-		if (isfinite(pd.all))
-			cut = pipeline_cuts(s, m, n, &pd, job, &sg->g[g]);
-		free(pd.t);
-		free(pd.iv);
-	}
 	for (i = 0; i < n; i++) {
-		const struct flow_msg *x = &s->msgs[m[i]];
+		const struct flowan_span *x = &sp[i];
 		int joins = *nb > first && (cut != NULL ? !cut[i] :
 		    x->start - (*b)[*nb - 1].end <= thr);
 
 		if (joins) {
 			if (x->end > (*b)[*nb - 1].end)
 				(*b)[*nb - 1].end = x->end;
-			(*b)[*nb - 1].bytes += msg_bytes(x);
+			(*b)[*nb - 1].bytes += x->bytes;
 			continue;
 		}
 		*b = xgrow(*b, cap, *nb + 1, sizeof **b);
 		(*b)[*nb].start = x->start;
 		(*b)[*nb].end = x->end;
-		(*b)[*nb].bytes = msg_bytes(x);
+		(*b)[*nb].bytes = x->bytes;
 		(*b)[(*nb)++].g = g;
 	}
 	free(cut);
-	free(m);
+	free(sp);
 	*nb = first + join_fragments(*b + first, *nb - first);
 	if (*nb - first < 2)
 		return NAN;
@@ -611,12 +676,16 @@ boundaries(size_t ng, struct burst *b, size_t nb, double per, size_t *ncl)
 			memset(c, 0, sizeof *c);
 			c->seen = xcalloc(ng, 1);
 			c->gdur = xcalloc(ng, sizeof *c->gdur);
+			c->gbytes = xcalloc(ng, sizeof *c->gbytes);
+			c->gend = xcalloc(ng, sizeof *c->gend);
 			for (k = 0; k < ng; k++)
-				c->gdur[k] = NAN;
+				c->gdur[k] = c->gend[k] = NAN;
 			c->first_start = b[i].start;
 			c->first_end = b[i].end;
 		}
 		c->gdur[b[i].g] = b[i].end - b[i].start;
+		c->gbytes[b[i].g] = b[i].bytes;
+		c->gend[b[i].g] = b[i].end;
 		if (b[i].end < c->first_end)
 			c->first_end = b[i].end;
 		if (b[i].end > c->last_end)
@@ -632,10 +701,50 @@ boundaries(size_t ng, struct burst *b, size_t nb, double per, size_t *ncl)
 		else {
 			free(cl[i].seen);
 			free(cl[i].gdur);
+			free(cl[i].gbytes);
+			free(cl[i].gend);
 		}
 	}
 	*ncl = k;
 	return cl;
+}
+
+static void
+free_clusters(struct cluster *cl, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(cl[i].seen);
+		free(cl[i].gdur);
+		free(cl[i].gbytes);
+		free(cl[i].gend);
+	}
+	free(cl);
+}
+
+/*
+ * head[i] for iteration i (0-based): where the DP group of the
+ * pipelines' stage 0 ended its burst at the boundary that starts it
+ * (the latest, if stage 0 hosts are in several); NAN when unknown (no DP
+ * group holds a stage 0, or it has no burst there).
+ */
+static double *
+stage0_ends(const struct flowan_job *job, const struct cluster *cl, size_t ncl)
+{
+	double *head = xcalloc(job->niters + 1, sizeof *head);
+	size_t i, g, p;
+
+	for (i = 0; i < job->niters; i++) {
+		head[i] = NAN;
+		for (g = 0; g < job->ndp && i < ncl; g++)
+			for (p = 0; p < job->npp; p++)
+				if (job->pp[p].n >= 2 &&
+				    in_group(&job->dp[g], job->pp[p].hosts[0]) &&
+				    !(cl[i].gend[g] <= head[i]))
+					head[i] = cl[i].gend[g];
+	}
+	return head;
 }
 
 static void
@@ -647,10 +756,15 @@ make_iterations(struct flowan_job *job, const struct cluster *cl, size_t n)
 	job->niters = n > 1 ? n - 1 : 0;
 	job->iters = xcalloc(job->niters + 1, sizeof *job->iters);
 	job->gcomm = xcalloc(job->niters * job->ndp + 1, sizeof *job->gcomm);
+	job->gbytes = xcalloc(job->niters * job->ndp + 1,
+	    sizeof *job->gbytes);
 	for (i = 1; i < n; i++) {
-		if (job->ndp > 0)
+		if (job->ndp > 0) {
 			memcpy(job->gcomm + (i - 1) * job->ndp, cl[i].gdur,
 			    job->ndp * sizeof *job->gcomm);
+			memcpy(job->gbytes + (i - 1) * job->ndp, cl[i].gbytes,
+			    job->ndp * sizeof *job->gbytes);
+		}
 		job->iters[i - 1].index = (int)i;
 		job->iters[i - 1].start = cl[i - 1].first_end;
 		job->iters[i - 1].end = cl[i].last_end;
@@ -1547,6 +1661,44 @@ add_iter(struct flowan_finding *f, int index)
 	f->iters[f->niters++] = index;
 }
 
+/* Drop the job's finding i. */
+static void
+drop_finding(struct flowan_job *job, size_t i)
+{
+	struct flowan_finding f = job->findings[i];
+
+	memmove(&job->findings[i], &job->findings[i + 1],
+	    (job->nfindings - i - 1) * sizeof f);
+	job->findings[job->nfindings - 1] = f;
+	drop_newest(job);
+}
+
+/* The index of the job's finding of `kind` about `subject`, or -1. */
+static long
+finding_of(const struct flowan_job *job, enum flowan_kind kind,
+    const char *subject)
+{
+	size_t i;
+
+	for (i = 0; i < job->nfindings; i++)
+		if (job->findings[i].kind == kind &&
+		    strcmp(job->findings[i].subject, subject) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* How many of f's iterations e has too. */
+static size_t
+shared_iters(const struct flowan_finding *f, const struct flowan_finding *e)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < f->niters; i++)
+		for (j = 0; j < e->niters; j++)
+			n += f->iters[i] == e->iters[j];
+	return n;
+}
+
 /* The median of the fastest half of the iterations: the healthy baseline. */
 static double
 baseline(const struct flowan_job *job, double *mad)
@@ -2227,10 +2379,117 @@ slow_skip(const struct flowan *fa, const struct flowan_job *job)
 }
 
 /*
+ * The bytes group g's DP pairs move in a step: their significant bytes
+ * within the job's iterations over the number of iterations.
+ */
+static double
+step_bytes(const struct flowan *fa, const struct flowan_job *job, size_t g)
+{
+	const struct flowan_group *grp = &job->dp[g];
+	double t0 = job->iters[0].start, t1 = job->iters[job->niters - 1].end;
+	double bytes = 0;
+	size_t i, k;
+
+	for (i = 0; i < job->npairs; i++) {
+		const struct flowan_pair *p = &job->pairs[i];
+
+		if (p->type != FLOWAN_DP || p->msgs == NULL ||
+		    !in_group(grp, p->a) || !in_group(grp, p->b))
+			continue;
+		for (k = 0; k < p->nsig; k++) {
+			const struct flow_msg *x = &fa->set->msgs[p->msgs[k]];
+
+			if (x->start >= t0 && x->start < t1)
+				bytes += msg_bytes(x);
+		}
+	}
+	return bytes / (double)job->niters;
+}
+
+/*
+ * byg[g * niters + k]: group g's step-end burst in step k, seconds; NAN
+ * where the burst moved under half the group's step bytes: a fragment
+ * of its collective (the rest ran on in another burst), whose length
+ * says nothing of the step's.
+ */
+static double *
+group_bursts_by_step(const struct flowan *fa, const struct flowan_job *job)
+{
+	size_t ng = job->ndp, ni = job->niters, g, k;
+	double *byg = xcalloc(ng * ni + 1, sizeof *byg), sb;
+
+	for (g = 0; g < ng; g++) {
+		sb = step_bytes(fa, job, g);
+		for (k = 0; k < ni; k++)
+			byg[g * ni + k] = job->gbytes[k * ng + g] >= 0.5 * sb ?
+			    job->gcomm[k * ng + g] : NAN;
+	}
+	return byg;
+}
+
+/*
+ * Whether finding e (a slow link or NIC) lies in DP group grp: both ends
+ * of the link, or the NIC's host.
+ */
+static int
+in_group_finding(const struct flowan *fa, const struct flowan_group *grp,
+    const struct flowan_finding *e)
+{
+	size_t i, n = 0, len;
+	const char *name;
+
+	if (e->kind != FLOWAN_SLOW_LINK && e->kind != FLOWAN_SLOW_NIC)
+		return 0;
+	for (i = 0; i < grp->n; i++) {
+		name = flowan_host_name(fa, grp->hosts[i]);
+		len = strlen(name);
+		if (e->kind == FLOWAN_SLOW_NIC)
+			n += strcmp(e->subject, name) == 0 ? 2 : 0;
+		else
+			n += (strncmp(e->subject, name, len) == 0 &&
+			    e->subject[len] == '-') ||
+			    (strlen(e->subject) > len && strcmp(e->subject +
+			    strlen(e->subject) - len, name) == 0 &&
+			    e->subject[strlen(e->subject) - len - 1] == '-');
+	}
+	return n >= 2;
+}
+
+/*
+ * Slow group f, the job's newest finding, about DP group grp: a slow
+ * link or NIC inside the group over half of its iterations or more is
+ * why its collective drags; the group's slowdown is said there and f is
+ * dropped.  One fault, one finding.
+ */
+static void
+group_explained(const struct flowan *fa, struct flowan_job *job,
+    const struct flowan_group *grp)
+{
+	struct flowan_finding *f = &job->findings[job->nfindings - 1], *e;
+	size_t i;
+
+	for (i = 0; i + 1 < job->nfindings; i++) {
+		e = &job->findings[i];
+		if (!in_group_finding(fa, grp, e) ||
+		    2 * shared_iters(f, e) < f->niters)
+			continue;
+		add_reason(e, xasprintf("its DP group's step-end collective "
+		    "lasts %.1fx as long as the other groups' (%s, median "
+		    "over %zu iterations)", f->magnitude, f->subject,
+		    f->niters));
+		drop_newest(job);
+		return;
+	}
+}
+
+/*
  * Slow group: a DP group whose step-end burst lasts >= 2x the median of
  * the other groups' bursts in the same step (and >= 5 % of the baseline
  * iteration longer, and more than four times the groups' step-to-step
- * noise, see excess_noise()), in >= 3 consecutive steps.
+ * noise, see excess_noise()), in >= 3 consecutive steps.  Bursts are
+ * compared only when each holds its step's collective (see
+ * group_bursts_by_step()); a slow link or NIC inside the group takes its
+ * slowdown as a reason (group_explained()).
  */
 static void
 slow_groups(const struct flowan *fa, struct flowan_job *job)
@@ -2238,23 +2497,25 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 	double mad, base = baseline(job, &mad);
 	double *v = xcalloc(job->ndp + 1, sizeof *v);
 	double *ex = xcalloc(job->niters + 1, sizeof *ex), noise;
-	double *byg = xcalloc(job->ndp * job->niters + 1, sizeof *byg);
-	size_t g, k, o, n, nex;
+	double *byg;
+	size_t g, k, o, n, nex, ni = job->niters;
 
-	(void)fa;
-	for (g = 0; g < job->ndp; g++)	/* by group, then step */
-		for (k = 0; k < job->niters; k++)
-			byg[g * job->niters + k] = job->gcomm[k * job->ndp + g];
-	noise = excess_noise(byg, job->ndp, job->niters, v);
-	for (g = 0; g < job->ndp && job->ndp >= 2; g++) {
+	if (job->ndp < 2 || ni == 0) {
+		free(v);
+		free(ex);
+		return;
+	}
+	byg = group_bursts_by_step(fa, job);
+	noise = excess_noise(byg, job->ndp, ni, v);
+	for (g = 0; g < job->ndp; g++) {
 		struct flowan_finding *f = NULL;
 
-		for (k = nex = 0; k < job->niters; k++) {
-			double own = job->gcomm[k * job->ndp + g], pm;
+		for (k = nex = 0; k < ni; k++) {
+			double own = byg[g * ni + k], pm;
 
 			for (o = n = 0; o < job->ndp; o++)
-				if (o != g && isfinite(job->gcomm[k * job->ndp + o]))
-					v[n++] = job->gcomm[k * job->ndp + o];
+				if (o != g && isfinite(byg[o * ni + k]))
+					v[n++] = byg[o * ni + k];
 			if (n == 0 || !isfinite(own) || !(own >=
 			    2 * (pm = stats_median(v, n)) &&
 			    own - pm >= 0.05 * base && own - pm > 4 * noise))
@@ -2271,6 +2532,7 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 			    "%.1fx as long as the other groups' (median over "
 			    "%zu iterations, steadily from iteration %d)",
 			    f->magnitude, f->niters, f->from));
+			group_explained(fa, job, &job->dp[g]);
 		}
 	}
 	free(v);
@@ -2279,41 +2541,50 @@ slow_groups(const struct flowan *fa, struct flowan_job *job)
 }
 
 /*
- * rate[i * niters + k]: the median over pair i's messages of >= 16 KiB in
- * iteration k of bytes over the message's own duration (NAN without one
- * that lasts): how fast that link moves a message.  Not only its
- * significant ones: a slow link merges a pair's transfers into a few
- * long messages, which raise the size it calls significant, and its
- * healthy steps would be measured on fewer, longer messages than the
- * other pairs'.
- * The span of all its messages would not do: in a ring every link works
- * through every step, so a slow one stretches all spans alike.
+ * rate[i * niters + k]: how fast pair i's link moves its bytes in
+ * iteration k: the bytes of its transfers of >= 16 KiB that start in it
+ * over the time they take (NAN without one that lasts).  A transfer is a
+ * message or a paced train (flowan_paced(): a rate limiter lets a
+ * transfer through in pieces, each as fast as a healthy message; only
+ * the train shows the link's rate).  Not only its significant messages:
+ * a slow link merges a pair's transfers into a few long messages, which
+ * raise the size it calls significant, and its healthy steps would be
+ * measured on fewer, longer messages than the other pairs'.  Bytes over
+ * time summed, not a median of rates: a pair whose one way is throttled
+ * and whose other way, held by it, sends in short bursts takes the
+ * throttled way's time.  The span of all its messages would not do: in a
+ * ring every link works through every step, so a slow one stretches all
+ * spans alike.
  */
+#define RATE_MIN	16384
 static double *
-pair_rates(const struct flowan *fa, const struct flowan_job *job)
+pair_rates(const struct flowan *fa, const struct flowan_job *job,
+    unsigned char **paced)
 {
-	const struct flow_set *s = fa->set;
 	size_t ni = job->niters, i, k, j, n;
-	double *rate = xcalloc(job->npairs * ni + 1, sizeof *rate), *v;
+	double *rate = xcalloc(job->npairs * ni + 1, sizeof *rate), b, t;
+	struct flowan_span *sp;
 
+	*paced = xcalloc(job->npairs * ni + 1, 1);
 	for (i = 0; i < job->npairs; i++) {
 		const struct flowan_pair *p = &job->pairs[i];
 
-		v = xcalloc(p->nall + 1, sizeof *v);
+		n = p->msgs != NULL ? flowan_paced(fa->set, p->all, p->nall,
+		    1024, p->gap, &sp) : 0;
 		for (k = 0, j = 0; k < ni; k++) {
-			for (n = 0; p->msgs != NULL && j < p->nall &&
-			    s->msgs[p->all[j]].start < job->iters[k].end; j++) {
-				const struct flow_msg *m = &s->msgs[p->all[j]];
-				double b = (double)(m->payload ? m->payload :
-				    m->bytes);
-
-				if (m->start >= job->iters[k].start &&
-				    m->end > m->start && b >= 16384)
-					v[n++] = b / (m->end - m->start);
-			}
-			rate[i * ni + k] = n ? stats_median(v, n) : NAN;
+			for (b = t = 0; j < n && sp[j].start < job->iters[k].end;
+			    j++)
+				if (sp[j].start >= job->iters[k].start &&
+				    sp[j].end > sp[j].start &&
+				    sp[j].bytes >= RATE_MIN) {
+					b += sp[j].bytes;
+					t += sp[j].end - sp[j].start;
+					(*paced)[i * ni + k] |= sp[j].n > 1;
+				}
+			rate[i * ni + k] = t > 0 ? b / t : NAN;
 		}
-		free(v);
+		if (p->msgs != NULL)
+			free(sp);
 	}
 	return rate;
 }
@@ -2391,17 +2662,81 @@ same_link(struct flowan_job *job, struct flowan_finding *f)
 }
 
 /*
+ * Slow link f, the job's newest finding, of pair p, one of whose ends is
+ * a slow NIC (nic[slot]): when the NIC's iterations hold half of the
+ * link's or more, the NIC says it and f is dropped (returns 1).  Else
+ * the link was slow on its own, long before or after the host's other
+ * links joined it: the link is the finding, and the NIC's is dropped,
+ * said in the link's reasons (returns 0).
+ */
+static int
+nic_explains(const struct flowan *fa, struct flowan_job *job,
+    const struct flowan_pair *p, unsigned char *nic)
+{
+	struct flowan_finding *f = &job->findings[job->nfindings - 1];
+	uint32_t end[2] = { p->a, p->b };
+	long e;
+	size_t in;
+	int j;
+
+	for (j = 0; j < 2; j++) {
+		if (!nic[host_slot(job, end[j])] || (e = finding_of(job,
+		    FLOWAN_SLOW_NIC, flowan_host_name(fa, end[j]))) < 0)
+			continue;
+		in = shared_iters(f, &job->findings[e]);
+		if (2 * in >= f->niters) {
+			drop_newest(job);
+			return 1;
+		}
+		add_reason(f, xasprintf("the other links of %s slow down "
+		    "with it in %zu of its %zu iterations only: this link, "
+		    "not the host's NIC", flowan_host_name(fa, end[j]), in,
+		    f->niters));
+		nic[host_slot(job, end[j])] = 0;
+		drop_finding(job, (size_t)e);
+	}
+	return 0;
+}
+
+/*
+ * The reasons of slow link f of pair p: its rate (own[0..n), its
+ * slowdown f->magnitude), and, when most of its iterations moved paced
+ * transfers (npaced of n), that a rate limiter holds it.
+ */
+static void
+link_reasons(const struct flowan *fa, struct flowan_job *job,
+    const struct flowan_pair *p, struct flowan_finding *f, double *own,
+    size_t n, size_t npaced)
+{
+	int dp = p->type == FLOWAN_DP;
+
+	add_reason(f, xasprintf("its %s messages move at %.1f MB/s, %.1fx "
+	    "slower than the other %s pairs' (median over %zu iterations, "
+	    "steadily from iteration %d)", dp ? "collective" : "pipeline",
+	    stats_median(own, n) / 1e6, f->magnitude, dp ? "DP" : "PP",
+	    f->niters, f->from));
+	if (2 * npaced >= n)
+		add_reason(f, xasprintf("its transfers cross the wire in "
+		    "pieces at one steady rate, each as fast as a healthy "
+		    "message (in %zu of those iterations): a rate limiter "
+		    "lets them through, a shaped or policed link", npaced));
+	lone_end(fa, job, p, f);
+}
+
+/*
  * Slow link: a pair whose messages move at < half the median rate of
  * the other pairs of its type (DP against DP, PP against PP) in the same
  * iterations, >= 3 in a row.  Message sizes differ little between the
- * pairs of a ring, or of a pipeline, and a rate is size over duration,
- * so pairs of all groups compare.
+ * pairs of a ring, or of a pipeline, and a rate is size over duration
+ * (of a paced transfer's train, see pair_rates()), so pairs of all
+ * groups compare.  paced[i * niters + k]: pair i moved a paced transfer
+ * in iteration k.
  */
 static void
 slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
-    const unsigned char *nic)
+    const unsigned char *paced, unsigned char *nic)
 {
-	size_t ni = job->niters, np = job->npairs, i, k, nex;
+	size_t ni = job->niters, np = job->npairs, i, k, nex, npaced;
 	size_t *cdp = xcalloc(ni + 1, sizeof *cdp);
 	size_t *cpp = xcalloc(ni + 1, sizeof *cpp);
 	double *sdp = rates_sorted(job, rate, FLOWAN_DP, cdp);
@@ -2413,10 +2748,9 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 		struct flowan_finding *f = NULL;
 		int dp = p->type == FLOWAN_DP;
 
-		if (p->type == FLOWAN_OTHER || nic[host_slot(job, p->a)] ||
-		    nic[host_slot(job, p->b)])
-			continue;	/* nothing to compare, or the host's NIC */
-		for (k = nex = 0; k < ni; k++) {
+		if (p->type == FLOWAN_OTHER)
+			continue;	/* nothing to compare */
+		for (k = nex = npaced = 0; k < ni; k++) {
 			double r = rate[i * ni + k], pm;
 
 			if (!isfinite(r))
@@ -2430,19 +2764,15 @@ slow_links(const struct flowan *fa, struct flowan_job *job, const double *rate,
 				    xasprintf("%s-%s", flowan_host_name(fa, p->a),
 				    flowan_host_name(fa, p->b)), 0);
 			add_iter(f, job->iters[k].index);
+			npaced += paced[i * ni + k];
 			own[nex] = r;
 			ex[nex++] = pm / r;
 		}
 		if (keep_lasting(job, f)) {
 			f->magnitude = stats_median(ex, nex);
-			add_reason(f, xasprintf("its %s messages move at "
-			    "%.1f MB/s, %.1fx slower than the other %s pairs' "
-			    "(median over %zu iterations, steadily from "
-			    "iteration %d)", dp ? "collective" : "pipeline",
-			    stats_median(own, nex) / 1e6, f->magnitude,
-			    dp ? "DP" : "PP", f->niters, f->from));
-			lone_end(fa, job, p, f);
-			same_link(job, f);
+			link_reasons(fa, job, p, f, own, nex, npaced);
+			if (!nic_explains(fa, job, p, nic))
+				same_link(job, &job->findings[job->nfindings - 1]);
 		}
 	}
 	free(cdp);
@@ -2472,6 +2802,26 @@ struct typed_rates {
 };
 
 /*
+ * A pair's usual rate before iteration k, from its rates row[0..k): the
+ * median of the fastest half of the last HIST_STEPS finite ones; NAN
+ * with fewer than 3.
+ */
+static double
+usual_rate(const double *row, size_t k)
+{
+	double v[HIST_STEPS];
+	size_t j, n = 0;
+
+	for (j = k > HIST_STEPS ? k - HIST_STEPS : 0; j < k; j++)
+		if (isfinite(row[j]))
+			v[n++] = row[j];
+	if (n < 3)
+		return NAN;
+	ts_qsort(v, n, sizeof *v, stats_cmp_double);
+	return stats_median(v + n / 2, n - n / 2);
+}
+
+/*
  * In iteration k, how many peers of host h its pairs with a rate reach
  * (*npeer) and how many of those are slowed (the return): a pair below
  * 1/NIC_SLOWED of the median rate of the other pairs of its type.  The
@@ -2484,6 +2834,7 @@ peers_slowed(const struct flowan_job *job, uint32_t h, size_t k,
     unsigned char *slow, size_t *npeer, double *v, size_t *nv)
 {
 	size_t ni = job->niters, np = job->npairs, i, j, ns = 0;
+	double own;
 
 	*npeer = *nv = 0;
 	for (i = 0; i < np; i++) {
@@ -2506,7 +2857,8 @@ peers_slowed(const struct flowan_job *job, uint32_t h, size_t k,
 			peer[(*npeer)++] = o;
 			slow[j] = 0;
 		}
-		if (r * NIC_SLOWED < pm && !slow[j]) {
+		own = usual_rate(rate + i * ni, k);
+		if (r * NIC_SLOWED < pm && !(r * NIC_SLOWED >= own) && !slow[j]) {
 			slow[j] = 1;
 			ns++;
 		}
@@ -2674,74 +3026,139 @@ host_stats(const struct flowan *fa, struct flowan_job *job,
 	}
 }
 
-/* The first significant message of any pipeline pair that starts after t. */
+/*
+ * The start of the first significant message from host h on pair p that
+ * starts after t, INFINITY when none does.
+ */
+static double
+first_from(const struct flow_set *s, const struct flowan_pair *p, uint32_t h,
+    double t)
+{
+	size_t lo = 0, hi = p->nsig, mid;
+
+	if (p->msgs == NULL)
+		return INFINITY;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->msgs[p->msgs[mid]].start > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	while (lo < p->nsig && s->msgs[p->msgs[lo]].src != h)
+		lo++;
+	return lo < p->nsig ? s->msgs[p->msgs[lo]].start : INFINITY;
+}
+
+/*
+ * The first activations of a step after t: the first significant
+ * message a pipeline's stage 0 sends to its stage 1.  Not any pipeline
+ * message: a gradient that a slowed link held back can still be on its
+ * way when the groups done first end their step.
+ */
 static double
 next_pp_send(const struct flowan *fa, const struct flowan_job *job, double t)
 {
+	const struct flowan_pair *p;
 	double best = INFINITY;
-	size_t i;
+	size_t g;
 
-	for (i = 0; i < job->npairs; i++)
-		if (job->pairs[i].type == FLOWAN_PP)
-			best = fmin(best, first_after(fa->set, &job->pairs[i],
-			    t));
+	for (g = 0; g < job->npp; g++)
+		if (job->pp[g].n >= 2 && (p = pp_pair(job, job->pp[g].hosts[0],
+		    job->pp[g].hosts[1])) != NULL)
+			best = fmin(best, first_from(fa->set, p,
+			    job->pp[g].hosts[0], t));
 	return best;
 }
 
 /*
- * Where the DP groups end a step far apart (one of them slowed), the
- * groups done first may wait for the others before their next step (a
- * job-wide reduction of the gradient norm or the loss scale) or may go
- * on.  The wire tells which: the pipelines' first send of a step comes a
- * usual time (its lead) after the step starts.  A step whose lead grows
- * by more than six times the noise of the leads and a fifth of the
- * period began later than the first group's burst end: at its first send
- * less the usual lead, and no later than the last group's burst end.
+ * Where the DP groups end a step apart (one of them slowed, or the
+ * stages of a pipeline done one after the other), the groups done first
+ * may wait for the others before their next step (a job-wide reduction
+ * of the gradient norm or the loss scale) or may go on.  The wire tells
+ * which from stage 0's first activations of a step (next_pp_send()), two
+ * ways:
+ *
+ *  - they come a usual time (the lead) after the first group's burst
+ *    end; a step whose lead grows by more than six times the noise of
+ *    the leads and a fifth of the period waited: it began at them less
+ *    the usual lead (a slowdown that begins in the capture);
+ *  - where another group ends further after stage 0's (head[i], see
+ *    stage0_ends()) than the usual time from the last group's burst end
+ *    to them (in the steps where they come after it), a stage 0 that
+ *    went on would send before that group is done: a step whose first
+ *    activations come after the last group's burst end waited, and began
+ *    at them less that usual time (a slowdown from the capture's start,
+ *    with no step to compare the lead with).
+ *
+ * A step that waited began no earlier than the first group's burst end
+ * and no later than the last's; else when the first group was done.
  * Done after the detectors, which read the hosts from the first burst
  * end on; what changes is the iterations' start and duration.
  */
-static void
-late_starts(const struct flowan *fa, struct flowan_job *job)
+struct starts {
+	double *send;		/* stage 0's first activations, NAN none */
+	double base, room;	/* the usual lead and how far it may grow */
+	double tail;		/* the usual time from the last burst end */
+};
+
+/* Fill st for the job's steps; returns 0, or -1 when too few say. */
+static int
+starts_measure(const struct flowan *fa, const struct flowan_job *job,
+    struct starts *st)
 {
-	size_t n = job->niters, i, m = 0;
-	double *lead, *v, base, mad, room, *d;
+	size_t n = job->niters, i, m = 0, nt = 0;
+	double *lead = xcalloc(n + 1, sizeof *lead), *tail, mad;
+
+	tail = xcalloc(n + 1, sizeof *tail);
+	st->send = xcalloc(n + 1, sizeof *st->send);
+	for (i = 1; i < n; i++) {
+		st->send[i] = next_pp_send(fa, job, job->iters[i].start);
+		if (!(st->send[i] < job->iters[i].end)) {
+			st->send[i] = NAN;
+			continue;
+		}
+		lead[m++] = st->send[i] - job->iters[i].start;
+		if (st->send[i] > job->iters[i - 1].end)
+			tail[nt++] = st->send[i] - job->iters[i - 1].end;
+	}
+	ts_qsort(lead, m, sizeof *lead, stats_cmp_double);
+	st->base = stats_median(lead, (m + 1) / 2);
+	mad = stats_mad(lead, (m + 1) / 2);
+	st->room = fmax(6 * 1.4826 * mad, 0.2 * job->period);
+	st->tail = nt >= 3 ? stats_median(tail, nt) : NAN;
+	free(lead);
+	free(tail);
+	return m >= 3 ? 0 : -1;
+}
+
+static void
+late_starts(const struct flowan *fa, struct flowan_job *job,
+    const double *head)
+{
+	size_t n = job->niters, i;
+	double was, last, at, lead;
+	struct starts st;
 
 	if (n < 4)
 		return;
-	lead = xcalloc(n, sizeof *lead);
-	v = xcalloc(n, sizeof *v);
-	for (i = 1; i < n; i++) {
-		lead[i] = next_pp_send(fa, job, job->iters[i].start) -
-		    job->iters[i].start;
-		if (isfinite(lead[i]) && job->iters[i].start + lead[i] <
-		    job->iters[i].end)
-			v[m++] = lead[i];
-		else
-			lead[i] = NAN;
+	if (starts_measure(fa, job, &st) == 0) {
+		for (i = 1; i < n; i++) {
+			was = job->iters[i].start;
+			last = job->iters[i - 1].end;
+			if (isnan(st.send[i]) || last <= was)
+				continue;
+			lead = st.send[i] - was;
+			at = lead - st.base > st.room ? was + lead - st.base : was;
+			if (st.send[i] > last && last - head[i] > st.tail)
+				at = fmax(at, st.send[i] - st.tail);
+			job->iters[i].start = fmin(at, last);
+		}
+		for (i = 0; i < n; i++)
+			st.send[i] = job->iters[i].end - job->iters[i].start;
+		job->period = stats_median(st.send, n);
 	}
-	if (m < 3) {
-		free(lead);
-		free(v);
-		return;
-	}
-	ts_qsort(v, m, sizeof *v, stats_cmp_double);
-	base = stats_median(v, (m + 1) / 2);
-	mad = stats_mad(v, (m + 1) / 2);
-	room = 6 * 1.4826 * mad > 0.2 * job->period ? 6 * 1.4826 * mad :
-	    0.2 * job->period;
-	for (i = 1; i < n; i++) {
-		double was = job->iters[i].start, last = job->iters[i - 1].end;
-
-		if (isnan(lead[i]) || lead[i] - base <= room || last <= was)
-			continue;
-		job->iters[i].start = fmin(was + lead[i] - base, last);
-	}
-	d = v;
-	for (i = 0; i < n; i++)
-		d[i] = job->iters[i].end - job->iters[i].start;
-	job->period = stats_median(d, n);
-	free(lead);
-	free(v);
+	free(st.send);
 }
 
 void
@@ -2753,7 +3170,8 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	size_t nb = 0, cap = 0, g, ncl = 0, i;
 	struct stepgroups sg;
 	double *per, *comp, *comm, *rate, *steady, *ecomp, *ecomm, *esteady;
-	unsigned char *nic, *skip;
+	double *head;
+	unsigned char *nic, *skip, *paced;
 	struct rank_end *ends;
 	size_t ne;
 
@@ -2768,25 +3186,23 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	    &ncl);
 	make_iterations(job, cl, ncl);
 	end_bounds(fa, job);
-	for (i = 0; i < ncl; i++) {
-		free(cl[i].seen);
-		free(cl[i].gdur);
-	}
-	free(cl);
-	free(b);
-	free(per);
 	order_pipelines(fa, job);
 	split_pipelines(fa, job);
+	head = stage0_ends(job, cl, ncl);
+	free_clusters(cl, ncl);
+	free(b);
+	free(per);
 	comp = xcalloc(job->nhosts * job->niters + 1, sizeof *comp);
 	comm = xcalloc(job->nhosts * job->niters + 1, sizeof *comm);
 	steady = xcalloc(job->nhosts * job->niters + 1, sizeof *steady);
 	host_times(fa, job, comp, comm, steady);
 	host_stats(fa, job, comp, comm);
 	slow_iterations(fa, job);
-	rate = pair_rates(fa, job);
+	rate = pair_rates(fa, job, &paced);
 	nic = xcalloc(job->nhosts + 1, 1);
 	slow_nics(fa, job, rate, nic);
-	slow_links(fa, job, rate, nic);
+	slow_links(fa, job, rate, paced, nic);
+	free(paced);
 	skip = slow_skip(fa, job);
 	ends = rank_ends(job, &ne);
 	ecomp = xcalloc(ne * job->niters + 1, sizeof *ecomp);
@@ -2805,7 +3221,8 @@ flowan_timeline(const struct flowan *fa, struct flowan_job *job,
 	free(steady);
 	congestion(fa, job);
 	stall(fa, job);
-	late_starts(fa, job);
+	late_starts(fa, job, head);
+	free(head);
 	job->hcomp = comp;
 	job->hcomm = comm;
 }

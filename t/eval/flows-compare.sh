@@ -1,14 +1,22 @@
 #!/bin/sh
-# flows-compare.sh TRAINSCOPE RUNDIR -- compare `flows` on RUNDIR/job.pcap
-# with RUNDIR/truth.json (read here, never by the analysis) and print one
-# line of NAME=VALUE fields:
+# flows-compare.sh TRAINSCOPE RUNDIR [INPUT] -- compare `flows` on
+# RUNDIR/job.pcap (or INPUT, a cut of it) with RUNDIR/truth.json (read
+# here, never by the analysis) and print one line of NAME=VALUE fields:
 #   jobs dp_ok pp_ok pairs_ok pairs_n iters_truth iters_found mean_err_pct
 #   med_err_pct straggler_truth straggler_found straggler_from
+#   slow_truth slow_at slow_first slow_kind slow_from slow_false
+# slow_*: a run that slows down (a straggler or a throttled link):
+# slow_truth is its host, slow_at the first iteration it slows; of the
+# findings that name a host, link or group (straggler, slow-link,
+# slow-nic, slow-group), slow_first is 1 when the first names that host
+# (a link either end), slow_kind and slow_from its kind and first
+# iteration; slow_false counts such findings that name anything else
+# (in a run without a slowdown, all of them).
 # Needs only awk and sort: truth.json is pretty-printed, one value a line.
-ts=$1 dir=$2
+ts=$1 dir=$2 input=${3:-$2/job.pcap}
 tmp=${TMPDIR:-/tmp}/flows-compare.$$
 trap 'rm -f "$tmp".*' EXIT
-"$ts" flows --no-cache --format tsv "$dir/job.pcap" >"$tmp.out" 2>/dev/null || exit 1
+"$ts" flows --no-cache --format tsv "$input" >"$tmp.out" 2>/dev/null || exit 1
 
 # Truth: dp/pp ip lists, iterations, the straggler's ip and first iteration.
 awk '
@@ -27,23 +35,30 @@ function ips(kind,   s) { s = ""; while ((getline line) > 0) {
 /"type": "compute_straggler"/ { strag = 1 }
 strag && /"rank":/ { gsub(/,/, "", $2); srank = $2 + 0 }
 strag && /"from_iteration":/ { gsub(/,/, "", $2); sfrom = $2 + 0; strag = 0 }
+/"type": "slow_link"/ { link = 1 }
+link && /"after_iteration":/ { gsub(/,/, "", $2); lat = $2 + 1 }
+link && /"node_ip":/ { gsub(/[",]/, "", $2); lip = $2; link = 0 }
 !strag && /"rank": [0-9]+,/ { r = $2 + 0; getline n; getline ip
 	if (ip ~ /"ip":/) { sub(/"ip":/, "", ip); gsub(/[ ",]/, "", ip); rankip[r] = ip } }
-END { if (sfrom) print "straggler", rankip[srank], sfrom }
+END { if (sfrom) print "straggler", rankip[srank], sfrom
+	if (sfrom) print "slow", rankip[srank], sfrom
+	if (lip != "") print "slow", lip, lat }
 ' "$dir/truth.json" >"$tmp.truth"
 
 norm() { # sort the ips of dp lines, keep pp order; one line each, sorted
+	# (a pipeline of one stage, pure data parallel, has no hop: none)
 	while read -r kind rest; do
 		case $kind in
 		dp) printf 'dp %s\n' "$(printf '%s\n' $rest | sort | tr '\n' ' ')" ;;
-		pp) printf 'pp %s\n' "$(printf '%s ' $rest)" ;;
+		pp) [ "$(echo $rest | wc -w)" -gt 1 ] &&
+		    printf 'pp %s\n' "$(printf '%s ' $rest)" ;;
 		esac
 	done | sed 's/ *$//' | sort
 }
 grep -E '^(dp|pp) ' "$tmp.truth" | norm >"$tmp.t1"
 awk -F'\t' '$1 == "dp" || $1 == "pp" { print $1, $3 }' "$tmp.out" | norm >"$tmp.o1"
 dp_ok=0; cmp -s "$tmp.t1" "$tmp.o1" && dp_ok=1
-pp_ok=$(grep -c '^pp ' "$tmp.t1" | awk '{ print ($1 > 0) }')
+pp_ok=1
 grep '^pp ' "$tmp.t1" >"$tmp.t2"; grep '^pp ' "$tmp.o1" >"$tmp.o2"
 cmp -s "$tmp.t2" "$tmp.o2" || pp_ok=0
 
@@ -78,6 +93,21 @@ st=$(awk '$1 == "straggler" { print $2; exit }' "$tmp.truth")
 sf=$(awk -F'\t' '$1 == "finding" && $13 == "straggler" { printf "%s%s", s, $14; s = "," }' "$tmp.out")
 sfrom=$(awk -F'\t' '$1 == "finding" && $13 == "straggler" { print $17; exit }' "$tmp.out")
 jobs=$(sed 1d "$tmp.out" | cut -f2 | sort -u | wc -l)
-printf 'jobs=%d dp_ok=%d pp_ok=%d %s%sstraggler_truth=%s straggler_found=%s straggler_from=%s\n' \
+
+# The slowdown: which finding about a host, link or group comes first.
+slow=$(awk -v truth="$tmp.truth" '
+BEGIN { while ((getline l < truth) > 0) { split(l, f, " ")
+	if (f[1] == "slow") { ip = f[2]; at = f[3] } } }
+function names(s,   n, p) { n = split(s, p, "-")
+	return ip != "" && (p[1] == ip || (n == 2 && p[2] == ip)) }
+$1 == "finding" && $13 ~ /^(straggler|slow-link|slow-nic|slow-group)$/ {
+	hit = $13 != "slow-group" && names($14)
+	if (!seen++) { first = hit; kind = $13; from = $17 }
+	bad += !hit }
+END { printf "slow_truth=%s slow_at=%s slow_first=%d slow_kind=%s slow_from=%s slow_false=%d",
+	ip == "" ? "-" : ip, at == "" ? "-" : at, first, seen ? kind : "-",
+	seen ? from : "-", bad + 0 }
+' FS='\t' "$tmp.out")
+printf 'jobs=%d dp_ok=%d pp_ok=%d %s%sstraggler_truth=%s straggler_found=%s straggler_from=%s %s\n' \
     "$jobs" "$dp_ok" "$pp_ok" "$(cat "$tmp.pairs")" "$(cat "$tmp.iters")" \
-    "${st:--}" "${sf:--}" "${sfrom:--}"
+    "${st:--}" "${sf:--}" "${sfrom:--}" "$slow"

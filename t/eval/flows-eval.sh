@@ -1,8 +1,8 @@
 #!/bin/sh
 # flows-eval.sh -- how well `flows` reconstructs recorded and simulated
 # training jobs from their captures alone.  Prints one table row per run:
-# job recognition, pair typing, iteration count and duration error,
-# straggler found.  Real runs come from $TS_SHARED/data/realjobs; simulated
+# job recognition, pair typing, iteration count and duration error, the
+# slowdown named first (a straggler, a throttled link) and false findings.  Real runs come from $TS_SHARED/data/realjobs; simulated
 # ones from `trainscope simulate` when this build has it: seeded random
 # shapes (see shapes below), scored by flows-sim-score.awk against the
 # job's truth.json, one row each and a summary table at the end.
@@ -17,22 +17,30 @@ srcdir=${TS_SRCDIR:-.}
 runs="${TS_SHARED:-$srcdir/../shared}/data/realjobs"
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-printf '%-28s %4s %4s %4s %7s %9s %8s %8s %-12s %-12s %4s\n' run jobs dp pp \
-    pairs iters mean%err med%err straggler found from
+# Real runs: slow is the host the truth slows (a straggler, or the node
+# whose link is throttled) and at the iteration it begins; 1st is 1 when
+# the first finding about a host, link or group names it (a link either
+# end), kind and from are that finding's; false counts those naming
+# anything else.
+real='%-28s %4s %4s %4s %7s %9s %8s %8s %-11s %3s %3s %-10s %4s %5s\n'
+# shellcheck disable=SC2059
+printf "$real" run jobs dp pp pairs iters mean%err med%err slow at 1st \
+    kind from false
 if [ -d "$runs" ]; then
 	for run in a_normal_dp2_pp2 c_straggler_compute \
-	    g_same_job/run1_normal g_same_job/run2_failed; do
+	    g_same_job/run1_normal g_same_job/run2_failed m_slow_link_dp4 \
+	    n_slow_link_dp2_pp3 o_nan_divergence_dp4; do
 		[ -f "$runs/$run/job.pcap" ] || continue
 		r=$(sh "$srcdir/t/eval/flows-compare.sh" "$ts" "$runs/$run")
-		printf '%-28s %4s %4s %4s %7s %9s %8s %8s %-12s %-12s %4s\n' \
-		    "$run" "$(field "$r" jobs)" "$(field "$r" dp_ok)" \
+		# shellcheck disable=SC2059
+		printf "$real" "$run" "$(field "$r" jobs)" "$(field "$r" dp_ok)" \
 		    "$(field "$r" pp_ok)" \
 		    "$(field "$r" pairs_ok)/$(field "$r" pairs_n)" \
 		    "$(field "$r" iters_found)/$(field "$r" iters_truth)" \
 		    "$(field "$r" mean_err_pct)" "$(field "$r" med_err_pct)" \
-		    "$(field "$r" straggler_truth)" \
-		    "$(field "$r" straggler_found)" \
-		    "$(field "$r" straggler_from)"
+		    "$(field "$r" slow_truth)" "$(field "$r" slow_at)" \
+		    "$(field "$r" slow_first)" "$(field "$r" slow_kind)" \
+		    "$(field "$r" slow_from)" "$(field "$r" slow_false)"
 	done
 else
 	echo "# no recorded runs under $runs"
@@ -98,7 +106,8 @@ echo "# it: iterations found/in the truth; med%: median duration error;"
 echo "# det: the wire shows the fault; found: a finding of its kind names"
 echo "# it; 1st: the first straggler/slow-link/slow-nic finding does; on:"
 echo "# its onset minus the truth's, in iterations; mag/x: its magnitude and"
-echo "# the injected factor; false: such findings naming anything else"
+echo "# the injected factor; false: such findings naming anything else, and"
+echo "# slow-group findings of a group without the fault's host"
 row='%5s %2s %4s %3s %3s %-4s %-9s %3s %3s %9s %3s %2s %2s %7s %6s %-23s %3s %3s %3s %3s %5s %5s %4s %3s\n'
 # shellcheck disable=SC2059
 printf "$row" nodes g dp pp tp net fault job rec pairs mix dp pp it med% \

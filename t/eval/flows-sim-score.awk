@@ -38,7 +38,8 @@
 #   mag       its magnitude, or -
 #   factor    the truth's factor of a straggler or slow NIC, or -
 #   false     straggler, slow-link or slow-nic findings naming anything
-#             else
+#             else, and slow-group findings of a group that does not hold
+#             the fault's host (a link's first end; any, without a fault)
 
 function opn(k,   i) {
 	depth++
@@ -135,8 +136,11 @@ function last_of(s,   n, a) { n = split(s, a, " "); return a[n] }
 function flows(k, v, c) {
 	if (path == "/jobs//hosts")
 		ohosts[njobs] = ohosts[njobs] " " v
-	else if (path == "/jobs//dp_groups/")
+	else if (path == "/jobs//dp_groups/") {
+		if (!(c in odp) && njobs == 1)
+			gid[++ngid] = c	# "dp group N" is the N-th
 		append(odp, c, v)
+	}
 	else if (path == "/jobs//pp_pipelines/")
 		append(opp, c, v)
 	else if (path == "/jobs//pairs/") {
@@ -354,6 +358,14 @@ END {
 		    (xk[fo] == akind && s == asubj)
 	}
 	for (c in xk) {
+		if (xk[c] == "slow-group") {	# right when it holds the fault
+			n = split(xs[c], h, " ")
+			g = h[n] in gid ? odp[gid[h[n]]] : ""
+			split(subj, h, "-")
+			bad += fault == "-" || g == "" ||
+			    !index(" " g " ", " " h[1] " ")
+			continue
+		}
 		if (xk[c] != "straggler" && xk[c] != "slow-link" &&
 		    xk[c] != "slow-nic")
 			continue
