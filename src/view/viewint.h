@@ -1,5 +1,6 @@
 /*
- * viewint.h -- what view.c, panes.c and viewlines.c share.
+ * viewint.h -- what the files of the view share: the lines pane's rows,
+ * drill targets, the row model and patterns.
  */
 #ifndef TS_VIEWINT_H
 #define TS_VIEWINT_H
@@ -43,15 +44,66 @@ size_t *view_event_rows(const struct view *v, size_t *n);
 /* Selectable rows of the active pane; rows visible at the last draw. */
 int view_nrows(struct view *v);
 int view_page(const struct view *v);
-/* Whether row r of the active pane matches the search. */
-int view_row_matches(struct view *v, int r);
-/* Put the cursor on node n of the heatmap. */
-int view_select_node(struct view *v, long n, char **cause);
-/* Put the cursor on the iteration at time HH:MM:SS. */
-int view_select_time(struct view *v, const char *hms, char **cause);
-/* Load the model of a job for a drill from the jobs pane. */
-int view_open_job(struct view *v, const char *name, struct model **out,
-    char **cause);
+
+/*
+ * The row model (rows.c).  A row of a list pane is an item of the model
+ * (an event, a node, an iteration, a host, a job), or a fold of several
+ * (the heatmap's groups of nodes).  A pane's rows are built once for a
+ * view state and kept until the state, the model or the screen's height
+ * changes; every later question reads them.
+ */
+struct row {
+	size_t item;		/* index into the model's list the pane shows;
+				   a fold: into rows.members */
+	size_t n;		/* 0: one item; a fold: members[item .. +n) */
+};
+
+struct rows {
+	struct row *row;
+	size_t n;
+	size_t *members;	/* what folds point into (the heatmap's nodes
+				   in row order) */
+	size_t nmembers;
+	void *aux;		/* the pane's own data of its rows */
+	void (*aux_free)(void *aux);
+	char *error;		/* why the rows could not be read, NULL */
+	/* what they were built for */
+	int valid;
+	unsigned long gen;
+	int height;
+};
+
+/*
+ * The rows of the active pane, built if they are not (NULL when the pane
+ * keeps its rows itself).  Borrowed: valid until the next change of the
+ * view state.
+ */
+const struct rows *rows_get(struct view *v);
+/* Forget the rows of pane p, or of every pane (p < 0). */
+void rows_drop(struct view *v, int p);
+/* Add a row of item (n: a fold of n members from item). */
+void rows_add(struct rows *r, size_t item, size_t n);
+/* Free what r holds and zero it. */
+void rows_release(struct rows *r);
+/* The builders of the list panes' rows (pane_ops.build). */
+void rows_events(struct view *v, struct rows *r);
+void rows_heatmap(struct view *v, struct rows *r);
+void rows_timeline(struct view *v, struct rows *r);
+void rows_groups(struct view *v, struct rows *r);
+/*
+ * The heatmap's rows for `room` rows of screen (< 0: no limit): suspects
+ * first, the others folded into groups when they do not fit.
+ */
+void rows_heatmap_fold(const struct view *v, struct rows *r, int room);
+/* The heatmap's rows the screen shows at height h (< 0: no limit). */
+int rows_heatmap_room(int h);
+/* Whether node n of m is a suspect the heatmap puts first. */
+int rows_suspect(const struct model *m, size_t n);
+/*
+ * The iterations the filters keep: [*a, *b]; 0 when no filter limits
+ * them (LONG_MIN, LONG_MAX).
+ */
+int rows_iter_range(const struct view *v, long *a, long *b);
 
 /* The lines pane's rows: (re)build the list, read the text of a range. */
 void view_lines_clear(struct view *v);
