@@ -100,6 +100,7 @@ struct view {
 	/* the lines pane's rows, filled on demand */
 	struct view_line *lines;
 	size_t nlines;
+	size_t text_lo, text_hi;	/* only rows in [lo, hi) hold text */
 	int lines_valid;
 	int lines_seek;		/* the next build puts the cursor on the
 				   first line of the event */

@@ -109,6 +109,15 @@ int rows_iter_range(const struct view *v, long *a, long *b);
 void view_lines_clear(struct view *v);
 int view_lines_build(struct view *v);
 void view_lines_fill(struct view *v, size_t from, size_t to);
+/*
+ * Read the texts of rows [from, to) in order from their files, without
+ * keeping them: fn(arg, row, text, len) for each, the text borrowed for
+ * the call (or why the row has none).  A nonzero return from fn stops;
+ * returns it, or 0.  Each file is read once, from the checkpoint before
+ * its first row.
+ */
+int view_lines_scan(struct view *v, size_t from, size_t to,
+    int (*fn)(void *arg, size_t row, const char *s, size_t len), void *arg);
 
 /* A compiled case-insensitive PCRE2 pattern, or NULL with *cause. */
 void *view_regex(const char *pattern, char **cause);
