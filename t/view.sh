@@ -264,6 +264,34 @@ test_expect_success 'a damaged kept model is made again, not trusted' '
 	grep "an illegal mem" again
 '
 
+# The heatmap with every node of the demo job filtered out.
+heatmap_of_none() {
+	trainscope view heatmap gpt-run4 -c "filter -v node=node-001" \
+	    -c "filter -v node=node-002" -c "filter -v node=node-003" \
+	    -c "filter -v node=node-004" "$@"
+}
+test_expect_success 'search in an empty pane finds nothing, and fails no further' '
+	trainscope view events gpt-run4 -c "filter /nosuchtext/" -c "search /x/" >s 2>err &&
+	tail -1 s | grep "^events 0/0  /x " && ! test -s err &&
+	test_expect_code 1 trainscope view events gpt-run4 -c "filter /nosuchtext/" -c "search /x/" -c next 2>err &&
+	grep "pattern not found: x" err &&
+	trainscope view lines gpt-run4 -c "search /x/" >s 2>err &&
+	tail -1 s | grep "^lines 0/0  /x " && ! test -s err &&
+	heatmap_of_none -c "search /x/" >s 2>err &&
+	tail -1 s | grep "^heatmap 0/0  /x " && ! test -s err &&
+	test_expect_code 1 heatmap_of_none -c "search /x/" -c prev 2>err &&
+	grep "pattern not found: x" err
+'
+test_expect_success 'a move to any row number stays in the pane' '
+	trainscope view events gpt-run4 -c "move -9223372036854775808" >m 2>err &&
+	! test -s err && tail -1 m | grep "^events 1/117 " &&
+	trainscope view events gpt-run4 -c "move 9223372036854775807" >m 2>err &&
+	! test -s err && tail -1 m | grep "^events 117/117 " &&
+	trainscope view events gpt-run4 -c "move 0" >m && tail -1 m | grep "^events 1/117 " &&
+	test_expect_code 1 trainscope view events gpt-run4 -c "move 99999999999999999999" 2>err &&
+	grep "cannot move" err
+'
+
 # A log line and a file name carrying terminal control sequences.
 test_expect_success 'escape sequences in lines and names stay visible text' '
 	mkdir -p hostile/node01 &&

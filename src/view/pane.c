@@ -115,11 +115,12 @@ pane_find(struct view *v, void *re, int dir, size_t *row)
 
 	if (ops != NULL && ops->find != NULL)
 		return ops->find(v, re, dir, row);
+	if (ops == NULL || ops->match == NULL || n <= 0)
+		return FIND_NONE;
 	for (i = dir == 0 ? 0 : 1; i <= n; i++) {
 		r = dir < 0 ? cur - i : cur + i;
 		r = ((r % n) + n) % n;
-		if (n > 0 && ops->match != NULL && ops->match(v, (size_t)r,
-		    re)) {
+		if (ops->match(v, (size_t)r, re)) {
 			*row = (size_t)r;
 			return FIND_FOUND;
 		}

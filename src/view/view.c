@@ -383,19 +383,19 @@ view_move(struct view *v, const char *how, char **cause)
 	long to;
 
 	if (strcmp(how, "down") == 0)
-		to = *cur + 1;
+		to = (long)*cur + 1;
 	else if (strcmp(how, "up") == 0)
-		to = *cur - 1;
+		to = (long)*cur - 1;
 	else if (strcmp(how, "pgdn") == 0)
-		to = *cur + page;
+		to = (long)*cur + page;
 	else if (strcmp(how, "pgup") == 0)
-		to = *cur - page;
+		to = (long)*cur - page;
 	else if (strcmp(how, "top") == 0)
 		to = 0;
 	else if (strcmp(how, "bottom") == 0)
 		to = n - 1;
 	else if (ts_parse_long(how, &to) == 0)
-		to--;
+		to = to < 1 ? 0 : to - 1;	/* rows count from 1 */
 	else
 		return ts_fail(cause, "cannot move '%s' (up, down, pgup, pgdn, "
 		    "top, bottom or a row number)", how);
