@@ -55,7 +55,8 @@ draw_tail(struct canvas *cv, int row, int col, int w, int style,
 void
 draw_clock(double ts, char *buf, size_t len)
 {
-	if (isnan(ts))
+	/* no time, or none a log can have (past the year 5000) */
+	if (!isfinite(ts) || fabs(ts) >= 1e11)
 		snprintf(buf, len, "-");
 	else
 		diag_clock_str(ts, buf, len);
@@ -95,8 +96,9 @@ draw_template(struct canvas *cv, int row, int col, int end, int style,
 }
 
 void
-draw_bar(struct canvas *cv, int row, int col, int w, double s)
+draw_bar(struct canvas *cv, int row, int col, int w, double score)
 {
+	double s = rows_score(score);
 	int eighths = (int)lround(s * w * 8), full = eighths / 8;
 	int style = CS_HEAT0 + (s >= 0.75 ? 7 : s >= 0.5 ? 5 : s >= 0.25 ? 3 : 1);
 
@@ -219,7 +221,7 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	if (m->outcome != DIAG_COMPLETED && m->stage != STAGE_NONE)
 		snprintf(buf, sizeof buf, " in %s", stage_name(
 		    (enum stage)m->stage));
-	if (m->failure_iter > 0)
+	if (m->failure_iter > 0 && rows_iter_ok(m->failure_iter))
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    " at iteration %ld", m->failure_iter);
 	else if (m->failure_iter == 0 && m->niters > 0)

@@ -22,15 +22,21 @@
 #include "view/view.h"
 #include "view/viewint.h"
 
+/* A count in at most five columns: 9999, 9999k, 9999M, ... 18E. */
 static const char *
 short_count(uint64_t n, char *buf, size_t len)
 {
-	if (n < 10000)
+	static const char units[] = "kMGTPE";
+	uint64_t d = 1000;
+	int u = 0;
+
+	if (n < 10000) {
 		snprintf(buf, len, "%llu", (unsigned long long)n);
-	else if (n < 10000000)
-		snprintf(buf, len, "%lluk", (unsigned long long)(n / 1000));
-	else
-		snprintf(buf, len, "%lluM", (unsigned long long)(n / 1000000));
+		return buf;
+	}
+	for (; n / d >= 10000 && units[u + 1] != '\0'; u++)
+		d *= 1000;
+	snprintf(buf, len, "%llu%c", (unsigned long long)(n / d), units[u]);
 	return buf;
 }
 
@@ -117,11 +123,12 @@ event_cells(const struct model_event *ev, struct canvas *cv, int row,
     const struct cols *c)
 {
 	char cnt[16], t[16], it[24];
+	double s = rows_score(ev->score);
 	int x = c->x0;
 
 	/* the value, a blank, then its bar: they never touch */
-	canvas_printf(cv, row, 0, ev->score >= 0.5 ? CS_BOLD : CS_DIM, "%2.0f",
-	    ev->score * 100 > 99 ? 99 : ev->score * 100);
+	canvas_printf(cv, row, 0, s >= 0.5 ? CS_BOLD : CS_DIM, "%2.0f",
+	    s * 100 > 99 ? 99 : s * 100);
 	draw_bar(cv, row, 3, 3, ev->score);
 	if (ev->category != NULL)
 		canvas_put_clip(cv, row, 7, 17, canvas_category_style(
@@ -134,7 +141,7 @@ event_cells(const struct model_event *ev, struct canvas *cv, int row,
 	}
 	if (c->wide) {
 		canvas_puts(cv, row, x, CS_DIM, stage_name((enum stage)ev->stage));
-		if (ev->iteration >= 0) {
+		if (rows_iter_ok(ev->iteration)) {
 			snprintf(it, sizeof it, "%5ld", ev->iteration);
 			canvas_puts(cv, row, x + 16, CS_DIM, it);
 		}

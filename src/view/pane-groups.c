@@ -124,7 +124,7 @@ node_row(const struct model_node *n, struct canvas *cv, int row)
 		canvas_printf(cv, row, 20, CS_NORMAL, "%5d", n->nranks);
 	else
 		canvas_puts(cv, row, 24, CS_DIM, "-");
-	if (n->last_iter < 0)
+	if (!rows_iter_ok(n->last_iter))
 		canvas_puts(cv, row, 27, CS_DIM, "-");
 	else
 		canvas_printf(cv, row, 27, CS_NORMAL, "%ld", n->last_iter);

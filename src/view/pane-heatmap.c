@@ -28,6 +28,7 @@ struct hcols {
 	double from, step;	/* column c covers [from + c*step, +step) */
 	int by_time;
 	int cw;			/* cells a column takes on screen (1 to 3) */
+	long last;		/* the job's last iteration */
 };
 
 static void
@@ -43,9 +44,10 @@ hm_cols(const struct view *v, int room, struct hcols *c)
 		room = 1;
 	c->by_time = m->by_time;
 	if (m->by_time) {
-		if (isnan(m->first_ts) || isnan(m->last_ts))
-			return;
 		span = m->last_ts - m->first_ts;
+		if (!isfinite(m->first_ts) || !isfinite(m->last_ts) ||
+		    !isfinite(span) || span < 0)
+			return;
 		c->from = m->first_ts;
 		c->step = span <= 0 ? 1 : ceil(span / room);
 		c->n = (int)ceil((span + 1) / c->step);
@@ -53,10 +55,10 @@ hm_cols(const struct view *v, int room, struct hcols *c)
 			c->n = room;
 		return;
 	}
-	if (m->niters == 0)
+	/* (in [0, 2^53]: no sum below overflows) */
+	if (!rows_iter_span(m, &lo, &hi))
 		return;
-	lo = m->iters[0].iteration;
-	hi = m->iters[m->niters - 1].iteration;
+	c->last = hi;
 	if (rows_iter_range(v, &a, &b)) {
 		lo = a > lo ? a : lo;
 		hi = b < hi ? b : hi;
@@ -112,8 +114,8 @@ hm_alive(const struct model *m, size_t n, const struct hcols *c, double a)
 		return 0;
 	if (c->by_time)
 		return isnan(nd->last_ts) || a <= nd->last_ts;
-	return nd->last_iter < 0 ? a <= (double)m->iters[m->niters - 1].iteration
-	    : a <= (double)nd->last_iter + 0.5;
+	return nd->last_iter < 0 ? a <= (double)c->last :
+	    a <= (double)nd->last_iter + 0.5;
 }
 
 static void
@@ -157,7 +159,7 @@ hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
 		canvas_puts(cv, row, x0 + col * c->cw, CS_DIM, buf);
 		col += ((w + 2 > 10 ? w + 2 : 10) + c->cw - 1) / c->cw;
 	}
-	if (!c->by_time && v->m->failure_iter >= 0) {
+	if (!c->by_time && rows_iter_ok(v->m->failure_iter)) {
 		double f = (double)v->m->failure_iter;
 
 		if (f >= c->from && f < c->from + c->n * c->step)
@@ -212,6 +214,7 @@ heatmap_label(struct view *v, struct area *a, int row, int label, int x0,
 {
 	const struct model *m = v->m;
 	const struct model_node *nd;
+	double score;
 	char buf[64];
 
 	if (hr->n > 0) {
@@ -222,12 +225,13 @@ heatmap_label(struct view *v, struct area *a, int row, int label, int x0,
 		return 0;
 	}
 	nd = &m->nodes[hr->item];
+	score = rows_score(nd->score);
 	if (v->search_re != NULL && view_regex_find(v->search_re, nd->name,
 	    strlen(nd->name), NULL, NULL))
 		canvas_add_attr(a->cv, row, 5, 5 + label, CA_MATCH);
-	if (nd->score > 0)
-		canvas_printf(a->cv, row, 0, nd->score >= 0.5 ? CS_ERROR :
-		    CS_NORMAL, "%.2f", nd->score);
+	if (score > 0)
+		canvas_printf(a->cv, row, 0, score >= 0.5 ? CS_ERROR :
+		    CS_NORMAL, "%.2f", score);
 	canvas_put_clip(a->cv, row, 5, 5 + label, rows_suspect(m, hr->item) ?
 	    CS_BOLD : CS_NORMAL, nd->name, strlen(nd->name));
 	if (!nd->missing)
@@ -275,7 +279,7 @@ heatmap_legend(const struct model *m, struct canvas *cv, int row)
 	x = canvas_puts(cv, row, x + 1, CS_DIM, "log ends  ");
 	x = canvas_puts(cv, row, x, CS_DIM, cv->ascii ? "." : "\u00b7");
 	x = canvas_puts(cv, row, x + 1, CS_DIM, "quiet  ");
-	if (!m->by_time && m->failure_iter >= 0) {
+	if (!m->by_time && rows_iter_ok(m->failure_iter)) {
 		x = canvas_puts(cv, row, x, CS_ERROR, "v");
 		canvas_puts(cv, row, x + 1, CS_DIM, "failure");
 	}

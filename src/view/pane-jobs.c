@@ -122,6 +122,8 @@ job_row(const struct job *j, struct canvas *cv, int row)
 	    ts_human_size((uint64_t)j->bytes, size, sizeof size));
 	if (isnan(j->indexed))
 		snprintf(when, sizeof when, "flows only");
+	else if (!(fabs(j->indexed) < 1e11))	/* no time a cache keeps */
+		snprintf(when, sizeof when, "-");
 	else {
 		t = (time_t)j->indexed;
 		gmtime_r(&t, &tm);

@@ -45,12 +45,13 @@ struct taxis {
 static int
 tx_seg(double at, double lo, double hi, int c0, int n)
 {
-	int c;
+	double f;
 
 	if (hi <= lo || n <= 1)
 		return c0;
-	c = (int)((at - lo) / (hi - lo) * (n - 1));
-	return c0 + (c < 0 ? 0 : c >= n ? n - 1 : c);
+	/* (clamped before it is an int: at may lie anywhere, or be none) */
+	f = (at - lo) / (hi - lo) * (n - 1);
+	return c0 + (!(f > 0) ? 0 : f >= n - 1 ? n - 1 : (int)f);
 }
 
 static int
@@ -81,14 +82,15 @@ tx_cut(struct taxis *t, const struct model *m)
 
 	p[n++] = t->from;
 	p[n++] = t->to;
+	/* (what lies off the axis, or at no time, has no say) */
 	for (i = 0; i < m->nspans; i++) {
-		if (!isnan(m->spans[i].start))
+		if (m->spans[i].start >= t->from && m->spans[i].start <= t->to)
 			p[n++] = m->spans[i].start;
-		if (!isnan(m->spans[i].end))
+		if (m->spans[i].end >= t->from && m->spans[i].end <= t->to)
 			p[n++] = m->spans[i].end;
 	}
 	for (i = 0; i < m->niters; i++)
-		if (!isnan(m->iters[i].start))
+		if (m->iters[i].start >= t->from && m->iters[i].start <= t->to)
 			p[n++] = m->iters[i].start;
 	ts_qsort(p, n, sizeof *p, stats_cmp_double);
 	for (i = 1; i < n; i++)
@@ -191,11 +193,11 @@ tl_tick(const struct model_iter *it, struct canvas *cv, int row, int spark,
 	    canvas_cell(cv, row, c)->style != CS_NORMAL)
 		return;
 	canvas_puts(cv, row, c, style, g);
-	if (!isnan(it->ms) && hi > lo) {
+	if (rows_ms_ok(it->ms) && hi > lo) {
 		lv = (int)((it->ms - lo) / (hi - lo) * 7.0);
 		canvas_glyph(cv, spark, c, it->flags & MODEL_ITER_SLOW ?
 		    CS_WARN : CS_NORMAL, (enum canvas_glyph)(GL_BAR1 + lv), 1);
-	} else if (!isnan(it->ms))
+	} else if (rows_ms_ok(it->ms))
 		canvas_glyph(cv, spark, c, CS_NORMAL, GL_BAR1 + 3, 1);
 }
 
@@ -217,13 +219,13 @@ tl_iter_rows(struct view *v, struct area *a, int *used,
 		return;
 	canvas_puts(a->cv, spark, 0, CS_BOLD, "duration");
 	for (i = 0; i < m->niters; i++)
-		if (!isnan(m->iters[i].ms)) {
+		if (rows_ms_ok(m->iters[i].ms)) {
 			lo = fmin(lo, m->iters[i].ms);
 			hi = fmax(hi, m->iters[i].ms);
 		}
 	for (i = 0; i < m->niters; i++) {
 		at = t->time ? m->iters[i].start : (double)m->iters[i].iteration;
-		if (!isnan(at))
+		if (!isnan(at) && (t->time || rows_iter_ok(m->iters[i].iteration)))
 			tl_tick(&m->iters[i], a->cv, row, spark, tx(t, at), lo,
 			    hi);
 	}
@@ -245,14 +247,16 @@ tl_ended(struct view *v, struct area *a, int *used)
 	int row;
 
 	for (i = 0; i < m->nreal; i++)
-		if (m->nodes[i].last_iter > maxlast)
+		if (rows_iter_ok(m->nodes[i].last_iter) &&
+		    m->nodes[i].last_iter > maxlast)
 			maxlast = m->nodes[i].last_iter;
 	buf_init(&b);
 	for (i = 0; i < m->nreal; i++) {
 		const struct model_node *nd = &m->nodes[i];
 
 		/* (no iteration line at all: nothing ended early) */
-		if (nd->missing || nd->last_iter < 0 || nd->last_iter >= maxlast)
+		if (nd->missing || !rows_iter_ok(nd->last_iter) ||
+		    nd->last_iter >= maxlast)
 			continue;
 		if (n++ < 6)
 			buf_addf(&b, "%s%s at %ld", n > 1 ? ", " : "", nd->name,
@@ -272,18 +276,20 @@ tl_ended(struct view *v, struct area *a, int *used)
 static void
 tl_axis(const struct model *m, struct area *a, struct taxis *t)
 {
+	long first, last;
+
 	memset(t, 0, sizeof *t);
 	t->x0 = 16;
 	t->w = a->w - t->x0 - 1;
-	t->time = !isnan(m->first_ts) && !isnan(m->last_ts) &&
-	    m->last_ts > m->first_ts;
+	t->time = isfinite(m->first_ts) && isfinite(m->last_ts) &&
+	    m->last_ts > m->first_ts && isfinite(m->last_ts - m->first_ts);
 	if (t->time) {
 		t->from = m->first_ts;
 		t->to = m->last_ts;
 		tx_cut(t, m);
-	} else if (m->niters > 0) {
-		t->from = (double)m->iters[0].iteration;
-		t->to = (double)m->iters[m->niters - 1].iteration;
+	} else if (rows_iter_span(m, &first, &last)) {
+		t->from = (double)first;
+		t->to = (double)last;
 	}
 }
 
@@ -293,6 +299,7 @@ tl_axis_labels(const struct model *m, struct area *a, int *used,
     const struct taxis *t)
 {
 	char b1[16], b2[16];
+	long first, last;
 	int row = draw_row(a, used);
 
 	if (t->time) {
@@ -302,7 +309,7 @@ tl_axis_labels(const struct model *m, struct area *a, int *used,
 		canvas_puts(a->cv, row, t->x0 + t->w - (int)strlen(b2), CS_DIM,
 		    b2);
 		tx_break_labels(t, a->cv, row);
-	} else if (m->niters > 0) {
+	} else if (rows_iter_span(m, &first, &last)) {
 		canvas_printf(a->cv, row, t->x0, CS_DIM, "iteration %.0f",
 		    t->from);
 		snprintf(b2, sizeof b2, "%.0f", t->to);
@@ -321,7 +328,7 @@ tl_iter(const struct model_iter *it, struct canvas *cv, int row)
 
 	draw_clock(it->start, b1, sizeof b1);
 	canvas_printf(cv, row, 0, CS_NORMAL, "%6ld  %8s  ", it->iteration, b1);
-	if (!isnan(it->ms))
+	if (rows_ms_ok(it->ms))
 		canvas_printf(cv, row, 18, CS_NORMAL, "%8.0f", it->ms);
 	if (it->flags & MODEL_ITER_FAILURE)
 		canvas_puts(cv, row, 29, CS_ERROR, "failure ");

@@ -77,6 +77,48 @@ rows_drop(struct view *v, int p)
 		}
 }
 
+/* ---- the model's numbers the panes take as they are ---- */
+
+/*
+ * An iteration number past 2^53 is no count of steps (and a double, in
+ * which axes and columns are reckoned, no longer holds it exactly).
+ */
+#define ITER_MAX (1L << 53)
+
+int
+rows_iter_ok(long it)
+{
+	return it >= 0 && it <= ITER_MAX;
+}
+
+int
+rows_iter_span(const struct model *m, long *first, long *last)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->niters && !rows_iter_ok(m->iters[i].iteration); i++)
+		;
+	if (i == m->niters)
+		return 0;
+	for (j = m->niters; !rows_iter_ok(m->iters[j - 1].iteration); j--)
+		;
+	*first = m->iters[i].iteration;
+	*last = m->iters[j - 1].iteration;
+	return 1;
+}
+
+double
+rows_score(double s)
+{
+	return isnan(s) || s < 0 ? 0 : s > 1 ? 1 : s;
+}
+
+int
+rows_ms_ok(double ms)
+{
+	return isfinite(ms) && ms >= 0 && ms < 1e12;
+}
+
 /* ---- filters ---- */
 
 int
@@ -196,6 +238,7 @@ cmp_event(const void *a, const void *b)
 {
 	const struct model_event *x = &sort_model->events[*(const size_t *)a];
 	const struct model_event *y = &sort_model->events[*(const size_t *)b];
+	double xs, ys;
 
 	switch (sort_key) {
 	case SORT_TIME:
@@ -215,8 +258,11 @@ cmp_event(const void *a, const void *b)
 	default:
 		break;
 	}
-	if (x->score != y->score)
-		return x->score > y->score ? -1 : 1;
+	/* (a score that is no number ranks last) */
+	xs = isnan(x->score) ? -INFINITY : x->score;
+	ys = isnan(y->score) ? -INFINITY : y->score;
+	if (xs != ys)
+		return xs > ys ? -1 : 1;
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
@@ -367,8 +413,9 @@ rows_timeline(struct view *v, struct rows *r)
 
 	r->row = xcalloc(v->m->niters + 1, sizeof *r->row);
 	for (i = 0; i < v->m->niters; i++)
-		if (!any || (v->m->iters[i].iteration >= a &&
-		    v->m->iters[i].iteration <= b))
+		if (rows_iter_ok(v->m->iters[i].iteration) && (!any ||
+		    (v->m->iters[i].iteration >= a &&
+		    v->m->iters[i].iteration <= b)))
 			r->row[r->n++].item = i;
 }
 

@@ -104,6 +104,16 @@ int rows_suspect(const struct model *m, size_t n);
  * them (LONG_MIN, LONG_MAX).
  */
 int rows_iter_range(const struct view *v, long *a, long *b);
+/*
+ * What of a model's numbers the panes take as they are (a model read
+ * back from the cache may hold any): an iteration number in [0, 2^53];
+ * the first and last such of the model's iterations (0 when none); a
+ * score as [0, 1] (no number: 0); a duration in ms, finite and >= 0.
+ */
+int rows_iter_ok(long it);
+int rows_iter_span(const struct model *m, long *first, long *last);
+double rows_score(double s);
+int rows_ms_ok(double ms);
 
 /* The lines pane's rows: (re)build the list, read the text of a range. */
 void view_lines_clear(struct view *v);
