@@ -292,6 +292,20 @@ test_expect_success 'a move to any row number stays in the pane' '
 	grep "cannot move" err
 '
 
+test_expect_success 'goto iter and goto time land on the row of the iteration the filters keep' '
+	trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto iter 35" >t &&
+	tail -1 t | grep "^timeline 6/12 " &&
+	trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto iter 35" -c drill >d &&
+	grep "^1 events .*\[1 filter\]" d &&
+	test_expect_code 1 trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto iter 3" 2>err &&
+	grep "iteration 3 is filtered out" err &&
+	t35=$(sed -n "/^ *35 /{s/^ *35  *\([0-9:]*\).*/\1/p;q;}" t) &&
+	trainscope view timeline gpt-run4 -c "goto time $t35" >all &&
+	k=$(tail -1 all | sed "s|^timeline \([0-9]*\)/.*|\1|") &&
+	trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto time $t35" >g &&
+	tail -1 g | grep "^timeline $((k - 29))/12 "
+'
+
 # A log line and a file name carrying terminal control sequences.
 test_expect_success 'escape sequences in lines and names stay visible text' '
 	mkdir -p hostile/node01 &&

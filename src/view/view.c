@@ -602,13 +602,35 @@ select_node(struct view *v, long n, char **cause)
 	return 0;
 }
 
-/* Put the cursor on the iteration at time HH:MM:SS. */
+/* Put the cursor on the timeline's row of iteration record i. */
+static int
+select_iter(struct view *v, size_t i, char **cause)
+{
+	enum view_pane was = v->st.pane;
+	const struct rows *r;
+	size_t k;
+
+	v->st.pane = PANE_TIMELINE;
+	r = rows_get(v);
+	for (k = 0; k < r->n; k++)
+		if (r->row[k].item == i) {
+			v->st.cursor[PANE_TIMELINE] = (int)k;
+			return 0;
+		}
+	v->st.pane = was;
+	return ts_fail(cause, "iteration %ld is filtered out",
+	    v->m->iters[i].iteration);
+}
+
+/* Put the cursor on the timeline's iteration nearest time HH:MM:SS. */
 static int
 select_time(struct view *v, const char *hms, char **cause)
 {
+	const struct rows *r;
 	int h, m, s;
 	char c;
-	size_t i, best = 0;
+	enum view_pane was = v->st.pane;
+	size_t k, best = 0;
 	double bestd = INFINITY;
 
 	if (sscanf(hms, "%d:%d:%d%c", &h, &m, &s, &c) != 3 || h < 0 ||
@@ -617,21 +639,25 @@ select_time(struct view *v, const char *hms, char **cause)
 	if (v->m->niters == 0)
 		return ts_fail(cause, "job %s has no iterations to go to",
 		    v->job);
-	for (i = 0; i < v->m->niters; i++) {
-		double t = v->m->iters[i].start, d;
+	/* among the iterations the filters keep */
+	v->st.pane = PANE_TIMELINE;
+	r = rows_get(v);
+	for (k = 0; k < r->n; k++) {
+		double t = v->m->iters[r->row[k].item].start, d;
 
 		if (isnan(t))
 			continue;
 		d = fabs(fmod(t, 86400.0) - (h * 3600 + m * 60 + s));
 		if (d < bestd) {
 			bestd = d;
-			best = i;
+			best = k;
 		}
 	}
-	if (isinf(bestd))
+	if (isinf(bestd)) {
+		v->st.pane = was;
 		return ts_fail(cause, "job %s's iterations carry no times",
 		    v->job);
-	v->st.pane = PANE_TIMELINE;
+	}
 	v->st.cursor[PANE_TIMELINE] = (int)best;
 	return 0;
 }
@@ -657,9 +683,7 @@ view_goto(struct view *v, const char *what, const char *arg, char **cause)
 		    n) < 0)
 			return ts_fail(cause, "no iteration '%s' in job %s", arg,
 			    v->job);
-		v->st.pane = PANE_TIMELINE;
-		v->st.cursor[PANE_TIMELINE] = (int)model_iter_index(v->m, n);
-		return 0;
+		return select_iter(v, (size_t)model_iter_index(v->m, n), cause);
 	}
 	if (strcmp(what, "time") == 0)
 		return select_time(v, arg, cause);
