@@ -306,6 +306,23 @@ test_expect_success 'goto iter and goto time land on the row of the iteration th
 	tail -1 g | grep "^timeline $((k - 29))/12 "
 '
 
+test_expect_success 'a NUL byte in a line shows as ^@, and the rest of the line after it' '
+	mkdir -p nuljob/node01 &&
+	for i in 1 2 3 4; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |" >>nuljob/node01/rank-0.log
+	done &&
+	printf "[2024-05-01 12:00:17,000] ERROR RuntimeError: nul \000\000 byte end\n" >>nuljob/node01/rank-0.log &&
+	trainscope index nuljob >/dev/null 2>&1 &&
+	trainscope lines nuljob node01/rank-0.log:5 >l &&
+	grep -F "rank-0.log:5:>[2024-05-01 12:00:17,000] ERROR RuntimeError: nul ^@^@ byte end" l &&
+	trainscope lines --node node01 --iter 5 nuljob >i &&
+	grep -F "rank-0.log:5: [2024-05-01 12:00:17,000] ERROR RuntimeError: nul ^@^@ byte end" i &&
+	trainscope view --width 100 events nuljob -c drill >p &&
+	test $(grep -c -F "RuntimeError: nul ^@^@ byte end" p) = 2 &&
+	trainscope view --width 100 events nuljob -c drill -c "move 1" -c "search /byte end/" >s &&
+	tail -1 s | grep "^lines 4/4 "
+'
+
 # A log line and a file name carrying terminal control sequences.
 test_expect_success 'escape sequences in lines and names stay visible text' '
 	mkdir -p hostile/node01 &&

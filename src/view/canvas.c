@@ -504,22 +504,27 @@ canvas_category_style(const char *category)
 void
 canvas_fput(FILE *out, const char *s)
 {
-	const unsigned char *p;
+	if (s != NULL)
+		canvas_fputn(out, s, strlen(s));
+}
+
+void
+canvas_fputn(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	struct canvas cv;
 	size_t len;
 	char *buf;
 
-	if (s == NULL)
-		return;
-	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f; p++)
-		;
-	if (*p == '\0') {	/* printable ASCII: as it is */
-		fputs(s, out);
+	while (p < end && *p >= 0x20 && *p < 0x7f)
+		p++;
+	if (p == end) {		/* printable ASCII: as it is */
+		fwrite(s, 1, n, out);
 		return;
 	}
-	canvas_init(&cv, canvas_text_width(s, strlen(s)) + 1, 0);
+	canvas_init(&cv, canvas_text_width(s, n) + 1, 0);
 	canvas_add_row(&cv);
-	canvas_puts(&cv, 0, 0, CS_NORMAL, s);
+	canvas_put(&cv, 0, 0, CS_NORMAL, s, n);
 	len = (size_t)cv.width * sizeof cv.cells->s + 1;
 	buf = xmalloc(len);
 	canvas_row_text(&cv, 0, buf, len);

@@ -139,6 +139,8 @@ void canvas_row_text(const struct canvas *c, int row, char *buf, size_t len);
  * NULL writes nothing.
  */
 void canvas_fput(FILE *out, const char *s);
+/* The same of len bytes of s (NUL bytes show as ^@). */
+void canvas_fputn(FILE *out, const char *s, size_t len);
 /* The same into an allocated string. */
 char *canvas_inert(const char *s);
 

@@ -110,9 +110,9 @@ draw_bar(struct canvas *cv, int row, int col, int w, double score)
 
 void
 draw_wrap(struct area *a, int *used, int col, int style, const char *label,
-    const char *text, int maxrows)
+    const char *text, size_t len, int maxrows)
 {
-	size_t len = strlen(text), pos = 0;
+	size_t pos = 0;
 	int row, n = 0, lw = label != NULL ? (int)strlen(label) : 0;
 
 	while (pos < len && n < maxrows) {

@@ -86,12 +86,15 @@ event_detail(struct view *v, struct area *a, int *used, size_t e)
 				    ev->nreasons - k);
 			break;
 		}
-		draw_wrap(a, used, 0, CS_NORMAL, "- ", ev->reasons[k], 1);
+		draw_wrap(a, used, 0, CS_NORMAL, "- ", ev->reasons[k],
+		    strlen(ev->reasons[k]), 1);
 	}
 	if (rmeans > 0)
-		draw_wrap(a, used, 0, CS_NORMAL, "means ", ev->explain, rmeans);
+		draw_wrap(a, used, 0, CS_NORMAL, "means ", ev->explain,
+		    strlen(ev->explain), rmeans);
 	if (rdo > 0)
-		draw_wrap(a, used, 0, CS_NORMAL, "do    ", ev->action, rdo);
+		draw_wrap(a, used, 0, CS_NORMAL, "do    ", ev->action,
+		    strlen(ev->action), rdo);
 }
 
 /* Where the columns go: narrow screens drop some, wide ones add two. */

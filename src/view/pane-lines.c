@@ -57,7 +57,7 @@ lines_detail(struct view *v, struct area *a, int *used)
 	    x ? canvas_text_width(l->path, strlen(l->path)) : x, CS_BOLD, num);
 	if (l->text != NULL)
 		draw_wrap(a, used, 0, l->hit ? CS_BOLD : CS_NORMAL, NULL,
-		    l->text, LINES_DETAIL - 2);
+		    l->text, l->len, LINES_DETAIL - 2);
 }
 
 /* The first row: what the lines are. */
@@ -134,11 +134,11 @@ lines_row(struct view *v, struct area *a, int row, size_t i, size_t top,
 	x += 2;
 	if (l->text == NULL)
 		return x;
-	w = canvas_text_width(l->text, strlen(l->text));
+	w = canvas_text_width(l->text, l->len);
 	if (w - skip > a->w - x && w - skip - (a->w - x) > v->hwide)
 		v->hwide = w - skip - (a->w - x);
 	canvas_put_from(a->cv, row, x, a->w, l->hit ? CS_BOLD : CS_DIM,
-	    l->text, strlen(l->text), skip);
+	    l->text, l->len, skip);
 	return x;
 }
 
@@ -180,7 +180,7 @@ lines_draw(struct view *v, struct area *a, int *used)
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 		if (v->search_re != NULL && v->lines[i].text != NULL &&
 		    view_regex_find(v->search_re, v->lines[i].text,
-		    strlen(v->lines[i].text), NULL, NULL))
+		    v->lines[i].len, NULL, NULL))
 			canvas_add_attr(a->cv, row, x, -1, CA_MATCH);
 	}
 	if (detail > 0 && v->nlines > 0) {

@@ -121,12 +121,12 @@ void draw_template(struct canvas *cv, int row, int col, int end, int style,
 /* A score in [0, 1] as a bar of w cells in eighths of a block. */
 void draw_bar(struct canvas *cv, int row, int col, int w, double s);
 /*
- * Wrap text into the area from column col after `label` (drawn bold on
- * the first row; may be NULL), at most maxrows rows; the last row shows
- * an ellipsis when text is left over.
+ * Wrap len bytes of text into the area from column col after `label`
+ * (drawn bold on the first row; may be NULL), at most maxrows rows; the
+ * last row shows an ellipsis when text is left over.
  */
 void draw_wrap(struct area *a, int *used, int col, int style,
-    const char *label, const char *text, int maxrows);
+    const char *label, const char *text, size_t len, int maxrows);
 /* Rows draw_wrap() would take for text in width w, at most maxrows. */
 int draw_wrap_rows(int w, int col, const char *label, const char *text,
     int maxrows);

@@ -16,7 +16,9 @@ struct view_line {
 	int64_t file;
 	char *path;		/* relative to the job's root (shared per file) */
 	uint64_t line;
-	char *text;		/* NULL: not read yet */
+	char *text;		/* NULL: not read yet; NUL-terminated, but a
+				   NUL of the line may come before len */
+	size_t len;
 	int hit;		/* the line itself, not context */
 };
 

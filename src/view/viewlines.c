@@ -68,6 +68,7 @@ add_row(struct build *b, int64_t file, char *path, uint64_t line, int hit)
 	l->path = path;
 	l->line = line;
 	l->text = NULL;
+	l->len = 0;
 	l->hit = hit;
 }
 
@@ -238,7 +239,11 @@ static int
 keep_text(void *arg, struct view_line *l, const char *s, size_t len)
 {
 	(void)arg;
-	l->text = xstrndup(s, len);
+	/* the line whole, NUL bytes and all */
+	l->text = xmalloc(len + 1);
+	memcpy(l->text, s, len);
+	l->text[len] = '\0';
+	l->len = len;
 	return 0;
 }
 
