@@ -323,6 +323,26 @@ test_expect_success 'a NUL byte in a line shows as ^@, and the rest of the line 
 	tail -1 s | grep "^lines 4/4 "
 '
 
+# kanji_job DIR N: a job whose error line ends in N groups of a wide
+# character and three digits ("bad漢000漢001...").
+kanji_job() {
+	mkdir -p "$1/node01" &&
+	for i in 1 2 3 4; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+	done >"$1/node01/rank-0.log" &&
+	line="[2024-05-01 12:00:17,000] ERROR RuntimeError: bad" && i=0 &&
+	while [ $i -lt "$2" ]; do
+		line="$line漢$(printf %03d $i)" && i=$((i + 1))
+	done &&
+	echo "$line" >>"$1/node01/rank-0.log"
+}
+test_expect_success 'the cursor line wraps between characters, never inside one' '
+	kanji_job kanji 31 && trainscope index kanji >/dev/null 2>&1 &&
+	trainscope view events kanji -c drill >p &&
+	! grep -F "\\x" p &&
+	grep "^bad漢000漢001.*漢013漢014漢$" p && grep "^015漢016.*漢030$" p
+'
+
 # A log line and a file name carrying terminal control sequences.
 test_expect_success 'escape sequences in lines and names stay visible text' '
 	mkdir -p hostile/node01 &&

@@ -39,7 +39,7 @@ draw_tail(struct canvas *cv, int row, int col, int w, int style,
     const char *path)
 {
 	size_t len = strlen(path);
-	int pw = canvas_text_width(path, len);
+	int pw = canvas_drawn_width(cv, path, len);
 
 	if (pw <= w) {
 		canvas_put(cv, row, col, style, path, len);
@@ -68,7 +68,7 @@ template_piece(struct canvas *cv, int row, int col, int end, int style,
 {
 	int w;
 
-	if (*skip > 0 && (w = canvas_text_width(s, len)) <= *skip) {
+	if (*skip > 0 && (w = canvas_drawn_width(cv, s, len)) <= *skip) {
 		*skip -= w;
 		return col;
 	}
@@ -108,6 +108,30 @@ draw_bar(struct canvas *cv, int row, int col, int w, double score)
 		    (enum canvas_glyph)(GL_BAR1 + eighths % 8 - 1), 1);
 }
 
+/*
+ * The bytes of s (len of them) for a row of w columns: all that fit up
+ * to the last blank among them, else all that fit, else one character;
+ * never part of one, and measured as the canvas draws them.
+ */
+static size_t
+wrap_take(const struct canvas *cv, const char *s, size_t len, int w)
+{
+	size_t fit = canvas_fit(cv, s, len, w), cut = 0, i;
+	uint32_t cp;
+
+	if (fit == len)
+		return len;
+	for (i = 1; i < fit; i++)
+		if (s[i] == ' ')
+			cut = i;
+	if (cut > 0)
+		return cut;
+	if (fit > 0)
+		return fit;
+	i = ts_utf8_decode((const unsigned char *)s, len, &cp);
+	return i > 0 ? i : 1;
+}
+
 void
 draw_wrap(struct area *a, int *used, int col, int style, const char *label,
     const char *text, size_t len, int maxrows)
@@ -116,26 +140,14 @@ draw_wrap(struct area *a, int *used, int col, int style, const char *label,
 	int row, n = 0, lw = label != NULL ? (int)strlen(label) : 0;
 
 	while (pos < len && n < maxrows) {
-		size_t take = len - pos;
 		int room = a->w - col - lw;
+		size_t take;
 
 		if (room < 8 || (row = draw_row(a, used)) < 0)
 			return;
 		if (n == 0 && label != NULL)
 			canvas_puts(a->cv, row, col, CS_BOLD, label);
-		if (canvas_text_width(text + pos, take) > room) {
-			size_t cut = 0, i;
-
-			for (i = pos; i < len; i++) {
-				if (canvas_text_width(text + pos, i - pos + 1) > room)
-					break;
-				if (text[i] == ' ')
-					cut = i;
-			}
-			take = (cut > pos ? cut : i) - pos;
-			if (take == 0)
-				take = 1;
-		}
+		take = wrap_take(a->cv, text + pos, len - pos, room);
 		if (n + 1 == maxrows && pos + take < len)
 			canvas_put_clip(a->cv, row, col + lw, a->w, style,
 			    text + pos, len - pos);
@@ -149,10 +161,11 @@ draw_wrap(struct area *a, int *used, int col, int style, const char *label,
 }
 
 int
-draw_wrap_rows(int w, int col, const char *label, const char *text, int maxrows)
+draw_wrap_rows(const struct canvas *cv, int w, int col, const char *label,
+    const char *text, int maxrows)
 {
 	int lw = label != NULL ? (int)strlen(label) : 0;
-	int tw = canvas_text_width(text, strlen(text)), room = w - col - lw;
+	int tw = canvas_drawn_width(cv, text, strlen(text)), room = w - col - lw;
 	int n;
 
 	if (room < 8)

@@ -64,15 +64,17 @@ event_detail(struct view *v, struct area *a, int *used, size_t e)
 	canvas_puts(a->cv, row, 0, CS_BOLD, "first ");
 	canvas_put_clip(a->cv, row, 6, a->w, CS_NORMAL, ev->path ? ev->path :
 	    "-", ev->path ? strlen(ev->path) : 1);
-	canvas_printf(a->cv, row, 6 + canvas_text_width(ev->path ? ev->path :
+	canvas_printf(a->cv, row, 6 + canvas_drawn_width(a->cv, ev->path ?
+	    ev->path :
 	    "-", ev->path ? strlen(ev->path) : 1), CS_NORMAL,
 	    "%s  %s  %s", ev->path ? where : "", buf,
 	    stage_name((enum stage)ev->stage));
 	room -= 2;
 	if (ev->explain != NULL)
-		rmeans = draw_wrap_rows(a->w, 0, "means ", ev->explain, 2);
+		rmeans = draw_wrap_rows(a->cv, a->w, 0, "means ", ev->explain,
+		    2);
 	if (ev->action != NULL)
-		rdo = draw_wrap_rows(a->w, 0, "do    ", ev->action, 2);
+		rdo = draw_wrap_rows(a->cv, a->w, 0, "do    ", ev->action, 2);
 	if (rmeans + rdo > room)
 		rmeans = room - rdo > 0 ? room - rdo : 0;
 	if (rdo > room)
@@ -161,7 +163,8 @@ event_row(struct view *v, const struct model_event *ev, struct area *a,
 	const int skip = v->st.hscroll[PANE_EVENTS];
 	int x = event_cells(ev, a->cv, row, c), tw;
 
-	tw = canvas_text_width(ev->text, strlen(ev->text)) - skip - (a->w - x);
+	tw = canvas_drawn_width(a->cv, ev->text, strlen(ev->text)) - skip -
+	    (a->w - x);
 	if (tw > v->hwide)
 		v->hwide = tw;
 	draw_template(a->cv, row, x, a->w, ev->level >= DIAG_LEVEL_ERROR ?

@@ -170,13 +170,14 @@ hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
 
 /* The widest node name, 4 to 16 columns. */
 static int
-label_width(const struct model *m)
+label_width(const struct model *m, const struct canvas *cv)
 {
 	int label = 4, l;
 	size_t k;
 
 	for (k = 0; k < m->nreal; k++) {
-		l = canvas_text_width(m->nodes[k].name, strlen(m->nodes[k].name));
+		l = canvas_drawn_width(cv, m->nodes[k].name,
+		    strlen(m->nodes[k].name));
 		if (l > label)
 			label = l;
 	}
@@ -289,7 +290,7 @@ static void
 heatmap_draw(struct view *v, struct area *a, int *used)
 {
 	const struct rows *h = rows_get(v);
-	int label = label_width(v->m), x0 = 5 + label + 1, row;
+	int label = label_width(v->m, a->cv), x0 = 5 + label + 1, row;
 	struct hcols c;
 	size_t r;
 

@@ -38,7 +38,7 @@ lines_detail(struct view *v, struct area *a, int *used)
 {
 	const struct view_line *l;
 	char num[32];
-	int row, x;
+	int row, x, pw;
 
 	if ((size_t)v->st.cursor[PANE_LINES] >= v->nlines)
 		return;
@@ -53,8 +53,8 @@ lines_detail(struct view *v, struct area *a, int *used)
 	snprintf(num, sizeof num, ":%llu", (unsigned long long)l->line);
 	x = a->w - (int)strlen(num);
 	draw_tail(a->cv, row, 0, x, CS_BOLD, l->path);
-	canvas_puts(a->cv, row, canvas_text_width(l->path, strlen(l->path)) <
-	    x ? canvas_text_width(l->path, strlen(l->path)) : x, CS_BOLD, num);
+	pw = canvas_drawn_width(a->cv, l->path, strlen(l->path));
+	canvas_puts(a->cv, row, pw < x ? pw : x, CS_BOLD, num);
 	if (l->text != NULL)
 		draw_wrap(a, used, 0, l->hit ? CS_BOLD : CS_NORMAL, NULL,
 		    l->text, l->len, LINES_DETAIL - 2);
@@ -92,7 +92,8 @@ lines_title(struct view *v, struct area *a, int row)
  * of the line numbers.
  */
 static void
-lines_widths(const struct view *v, int w, int *pw, int *nw)
+lines_widths(const struct view *v, const struct canvas *cv, int w, int *pw,
+    int *nw)
 {
 	int one = lines_one_file(v), l;
 	char num[24];
@@ -101,7 +102,7 @@ lines_widths(const struct view *v, int w, int *pw, int *nw)
 	*pw = 0;
 	*nw = 1;
 	for (i = 0; i < v->nlines; i++) {
-		l = one ? 0 : canvas_text_width(v->lines[i].path,
+		l = one ? 0 : canvas_drawn_width(cv, v->lines[i].path,
 		    strlen(v->lines[i].path));
 		if (l > *pw)
 			*pw = l;
@@ -134,7 +135,7 @@ lines_row(struct view *v, struct area *a, int row, size_t i, size_t top,
 	x += 2;
 	if (l->text == NULL)
 		return x;
-	w = canvas_text_width(l->text, l->len);
+	w = canvas_drawn_width(a->cv, l->text, l->len);
 	if (w - skip > a->w - x && w - skip - (a->w - x) > v->hwide)
 		v->hwide = w - skip - (a->w - x);
 	canvas_put_from(a->cv, row, x, a->w, l->hit ? CS_BOLD : CS_DIM,
@@ -161,7 +162,7 @@ lines_draw(struct view *v, struct area *a, int *used)
 		return;
 	}
 	lines_title(v, a, row);
-	lines_widths(v, a->w, &pw, &nw);
+	lines_widths(v, a->cv, a->w, &pw, &nw);
 	detail = a->nrows >= 14 ? LINES_DETAIL : 0;
 	room = a->nrows < 0 ? (int)v->nlines : a->nrows - *used - detail;
 	last = top + (size_t)(room < 0 ? 0 : room);

@@ -127,8 +127,8 @@ void draw_bar(struct canvas *cv, int row, int col, int w, double s);
  */
 void draw_wrap(struct area *a, int *used, int col, int style,
     const char *label, const char *text, size_t len, int maxrows);
-/* Rows draw_wrap() would take for text in width w, at most maxrows. */
-int draw_wrap_rows(int w, int col, const char *label, const char *text,
-    int maxrows);
+/* Rows draw_wrap() would take on cv for text in width w, at most maxrows. */
+int draw_wrap_rows(const struct canvas *cv, int w, int col,
+    const char *label, const char *text, int maxrows);
 
 #endif
