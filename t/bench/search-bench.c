@@ -14,7 +14,7 @@
  * row, and `next` every row again.  With CACHE and JOB (a job whose top
  * event has N lines, the last with "987654321" in it) the lines pane of
  * that event is timed the same way.  Prints the times (CPU seconds, the
- * best of three) and the ratio search/draw: a search that reads each
+ * best of five) and the ratio search/draw: a search that reads each
  * row once keeps that ratio flat as N grows.
  */
 #include "config.h"
@@ -129,7 +129,7 @@ time_search(struct view *v, const char *pattern, int *row)
 	return cputime() - t0;
 }
 
-/* Time pane p of v: draw and search, best of three; print a row. */
+/* Time pane p of v: draw and search, best of five; print a row. */
 static void
 bench_pane(struct view *v, const char *pane, int h, const char *pattern)
 {
@@ -142,7 +142,7 @@ bench_pane(struct view *v, const char *pane, int h, const char *pattern)
 		ts_fatal("%s", why);
 	canvas_init(&cv, 80, 0);
 	view_draw(v, &cv, 80, h);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 5; k++) {
 		if ((t = time_draw(v, &cv, h)) < d)
 			d = t;
 		if ((t = time_search(v, pattern, &row)) < s)
