@@ -190,5 +190,18 @@ test_expect_success 'screen-256color and tmux-256color work' '
 	start screen-256color C.UTF-8 && keys q && wait_for "EXITED 0" &&
 	start tmux-256color C.UTF-8 && keys q && wait_for "EXITED 0"
 '
+test_expect_success 'a C locale: the cursor line wraps as it is drawn, no text lost' '
+	mkdir -p "$TRASH/kanji/node01" &&
+	for i in 1 2 3 4; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+	done >"$TRASH/kanji/node01/rank-0.log" &&
+	echo "[2024-05-01 12:00:17,000] ERROR RuntimeError: bad漢000漢001漢002漢003漢004漢005漢006漢007漢008漢009" \
+	    >>"$TRASH/kanji/node01/rank-0.log" &&
+	start_args="$TRASH/kanji" start_on vt100 C && keys Enter &&
+	wait_for "lines 4/4" &&
+	grep -F "bad\xE6\xBC\xA2000\xE6\xBC\xA2001" screen &&
+	grep -F "\xE6\xBC\xA2009" screen &&
+	keys q && keys q && wait_for "EXITED 0"
+'
 tm kill-server 2>/dev/null
 test_done

@@ -269,6 +269,85 @@ test_expect_success 'a damaged kept model is made again, not trusted' '
 	grep "an illegal mem" again
 '
 
+# The heatmap with every node of the demo job filtered out.
+heatmap_of_none() {
+	trainscope view heatmap gpt-run4 -c "filter -v node=node-001" \
+	    -c "filter -v node=node-002" -c "filter -v node=node-003" \
+	    -c "filter -v node=node-004" "$@"
+}
+test_expect_success 'search in an empty pane finds nothing, and fails no further' '
+	trainscope view events gpt-run4 -c "filter /nosuchtext/" -c "search /x/" >s 2>err &&
+	tail -1 s | grep "^events 0/0  /x " && ! test -s err &&
+	test_expect_code 1 trainscope view events gpt-run4 -c "filter /nosuchtext/" -c "search /x/" -c next 2>err &&
+	grep "pattern not found: x" err &&
+	trainscope view lines gpt-run4 -c "search /x/" >s 2>err &&
+	tail -1 s | grep "^lines 0/0  /x " && ! test -s err &&
+	heatmap_of_none -c "search /x/" >s 2>err &&
+	tail -1 s | grep "^heatmap 0/0  /x " && ! test -s err &&
+	test_expect_code 1 heatmap_of_none -c "search /x/" -c prev 2>err &&
+	grep "pattern not found: x" err
+'
+test_expect_success 'a move to any row number stays in the pane' '
+	trainscope view events gpt-run4 -c "move -9223372036854775808" >m 2>err &&
+	! test -s err && tail -1 m | grep "^events 1/117 " &&
+	trainscope view events gpt-run4 -c "move 9223372036854775807" >m 2>err &&
+	! test -s err && tail -1 m | grep "^events 117/117 " &&
+	trainscope view events gpt-run4 -c "move 0" >m && tail -1 m | grep "^events 1/117 " &&
+	test_expect_code 1 trainscope view events gpt-run4 -c "move 99999999999999999999" 2>err &&
+	grep "cannot move" err
+'
+
+test_expect_success 'goto iter and goto time land on the row of the iteration the filters keep' '
+	trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto iter 35" >t &&
+	tail -1 t | grep "^timeline 6/12 " &&
+	trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto iter 35" -c drill >d &&
+	grep "^1 events .*\[1 filter\]" d &&
+	test_expect_code 1 trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto iter 3" 2>err &&
+	grep "iteration 3 is filtered out" err &&
+	t35=$(sed -n "/^ *35 /{s/^ *35  *\([0-9:]*\).*/\1/p;q;}" t) &&
+	trainscope view timeline gpt-run4 -c "goto time $t35" >all &&
+	k=$(tail -1 all | sed "s|^timeline \([0-9]*\)/.*|\1|") &&
+	trainscope view timeline gpt-run4 -c "filter iter=30..45" -c "goto time $t35" >g &&
+	tail -1 g | grep "^timeline $((k - 29))/12 "
+'
+
+test_expect_success 'a NUL byte in a line shows as ^@, and the rest of the line after it' '
+	mkdir -p nuljob/node01 &&
+	for i in 1 2 3 4; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |" >>nuljob/node01/rank-0.log
+	done &&
+	printf "[2024-05-01 12:00:17,000] ERROR RuntimeError: nul \000\000 byte end\n" >>nuljob/node01/rank-0.log &&
+	trainscope index nuljob >/dev/null 2>&1 &&
+	trainscope lines nuljob node01/rank-0.log:5 >l &&
+	grep -F "rank-0.log:5:>[2024-05-01 12:00:17,000] ERROR RuntimeError: nul ^@^@ byte end" l &&
+	trainscope lines --node node01 --iter 5 nuljob >i &&
+	grep -F "rank-0.log:5: [2024-05-01 12:00:17,000] ERROR RuntimeError: nul ^@^@ byte end" i &&
+	trainscope view --width 100 events nuljob -c drill >p &&
+	test $(grep -c -F "RuntimeError: nul ^@^@ byte end" p) = 2 &&
+	trainscope view --width 100 events nuljob -c drill -c "move 1" -c "search /byte end/" >s &&
+	tail -1 s | grep "^lines 4/4 "
+'
+
+# kanji_job DIR N: a job whose error line ends in N groups of a wide
+# character and three digits ("bad漢000漢001...").
+kanji_job() {
+	mkdir -p "$1/node01" &&
+	for i in 1 2 3 4; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+	done >"$1/node01/rank-0.log" &&
+	line="[2024-05-01 12:00:17,000] ERROR RuntimeError: bad" && i=0 &&
+	while [ $i -lt "$2" ]; do
+		line="$line漢$(printf %03d $i)" && i=$((i + 1))
+	done &&
+	echo "$line" >>"$1/node01/rank-0.log"
+}
+test_expect_success 'the cursor line wraps between characters, never inside one' '
+	kanji_job kanji 31 && trainscope index kanji >/dev/null 2>&1 &&
+	trainscope view events kanji -c drill >p &&
+	! grep -F "\\x" p &&
+	grep "^bad漢000漢001.*漢013漢014漢$" p && grep "^015漢016.*漢030$" p
+'
+
 # A log line and a file name carrying terminal control sequences.
 test_expect_success 'escape sequences in lines and names stay visible text' '
 	mkdir -p hostile/node01 &&

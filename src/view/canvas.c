@@ -414,21 +414,60 @@ canvas_add_attr(struct canvas *c, int row, int from, int to, int attr)
 			cell->attr |= (uint8_t)attr;
 }
 
+/* A pen that only counts columns from 0, on c (ascii as asked). */
+static void
+pen_counting(struct pen *p, struct canvas *c, int ascii)
+{
+	canvas_init(c, 1, ascii);
+	memset(p, 0, sizeof *p);
+	p->c = c;
+	p->row = -1;	/* no such row: only count */
+	p->end = 1 << 30;
+}
+
 int
 canvas_text_width(const char *s, size_t len)
 {
 	struct canvas c;
 	struct pen p;
 
-	canvas_init(&c, 1, 0);
-	memset(&p, 0, sizeof p);
-	p.c = &c;
-	p.row = -1;	/* no such row: only count */
-	p.col = p.origin = 0;
-	p.end = 1 << 30;
-	p.style = 0;
+	pen_counting(&p, &c, 0);
 	pen_put(&p, s, len);
 	return p.col;
+}
+
+int
+canvas_drawn_width(const struct canvas *cv, const char *s, size_t len)
+{
+	struct canvas c;
+	struct pen p;
+
+	pen_counting(&p, &c, cv->ascii);
+	pen_put(&p, s, len);
+	return p.col;
+}
+
+size_t
+canvas_fit(const struct canvas *cv, const char *s, size_t len, int w)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	struct canvas c;
+	struct pen p;
+	uint32_t cp;
+	size_t i = 0, n;
+
+	pen_counting(&p, &c, cv->ascii);
+	/* a character at a time (an invalid byte is one): a combining
+	   mark takes no column, so it stays with the character before */
+	while (i < len) {
+		if ((n = ts_utf8_decode(u + i, len - i, &cp)) == 0)
+			n = 1;
+		pen_put(&p, s + i, n);
+		if (p.col > w)
+			break;
+		i += n;
+	}
+	return i;
 }
 
 void
@@ -504,22 +543,27 @@ canvas_category_style(const char *category)
 void
 canvas_fput(FILE *out, const char *s)
 {
-	const unsigned char *p;
+	if (s != NULL)
+		canvas_fputn(out, s, strlen(s));
+}
+
+void
+canvas_fputn(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	struct canvas cv;
 	size_t len;
 	char *buf;
 
-	if (s == NULL)
-		return;
-	for (p = (const unsigned char *)s; *p >= 0x20 && *p < 0x7f; p++)
-		;
-	if (*p == '\0') {	/* printable ASCII: as it is */
-		fputs(s, out);
+	while (p < end && *p >= 0x20 && *p < 0x7f)
+		p++;
+	if (p == end) {		/* printable ASCII: as it is */
+		fwrite(s, 1, n, out);
 		return;
 	}
-	canvas_init(&cv, canvas_text_width(s, strlen(s)) + 1, 0);
+	canvas_init(&cv, canvas_text_width(s, n) + 1, 0);
 	canvas_add_row(&cv);
-	canvas_puts(&cv, 0, 0, CS_NORMAL, s);
+	canvas_put(&cv, 0, 0, CS_NORMAL, s, n);
 	len = (size_t)cv.width * sizeof cv.cells->s + 1;
 	buf = xmalloc(len);
 	canvas_row_text(&cv, 0, buf, len);

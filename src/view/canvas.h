@@ -125,6 +125,13 @@ const char *canvas_glyph_str(const struct canvas *c, enum canvas_glyph g);
  * from column 0, without clipping).
  */
 int canvas_text_width(const char *s, size_t len);
+/* The same as canvas cv draws it (\xNN for non-ASCII in an ASCII one). */
+int canvas_drawn_width(const struct canvas *cv, const char *s, size_t len);
+/*
+ * The bytes of s (at most len) that canvas cv draws in w columns from
+ * column 0, whole characters only: a split is always between two.
+ */
+size_t canvas_fit(const struct canvas *cv, const char *s, size_t len, int w);
 /* The width of code point cp: 0 (combining), 1 or 2. */
 int canvas_wcwidth(uint32_t cp);
 
@@ -139,6 +146,8 @@ void canvas_row_text(const struct canvas *c, int row, char *buf, size_t len);
  * NULL writes nothing.
  */
 void canvas_fput(FILE *out, const char *s);
+/* The same of len bytes of s (NUL bytes show as ^@). */
+void canvas_fputn(FILE *out, const char *s, size_t len);
 /* The same into an allocated string. */
 char *canvas_inert(const char *s);
 

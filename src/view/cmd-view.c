@@ -738,7 +738,7 @@ static int
 ni_file(void *arg, const struct diagdb_file *f)
 {
 	struct node_iter *ni = arg;
-	char *path, *why = NULL, *text;
+	char *path, *why = NULL;
 	struct reader *rd;
 	struct reader_line rl;
 	struct lp_line lp;
@@ -785,9 +785,7 @@ ni_file(void *arg, const struct diagdb_file *f)
 		if (in) {
 			canvas_fput(ni->out, f->path);
 			fprintf(ni->out, ":%llu: ", (unsigned long long)rl.lineno);
-			text = xstrndup(rl.s, rl.len);
-			canvas_fput(ni->out, text);
-			free(text);
+			canvas_fputn(ni->out, rl.s, rl.len);
 			fputc('\n', ni->out);
 			ni->printed++;
 		}
@@ -976,7 +974,8 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 			canvas_fput(ctx->out, l->path);
 			fprintf(ctx->out, ":%llu:%c", (unsigned long long)l->line,
 			    l->hit ? '>' : ' ');
-			canvas_fput(ctx->out, l->text != NULL ? l->text : "");
+			if (l->text != NULL)
+				canvas_fputn(ctx->out, l->text, l->len);
 			fputc('\n', ctx->out);
 		}
 	}

@@ -1,9 +1,11 @@
 /*
  * view.c -- the view state and the commands that change it (see view.h).
  *
- * The commands only change state; drawing is panes.c's.  `drill` saves
- * the state on the history that `back` pops, so that a user can always
- * return to where they were.
+ * The commands only change state; drawing is draw.c's and the panes'.
+ * `drill` saves the state on the history that `back` pops, so that a
+ * user can always return to where they were.  Every change that changes
+ * what rows a pane has moves the view's generation on, so that the rows
+ * kept for the old state are built again (rows.c).
  */
 #include "config.h"
 
@@ -16,41 +18,16 @@
 #include <string.h>
 
 #include "view/canvas.h"
+#include "diag/jobmodel.h"
 #include "diag/model.h"
 #include "diag/stage.h"
 #include "base/util.h"
+#include "view/pane.h"
 #include "view/view.h"
 #include "db/viewdb.h"
 #include "view/viewint.h"
 
 #define HIST_MAX 64
-
-static const char *const pane_names[PANE_COUNT] = {
-	"events", "heatmap", "timeline", "groups", "lines", "jobs"
-};
-
-const char *
-view_pane_name(enum view_pane p)
-{
-	return p < PANE_COUNT ? pane_names[p] : "?";
-}
-
-int
-view_pane_parse(const char *s)
-{
-	size_t i, n = strlen(s);
-	int found = -1;
-
-	if (n == 1 && s[0] >= '1' && s[0] <= '6')
-		return s[0] - '1';
-	for (i = 0; i < PANE_COUNT; i++) {
-		if (strcmp(pane_names[i], s) == 0)
-			return (int)i;
-		if (n > 0 && strncmp(pane_names[i], s, n) == 0)
-			found = found == -1 ? (int)i : -2;
-	}
-	return found < 0 ? -1 : found;
-}
 
 static void
 filter_release(struct view_filter *f)
@@ -181,6 +158,7 @@ view_release(struct view *v)
 		pcre2_code_free(v->search_re);
 	free(v->message);
 	view_lines_clear(v);
+	rows_drop(v, -1);
 	for (i = 0; i < v->nlog; i++)
 		free(v->log[i]);
 	free(v->log);
@@ -194,6 +172,7 @@ view_set_model(struct view *v, const char *name, struct model *m)
 	free(v->job);
 	v->m = m;
 	v->job = xstrdup(name);
+	v->gen++;
 	state_release(&v->st);
 	history_clear(v);
 	view_lines_clear(v);
@@ -230,20 +209,23 @@ history_push(struct view *v)
 int
 view_pane(struct view *v, const char *name, char **cause)
 {
-	int p = view_pane_parse(name), first = v->m == NULL ? PANE_JOBS : 0;
+	int p = view_pane_parse(name);
 
 	if (strcmp(name, "next") == 0 || strcmp(name, "prev") == 0) {
 		int step = name[0] == 'n' ? 1 : PANE_COUNT - 1;
 
+		/* without a job, only the panes that need none */
 		p = (int)v->st.pane;
 		do
 			p = (p + step) % PANE_COUNT;
-		while (p < first);
+		while (v->m == NULL && (pane_get((enum view_pane)p)->flags &
+		    PF_JOB));
 	}
 	if (p < 0)
 		return ts_fail(cause, "no pane '%s' (events, heatmap, timeline, "
 		    "groups, lines or jobs)", name);
-	if (p != PANE_JOBS && need_job(v, cause) != 0)
+	if ((pane_get((enum view_pane)p)->flags & PF_JOB) &&
+	    need_job(v, cause) != 0)
 		return -1;
 	v->st.pane = (enum view_pane)p;
 	return 0;
@@ -329,6 +311,7 @@ view_filter(struct view *v, const char *spec, int negate, char **cause)
 	memset(v->st.cursor, 0, sizeof v->st.cursor);
 	memset(v->st.top, 0, sizeof v->st.top);
 	view_lines_clear(v);
+	v->gen++;
 	return 0;
 }
 
@@ -354,6 +337,7 @@ view_unfilter(struct view *v, const char *which, char **cause)
 	memset(v->st.cursor, 0, sizeof v->st.cursor);
 	memset(v->st.top, 0, sizeof v->st.top);
 	view_lines_clear(v);
+	v->gen++;
 	return 0;
 }
 
@@ -383,6 +367,7 @@ view_sort(struct view *v, const char *key, char **cause)
 	for (i = 0; i < TS_NELEM(sort_keys); i++)
 		if (strcmp(sort_keys[i], key) == 0) {
 			v->st.sort = (enum view_sort)i;
+			v->gen++;
 			v->st.cursor[PANE_EVENTS] = v->st.top[PANE_EVENTS] = 0;
 			return 0;
 		}
@@ -398,19 +383,19 @@ view_move(struct view *v, const char *how, char **cause)
 	long to;
 
 	if (strcmp(how, "down") == 0)
-		to = *cur + 1;
+		to = (long)*cur + 1;
 	else if (strcmp(how, "up") == 0)
-		to = *cur - 1;
+		to = (long)*cur - 1;
 	else if (strcmp(how, "pgdn") == 0)
-		to = *cur + page;
+		to = (long)*cur + page;
 	else if (strcmp(how, "pgup") == 0)
-		to = *cur - page;
+		to = (long)*cur - page;
 	else if (strcmp(how, "top") == 0)
 		to = 0;
 	else if (strcmp(how, "bottom") == 0)
 		to = n - 1;
 	else if (ts_parse_long(how, &to) == 0)
-		to--;
+		to = to < 1 ? 0 : to - 1;	/* rows count from 1 */
 	else
 		return ts_fail(cause, "cannot move '%s' (up, down, pgup, pgdn, "
 		    "top, bottom or a row number)", how);
@@ -432,6 +417,7 @@ view_back(struct view *v, int or_quit, char **cause)
 	state_release(&v->st);
 	v->st = v->hist[--v->nhist];
 	view_lines_clear(v);
+	v->gen++;
 	return 0;
 }
 
@@ -442,7 +428,7 @@ view_scroll(struct view *v, const char *how, char **cause)
 	int step = v->width >= 32 ? v->width / 4 : 8;
 	long to;
 
-	if (v->st.pane != PANE_EVENTS && v->st.pane != PANE_LINES)
+	if (!(pane_get(v->st.pane)->flags & PF_HSCROLL))
 		return ts_fail(cause, "only the events and lines panes scroll "
 		    "sideways");
 	if (strcmp(how, "left") == 0)
@@ -471,6 +457,16 @@ view_context(struct view *v, long n, char **cause)
 	v->st.context = (int)n;
 	view_lines_clear(v);
 	return 0;
+}
+
+/* Load the model of a job for a drill from the jobs pane. */
+static int
+open_job(struct view *v, const char *name, struct model **out,
+    char **cause)
+{
+	if (v->cache == NULL)
+		return ts_fail(cause, "no cache");
+	return job_model(v->cache, name, NULL, 0, 0, NULL, NULL, out, cause);
 }
 
 /* Replace every filter of kind k by a new one (for drill). */
@@ -505,27 +501,44 @@ lines_of_event(struct view *v, uint32_t id, long node)
 	v->lines_seek = 1;
 }
 
+/* Open the job of the jobs pane's row; back returns to it. */
+static int
+drill_job(struct view *v, const char *name, char **cause)
+{
+	struct model *m;
+	int row;
+
+	if (open_job(v, name, &m, cause) != 0)
+		return -1;
+	/* back returns to the jobs, at the job left */
+	row = v->st.cursor[PANE_JOBS];
+	view_set_model(v, name, m);
+	v->st.pane = PANE_JOBS;
+	v->st.cursor[PANE_JOBS] = row;
+	history_push(v);
+	v->st.pane = PANE_EVENTS;
+	return 0;
+}
+
+/* Filter the events by spec, replacing the filters of its kind. */
+static void
+drill_filter(struct view *v, enum view_fkind k, char *spec)
+{
+	set_filter(v, k, spec);
+	free(spec);
+	v->st.pane = PANE_EVENTS;
+}
+
 int
 view_drill(struct view *v, char **cause)
 {
 	struct view_target t;
-	char *spec;
+	int rc;
 
 	if (view_target(v, &t) != 0)
 		return ts_fail(cause, "nothing to drill into here");
 	if (t.kind == VT_JOB) {
-		struct model *m;
-		int rc = view_open_job(v, t.name, &m, cause), row;
-
-		if (rc == 0) {
-			/* back returns to the jobs, at the job left */
-			row = v->st.cursor[PANE_JOBS];
-			view_set_model(v, t.name, m);
-			v->st.pane = PANE_JOBS;
-			v->st.cursor[PANE_JOBS] = row;
-			history_push(v);
-			v->st.pane = PANE_EVENTS;
-		}
+		rc = drill_job(v, t.name, cause);
 		free(t.owned);
 		return rc;
 	}
@@ -535,21 +548,17 @@ view_drill(struct view *v, char **cause)
 		lines_of_event(v, t.id, t.node);
 		break;
 	case VT_NODE:
-		spec = xasprintf("node=%s", v->m->nodes[t.node].name);
-		set_filter(v, VF_NODE, spec);
-		free(spec);
-		v->st.pane = PANE_EVENTS;
+		drill_filter(v, VF_NODE, xasprintf("node=%s",
+		    v->m->nodes[t.node].name));
 		break;
 	case VT_GROUP:
 		v->st.hm_group = t.node;
 		v->st.hm_count = t.iter;
 		v->st.cursor[PANE_HEATMAP] = v->st.top[PANE_HEATMAP] = 0;
+		v->gen++;
 		break;
 	case VT_ITER:
-		spec = xasprintf("iter=%ld", t.iter);
-		set_filter(v, VF_ITER, spec);
-		free(spec);
-		v->st.pane = PANE_EVENTS;
+		drill_filter(v, VF_ITER, xasprintf("iter=%ld", t.iter));
 		break;
 	case VT_LINE:
 		v->st.lsrc = LS_FILE;
@@ -566,6 +575,93 @@ view_drill(struct view *v, char **cause)
 	return 0;
 }
 
+/* Put the cursor on node n of the heatmap (the active pane). */
+static int
+select_node(struct view *v, long n, char **cause)
+{
+	const struct rows *shown = rows_get(v);
+	struct rows all;
+	size_t r;
+
+	for (r = 0; r < shown->n; r++)
+		if (shown->row[r].n == 0 && shown->row[r].item == (size_t)n) {
+			v->st.cursor[PANE_HEATMAP] = (int)r;
+			return 0;
+		}
+	/* folded away: unfold everything */
+	memset(&all, 0, sizeof all);
+	rows_heatmap_fold(v, &all, -1);
+	for (r = 0; r < all.n; r++)
+		if (all.row[r].item == (size_t)n)
+			break;
+	rows_release(&all);
+	if (v->st.nfilters > 0)
+		return ts_fail(cause, "node %s is filtered out",
+		    v->m->nodes[n].name);
+	v->st.cursor[PANE_HEATMAP] = (int)r;
+	return 0;
+}
+
+/* Put the cursor on the timeline's row of iteration record i. */
+static int
+select_iter(struct view *v, size_t i, char **cause)
+{
+	enum view_pane was = v->st.pane;
+	const struct rows *r;
+	size_t k;
+
+	v->st.pane = PANE_TIMELINE;
+	r = rows_get(v);
+	for (k = 0; k < r->n; k++)
+		if (r->row[k].item == i) {
+			v->st.cursor[PANE_TIMELINE] = (int)k;
+			return 0;
+		}
+	v->st.pane = was;
+	return ts_fail(cause, "iteration %ld is filtered out",
+	    v->m->iters[i].iteration);
+}
+
+/* Put the cursor on the timeline's iteration nearest time HH:MM:SS. */
+static int
+select_time(struct view *v, const char *hms, char **cause)
+{
+	const struct rows *r;
+	int h, m, s;
+	char c;
+	enum view_pane was = v->st.pane;
+	size_t k, best = 0;
+	double bestd = INFINITY;
+
+	if (sscanf(hms, "%d:%d:%d%c", &h, &m, &s, &c) != 3 || h < 0 ||
+	    h > 23 || m < 0 || m > 59 || s < 0 || s > 60)
+		return ts_fail(cause, "time wants HH:MM:SS, not '%s'", hms);
+	if (v->m->niters == 0)
+		return ts_fail(cause, "job %s has no iterations to go to",
+		    v->job);
+	/* among the iterations the filters keep */
+	v->st.pane = PANE_TIMELINE;
+	r = rows_get(v);
+	for (k = 0; k < r->n; k++) {
+		double t = v->m->iters[r->row[k].item].start, d;
+
+		if (isnan(t))
+			continue;
+		d = fabs(fmod(t, 86400.0) - (h * 3600 + m * 60 + s));
+		if (d < bestd) {
+			bestd = d;
+			best = k;
+		}
+	}
+	if (isinf(bestd)) {
+		v->st.pane = was;
+		return ts_fail(cause, "job %s's iterations carry no times",
+		    v->job);
+	}
+	v->st.cursor[PANE_TIMELINE] = (int)best;
+	return 0;
+}
+
 int
 view_goto(struct view *v, const char *what, const char *arg, char **cause)
 {
@@ -579,19 +675,18 @@ view_goto(struct view *v, const char *what, const char *arg, char **cause)
 			    v->job);
 		v->st.pane = PANE_HEATMAP;
 		v->st.hm_group = -1;
-		return view_select_node(v, n, cause);
+		v->gen++;
+		return select_node(v, n, cause);
 	}
 	if (strcmp(what, "iter") == 0) {
 		if (ts_parse_long(arg, &n) != 0 || model_iter_index(v->m,
 		    n) < 0)
 			return ts_fail(cause, "no iteration '%s' in job %s", arg,
 			    v->job);
-		v->st.pane = PANE_TIMELINE;
-		v->st.cursor[PANE_TIMELINE] = (int)model_iter_index(v->m, n);
-		return 0;
+		return select_iter(v, (size_t)model_iter_index(v->m, n), cause);
 	}
 	if (strcmp(what, "time") == 0)
-		return view_select_time(v, arg, cause);
+		return select_time(v, arg, cause);
 	return ts_fail(cause, "cannot go to '%s' (node NAME, iter N or time "
 	    "HH:MM:SS)", what);
 }
@@ -638,19 +733,19 @@ view_search(struct view *v, const char *pattern, char **cause)
 int
 view_search_next(struct view *v, int dir, char **cause)
 {
-	int n = view_nrows(v), cur = v->st.cursor[v->st.pane], i, r;
+	size_t row;
 
 	if (v->search_re == NULL)
 		return ts_fail(cause, "no search (/ PATTERN)");
-	for (i = dir == 0 ? 0 : 1; i <= n; i++) {
-		r = dir < 0 ? cur - i : cur + i;
-		r = ((r % n) + n) % n;
-		if (n > 0 && view_row_matches(v, r)) {
-			v->st.cursor[v->st.pane] = r;
-			return 0;
-		}
+	switch (pane_find(v, v->search_re, dir, &row)) {
+	case FIND_FOUND:
+		v->st.cursor[v->st.pane] = (int)row;
+		return 0;
+	case FIND_LATER:
+		return 0;
+	default:
+		return ts_fail(cause, "pattern not found: %s", v->search);
 	}
-	return ts_fail(cause, "pattern not found: %s", v->search);
 }
 
 static void
@@ -742,7 +837,9 @@ view_complete(const struct view *v, const char *cmd, const char *word,
 
 	*out = NULL;
 	if (strcmp(cmd, "pane") == 0 || strcmp(cmd, "view") == 0) {
-		add_names(out, &n, pane_names, PANE_COUNT, word);
+		for (i = 0; i < PANE_COUNT; i++)
+			add_name(out, &n, view_pane_name((enum view_pane)i),
+			    word);
 		add_names(out, &n, panes2, TS_NELEM(panes2), word);
 		if (strcmp(cmd, "view") == 0)
 			add_jobs(v, out, &n, word);

@@ -75,6 +75,7 @@ struct view_state {
 	long hm_count;		/* its nodes */
 };
 
+struct rows;
 struct view_line;
 
 struct view {
@@ -82,6 +83,9 @@ struct view {
 	struct model *m;	/* owned; NULL: no job open */
 	char *job;		/* its name */
 	struct view_state st;
+	unsigned long gen;	/* moves on with every change of st or m
+				   that changes a pane's rows */
+	struct rows *rows[PANE_COUNT];	/* each pane's, as last built */
 	struct view_state *hist;	/* `back` history, oldest first */
 	size_t nhist;
 	char *search;		/* the pattern, as typed */
@@ -96,6 +100,7 @@ struct view {
 	/* the lines pane's rows, filled on demand */
 	struct view_line *lines;
 	size_t nlines;
+	size_t text_lo, text_hi;	/* only rows in [lo, hi) hold text */
 	int lines_valid;
 	int lines_seek;		/* the next build puts the cursor on the
 				   first line of the event */

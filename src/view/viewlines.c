@@ -40,6 +40,7 @@ view_lines_clear(struct view *v)
 	free(v->lines);
 	v->lines = NULL;
 	v->nlines = 0;
+	v->text_lo = v->text_hi = 0;
 	v->lines_valid = 0;
 	free(v->lines_error);
 	v->lines_error = NULL;
@@ -67,6 +68,7 @@ add_row(struct build *b, int64_t file, char *path, uint64_t line, int hit)
 	l->path = path;
 	l->line = line;
 	l->text = NULL;
+	l->len = 0;
 	l->hit = hit;
 }
 
@@ -172,16 +174,32 @@ cmp_row(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Read the texts of rows want[0 .. n), all of one file, by line. */
-static void
-fill_file(struct view *v, struct view_line **want, size_t n)
+/* What a row's text is given to: nonzero stops the reading. */
+typedef int (*text_fn)(void *arg, struct view_line *l, const char *s,
+    size_t len);
+
+/* Give fn the text of each row, or why it has none. */
+static int
+give(text_fn fn, void *arg, struct view_line *l, const char *s)
+{
+	return fn(arg, l, s, strlen(s));
+}
+
+/*
+ * Read rows want[0 .. n), all of one file, in ascending lines, from the
+ * checkpoint before the first: fn gets each row's text (or why there is
+ * none).  Returns what fn returned last.
+ */
+static int
+read_rows(struct view *v, struct view_line **want, size_t n, text_fn fn,
+    void *arg)
 {
 	struct reader *r = NULL;
 	struct reader_line rl;
-	char *why = NULL, *full;
+	char *why = NULL, *full, *msg;
 	uint64_t at = 0, off = 0;
 	size_t i = 0;
-	int rc;
+	int stop = 0;
 
 	full = xasprintf("%s/%s", v->m->root != NULL ? v->m->root : ".",
 	    want[0]->path);
@@ -193,25 +211,102 @@ fill_file(struct view *v, struct view_line **want, size_t n)
 	}
 	if (reader_open(full, off, at > 0 ? at - 1 : 0, &r, &why) != 0 &&
 	    (off == 0 || reader_open(full, 0, 0, &r, &why) != 0)) {
-		for (i = 0; i < n; i++)
-			want[i]->text = xasprintf("(%s)", why);
+		msg = xasprintf("(%s)", why);
+		for (i = 0; i < n && !stop; i++)
+			stop = give(fn, arg, want[i], msg);
+		free(msg);
 		free(why);
 		free(full);
-		return;
+		return stop;
 	}
-	while (i < n && (rc = reader_next(r, &rl, &why)) == 1) {
-		while (i < n && want[i]->line < rl.lineno)
-			want[i++]->text = xstrdup("(no such line: the file "
-			    "changed since it was indexed)");
-		if (i < n && want[i]->line == rl.lineno)
-			want[i++]->text = xstrndup(rl.s, rl.len);
+	while (i < n && !stop && reader_next(r, &rl, &why) == 1) {
+		while (i < n && !stop && want[i]->line < rl.lineno)
+			stop = give(fn, arg, want[i++], "(no such line: the "
+			    "file changed since it was indexed)");
+		if (i < n && !stop && want[i]->line == rl.lineno)
+			stop = fn(arg, want[i++], rl.s, rl.len);
 	}
-	for (; i < n; i++)
-		want[i]->text = xstrdup(why != NULL ? why :
+	for (; i < n && !stop; i++)
+		stop = give(fn, arg, want[i], why != NULL ? why :
 		    "(no such line: the file is shorter than when indexed)");
 	free(why);
 	reader_close(r);
 	free(full);
+	return stop;
+}
+
+static int
+keep_text(void *arg, struct view_line *l, const char *s, size_t len)
+{
+	(void)arg;
+	/* the line whole, NUL bytes and all */
+	l->text = xmalloc(len + 1);
+	memcpy(l->text, s, len);
+	l->text[len] = '\0';
+	l->len = len;
+	return 0;
+}
+
+/* A scan's function, and the rows its row numbers count from. */
+struct scan {
+	int (*fn)(void *arg, size_t row, const char *s, size_t len);
+	void *arg;
+	const struct view_line *base;
+};
+
+static int
+scan_row(void *arg, struct view_line *l, const char *s, size_t len)
+{
+	struct scan *sc = arg;
+
+	return sc->fn(sc->arg, (size_t)(l - sc->base), s, len);
+}
+
+int
+view_lines_scan(struct view *v, size_t from, size_t to,
+    int (*fn)(void *arg, size_t row, const char *s, size_t len), void *arg)
+{
+	struct view_line **run;
+	struct scan sa;
+	size_t i, s;
+	int stop = 0;
+
+	if (to > v->nlines)
+		to = v->nlines;
+	if (from >= to)
+		return 0;
+	sa.fn = fn;
+	sa.arg = arg;
+	sa.base = v->lines;
+	run = xcalloc(to - from, sizeof *run);
+	/* the rows of a file are together, in ascending lines */
+	for (i = from; i < to && !stop; i = s) {
+		for (s = i; s < to && v->lines[s].file == v->lines[i].file; s++)
+			run[s - i] = &v->lines[s];
+		stop = read_rows(v, run, s - i, scan_row, &sa);
+	}
+	free(run);
+	return stop;
+}
+
+/*
+ * Forget the texts of rows outside [lo, hi): only rows between
+ * v->text_lo and v->text_hi hold any, so this costs what was filled.
+ */
+static void
+forget_outside(struct view *v, size_t lo, size_t hi)
+{
+	size_t i, end = v->text_hi < v->nlines ? v->text_hi : v->nlines;
+
+	for (i = v->text_lo; i < end; i++)
+		if ((i < lo || i >= hi) && v->lines[i].text != NULL) {
+			free(v->lines[i].text);
+			v->lines[i].text = NULL;
+		}
+	if (v->text_lo < lo)
+		v->text_lo = lo;
+	if (v->text_hi > hi)
+		v->text_hi = hi;
 }
 
 void
@@ -223,11 +318,17 @@ view_lines_fill(struct view *v, size_t from, size_t to)
 	if (to > v->nlines)
 		to = v->nlines;
 	/* forget texts far from the rows on screen */
-	for (i = 0; i < v->nlines; i++)
-		if ((i + KEEP < from || i > to + KEEP) && v->lines[i].text) {
-			free(v->lines[i].text);
-			v->lines[i].text = NULL;
-		}
+	forget_outside(v, from > KEEP ? from - KEEP : 0, to + KEEP + 1);
+	if (from >= to)
+		return;
+	if (v->text_lo >= v->text_hi) {
+		v->text_lo = from;
+		v->text_hi = to;
+	}
+	if (from < v->text_lo)
+		v->text_lo = from;
+	if (to > v->text_hi)
+		v->text_hi = to;
 	want = xcalloc(to - from + 1, sizeof *want);
 	for (i = from; i < to; i++)
 		if (v->lines[i].text == NULL)
@@ -236,7 +337,7 @@ view_lines_fill(struct view *v, size_t from, size_t to)
 	for (i = 0; i < n; i = s) {
 		for (s = i + 1; s < n && want[s]->file == want[i]->file; s++)
 			;
-		fill_file(v, want + i, s - i);
+		read_rows(v, want + i, s - i, keep_text, NULL);
 	}
 	free(want);
 }

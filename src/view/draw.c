@@ -1,0 +1,372 @@
+/*
+ * draw.c -- the screen as a canvas, and what the panes draw with.
+ *
+ * The screen is a header line (the job, its outcome, what its data
+ * lacks), the tabs, the active pane and a status line.  view_draw() asks
+ * the pane to draw twice when the first pass scrolled the cursor out of
+ * sight: the first learns how many rows fit, the second scrolls.  The
+ * helpers below are shared by the panes: text wrapped into rows, a path
+ * that keeps its tail, a template with its variable parts marked, bars.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/canvas.h"
+#include "diag/diag.h"
+#include "diag/model.h"
+#include "diag/stage.h"
+#include "base/util.h"
+#include "view/pane.h"
+#include "view/view.h"
+#include "view/viewint.h"
+
+int
+draw_row(struct area *a, int *used)
+{
+	if (a->nrows >= 0 && *used >= a->nrows)
+		return -1;
+	(*used)++;
+	if (a->cv->nrows < a->row0 + *used)
+		canvas_add_row(a->cv);
+	return a->row0 + *used - 1;
+}
+
+void
+draw_tail(struct canvas *cv, int row, int col, int w, int style,
+    const char *path)
+{
+	size_t len = strlen(path);
+	int pw = canvas_drawn_width(cv, path, len);
+
+	if (pw <= w) {
+		canvas_put(cv, row, col, style, path, len);
+		return;
+	}
+	if (w < 2)
+		return;
+	canvas_glyph(cv, row, col, CS_DIM, GL_ELLIPSIS, 1);
+	canvas_put_from(cv, row, col + 1, col + w, style, path, len,
+	    pw - (w - 1));
+}
+
+void
+draw_clock(double ts, char *buf, size_t len)
+{
+	/* no time, or none a log can have (past the year 5000) */
+	if (!isfinite(ts) || fabs(ts) >= 1e11)
+		snprintf(buf, len, "-");
+	else
+		diag_clock_str(ts, buf, len);
+}
+
+static int
+template_piece(struct canvas *cv, int row, int col, int end, int style,
+    const char *s, size_t len, int *skip)
+{
+	int w;
+
+	if (*skip > 0 && (w = canvas_drawn_width(cv, s, len)) <= *skip) {
+		*skip -= w;
+		return col;
+	}
+	col = canvas_put_from(cv, row, col, end, style, s, len, *skip);
+	*skip = 0;
+	return col;
+}
+
+void
+draw_template(struct canvas *cv, int row, int col, int end, int style,
+    const char *t, int skip)
+{
+	const char *p = t, *star;
+
+	while (col < end && (star = strstr(p, "<*>")) != NULL) {
+		col = template_piece(cv, row, col, end, style, p,
+		    (size_t)(star - p), &skip);
+		if (col < end)
+			col = template_piece(cv, row, col, end, CS_VAR, "<*>",
+			    3, &skip);
+		p = star + 3;
+	}
+	if (col < end)
+		template_piece(cv, row, col, end, style, p, strlen(p), &skip);
+}
+
+void
+draw_bar(struct canvas *cv, int row, int col, int w, double score)
+{
+	double s = rows_score(score);
+	int eighths = (int)lround(s * w * 8), full = eighths / 8;
+	int style = CS_HEAT0 + (s >= 0.75 ? 7 : s >= 0.5 ? 5 : s >= 0.25 ? 3 : 1);
+
+	canvas_glyph(cv, row, col, style, GL_BLOCK, full);
+	if (eighths % 8 != 0 && full < w)
+		canvas_glyph(cv, row, col + full, style,
+		    (enum canvas_glyph)(GL_BAR1 + eighths % 8 - 1), 1);
+}
+
+/*
+ * The bytes of s (len of them) for a row of w columns: all that fit up
+ * to the last blank among them, else all that fit, else one character;
+ * never part of one, and measured as the canvas draws them.
+ */
+static size_t
+wrap_take(const struct canvas *cv, const char *s, size_t len, int w)
+{
+	size_t fit = canvas_fit(cv, s, len, w), cut = 0, i;
+	uint32_t cp;
+
+	if (fit == len)
+		return len;
+	for (i = 1; i < fit; i++)
+		if (s[i] == ' ')
+			cut = i;
+	if (cut > 0)
+		return cut;
+	if (fit > 0)
+		return fit;
+	i = ts_utf8_decode((const unsigned char *)s, len, &cp);
+	return i > 0 ? i : 1;
+}
+
+void
+draw_wrap(struct area *a, int *used, int col, int style, const char *label,
+    const char *text, size_t len, int maxrows)
+{
+	size_t pos = 0;
+	int row, n = 0, lw = label != NULL ? (int)strlen(label) : 0;
+
+	while (pos < len && n < maxrows) {
+		int room = a->w - col - lw;
+		size_t take;
+
+		if (room < 8 || (row = draw_row(a, used)) < 0)
+			return;
+		if (n == 0 && label != NULL)
+			canvas_puts(a->cv, row, col, CS_BOLD, label);
+		take = wrap_take(a->cv, text + pos, len - pos, room);
+		if (n + 1 == maxrows && pos + take < len)
+			canvas_put_clip(a->cv, row, col + lw, a->w, style,
+			    text + pos, len - pos);
+		else
+			canvas_put(a->cv, row, col + lw, style, text + pos, take);
+		pos += take;
+		while (pos < len && text[pos] == ' ')
+			pos++;
+		n++;
+	}
+}
+
+int
+draw_wrap_rows(const struct canvas *cv, int w, int col, const char *label,
+    const char *text, int maxrows)
+{
+	int lw = label != NULL ? (int)strlen(label) : 0;
+	int tw = canvas_drawn_width(cv, text, strlen(text)), room = w - col - lw;
+	int n;
+
+	if (room < 8)
+		return 0;
+	/* words break early: allow a little for the ragged edge */
+	n = (tw + room - 1) / room;
+	if (n > 1 && tw > n * room - room / 8)
+		n++;
+	return n < 1 ? 1 : n > maxrows ? maxrows : n;
+}
+
+/* ---- the screen ---- */
+
+/*
+ * The header says when the model rests on partial data: the part of the
+ * note before its explanation ("index incomplete: 1 of 3 files"), and
+ * files gone since indexing ("2 of 8 files gone"), at column x.  Returns
+ * the column after them (x when there is none).
+ */
+static int
+draw_incomplete(const struct model *m, struct canvas *cv, int row, int x)
+{
+	static const char tag[] = "index incomplete:";
+	static const char gone[] = " files are gone since";
+	const char *g;
+	size_t i, len;
+
+	for (i = 0; i < m->nnotes; i++) {
+		if (strncmp(m->notes[i], tag, sizeof tag - 1) == 0) {
+			len = strcspn(m->notes[i], "(");
+			while (len > 0 && m->notes[i][len - 1] == ' ')
+				len--;
+			x = canvas_puts(cv, row, x, CS_HEADER, "  ");
+			x = canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+			    m->notes[i], len);
+		} else if ((g = strstr(m->notes[i], gone)) != NULL) {
+			/* "1 of 3 files are gone since ..." -> "1 of 3 gone" */
+			x = canvas_puts(cv, row, x, CS_HEADER, "  ");
+			x = canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+			    m->notes[i], (size_t)(g - m->notes[i]));
+			x = canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+			    " files gone", 11);
+		}
+	}
+	return x;
+}
+
+static void
+draw_header(struct view *v, struct canvas *cv, int row)
+{
+	const struct model *m = v->m;
+	char buf[256];
+	int x, from;
+
+	if (m == NULL) {
+		canvas_puts(cv, row, 0, CS_HEADER, "trainscope");
+		canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+		return;
+	}
+	x = canvas_put_clip(cv, row, 0, cv->width / 3, CS_HEADER, m->name,
+	    strlen(m->name));
+	snprintf(buf, sizeof buf, "  %s", diag_outcome_name(
+	    (enum diag_outcome)m->outcome));
+	x = canvas_puts(cv, row, x, CS_HEADER, buf);
+	buf[0] = '\0';
+	if (m->outcome != DIAG_COMPLETED && m->stage != STAGE_NONE)
+		snprintf(buf, sizeof buf, " in %s", stage_name(
+		    (enum stage)m->stage));
+	if (m->failure_iter > 0 && rows_iter_ok(m->failure_iter))
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    " at iteration %ld", m->failure_iter);
+	else if (m->failure_iter == 0 && m->niters > 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    " before its first iteration");
+	from = canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf,
+	    strlen(buf));
+	x = draw_incomplete(m, cv, row, from);
+	snprintf(buf, sizeof buf, "  %zu node%s  %d healthy run%s compared",
+	    m->nreal, m->nreal == 1 ? "" : "s", m->nhealthy, m->nhealthy == 1 ?
+	    "" : "s");
+	canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf, strlen(buf));
+	canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+	if (x > from + 2)
+		canvas_set_style(cv, row, from + 2, x, CS_WARN);
+}
+
+static void
+draw_tabs(struct view *v, struct canvas *cv, int row)
+{
+	int i, x = 0;
+
+	for (i = 0; i < PANE_COUNT && x < cv->width; i++) {
+		int st = i == (int)v->st.pane ? CS_BOLD : CS_DIM;
+
+		x = canvas_printf(cv, row, x, st, "%d %s", i + 1,
+		    view_pane_name((enum view_pane)i));
+		if (i == (int)v->st.pane)
+			canvas_add_attr(cv, row, x - (int)strlen(view_pane_name(
+			    (enum view_pane)i)) - 2, x, CA_SELECTED);
+		x += 2;
+	}
+	if (v->st.nfilters > 0 && x + 12 < cv->width)
+		canvas_printf(cv, row, x, CS_WARN, "[%zu filter%s]",
+		    v->st.nfilters, v->st.nfilters == 1 ? "" : "s");
+}
+
+static void
+draw_status(struct view *v, struct canvas *cv, int row)
+{
+	int n = view_nrows(v);
+	char buf[96];
+
+	canvas_set_style(cv, row, 0, cv->width, CS_STATUS);
+	if (v->message != NULL) {
+		canvas_put_clip(cv, row, 0, cv->width, CS_STATUS, v->message,
+		    strlen(v->message));
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s %d/%d", view_pane_name(v->st.pane),
+	    n == 0 ? 0 : v->st.cursor[v->st.pane] + 1, n);
+	if (v->st.hscroll[v->st.pane] > 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    "  col +%d", v->st.hscroll[v->st.pane]);
+	if (v->search != NULL)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    "  /%.40s", v->search);
+	canvas_puts(cv, row, 0, CS_STATUS, buf);
+	snprintf(buf, sizeof buf, "? help  : command  q quit");
+	canvas_puts(cv, row, cv->width - (int)strlen(buf) - 1 > 0 ?
+	    cv->width - (int)strlen(buf) - 1 : 0, CS_STATUS, buf);
+	canvas_set_style(cv, row, 0, cv->width, CS_STATUS);
+}
+
+/* Keep the cursor inside the rows and the scroll offset around it. */
+static void
+clamp(struct view *v, int page)
+{
+	int n = view_nrows(v), *cur = &v->st.cursor[v->st.pane];
+	int *top = &v->st.top[v->st.pane];
+
+	if (*cur >= n)
+		*cur = n - 1;
+	if (*cur < 0)
+		*cur = 0;
+	if (page < 1)
+		page = 1;
+	if (*cur < *top)
+		*top = *cur;
+	if (*cur >= *top + page)
+		*top = *cur - page + 1;
+	if (*top > n - page)
+		*top = n - page > 0 ? n - page : 0;
+	if (*top < 0)
+		*top = 0;
+}
+
+int
+view_draw(struct view *v, struct canvas *cv, int width, int height)
+{
+	struct area a;
+	int used = 0, attempt;
+
+	v->width = width;
+	v->height = height;
+	canvas_set_width(cv, width < 20 ? 20 : width);
+	for (attempt = 0; attempt < 2; attempt++) {
+		canvas_reset(cv);
+		canvas_add_row(cv);
+		draw_header(v, cv, 0);
+		canvas_add_row(cv);
+		draw_tabs(v, cv, 1);
+		a.cv = cv;
+		a.row0 = 2;
+		a.nrows = height <= 0 ? -1 : height - 3;
+		a.w = cv->width;
+		if (height <= 0)
+			v->st.top[v->st.pane] = 0;
+		used = 0;
+		/* without a job, the jobs */
+		if (pane_active(v) != pane_get(v->st.pane))
+			v->st.pane = PANE_JOBS;
+		if (attempt == 0 && (pane_get(v->st.pane)->flags &
+		    PF_REDRAW_ROWS))
+			rows_drop(v, (int)v->st.pane);
+		/* the first pass learns the page size; the second scrolls */
+		pane_get(v->st.pane)->draw(v, &a, &used);
+		if (height <= 0)
+			break;
+		if (attempt == 0) {
+			int top = v->st.top[v->st.pane];
+
+			clamp(v, v->page);
+			if (top == v->st.top[v->st.pane])
+				break;
+		}
+	}
+	if (height > 0) {
+		while (cv->nrows < height)
+			canvas_add_row(cv);
+		cv->nrows = height;
+		draw_status(v, cv, height - 1);
+	}
+	return cv->nrows;
+}

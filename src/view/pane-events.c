@@ -1,0 +1,290 @@
+/*
+ * pane-events.c -- the events pane: the ranked suspicious events.
+ *
+ * One row per event the filters leave, in the sort's order (rows.c):
+ * its score as a number and a bar, category, count, nodes, when it was
+ * first seen and its template.  Below the list, the selected event's
+ * detail: where it was first seen, why it ranks, and what the fault
+ * library says it means and what to do.  A drill shows its lines.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/canvas.h"
+#include "diag/diag.h"
+#include "base/json.h"
+#include "diag/model.h"
+#include "diag/stage.h"
+#include "base/util.h"
+#include "view/pane.h"
+#include "view/view.h"
+#include "view/viewint.h"
+
+/* A count in at most five columns: 9999, 9999k, 9999M, ... 18E. */
+static const char *
+short_count(uint64_t n, char *buf, size_t len)
+{
+	static const char units[] = "kMGTPE";
+	uint64_t d = 1000;
+	int u = 0;
+
+	if (n < 10000) {
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+		return buf;
+	}
+	for (; n / d >= 10000 && units[u + 1] != '\0'; u++)
+		d *= 1000;
+	snprintf(buf, len, "%llu%c", (unsigned long long)(n / d), units[u]);
+	return buf;
+}
+
+/*
+ * The selected event below the list: where it was first seen, why it
+ * ranks, what the fault library says it means and what to do.  The
+ * library's texts always get their rows; the reasons share the rest.
+ */
+static void
+event_detail(struct view *v, struct area *a, int *used, size_t e)
+{
+	const struct model_event *ev = &v->m->events[e];
+	char buf[64], where[64];
+	int row, room = a->nrows < 0 ? 1000 : a->nrows - *used;
+	int rmeans = 0, rdo = 0;
+	size_t k;
+
+	if ((row = draw_row(a, used)) < 0)
+		return;
+	canvas_glyph(a->cv, row, 0, CS_DIM, GL_HLINE, a->w);
+	if ((row = draw_row(a, used)) < 0)
+		return;
+	draw_clock(ev->ts, buf, sizeof buf);
+	snprintf(where, sizeof where, ":%ld", ev->line);
+	canvas_puts(a->cv, row, 0, CS_BOLD, "first ");
+	canvas_put_clip(a->cv, row, 6, a->w, CS_NORMAL, ev->path ? ev->path :
+	    "-", ev->path ? strlen(ev->path) : 1);
+	canvas_printf(a->cv, row, 6 + canvas_drawn_width(a->cv, ev->path ?
+	    ev->path :
+	    "-", ev->path ? strlen(ev->path) : 1), CS_NORMAL,
+	    "%s  %s  %s", ev->path ? where : "", buf,
+	    stage_name((enum stage)ev->stage));
+	room -= 2;
+	if (ev->explain != NULL)
+		rmeans = draw_wrap_rows(a->cv, a->w, 0, "means ", ev->explain,
+		    2);
+	if (ev->action != NULL)
+		rdo = draw_wrap_rows(a->cv, a->w, 0, "do    ", ev->action, 2);
+	if (rmeans + rdo > room)
+		rmeans = room - rdo > 0 ? room - rdo : 0;
+	if (rdo > room)
+		rdo = room;
+	room -= rmeans + rdo;
+	for (k = 0; k < ev->nreasons && room > 0; k++, room--) {
+		if (room == 1 && k + 1 < ev->nreasons) {
+			if ((row = draw_row(a, used)) >= 0)
+				canvas_printf(a->cv, row, 0, CS_DIM, "- %zu more "
+				    "reasons ('report -' lists them)",
+				    ev->nreasons - k);
+			break;
+		}
+		draw_wrap(a, used, 0, CS_NORMAL, "- ", ev->reasons[k],
+		    strlen(ev->reasons[k]), 1);
+	}
+	if (rmeans > 0)
+		draw_wrap(a, used, 0, CS_NORMAL, "means ", ev->explain,
+		    strlen(ev->explain), rmeans);
+	if (rdo > 0)
+		draw_wrap(a, used, 0, CS_NORMAL, "do    ", ev->action,
+		    strlen(ev->action), rdo);
+}
+
+/* Where the columns go: narrow screens drop some, wide ones add two. */
+struct cols {
+	int wide;		/* stage and iteration too */
+	int narrow;		/* no count, nodes and time */
+	int x0;			/* where the stage, or the event, starts */
+};
+
+static void
+events_titles(struct area *a, int *used, const struct cols *c)
+{
+	int row = draw_row(a, used), x = c->x0;
+
+	canvas_puts(a->cv, row, 0, CS_BOLD, "score");
+	canvas_puts(a->cv, row, 7, CS_BOLD, "category");
+	if (!c->narrow)
+		canvas_puts(a->cv, row, 18, CS_BOLD, "count nodes    first");
+	if (c->wide) {
+		canvas_puts(a->cv, row, x, CS_BOLD, "stage            iter");
+		x += 23;
+	}
+	canvas_puts(a->cv, row, x, CS_BOLD, "event");
+}
+
+/* An event's row up to its template; where the template starts. */
+static int
+event_cells(const struct model_event *ev, struct canvas *cv, int row,
+    const struct cols *c)
+{
+	char cnt[16], t[16], it[24];
+	double s = rows_score(ev->score);
+	int x = c->x0;
+
+	/* the value, a blank, then its bar: they never touch */
+	canvas_printf(cv, row, 0, s >= 0.5 ? CS_BOLD : CS_DIM, "%2.0f",
+	    s * 100 > 99 ? 99 : s * 100);
+	draw_bar(cv, row, 3, 3, ev->score);
+	if (ev->category != NULL)
+		canvas_put_clip(cv, row, 7, 17, canvas_category_style(
+		    ev->category), ev->category, strlen(ev->category));
+	if (!c->narrow) {
+		canvas_printf(cv, row, 18, CS_NORMAL, "%5s %5zu",
+		    short_count(ev->count, cnt, sizeof cnt), ev->nnodes);
+		draw_clock(ev->ts, t, sizeof t);
+		canvas_printf(cv, row, 30, CS_DIM, "%8s", t);
+	}
+	if (c->wide) {
+		canvas_puts(cv, row, x, CS_DIM, stage_name((enum stage)ev->stage));
+		if (rows_iter_ok(ev->iteration)) {
+			snprintf(it, sizeof it, "%5ld", ev->iteration);
+			canvas_puts(cv, row, x + 16, CS_DIM, it);
+		}
+		x += 23;
+	}
+	return x;
+}
+
+/* An event's row: its cells, then its template from hscroll on. */
+static void
+event_row(struct view *v, const struct model_event *ev, struct area *a,
+    int row, const struct cols *c)
+{
+	const int skip = v->st.hscroll[PANE_EVENTS];
+	int x = event_cells(ev, a->cv, row, c), tw;
+
+	tw = canvas_drawn_width(a->cv, ev->text, strlen(ev->text)) - skip -
+	    (a->w - x);
+	if (tw > v->hwide)
+		v->hwide = tw;
+	draw_template(a->cv, row, x, a->w, ev->level >= DIAG_LEVEL_ERROR ?
+	    CS_ERROR : ev->level == DIAG_LEVEL_WARN ? CS_WARN : CS_NORMAL,
+	    ev->text, skip);
+	if (v->search_re != NULL && view_regex_find(v->search_re, ev->text,
+	    strlen(ev->text), NULL, NULL))
+		canvas_add_attr(a->cv, row, x, -1, CA_MATCH);
+}
+
+static void
+events_draw(struct view *v, struct area *a, int *used)
+{
+	const struct rows *r = rows_get(v);
+	/* at 80x24: ten events, and ten rows for the selected one */
+	int row, detail = a->nrows < 0 ? 0 : a->nrows >= 16 ?
+	    (a->nrows - 11 > 12 ? 12 : a->nrows - 11) : 5;
+	struct cols c;
+	size_t i;
+
+	c.wide = a->w >= 120;
+	c.narrow = a->w < 64;
+	c.x0 = c.narrow ? 18 : 39;
+	events_titles(a, used, &c);
+	if (r->n == 0 && (row = draw_row(a, used)) >= 0)
+		canvas_puts(a->cv, row, 0, CS_DIM, v->m->nevents == 0 ?
+		    "no events" : "no event passes the filters");
+	v->page = 0;
+	v->hwide = 0;
+	v->hwide_pane = PANE_EVENTS + 1;
+	for (i = (size_t)v->st.top[PANE_EVENTS]; i < r->n; i++) {
+		if (a->nrows >= 0 && *used >= a->nrows - detail)
+			break;
+		row = draw_row(a, used);
+		v->page++;
+		event_row(v, &v->m->events[r->row[i].item], a, row, &c);
+		if ((int)i == v->st.cursor[PANE_EVENTS])
+			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
+	}
+	if (a->nrows >= 0 && r->n > 0) {
+		while (*used < a->nrows - detail)
+			draw_row(a, used);
+		event_detail(v, a, used,
+		    r->row[v->st.cursor[PANE_EVENTS]].item);
+	}
+}
+
+static int
+events_target(struct view *v, size_t r, struct view_target *t)
+{
+	long node = -1;
+	size_t i;
+
+	/* the lines of the event on the node the filter keeps */
+	for (i = 0; i < v->st.nfilters; i++)
+		if (v->st.filters[i].kind == VF_NODE &&
+		    !v->st.filters[i].negate)
+			node = v->st.filters[i].a;
+	t->kind = VT_EVENT;
+	t->id = v->m->events[rows_get(v)->row[r].item].id;
+	t->node = node;
+	return 0;
+}
+
+static int
+events_match(struct view *v, size_t r, void *re)
+{
+	const struct rows *rs = rows_get(v);
+	const char *text;
+
+	if (r >= rs->n)
+		return 0;
+	text = v->m->events[rs->row[r].item].text;
+	return view_regex_find(re, text, strlen(text), NULL, NULL);
+}
+
+static int
+events_data(struct view *v, struct json *j, FILE *out, int tsv,
+    char **cause)
+{
+	const struct rows *r = rows_get(v);
+	size_t n = r->n, i;
+
+	if (tsv)
+		fputs("rank\tscore\tcategory\tcount\tnodes\tfirst\tstage\t"
+		    "iteration\ttemplate\n", out);
+	else
+		json_arr_begin(j);
+	for (i = 0; i < n; i++) {
+		const struct model_event *e = &v->m->events[r->row[i].item];
+
+		if (tsv) {
+			fprintf(out, "%zu\t%.3f\t", i + 1, e->score);
+			canvas_fput(out, e->category);
+			fprintf(out, "\t%llu\t%zu\t", (unsigned long long)e->count,
+			    e->nnodes);
+			canvas_fput(out, e->path);
+			fprintf(out, ":%ld\t%s\t", e->line,
+			    stage_name((enum stage)e->stage));
+			if (e->iteration >= 0)
+				fprintf(out, "%ld", e->iteration);
+			fputc('\t', out);
+			canvas_fput(out, e->text);
+			fputc('\n', out);
+			continue;
+		}
+		model_json_event(j, v->m, r->row[i].item, i + 1);
+	}
+	if (!tsv)
+		json_arr_end(j);
+	(void)cause;
+	return 0;
+}
+
+const struct pane_ops pane_events = {
+	.name = "events",
+	.flags = PF_JOB | PF_HSCROLL,
+	.build = rows_events,
+	.draw = events_draw,
+	.target = events_target,
+	.match = events_match,
+	.data = events_data
+};
