@@ -258,12 +258,13 @@ const char *model_join_name(int join);
  */
 void model_json_join(struct json *j, const struct model *m);
 /*
- * The timeline as data: a JSON document of the stages, the logs'
- * iterations and the captures' joined to them (model_json_join()), or
- * with tsv != 0 the captures' iterations as TSV rows.  Returns 0, or -1
- * when writing failed.
+ * The timeline as data: a JSON object (into j, begun by the caller) of
+ * the stages, the logs' iterations and the captures' joined to them
+ * (model_json_join()), or with tsv != 0 the captures' iterations as TSV
+ * rows to out.  Returns 0, or -1 when writing failed.
  */
-int model_print_timeline(FILE *out, const struct model *m, int tsv);
+int model_timeline_data(struct json *j, FILE *out, const struct model *m,
+    int tsv);
 
 /* Encode a model into *out (allocated, *len bytes); see modelio.c. */
 void model_encode(const struct model *m, unsigned char **out, size_t *len);

@@ -314,42 +314,39 @@ model_json_join(struct json *j, const struct model *m)
 	json_arr_end(j);
 }
 
-/* The timeline as one JSON document (see model_print_timeline()). */
+/* The timeline as one JSON object into j (see model_timeline_data()). */
 static void
-json_timeline(FILE *out, const struct model *m)
+json_timeline(struct json *j, const struct model *m)
 {
-	struct json j;
 	size_t i;
 
-	json_init(&j, out, 1);
-	json_obj_begin(&j);
-	json_key(&j, "stages");
-	json_arr_begin(&j);
+	json_obj_begin(j);
+	json_key(j, "stages");
+	json_arr_begin(j);
 	for (i = 0; i < m->nspans; i++) {
 		const struct model_span *sp = &m->spans[i];
 
-		json_obj_begin(&j);
-		json_key(&j, "stage");
-		json_str(&j, stage_name((enum stage)sp->stage));
-		json_key(&j, "start"); json_numf(&j, sp->start, 6);
-		json_key(&j, "end"); json_numf(&j, sp->end, 6);
-		json_obj_end(&j);
+		json_obj_begin(j);
+		json_key(j, "stage");
+		json_str(j, stage_name((enum stage)sp->stage));
+		json_key(j, "start"); json_numf(j, sp->start, 6);
+		json_key(j, "end"); json_numf(j, sp->end, 6);
+		json_obj_end(j);
 	}
-	json_arr_end(&j);
-	json_key(&j, "log_iterations");
-	json_arr_begin(&j);
+	json_arr_end(j);
+	json_key(j, "log_iterations");
+	json_arr_begin(j);
 	for (i = 0; i < m->niters; i++) {
-		json_obj_begin(&j);
-		json_key(&j, "iteration"); json_int(&j, m->iters[i].iteration);
-		json_key(&j, "start"); json_numf(&j, m->iters[i].start, 6);
-		json_key(&j, "ms"); json_numf(&j, log_ms(m, i), 3);
-		json_obj_end(&j);
+		json_obj_begin(j);
+		json_key(j, "iteration"); json_int(j, m->iters[i].iteration);
+		json_key(j, "start"); json_numf(j, m->iters[i].start, 6);
+		json_key(j, "ms"); json_numf(j, log_ms(m, i), 3);
+		json_obj_end(j);
 	}
-	json_arr_end(&j);
-	json_key(&j, "captures"); json_bool(&j, m->flows.present);
-	model_json_join(&j, m);
-	json_obj_end(&j);
-	json_finish(&j);
+	json_arr_end(j);
+	json_key(j, "captures"); json_bool(j, m->flows.present);
+	model_json_join(j, m);
+	json_obj_end(j);
 }
 
 /* The captures' iterations joined to the logs' as TSV rows. */
@@ -379,11 +376,12 @@ tsv_timeline(FILE *out, const struct model *m)
 }
 
 int
-model_print_timeline(FILE *out, const struct model *m, int tsv)
+model_timeline_data(struct json *j, FILE *out, const struct model *m,
+    int tsv)
 {
 	if (tsv)
 		tsv_timeline(out, m);
 	else
-		json_timeline(out, m);
+		json_timeline(j, m);
 	return ferror(out) ? -1 : 0;
 }

@@ -346,21 +346,6 @@ size_opt(struct cmd_args *a, const char *name, long def, long min,
 	return cmd_opt_long(a, name, def, min, 1000, out, cause);
 }
 
-/*
- * The open pane as data (JSON, or TSV when tsv): the timeline's is the
- * model's (its stages, and the captures' iterations joined to the logs',
- * model_print_timeline()); the others' view_data() gives.
- */
-static int
-pane_data(struct view *v, FILE *out, int tsv, char **cause)
-{
-	if (v->st.pane != PANE_TIMELINE || v->m == NULL)
-		return view_data(v, out, tsv, cause);
-	if (model_print_timeline(out, v->m, tsv) != 0)
-		return ts_fail(cause, "cannot write");
-	return 0;
-}
-
 /* Draw the view at width x height (0: whole) and write it to f. */
 static int
 write_view(struct view *v, FILE *f, long width, long height)
@@ -434,7 +419,7 @@ cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		}
 	}
 	if (fmt != NULL && strcmp(fmt, "text") != 0)
-		return pane_data(v, ctx->out, strcmp(fmt, "tsv") == 0, cause) ==
+		return view_data(v, ctx->out, strcmp(fmt, "tsv") == 0, cause) ==
 		    0 ? CMD_OK : CMD_FAIL;
 	if (write_view(v, ctx->out, width, height) != 0) {
 		ts_fail(cause, "cannot write output");
@@ -470,7 +455,7 @@ cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_FAIL;
 	}
 	if (fmt != NULL && strcmp(fmt, "text") != 0) {
-		rc = pane_data(v, f, strcmp(fmt, "tsv") == 0, &why);
+		rc = view_data(v, f, strcmp(fmt, "tsv") == 0, &why);
 		if (rc != 0) {
 			if (f != ctx->out)
 				fclose(f);

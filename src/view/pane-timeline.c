@@ -375,10 +375,21 @@ timeline_target(struct view *v, size_t r, struct view_target *t)
 	return 0;
 }
 
+/* The stages, the logs' iterations and the captures' joined to them. */
+static int
+timeline_data(struct view *v, struct json *j, FILE *out, int tsv,
+    char **cause)
+{
+	if (model_timeline_data(j, out, v->m, tsv) != 0)
+		return ts_fail(cause, "cannot write");
+	return 0;
+}
+
 const struct pane_ops pane_timeline = {
 	.name = "timeline",
 	.flags = PF_JOB,
 	.build = rows_timeline,
 	.draw = timeline_draw,
-	.target = timeline_target
+	.target = timeline_target,
+	.data = timeline_data
 };
