@@ -19,7 +19,7 @@ job_nodes() {
 	jq -r '[.events[].nodes[]] | unique | .[]' "$1" | grep -v "^unknown ("
 }
 
-test_expect_success 'mpirun --tag-output: ranks are split, the exception line leads' '
+test_expect_success 'mpirun --tag-output: ranks are split, one row for the traceback and its exception' '
 	mkdir -p mpi &&
 	cat >mpi/out.log <<-\EOF &&
 	[1,0]<stdout>:step 1 loss 2.31
@@ -40,10 +40,13 @@ test_expect_success 'mpirun --tag-output: ranks are split, the exception line le
 	jq -r ".nodes[].node" d.json | sort >nodes &&
 	printf "rank-0\nrank-1\n" >want && test_cmp want nodes &&
 	jq -r ".events[].template" d.json >ranked &&
-	e=$(grep -n "^ZeroDivisionError" ranked | cut -d: -f1) &&
-	h=$(grep -n -e "^Traceback" ranked | cut -d: -f1) &&
-	c=$(grep -n -e "\^\^\^" ranked | cut -d: -f1) &&
-	test "$e" -lt "$h" && test "$e" -lt "$c"
+	head -1 ranked | grep "^ZeroDivisionError" &&
+	! grep -e "^Traceback" -e "\^\^\^" -e "^File " -e "opt.step()" ranked &&
+	jq -r ".events[0].trace[]" d.json >trace &&
+	grep "^Traceback (most recent call last):" trace &&
+	grep "^opt.step()" trace && grep "\^\^\^" trace &&
+	jq -r ".events[0].reasons[]" d.json |
+	    grep "lines of context (traceback, backtrace), the last .opt.step()."
 '
 
 test_expect_success 'interleaved tracebacks of two ranks are split by rank' '
@@ -135,7 +138,7 @@ test_expect_success 'a JSON error record and a bare traceback header never lead'
 	top rec >t && grep "client socket timed out" t
 '
 
-test_expect_success 'an NCCL exception speaks through its last error; C++ through what()' '
+test_expect_success 'an NCCL exception speaks through its last error, C++ through what(); the rest is their trace' '
 	mkdir -p lasterr &&
 	cat >lasterr/log.txt <<-\EOF &&
 	[rank2]: terminate called after throwing an instance of '"'"'c10::DistBackendError'"'"'
@@ -147,10 +150,12 @@ test_expect_success 'an NCCL exception speaks through its last error; C++ throug
 	trainscope index lasterr >/dev/null 2>&1 &&
 	trainscope diagnose --format json lasterr >d.json &&
 	jq -r ".events[].template" d.json >ranked &&
-	d=$(grep -n "^socket recv" ranked | cut -d: -f1) &&
-	s=$(grep -n "^ncclSystemError" ranked | cut -d: -f1) &&
-	t=$(grep -n "^terminate called" ranked | cut -d: -f1) &&
-	test "$d" -lt "$s" && test "$d" -lt "$t"
+	grep "^socket recv" ranked && grep "^NCCL error in" ranked &&
+	! grep -e "^ncclSystemError" -e "^terminate called" -e "^Last error" ranked &&
+	jq -r ".events[] | select(.template | startswith(\"socket recv\")) | .trace[]" \
+	    d.json | grep "^ncclSystemError" &&
+	jq -r ".events[] | select(.template | startswith(\"NCCL error in\")) | .trace[]" \
+	    d.json | grep "^terminate called"
 '
 
 test_expect_success 'a launcher summary names the failed rank'"'"'s host as the node' '

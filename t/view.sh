@@ -64,7 +64,7 @@ test_expect_success 'the table-like panes as JSON and TSV' '
 	test_expect_code 1 trainscope view --format json timeline gpt-run4 2>e &&
 	grep "text only" e &&
 	trainscope -n -c "open gpt-run4" -c "export --format tsv ev.tsv" &&
-	test "$(wc -l <ev.tsv)" = 118
+	test "$(wc -l <ev.tsv)" = 84
 '
 test_expect_success 'jobs lists the cache; forget removes a job and all its own' '
 	trainscope jobs >j && grep "^gpt-run4  *failed" j && grep "^job " j &&
@@ -121,7 +121,7 @@ test_expect_success 'export writes the pane whole, as view --height all does' '
 	trainscope -n -c "open gpt-run4" -c "export --width 100 whole.txt" &&
 	trainscope view --width 100 --height all events gpt-run4 >all.txt &&
 	test_cmp all.txt whole.txt &&
-	test $(wc -l <whole.txt) -gt 100
+	test $(wc -l <whole.txt) -gt 80
 '
 test_expect_success 'search moves to the first match and next wraps' '
 	trainscope view events gpt-run4 -c "search /fallen off/" >s &&

@@ -93,6 +93,7 @@ diag_job_free(struct diag_job *job)
 		free(job->tmpls[i].sample);
 		free(job->tmpls[i].category);
 		free(job->tmpls[i].first.path);
+		free(job->tmpls[i].trace);
 	}
 	for (i = 0; i < job->nstreams; i++) {
 		free(job->streams[i].events);
@@ -1381,6 +1382,28 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	}
 }
 
+/*
+ * The context lines of the template's error, in a reason: how many, and
+ * the last of them that is no header (a traceback's innermost frame or
+ * source line, a backtrace's last frame).
+ */
+static void
+trace_reason(const struct diag_job *job, const struct diag_tmpl *tp,
+    char ***rv, size_t *rn)
+{
+	char text[128];
+	size_t i, last = tp->ntrace > 0 ? tp->trace[tp->ntrace - 1] : 0;
+
+	if (tp->ntrace == 0)
+		return;
+	for (i = 0; i < tp->ntrace; i++)
+		if (!job->tmpls[tp->trace[i]].filler)
+			last = tp->trace[i];
+	clip(job->tmpls[last].text, 60, text, sizeof text);
+	reason_add(rv, rn, "with %zu line%s of context (traceback, backtrace), "
+	    "the last '%s'", tp->ntrace, tp->ntrace == 1 ? "" : "s", text);
+}
+
 /* Score template t into ev, gathering its reasons. */
 static void
 score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
@@ -1437,13 +1460,9 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 		    f->category);
 	if (tp->level >= DIAG_LEVEL_ERROR)
 		reason_add(&ev->reasons, &ev->nreasons, "logged at error level");
+	trace_reason(w->job, tp, &ev->reasons, &ev->nreasons);
 	ev->score = 0.30 * f->novelty + 0.25 * f->spatial + 0.20 * f->temporal +
 	    0.15 * f->library + 0.05 * f->level + 0.05 * f->onset;
-	if (tp->context) {
-		ev->score *= 0.5;
-		reason_add(&ev->reasons, &ev->nreasons, "a frame or source line "
-		    "of a traceback: see its exception line");
-	}
 	if (ev->score < 0)
 		ev->score = 0;
 	ev->category = f->category;
@@ -1452,6 +1471,38 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 	for (n = 0; n < w->job->nnodes; n++)
 		if (w->job->counts[n * w->job->ntmpls + t] > 0)
 			ev->nodes[ev->nnodes++] = n;
+}
+
+static void
+event_release(struct diag_event_result *e)
+{
+	size_t k;
+
+	for (k = 0; k < e->nreasons; k++)
+		free(e->reasons[k]);
+	free(e->reasons);
+	free(e->nodes);
+}
+
+/*
+ * One error, one row: a traceback's header, frames and source lines, a
+ * C++ backtrace and the other context of an error are no events of their
+ * own; the telling line they belong to carries them (its trace).
+ */
+static void
+drop_context(const struct diag_job *job, struct diag_result *r)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < r->nevents; i++) {
+		const struct diag_tmpl *tp = &job->tmpls[r->events[i].tmpl];
+
+		if (tp->context || tp->filler)
+			event_release(&r->events[i]);
+		else
+			r->events[o++] = r->events[i];
+	}
+	r->nevents = o;
 }
 
 /*
@@ -2243,6 +2294,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	spatial(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);
+	drop_context(job, r);
 	demote_cuda(&w, r);
 	demote_after_link(r);
 	demote_consequences(&w, r);
@@ -2272,12 +2324,8 @@ diag_result_free(struct diag_result *r)
 
 	if (r == NULL)
 		return;
-	for (i = 0; i < r->nevents; i++) {
-		for (k = 0; k < r->events[i].nreasons; k++)
-			free(r->events[i].reasons[k]);
-		free(r->events[i].reasons);
-		free(r->events[i].nodes);
-	}
+	for (i = 0; i < r->nevents; i++)
+		event_release(&r->events[i]);
 	for (i = 0; i < r->nnodes; i++) {
 		for (k = 0; k < r->nodes[i].nreasons; k++)
 			free(r->nodes[i].reasons[k]);

@@ -127,6 +127,10 @@ struct diag_tmpl {
 	int context;		/* only ever a traceback frame or source line */
 	int filler;		/* a traceback header, an underline, ...: what
 				   the error's telling line speaks for */
+	size_t *trace;		/* the context lines (templates) of its first
+				   error: a traceback before it, a C++
+				   backtrace after it; owned */
+	size_t ntrace;
 	struct diag_first first;
 	int healthy_jobs;	/* healthy jobs it occurs in */
 	int healthy_blind;	/* healthy jobs that cannot speak for it:

@@ -55,12 +55,19 @@ struct lfile {
  * the stream's end, the line after the last frame (or that frame) is an
  * error line, no context.
  */
+#define TB_LEAD 64
+
 struct tbtrack {
 	int after_frame;	/* the line before was a frame */
 	int open;		/* a frame was seen, and no exception after it */
 	int launcher;		/* it is a launcher's own (a child failed) */
 	int report;		/* text lines since a launcher's failure record */
 	size_t last;		/* the innermost frame's line (template) */
+	/* the context lines of one error, for the line they belong to: */
+	size_t lead[TB_LEAD];	/* waiting for the line they lead to */
+	size_t nlead;
+	size_t told;		/* the last telling line, (size_t)-1 none */
+	int told_open;		/* its trace is being recorded (first one) */
 };
 
 struct split {
@@ -97,6 +104,11 @@ struct ltmpl {
 	int is_frame;		/* a traceback frame: '  File "...", line N' */
 	int is_filler;		/* a traceback header, an underline, ... */
 	int is_exc;		/* an exception line: never a frame's source */
+	int is_trailer;		/* context that follows its error line (a C++
+				   exception's "Exception raised from", its
+				   "frame #N:" backtrace) */
+	size_t *trace;		/* the context lines of its first error */
+	size_t ntrace;
 	uint64_t ctx;		/* occurrences as a frame or right after one */
 	size_t first_row;
 	long occ;		/* occurrences seen in the current file */
@@ -115,6 +127,7 @@ struct loader {
 	struct lrow *rows;
 	size_t nrows, rowcap;
 	struct ltmpl *lt;
+	size_t nlt;
 	size_t *tmpl_of_id;	/* template id -> index + 1 */
 	size_t idcap;
 	int64_t *node_ids;	/* node index -> nodes.id (0 for pseudo) */
@@ -460,6 +473,18 @@ line_role(const char *m, size_t len)
 }
 
 /*
+ * Context that follows the line it belongs to: a C++ exception's "Exception
+ * raised from ..." and its "frame #N:" backtrace come after its message.
+ */
+static int
+trailer(const char *m, size_t len)
+{
+	while (len > 0 && (*m == ' ' || *m == '\t'))
+		m++, len--;
+	return starts(m, len, "Exception raised from ") || cxx_frame(m, len);
+}
+
+/*
  * The line at `off` of a plain file with pread (a few KB, not the reader's
  * large buffers); gzip files go through reader_line_at().
  */
@@ -521,6 +546,7 @@ sample_templates(struct loader *l)
 	size_t t, i;
 
 	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
+	l->nlt = job->ntmpls;
 	for (t = 0; t < job->ntmpls; t++) {
 		l->lt[t].first_row = (size_t)-1;
 		l->lt[t].first_at = NAN;
@@ -553,6 +579,7 @@ sample_templates(struct loader *l)
 		l->lt[t].is_filler = line_role(lp.msg, lp.msg_len) ==
 		    ROLE_FILLER;
 		l->lt[t].is_exc = looks_like_error(lp.msg, lp.msg_len);
+		l->lt[t].is_trailer = trailer(lp.msg, lp.msg_len);
 	}
 	buf_release(&b);
 }
@@ -816,6 +843,64 @@ launcher_source(const char *text)
 	return 0;
 }
 
+static void
+tb_init(struct tbtrack *tb)
+{
+	memset(tb, 0, sizeof *tb);
+	tb->told = (size_t)-1;
+}
+
+/* Add template c to the trace of template t (once each). */
+static void
+trace_add(struct loader *l, size_t t, size_t c)
+{
+	struct ltmpl *lt = &l->lt[t];
+	size_t i;
+
+	for (i = 0; i < lt->ntrace; i++)
+		if (lt->trace[i] == c)
+			return;
+	if (lt->ntrace >= TB_LEAD)
+		return;
+	lt->trace = xreallocarray(lt->trace, lt->ntrace + 1, sizeof *lt->trace);
+	lt->trace[lt->ntrace++] = c;
+}
+
+/*
+ * A context line of an error: it waits for the line it leads to (a
+ * Python traceback's header, frames and source lines, the first lines of
+ * a launcher's failure record), or, when it trails (a C++ backtrace),
+ * joins the trace of the telling line before it.
+ */
+static void
+tb_context(struct loader *l, struct tbtrack *tb, size_t t)
+{
+	size_t i;
+
+	if (tb->nlead == 0 && l->lt[t].is_trailer && tb->told != (size_t)-1) {
+		if (tb->told_open)
+			trace_add(l, tb->told, t);
+		return;
+	}
+	for (i = 0; i < tb->nlead && tb->lead[i] != t; i++)
+		;
+	if (i == tb->nlead && tb->nlead < TB_LEAD)
+		tb->lead[tb->nlead++] = t;
+}
+
+/* A telling line: the context lines waiting for it are its trace. */
+static void
+tb_told(struct loader *l, struct tbtrack *tb, size_t t)
+{
+	size_t i;
+
+	tb->told = t;
+	tb->told_open = l->lt[t].ntrace == 0;
+	for (i = 0; tb->told_open && i < tb->nlead; i++)
+		trace_add(l, t, tb->lead[i]);
+	tb->nlead = 0;
+}
+
 /* Count template t's line as a traceback's context or not; follow it. */
 static void
 tb_line(struct loader *l, struct tbtrack *tb, size_t t)
@@ -823,8 +908,11 @@ tb_line(struct loader *l, struct tbtrack *tb, size_t t)
 	struct ltmpl *lt = &l->lt[t];
 	int src = tb->after_frame && !lt->is_exc;
 
-	if (lt->is_frame || lt->is_filler || src)
+	if (lt->is_frame || lt->is_filler || src) {
 		lt->ctx++;
+		tb_context(l, tb, t);
+	} else
+		tb_told(l, tb, t);
 	if (lt->is_frame || (src && !lt->is_filler)) {
 		/* right after "failed (exitcode: 1) local_rank: 0 ..." */
 		if (!tb->open)
@@ -857,6 +945,10 @@ tb_end(struct loader *l, struct tbtrack *tb)
 	if (tp->level < DIAG_LEVEL_ERROR)
 		tp->level = DIAG_LEVEL_ERROR;
 	tb->open = 0;
+	/* the frames before it are its trace */
+	if (tb->nlead > 0 && tb->lead[tb->nlead - 1] == tb->last)
+		tb->nlead--;
+	tb_told(l, tb, tb->last);
 }
 
 /* When the reference file logged iteration k, NAN unknown. */
@@ -939,13 +1031,14 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	size_t nlines, line, t, i;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
 	int pending = 0;
-	struct tbtrack tb = { 0, 0, 0, 0, 0 };
+	struct tbtrack tb;
 	struct lclock ck;
 	size_t hint = 0;
 	double *at = iter_times(l, from, to, map, nlines, row_of), ts;
 
 	for (i = from; i < to; i++)
 		l->lt[l->rows[i].tmpl].occ = 0;
+	tb_init(&tb);
 	clock_build(l, from, to, at, nlines, &ck);
 	free(at);
 	stage_tracker_init(&tr);
@@ -1217,6 +1310,10 @@ mark_context(struct loader *l)
 			total += job->counts[n * job->ntmpls + t];
 		job->tmpls[t].context = total > 0 && l->lt[t].ctx >= total;
 		job->tmpls[t].filler = l->lt[t].is_filler;
+		job->tmpls[t].trace = l->lt[t].trace;
+		job->tmpls[t].ntrace = l->lt[t].ntrace;
+		l->lt[t].trace = NULL;
+		l->lt[t].ntrace = 0;
 	}
 }
 
@@ -1326,6 +1423,7 @@ split_new(struct loader *l, size_t fi, size_t node, char *path,
 	x->stream = diag_add_stream(l->job, node, path);
 	free(path);
 	stage_tracker_init(&x->tr);
+	tb_init(&x->tb);
 	l->job->nodes[node].missing = 0;
 	(*nsp)++;
 	return x;
@@ -1810,6 +1908,8 @@ loader_release(struct loader *l)
 	free(l->files);
 	free(l->rows);
 	free(l->gaps);
+	for (i = 0; l->lt != NULL && i < l->nlt; i++)
+		free(l->lt[i].trace);
 	free(l->lt);
 	free(l->tmpl_of_id);
 	free(l->node_ids);

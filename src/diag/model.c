@@ -138,6 +138,10 @@ build_events(struct model *m, const struct diag_job *job,
 		e->iteration = t->first.iteration;
 		e->reasons = dup_strv(er->reasons, er->nreasons);
 		e->nreasons = er->nreasons;
+		e->ntrace = t->ntrace;
+		e->trace = xcalloc(t->ntrace + 1, sizeof *e->trace);
+		for (k = 0; k < t->ntrace; k++)
+			e->trace[k] = xstrdup(job->tmpls[t->trace[k]].text);
 	}
 }
 
@@ -687,6 +691,7 @@ model_free(struct model *m)
 		free(e->nodes);
 		free(e->path);
 		free_strv(e->reasons, e->nreasons);
+		free_strv(e->trace, e->ntrace);
 	}
 	free(m->events);
 	free(m->iters);

@@ -46,6 +46,10 @@ struct model_event {
 	long iteration;		/* -1: none */
 	char **reasons;
 	size_t nreasons;
+	char **trace;		/* the context lines of its error (a
+				   traceback's header, frames and source
+				   lines; a C++ backtrace), as templates */
+	size_t ntrace;
 };
 
 struct model_node {

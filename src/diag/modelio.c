@@ -16,7 +16,7 @@
 #include "diag/model.h"
 #include "base/util.h"
 
-#define MAGIC "TSMODEL2"
+#define MAGIC "TSMODEL3"
 
 struct mio {
 	struct buf *out;		/* writing */
@@ -191,6 +191,7 @@ walk_event(struct mio *io, struct model_event *e)
 	int32(io, &e->stage);
 	i64(io, &e->iteration);
 	strv(io, &e->reasons, &e->nreasons);
+	strv(io, &e->trace, &e->ntrace);
 	if (io->out == NULL && e->text == NULL)
 		io->err = 1;
 }

@@ -104,6 +104,11 @@ model_json_event(struct json *j, const struct model *m, size_t i,
 	json_key(j, "stage"); json_str(j, stage_name((enum stage)e->stage));
 	json_iter(j, "iteration", e->iteration);
 	json_reasons(j, e->reasons, e->nreasons);
+	json_key(j, "trace");
+	json_arr_begin(j);
+	for (k = 0; k < e->ntrace; k++)
+		json_str(j, e->trace[k]);
+	json_arr_end(j);
 	if (e->rule != NULL) {
 		json_key(j, "explain"); json_str(j, e->explain);
 		json_key(j, "action"); json_str(j, e->action);
