@@ -120,6 +120,21 @@ if [ -d "$G/run2_failed/logs" ]; then
 		! jq -r ".events[].template" r1.json | grep -e "^TCP Conversations" -e "^Filter:" &&
 		jq -r ".events[].first.path" r1.json | grep "^truth/launcher.log$"
 	'
+	test_expect_success 'real sample: text no process wrote is skipped with the reason, --log takes it' '
+		trainscope index "$G/run2_failed" 2>err &&
+		grep "skipping .*run2_failed/check.txt.: no log, text no process wrote" err &&
+		grep "skipping .*run2_failed/truth.json.: no log, a JSON document" err &&
+		! grep "truth/launcher.log" err &&
+		trainscope diagnose --top 0 --format json run2_failed >all.json &&
+		! jq -r ".events[].first.path" all.json | grep "check.txt" &&
+		cp -R "$G/run2_failed" withcheck &&
+		trainscope index --log withcheck/check.txt withcheck 2>err &&
+		! grep "check.txt" err &&
+		trainscope diagnose --top 0 --format json withcheck >wc.json &&
+		jq -r ".events[].first.path" wc.json | grep "^check.txt$" &&
+		test_expect_code 1 trainscope index --log "$G/run1_normal/check.txt" withcheck 2>err &&
+		grep "is in none of the paths given" err
+	'
 	test_expect_success 'real sample: the faulty node of log_truth ranks first' '
 		trainscope diagnose --baseline run1_normal --format json \
 		    run2_failed >real.json &&
