@@ -144,6 +144,18 @@ if [ -d "$G/run2_failed/logs" ]; then
 		got=$(grep -m1 "\"node\": " real.json | sed "s/.*\"node\": \"\([^\"]*\)\".*/\1/") &&
 		echo "want $want got $got" && test "$got" = "$want"
 	'
+	test_expect_success 'real sample: the rank that stops silently is an event, above the timeouts it causes' '
+		want=$(jq -r .log_truth.faulty_node "$G/run2_failed/truth.json") &&
+		jq -r ".events[0] | [.category, .nodes[0], .template_id] | @tsv" real.json >top &&
+		grep "^stop	$want	" top &&
+		test "$(cut -f3 top)" -ge 4294901760 &&
+		jq -r ".events[0].template" real.json | grep "stops silently after iteration 12" &&
+		test "$(jq -r ".events[0].first.path" real.json)" = "logs/$want/rank-1.log" &&
+		t=$(jq -r "[.events[].category] | index(\"timeout\")" real.json) &&
+		test "$t" -gt 0 &&
+		trainscope diagnose --baseline run1_normal run2_failed >real.txt &&
+		sed -n "/^suspect events/{n;p;}" real.txt | grep "\[stop\].*stops silently"
+	'
 	test_expect_success 'real sample: failure iteration and stage of log_truth' '
 		it=$(tr -d "\n " <"$G/run2_failed/truth.json" |
 		    sed -n "s/.*\"log_truth\":{[^}]*\"failure_iteration\":\([0-9]*\).*/\1/p") &&
@@ -207,6 +219,25 @@ if [ -d "$G/run2_failed/logs" ]; then
 			grep "^finding.*straggler" flows.tsv
 		'
 	fi
+	O="$TS_SHARED/data/realjobs/o_nan_divergence_dp4"
+	test_expect_success 'real sample: a run that diverged and exited 0 diverged, in the iteration and on the lines of log_truth' '
+		trainscope index "$O" >/dev/null 2>&1 &&
+		trainscope diagnose --format json o_nan_divergence_dp4 >o.json &&
+		test "$(jq -r .outcome o.json)" = diverged &&
+		test "$(jq -r .failure_iteration o.json)" = "$(jq -r .log_truth.failure_iteration "$O/truth.json")" &&
+		test "$(jq -r .stage o.json)" = "$(jq -r .log_truth.stage "$O/truth.json")" &&
+		test "$(jq -r ".nodes | length" o.json)" = 0 &&
+		jq -r ".events[0].lines[] | \"\(.path):\(.line)\"" o.json | sort >got &&
+		jq -r ".log_truth.root_cause[] | \"\(.path):\(.line)\"" "$O/truth.json" | sort >want &&
+		test_cmp want got &&
+		lr=$(jq -r .log_truth.lr_change_iteration "$O/truth.json") &&
+		ev=$(jq -r ".log_truth.earlier_evidence[0] | \"\(.path):\(.line)\"" "$O/truth.json") &&
+		jq -r ".events[0].reasons[]" o.json |
+		    grep "before it, the learning rate jumps .* in iteration $lr (.*$ev)" &&
+		trainscope diagnose o_nan_divergence_dp4 >o.txt &&
+		head -1 o.txt | grep "diverged in iteration" &&
+		trainscope jobs --format tsv | grep "^o_nan_divergence_dp4	diverged	"
+	'
 	test_expect_success 'real sample: the healthy run is no failure and joins the pool' '
 		trainscope diagnose --format json run1_normal >healthy.json &&
 		grep "\"failure_iteration\": null," healthy.json &&
@@ -228,6 +259,19 @@ if [ -d "$G/run2_failed/logs" ]; then
 else
 	test_skip 'real samples' 'no $TS_SHARED/data/realjobs'
 fi
+test_expect_success 'progress bars are no events; the hang'"'"'s node is the rank that stopped first' '
+	trainscope simulate --format hf --layout combined --fault hang \
+	    --seed 3 hfhang >/dev/null &&
+	trainscope --cache hf.db index hfhang >/dev/null 2>&1 &&
+	trainscope --cache hf.db diagnose --top 0 --format json hfhang >hf.json &&
+	want=$(jq -r .log_truth.faulty_node hfhang/truth.json) &&
+	test "$(jq -r ".nodes[0].node" hf.json)" = "$want" &&
+	test "$(jq -r ".events[0].nodes[0]" hf.json)" = "$want" &&
+	test "$(jq -r ".events[0].category" hf.json)" = stop &&
+	! jq -r ".events[].template" hf.json | grep -e "it/s\]" -e "s/it\]" -e "%|" &&
+	jq -r ".events[] | select(.category == \"hang\") | .template" hf.json |
+	    grep "training progress stops after iteration"
+'
 test_expect_success 'a straggler seen in the job captures ranks its node first' '
 	trainscope simulate --nodes 8 --gpus-per-node 4 --iters 40 --seed 2 \
 	    --fault straggler sg >/dev/null &&

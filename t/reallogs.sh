@@ -300,6 +300,55 @@ test_expect_success 'a loss far above its running median is an event too; a fall
 	! jq -r ".events[].reasons[]" d.json | grep "the loss"
 '
 
+# div_log DIR SPIKE-AT: two ranks, 30 iterations run to the end; the
+# learning rate is mistyped from 12, the loss explodes in 13 and its grad
+# norm is NaN from 16 (SPIKE-AT 0), or only iteration SPIKE-AT spikes and
+# iteration 20 skips its step (an fp16 backoff: grad norm inf).
+div_log() {
+	for r in 0 1; do
+		mkdir -p "$1/node0$r" &&
+		for i in $(seq 1 30); do
+			lr=1.000000E-03 l=$(awk -v i=$i "BEGIN { printf \"%.6E\", 7 - i / 100 }") g=0.2
+			if [ "$2" = 0 ]; then
+				test "$i" -lt 12 || lr=3.000000E+03
+				test "$i" -lt 13 || l=1.0E+08
+				test "$i" -lt 16 || g=nan
+			else
+				test "$i" != "$2" || l=4.2E+01
+				test "$i" != 20 || g=inf
+			fi
+			printf "[2024-05-01 12:00:%02d,000] INFO [rank $r]  iteration %8d/      30 | elapsed time per iteration (ms): 600.$i | learning rate: %s | lm loss: %s | loss scale: 1.0 | grad norm: %s |\n" "$i" "$i" "$lr" "$l" "$g"
+		done >"$1/node0$r/rank-$r.log" &&
+		echo "[2024-05-01 12:00:31,000] INFO [rank $r] exiting program after 30 iterations" >>"$1/node0$r/rank-$r.log" || return 1
+	done
+}
+
+test_expect_success 'a run whose loss explodes and goes NaN but runs to the end diverged; what changed before it is named' '
+	div_log div 0 &&
+	trainscope diagnose --format json ./div >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = diverged &&
+	test "$(jq -r .failure_iteration d.json)" = 16 &&
+	test "$(jq -r .events[0].category d.json)" = nan &&
+	test "$(jq -r .events[0].iteration d.json)" = 16 &&
+	test "$(jq -r ".events[0].first.line" d.json)" = 16 &&
+	jq -r ".events[0].lines[] | \"\(.path):\(.line)\"" d.json >at &&
+	printf "node00/rank-0.log:16\nnode01/rank-1.log:16\n" >want && test_cmp want at &&
+	jq -r ".events[0].reasons[]" d.json >why &&
+	grep "the grad norm is NaN in iteration 16" why &&
+	grep "the loss explodes in iteration 13" why &&
+	grep "the learning rate jumps 3e+06x in iteration 12" why &&
+	trainscope diagnose ./div >d.txt 2>/dev/null &&
+	head -1 d.txt | grep "diverged in iteration 16"
+'
+
+test_expect_success 'a warm-up spike that comes back down and a skipped step stay completed' '
+	div_log spiky 5 &&
+	trainscope diagnose --format json ./spiky >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = completed &&
+	test "$(jq -r .failure_iteration d.json)" = null &&
+	! jq -r ".events[].category" d.json | grep -x nan
+'
+
 test_expect_success 'a silent hang is an event on the last progress line, with the stall' '
 	mkdir -p hang/node01 &&
 	for i in $(seq 1 20); do

@@ -64,7 +64,7 @@ test_expect_success 'the table-like panes as JSON and TSV' '
 	test_expect_code 1 trainscope view --format json timeline gpt-run4 2>e &&
 	grep "text only" e &&
 	trainscope -n -c "open gpt-run4" -c "export --format tsv ev.tsv" &&
-	test "$(wc -l <ev.tsv)" = 83
+	test "$(wc -l <ev.tsv)" = 84
 '
 test_expect_success 'jobs lists the cache; forget removes a job and all its own' '
 	trainscope jobs >j && grep "^gpt-run4  *failed" j && grep "^job " j &&

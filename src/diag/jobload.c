@@ -104,6 +104,7 @@ struct ltmpl {
 	int is_frame;		/* a traceback frame: '  File "...", line N' */
 	int is_filler;		/* a traceback header, an underline, ... */
 	int is_exc;		/* an exception line: never a frame's source */
+	int is_progress;	/* a progress bar */
 	int is_trailer;		/* context that follows its error line (a C++
 				   exception's "Exception raised from", its
 				   "frame #N:" backtrace) */
@@ -580,6 +581,7 @@ sample_templates(struct loader *l)
 		    ROLE_FILLER;
 		l->lt[t].is_exc = looks_like_error(lp.msg, lp.msg_len);
 		l->lt[t].is_trailer = trailer(lp.msg, lp.msg_len);
+		job->tmpls[t].progress = stage_progress_bar(lp.msg, lp.msg_len);
 	}
 	buf_release(&b);
 }
@@ -678,18 +680,20 @@ line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
 }
 
 /*
- * Put one tagged line of template t, logged at ts (NAN unknown), into
- * stream s: its iteration's events, and the stream's stage spans.
+ * Put one tagged line (number `line`) of template t, logged at ts (NAN
+ * unknown), into stream s: its iteration's events, and the stream's stage
+ * spans.
  */
 static void
 stream_line(struct diag_job *job, size_t s, size_t t,
-    const struct stage_tag *tag, int *pending, double ts)
+    const struct stage_tag *tag, int *pending, double ts, long line)
 {
 	struct diag_stream *st = &job->streams[s];
 	uint32_t id = job->tmpls[t].id;
 
 	diag_span_line(job, s, tag->stage, ts, tag->stage >= STAGE_TRAINING ?
 	    tag->iteration : -1);
+	st->last_line = line;
 	if (tag->stage < STAGE_TRAINING && !tag->is_iter && st->niters == 0)
 		return;
 	if (st->niters == 0 || *pending) {
@@ -706,9 +710,11 @@ stream_line(struct diag_job *job, size_t s, size_t t,
 	if (tag->is_iter) {
 		*pending = 1;
 		st->iters[st->niters - 1].end_ts = ts;
+		st->iters[st->niters - 1].line = line;
 		if (!isnan(ts)) {
 			st->last_iter_ts = ts;
 			st->iter_id = id;
+			st->iter_line = line;
 		}
 	}
 }
@@ -1060,7 +1066,8 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 		if (line == r->first_line)	/* after a timed line, not before */
 			row_seen(&l->rows[row_of[t]], l->files[fi].node, &tag,
 			    ck.n > 0 && line >= ck.line[0] ? ts : NAN);
-		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts);
+		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts,
+		    (long)line);
 	}
 	tb_end(l, &tb);
 	stream_finish(job, l->files[fi].stream, &tr, pending,
@@ -1281,10 +1288,9 @@ collect_times(struct loader *l)
 				diag_add_time(l->job, it.iteration, it.duration_ms);
 			else if (lp.ts_kind != LP_TS_NONE)
 				gap_time(l, 0, it.iteration, lp.ts);
-			if (it.has_loss)
-				diag_add_loss(l->job, it.iteration, it.loss,
-				    map[rl.lineno] - 1, l->files[best].path,
-				    (long)rl.lineno);
+			diag_add_metrics(l->job, it.iteration, &it,
+			    map[rl.lineno] - 1, l->files[best].path,
+			    (long)rl.lineno);
 		}
 		reader_close(rd);
 	}
@@ -1421,6 +1427,7 @@ split_new(struct loader *l, size_t fi, size_t node, char *path,
 	x->node = node;
 	x->path = l->files[fi].path;
 	x->stream = diag_add_stream(l->job, node, path);
+	l->job->streams[x->stream].file = xstrdup(l->files[fi].path);
 	free(path);
 	stage_tracker_init(&x->tr);
 	tb_init(&x->tb);
@@ -1546,14 +1553,14 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 		} else if (!it.has_duration && l->time_stream == (size_t)-1 &&
 		    lp->ts_kind != LP_TS_NONE)
 			gap_time(l, sp->stream, tag.iteration, lp->ts);
-		if (it.has_loss && l->time_stream == sp->stream)
-			diag_add_loss(job, tag.iteration, it.loss, t, sp->path,
+		if (l->time_stream == sp->stream)
+			diag_add_metrics(job, tag.iteration, &it, t, sp->path,
 			    (long)line);
 	} else
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
 	if (line == r->first_line)
 		row_seen(&l->rows[row_of[t]], sp->node, &tag, ts);
-	stream_line(job, sp->stream, t, &tag, &sp->pending, ts);
+	stream_line(job, sp->stream, t, &tag, &sp->pending, ts, (long)line);
 }
 
 /*

@@ -27,6 +27,21 @@ struct diag_job;
 struct diag_result;
 struct flowan;
 
+/*
+ * Event ids from here up are the diagnosis's own events, of no template
+ * (a hang, a rank that stops silently, a log that ends early, a node or
+ * rank with no line at all): 'lines --event' has nothing for them; their
+ * place is path:line (or none), their lines `locs`.
+ */
+#define MODEL_EVENT_OWN 0xffff0000u
+
+/* A line of an event: where it says what it says on one rank. */
+struct model_loc {
+	char *path;		/* relative to the job's directory */
+	long line;		/* 1-based */
+	uint32_t node;		/* index into model.nodes */
+};
+
 struct model_event {
 	uint32_t id;		/* template id, stable across jobs */
 	char *text;		/* the template; variable parts read <*> */
@@ -50,6 +65,11 @@ struct model_event {
 				   traceback's header, frames and source
 				   lines; a C++ backtrace), as templates */
 	size_t ntrace;
+	struct model_loc *locs;	/* an event of one iteration (a NaN grad
+				   norm): its line there on each rank; the
+				   first (path, line) above is the
+				   reference rank's */
+	size_t nlocs;
 };
 
 struct model_node {
@@ -86,7 +106,10 @@ enum {
 	MODEL_MARK_NEW = 4,	/* an event no healthy run has */
 	MODEL_MARK_END = 8,	/* the node's log ends here, before its peers' */
 	MODEL_MARK_ANOMALOUS = 16,	/* the iteration broke pattern here */
-	MODEL_MARK_LAG = 32	/* the network shows the node lagging */
+	MODEL_MARK_LAG = 32,	/* the network shows the node lagging */
+	MODEL_MARK_STOP = 64	/* the node's rank stops here (silently,
+				   early, or never wrote): an own event's
+				   mark, above the timeouts it causes */
 };
 
 /*
@@ -250,6 +273,8 @@ void model_note(struct model *m, const char *fmt, ...) TS_PRINTF(2, 3);
 long model_node_index(const struct model *m, const char *name);
 /* The index of the event of template id `id`, or -1. */
 long model_event_index(const struct model *m, uint32_t id);
+/* Is event e one of the diagnosis's own (no template)? */
+int model_event_own(const struct model_event *e);
 /* The index of the record of iteration `it`, or -1. */
 long model_iter_index(const struct model *m, long it);
 /*
