@@ -245,6 +245,26 @@ if [ -d "$G/run2_failed/logs" ]; then
 		trainscope diagnose --format json run2_failed >pool2.json &&
 		grep "\"healthy_runs\": 1," pool2.json
 	'
+	test_expect_success 'real sample: only runs of the same job are compared, and named; mark --for adds one' '
+		trainscope simulate --nodes 4 --gpus-per-node 2 --iters 12 \
+		    --no-flows --healthy other >/dev/null &&
+		trainscope index other >/dev/null 2>&1 &&
+		trainscope diagnose --format json other >other.json &&
+		test "$(jq -r .outcome other.json)" = completed &&
+		trainscope diagnose --format json run2_failed >p.json &&
+		test "$(jq -r .healthy_runs p.json)" = 1 &&
+		test "$(jq -r ".healthy_run_names | join(\",\")" p.json)" = run1_normal &&
+		trainscope diagnose run2_failed >p.txt &&
+		sed -n 2p p.txt | grep "^1 healthy run compared (run1_normal)," &&
+		trainscope mark --for run2_failed other good >out &&
+		grep "marked good for run2_failed" out &&
+		trainscope diagnose --format json run2_failed >p2.json &&
+		test "$(jq -r ".healthy_run_names | sort | join(\",\")" p2.json)" = other,run1_normal &&
+		test "$(jq -r .healthy_runs p2.json)" = 2 &&
+		trainscope mark other none >/dev/null &&
+		trainscope diagnose --format json run2_failed >p3.json &&
+		test "$(jq -r .healthy_runs p3.json)" = 1
+	'
 	test_expect_success 'real sample: a job marked good joins the healthy pool' '
 		trainscope mark run1_normal bad >out &&
 		trainscope diagnose --format json run2_failed >nopool.json &&
@@ -271,6 +291,20 @@ test_expect_success 'progress bars are no events; the hang'"'"'s node is the ran
 	! jq -r ".events[].template" hf.json | grep -e "it/s\]" -e "s/it\]" -e "%|" &&
 	jq -r ".events[] | select(.category == \"hang\") | .template" hf.json |
 	    grep "training progress stops after iteration"
+'
+test_expect_success 'with no healthy run, host noise and retried reads rank below the errors and their consequences' '
+	trainscope simulate --nodes 32 --gpus-per-node 4 --iters 40 --no-flows \
+	    --fault ecc --seed 4 noise32 >/dev/null &&
+	trainscope --cache n32.db index noise32 >/dev/null 2>&1 &&
+	trainscope --cache n32.db diagnose --top 0 --format json noise32 >n.json &&
+	test "$(jq -r .healthy_runs n.json)" = 0 &&
+	jq -r ".events[] | .category // \"-\"" n.json >cats &&
+	last=$(grep -n -x -e timeout -e collective cats | tail -1 | cut -d: -f1) &&
+	quiet=$(grep -n -x -e benign -e retry cats | head -1 | cut -d: -f1) &&
+	test -n "$quiet" && test "$quiet" -gt "$last" &&
+	jq -r ".events[] | select(.category == \"benign\") | .template" n.json >ben &&
+	grep "^EDAC" ben && grep "^Selected source" ben &&
+	grep "^perf: interrupt took too long" ben
 '
 test_expect_success 'a straggler seen in the job captures ranks its node first' '
 	trainscope simulate --nodes 8 --gpus-per-node 4 --iters 40 --seed 2 \
@@ -432,11 +466,15 @@ test_expect_success 'a long run is compared with short healthy runs per node-hou
 	jq -r ".events[] | select(.template | startswith(\"iteration\")) |
 	    .reasons[]" long.json | grep "^seen in 3 of 3 healthy runs$"
 '
-test_expect_success 'healthy runs of another framework do not judge this one'"'"'s own lines' '
+test_expect_success 'healthy runs of another framework are compared only when named, and do not judge this one'"'"'s own lines' '
 	trainscope simulate --no-flows --nodes 4 --gpus-per-node 2 --iters 30 \
 	    --format hf --fault cuda-oom@2:20 pool/hf >/dev/null &&
-	trainscope --cache pool.db index pool/hf >/dev/null &&
-	trainscope --cache pool.db diagnose --top 0 --format json hf >hf.json &&
+	trainscope --cache pool.db index pool/hf >/dev/null 2>&1 &&
+	trainscope --cache pool.db diagnose --format json hf >alone.json &&
+	test "$(jq .healthy_runs alone.json)" = 0 &&
+	trainscope --cache pool.db diagnose --top 0 --format json \
+	    --baseline h1 --baseline h2 --baseline h3 hf >hf.json &&
+	test "$(jq -r ".healthy_run_names | join(\" \")" hf.json)" = "h1 h2 h3" &&
 	jq -r ".events[] | select(.template | startswith(\"{\u0027loss\u0027\")) |
 	    .reasons[0]" hf.json >r &&
 	grep "^no healthy run logs like this job (3 in the pool)$" r &&

@@ -349,6 +349,38 @@ test_expect_success 'a warm-up spike that comes back down and a skipped step sta
 	! jq -r ".events[].category" d.json | grep -x nan
 '
 
+test_expect_success 'known benign lines and retries the ranks went on after rank below the errors, with no healthy run' '
+	for n in 1 2 3 4; do
+		mkdir -p noisy/node0$n noisy/host &&
+		for i in $(seq 1 30); do
+			printf "[2024-05-01 12:%02d:00,000] INFO [rank $n]  iteration %8d/     100 | elapsed time per iteration (ms): 60000.0 | lm loss: 3.0 |\n" $i $i
+			case $n.$i in
+			1.3|2.9|3.15|1.21) printf "[2024-05-01 12:%02d:30,000] WARNING [rank $n] error reading /data/shard_%04d.bin: [Errno 110] Connection timed out; retrying (1/5)\n" $i $i ;;
+			esac
+		done >noisy/node0$n/rank-$n.log &&
+		for i in 5 12 19 26; do
+			printf "2024-05-01T12:%02d:10.000000+00:00 node0$n kernel: EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 slot:0 page:0x%x offset:0x0 grain:32 syndrome:0x0)\n" $i $((i * 7 + n))
+			printf "2024-05-01T12:%02d:20.000000+00:00 node0$n chronyd[80$n]: Selected source 10.0.0.1 (ntp1)\n" $i
+		done >noisy/host/node0$n.log || return 1
+	done &&
+	echo "[2024-05-01 12:31:00,000] ERROR [rank 3] RuntimeError: CUDA error: an illegal memory access was encountered" >>noisy/node03/rank-3.log &&
+	for n in 1 2 4; do
+		echo "[2024-05-01 12:41:00,000] ERROR [rank $n] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=31, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>noisy/node0$n/rank-$n.log
+	done &&
+	trainscope diagnose --top 0 --format json ./noisy >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "illegal memory access" &&
+	jq -r ".events[] | .category // \"-\"" d.json >cats &&
+	t=$(grep -n -x timeout cats | tail -1 | cut -d: -f1) &&
+	for c in benign retry; do
+		f=$(grep -n -x $c cats | head -1 | cut -d: -f1) &&
+		test -n "$f" && test "$f" -gt "$t" || exit 1
+	done &&
+	jq -r ".events[] | select(.category == \"benign\") | .template" d.json >ben &&
+	grep "^EDAC" ben && grep "^Selected source" ben &&
+	jq -r ".events[] | select(.category == \"retry\") | .reasons[]" d.json |
+	    grep "retried: the rank went on after it"
+'
+
 test_expect_success 'a silent hang is an event on the last progress line, with the stall' '
 	mkdir -p hang/node01 &&
 	for i in $(seq 1 20); do

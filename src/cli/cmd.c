@@ -78,9 +78,9 @@ const struct cmd cmd_table[] = {
 	  "print the raw lines of a job around a line, of an event, or of a "
 	  "node in an iteration",
 	  cmd_lines, "context=/C event= node= iter=" },
-	{ "mark", "JOB good|bad|none", 2, 2,
+	{ "mark", "[--for JOB]... JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
-	  cmd_mark, "" },
+	  cmd_mark, "for=" },
 	{ "move", "up|down|pgup|pgdn|top|bottom|ROW", 1, 1,
 	  "move the cursor in the current pane",
 	  cmd_move, "" },

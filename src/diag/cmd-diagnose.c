@@ -4,7 +4,8 @@
  * `diagnose` loads the job's model from the cache (db/diagdb.c), runs the
  * scorer (diag.c) with the fault library (faults.c), prints the view model
  * and records the outcome and stage tags back in the cache.  `mark` sets
- * the user's verdict that decides whether a job joins the healthy pool.
+ * the user's verdict that decides whether a job joins the healthy pool,
+ * and with --for names it a healthy run of other jobs.
  */
 #include "config.h"
 
@@ -109,24 +110,58 @@ out:
 	return rc;
 }
 
+/*
+ * Name the run a healthy run of each job of --for (a good run only); a
+ * run marked bad or none is no one's.
+ */
+static int
+mark_for(struct cache *c, const char *run, const char *v, const char **jobs,
+    size_t n, char **cause)
+{
+	size_t i;
+
+	if (strcmp(v, "good") != 0)
+		return diagdb_unmark_for(c, run, cause);
+	for (i = 0; i < n; i++)
+		if (diagdb_mark_for(c, run, jobs[i], cause) != 0)
+			return -1;
+	return 0;
+}
+
 int
 cmd_mark(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	const char *v = a->argv[1];
+	const char *v = a->argv[1], **jobs = NULL;
 	struct cache *c;
+	size_t n, i;
+	int rc = CMD_FAIL;
 
 	if (strcmp(v, "good") != 0 && strcmp(v, "bad") != 0 &&
 	    strcmp(v, "none") != 0) {
 		ts_fail(cause, "mark: want good, bad or none, not '%s'", v);
 		return CMD_USAGE;
 	}
-	if (cmd_ctx_cache(ctx, &c, cause) != 0)
-		return CMD_FAIL;
-	if (diagdb_mark(c, a->argv[0], strcmp(v, "none") == 0 ? NULL : v,
-	    cause) != 0)
-		return CMD_FAIL;
+	n = cmd_opt_all(a, "for", &jobs);
+	if (n > 0 && strcmp(v, "good") != 0) {
+		ts_fail(cause, "mark: --for names the jobs a good run is a "
+		    "healthy run of");
+		free(jobs);
+		return CMD_USAGE;
+	}
+	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
+	    diagdb_mark(c, a->argv[0], strcmp(v, "none") == 0 ? NULL : v,
+	    cause) != 0 || mark_for(c, a->argv[0], v, jobs, n, cause) != 0)
+		goto out;
 	fputs("job ", ctx->out);
 	canvas_fput(ctx->out, a->argv[0]);
-	fprintf(ctx->out, " marked %s\n", v);
-	return CMD_OK;
+	fprintf(ctx->out, " marked %s", v);
+	for (i = 0; i < n; i++) {
+		fputs(i == 0 ? " for " : ", ", ctx->out);
+		canvas_fput(ctx->out, jobs[i]);
+	}
+	fputc('\n', ctx->out);
+	rc = CMD_OK;
+out:
+	free(jobs);
+	return rc;
 }

@@ -111,6 +111,9 @@ diag_job_free(struct diag_job *job)
 	}
 	for (i = 0; i < job->nabsent; i++)
 		free(job->absent[i].node);
+	for (i = 0; i < (size_t)job->nhealthy && job->healthy_names; i++)
+		free(job->healthy_names[i]);
+	free(job->healthy_names);
 	free(job->absent);
 	free(job->times);
 	free(job->losses);
@@ -432,6 +435,7 @@ struct tfacts {
 	long new_in_iter;	/* first anomalous iteration it is new in */
 	int in_tail;		/* in a truncated final iteration */
 	int in_flat_tail;	/* ends a log without iterations, in an error */
+	int ends_stream;	/* among the last two events of a stream */
 	const struct fault_rule *rule;
 	const char *category;
 };
@@ -586,12 +590,48 @@ is_timeout(const struct tfacts *f)
 	return f->category != NULL && strcmp(f->category, "timeout") == 0;
 }
 
-/* Does template t say something went wrong: error level, or labelled? */
+/* Does category c name what a healthy node logs too (fault library)? */
+static int
+benign(const char *c)
+{
+	return c != NULL && strcmp(c, "benign") == 0;
+}
+
+/*
+ * Is template t a retried error the rank went on after: a retry that
+ * ends no stream (the retries did not run out)?
+ */
+static int
+retried(const struct tfacts *f)
+{
+	return f->category != NULL && strcmp(f->category, "retry") == 0 &&
+	    !f->ends_stream;
+}
+
+/* Mark the templates a stream ends on (its last two events). */
+static void
+stream_ends(struct work *w)
+{
+	size_t i, e, t;
+
+	for (i = 0; i < w->job->nstreams; i++) {
+		const struct diag_stream *s = &w->job->streams[i];
+
+		for (e = s->nevents > 2 ? s->nevents - 2 : 0; e < s->nevents; e++)
+			if ((t = tmpl_index(w, s->events[e])) != (size_t)-1)
+				w->tf[t].ends_stream = 1;
+	}
+}
+
+/*
+ * Does template t say something went wrong: error level, or labelled (a
+ * known benign line never does)?
+ */
 static int
 signals_error(const struct work *w, size_t t)
 {
-	return w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
-	    w->tf[t].category != NULL;
+	return (w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
+	    w->tf[t].category != NULL) && !benign(w->tf[t].category);
 }
 
 /* Does category c name what follows a failure rather than a cause? */
@@ -618,7 +658,8 @@ own_error(const struct work *w, size_t t)
 
 	return !tp->context && (f->level >= 1 || (f->level >= 0.75 &&
 	    f->category != NULL)) && f->novelty >= 0.5 &&
-	    !consequence(f->category) && (isnan(w->first_timeout) ||
+	    !consequence(f->category) && !benign(f->category) && !retried(f) &&
+	    (isnan(w->first_timeout) ||
 	    isnan(tp->first.ts) || tp->first.ts <= w->first_timeout);
 }
 
@@ -1519,6 +1560,73 @@ diverge_reasons(struct work *w, struct diag_event_result *ev)
 	}
 }
 
+/*
+ * The iteration the job failed in, for what came long before it: the
+ * failing tail's, else the iteration after the last any node completed.
+ */
+static long
+fail_ref(const struct work *w)
+{
+	long last = -1;
+	size_t n;
+
+	if (w->fail_iter >= 0)
+		return w->fail_iter;
+	for (n = 0; n < w->job->nreal; n++)
+		if (w->job->nodes[n].last_iter > last)
+			last = w->job->nodes[n].last_iter;
+	return last >= 0 ? last + 1 : -1;
+}
+
+/*
+ * A line no healthy run speaks for and no rule names a fault that goes on
+ * at a steady rate: on three nodes or more, first logged in training ten
+ * iterations or more before the failure, and not new where a stream broke
+ * off.  Returns the iteration it began in, -1 when it is none.
+ */
+static long
+steady(const struct work *w, size_t t)
+{
+	const struct tfacts *f = &w->tf[t];
+	const struct diag_first *first = &w->job->tmpls[t].first;
+	long ref = fail_ref(w);
+
+	if (w->ran_to_end || judges(w, t) > 0 || f->nn < 3 ||
+	    f->total < f->nn || (f->category != NULL &&
+	    !benign(f->category)) || f->in_tail || f->in_flat_tail ||
+	    first->stage != STAGE_TRAINING || first->iteration < 0 || ref < 0 ||
+	    first->iteration + 10 > ref)
+		return -1;
+	return first->iteration;
+}
+
+/*
+ * What is known benign, an error that was retried and went on, and what
+ * goes on at a steady rate on many nodes long before the failure rank
+ * below the errors: the fault library says so, or the run's own course.
+ */
+static void
+quiet(const struct work *w, size_t t, struct diag_event_result *ev)
+{
+	const struct tfacts *f = &w->tf[t];
+	long since;
+
+	if (benign(f->category)) {
+		ev->score *= 0.4;
+		reason_add(&ev->reasons, &ev->nreasons, "known benign: a healthy "
+		    "node logs it too");
+	} else if (retried(f)) {
+		ev->score *= 0.5;
+		reason_add(&ev->reasons, &ev->nreasons, "retried: the rank went "
+		    "on after it");
+	} else if ((since = steady(w, t)) >= 0) {
+		ev->score *= 0.5;
+		reason_add(&ev->reasons, &ev->nreasons, "logged on %zu nodes since "
+		    "iteration %ld, long before the failure: noise that goes on, "
+		    "not what failed", f->nn, since);
+	}
+}
+
 /* Score template t into ev, gathering its reasons. */
 static void
 score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
@@ -1567,6 +1675,7 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 	trace_reason(w->job, tp, &ev->reasons, &ev->nreasons);
 	ev->score = 0.30 * f->novelty + 0.25 * f->spatial + 0.20 * f->temporal +
 	    0.15 * f->library + 0.05 * f->level + 0.05 * f->onset;
+	quiet(w, t, ev);
 	if (ev->score < 0)
 		ev->score = 0;
 	ev->category = f->category;
@@ -2653,6 +2762,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	stream_ends(&w);
 	absent_ranks(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		crossjob_prepare(&w, t);

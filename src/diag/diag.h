@@ -192,6 +192,7 @@ struct diag_job {
 	struct diag_stream *streams;
 	size_t nstreams, streamcap;
 	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
+	char **healthy_names;	/* their names (nhealthy of them) */
 	double hours;		/* how long its logs ran, when rates are
 				   compared per node-hour; 0: per node */
 	struct diag_span *spans;	/* stage stretches of every stream */

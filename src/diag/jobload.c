@@ -32,6 +32,7 @@
 #include "diag/diag.h"
 #include "db/diagdb.h"
 #include "diag/jobload.h"
+#include "diag/pool.h"
 #include "logs/lineparse.h"
 #include "db/logdb.h"
 #include "logs/reader.h"
@@ -1753,6 +1754,7 @@ replay(struct loader *l)
 struct pool_acc {
 	struct loader *l;
 	uint64_t *count;
+	size_t rows;		/* its templates */
 };
 
 static int
@@ -1761,70 +1763,142 @@ pool_row(void *arg, uint32_t id, uint64_t count)
 	struct pool_acc *pa = arg;
 	struct loader *l = pa->l;
 
+	pa->rows++;
 	if (id < l->idcap && l->tmpl_of_id[id] != 0)
 		pa->count[l->tmpl_of_id[id] - 1] += count;
 	return 0;
 }
 
 /*
- * Add healthy job h to the pool: where each template occurs, its rate
- * there (per node, or per node-hour over `hours` when the job's rates
- * are), and the templates it cannot speak for.  A healthy run that logs
- * none of this job's iteration lines is of another kind (framework,
- * launcher): that it lacks a line says nothing of the line, that it has
- * one still says the line is normal.  A job without iteration lines is
- * compared with every run.
+ * A run of the pool: its count of each of this job's templates, its
+ * nodes, and how many templates it has.
  */
-static int
-pool_add(struct loader *l, int64_t h, double hours, double *rate,
-    char **cause)
-{
-	struct diag_job *job = l->job;
-	uint64_t *count = xcalloc(job->ntmpls + 1, sizeof *count);
-	struct pool_acc pa = { l, count };
-	double nodes, per;
-	int iters = 0, kin = 0, rc = -1;
-	size_t t;
+struct pool_cand {
+	int64_t id;
+	int named;		/* --baseline: no likeness needed */
+	uint64_t *count;
+	double nodes;
+	size_t rows;
+	double hours;
+	char *name;
+};
 
-	if (diagdb_template_sums(l->c, h, &nodes, pool_row, &pa, cause) != 0)
-		goto out;
-	for (t = 0; t < job->ntmpls; t++)
-		if (l->lt[t].is_iter) {
-			iters = 1;
-			kin |= count[t] > 0;
-		}
-	kin |= !iters;
-	per = nodes * (job->hours > 0 ? hours : 1);
-	for (t = 0; t < job->ntmpls; t++) {
-		if (count[t] > 0) {
-			job->tmpls[t].healthy_jobs++;
-			rate[t] += (double)count[t] / per;
-		} else if (!kin)
-			job->tmpls[t].healthy_blind++;
-	}
-	job->nhealthy++;
-	rc = 0;
-out:
-	free(count);
-	return rc;
+static int
+pool_counts(struct loader *l, struct pool_cand *pc, char **cause)
+{
+	struct pool_acc pa;
+
+	pc->count = xcalloc(l->job->ntmpls + 1, sizeof *pc->count);
+	pa.l = l;
+	pa.count = pc->count;
+	pa.rows = 0;
+	if (diagdb_template_sums(l->c, pc->id, &pc->nodes, pool_row, &pa,
+	    cause) != 0)
+		return -1;
+	pc->rows = pa.rows;
+	return 0;
 }
 
 /*
- * Ids of the healthy jobs: the cache's pool (marked good, or ended
- * cleanly) and the jobs named as baselines (names or directories).
+ * Is candidate pc a run of this job: of the same program (half or more
+ * of the two runs' templates in common) and of the same shape
+ * (pool_same_shape())?  Fills pc->name either way.
+ */
+static int
+pool_same_job(struct loader *l, const struct pool_run *self,
+    struct pool_cand *pc, int *same, char **cause)
+{
+	struct pool_run run;
+	const char *why;
+	size_t t, common = 0;
+
+	if (pool_run_load(l->c, pc->id, &run, cause) != 0)
+		return -1;
+	pc->name = run.name;
+	run.name = NULL;
+	for (t = 0; t < l->job->ntmpls; t++)
+		common += pc->count[t] > 0;
+	*same = pc->named || (pool_likeness(common, l->job->ntmpls,
+	    pc->rows) >= 0.5 && pool_same_shape(self, &run, &why));
+	pool_run_release(&run);
+	return 0;
+}
+
+/*
+ * Add healthy run pc to the pool: where each template occurs, its rate
+ * there (per node, or per node-hour when the job's rates are), and the
+ * templates it cannot speak for.  A healthy run that logs none of this
+ * job's iteration lines is of another kind (framework, launcher): that it
+ * lacks a line says nothing of the line, that it has one still says the
+ * line is normal.  A job without iteration lines is compared with every
+ * run.
+ */
+static void
+pool_add(struct loader *l, const struct pool_cand *pc, double *rate)
+{
+	struct diag_job *job = l->job;
+	double per = pc->nodes * (job->hours > 0 ? pc->hours : 1);
+	int iters = 0, kin = 0;
+	size_t t;
+
+	for (t = 0; t < job->ntmpls; t++)
+		if (l->lt[t].is_iter) {
+			iters = 1;
+			kin |= pc->count[t] > 0;
+		}
+	kin |= !iters;
+	for (t = 0; t < job->ntmpls; t++) {
+		if (pc->count[t] > 0) {
+			job->tmpls[t].healthy_jobs++;
+			rate[t] += (double)pc->count[t] / per;
+		} else if (!kin)
+			job->tmpls[t].healthy_blind++;
+	}
+	job->healthy_names = xreallocarray(job->healthy_names,
+	    (size_t)job->nhealthy + 1, sizeof *job->healthy_names);
+	job->healthy_names[job->nhealthy++] = xstrdup(pc->name);
+}
+
+/* Mark the candidates named healthy runs of the job (mark --for). */
+static int
+pool_named(struct loader *l, struct pool_cand *pc, size_t n, char **cause)
+{
+	int64_t *ids;
+	size_t nids, i, k;
+
+	if (diagdb_named(l->c, l->job_id, &ids, &nids, cause) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nids; k++)
+			if (pc[i].id == ids[k])
+				pc[i].named = 1;
+	free(ids);
+	return 0;
+}
+
+/*
+ * Ids of the candidate healthy runs: the cache's pool (marked good, or
+ * ended cleanly, or named for the job with mark --for) and the jobs named
+ * as baselines (names or directories), these two kinds marked named.
  */
 static int
 pool_ids(struct loader *l, const char *const *base, size_t nbase,
-    int64_t **ids, size_t *n, char **cause)
+    struct pool_cand **pc, size_t *n, char **cause)
 {
 	struct diagdb_job dj;
-	size_t cap, i, k;
+	int64_t *ids = NULL;
+	size_t i, k;
 	char *abs;
 	int rc;
 
-	if (diagdb_pool(l->c, l->job_id, ids, n, cause) != 0)
+	if (diagdb_pool(l->c, l->job_id, &ids, n, cause) != 0)
 		return -1;
-	cap = *n;
+	*pc = xcalloc(*n + nbase + 1, sizeof **pc);
+	for (i = 0; i < *n; i++)
+		(*pc)[i].id = ids[i];
+	free(ids);
+	if (pool_named(l, *pc, *n, cause) != 0)
+		return -1;
 	for (i = 0; i < nbase; i++) {
 		abs = realpath(base[i], NULL);
 		rc = diagdb_find_job(l->c, base[i], abs, &dj, cause);
@@ -1836,12 +1910,11 @@ pool_ids(struct loader *l, const char *const *base, size_t nbase,
 			return ts_fail(cause, "no baseline job '%s' (or it is "
 			    "the job itself)", base[i]);
 		}
-		for (k = 0; k < *n && (*ids)[k] != dj.id; k++)
+		for (k = 0; k < *n && (*pc)[k].id != dj.id; k++)
 			;
-		if (k == *n) {
-			*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
-			(*ids)[(*n)++] = dj.id;
-		}
+		if (k == *n)
+			(*pc)[(*n)++].id = dj.id;
+		(*pc)[k].named = 1;
 		diagdb_job_release(&dj);
 	}
 	return 0;
@@ -1854,8 +1927,7 @@ pool_ids(struct loader *l, const char *const *base, size_t nbase,
  * retries.
  */
 static int
-pool_hours(struct loader *l, const int64_t *ids, size_t n, double *hours,
-    char **cause)
+pool_hours(struct loader *l, struct pool_cand *pc, size_t n, char **cause)
 {
 	double secs;
 	size_t i;
@@ -1864,42 +1936,80 @@ pool_hours(struct loader *l, const int64_t *ids, size_t n, double *hours,
 		return -1;
 	l->job->hours = secs >= 60 ? secs / 3600 : 0;
 	for (i = 0; i < n; i++) {
-		if (diagdb_job_span(l->c, ids[i], LP_TS_EPOCH, &secs,
+		if (diagdb_job_span(l->c, pc[i].id, LP_TS_EPOCH, &secs,
 		    cause) != 0)
 			return -1;
-		hours[i] = secs / 3600;
+		pc[i].hours = secs / 3600;
 		if (secs < 60)
 			l->job->hours = 0;
 	}
 	return 0;
 }
 
+/*
+ * Keep the candidates that are runs of this job (pool_same_job()), in
+ * place; *n is how many.
+ */
+static int
+pool_select(struct loader *l, struct pool_cand *pc, size_t *n, char **cause)
+{
+	struct pool_run self;
+	size_t i, keep = 0;
+	int same, rc = -1;
+
+	if (pool_run_load(l->c, l->job_id, &self, cause) != 0)
+		return -1;
+	for (i = 0; i < *n; i++) {
+		if (pool_counts(l, &pc[i], cause) != 0 ||
+		    pool_same_job(l, &self, &pc[i], &same, cause) != 0)
+			goto out;
+		if (same) {
+			struct pool_cand tmp = pc[keep];
+
+			pc[keep++] = pc[i];
+			pc[i] = tmp;
+		}
+	}
+	rc = 0;
+out:
+	for (i = keep; i < *n; i++) {
+		free(pc[i].count);
+		free(pc[i].name);
+		pc[i].count = NULL;
+		pc[i].name = NULL;
+	}
+	*n = keep;
+	pool_run_release(&self);
+	return rc;
+}
+
 static int
 load_pool(struct loader *l, const char *const *base, size_t nbase,
     char **cause)
 {
-	int64_t *ids = NULL;
-	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate), *hours = NULL;
-	size_t n, i;
+	struct pool_cand *pc = NULL;
+	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate);
+	size_t n = 0, i;
 	int rc = -1;
 
-	if (pool_ids(l, base, nbase, &ids, &n, cause) != 0)
-		goto out;
-	hours = xcalloc(n + 1, sizeof *hours);
-	if (pool_hours(l, ids, n, hours, cause) != 0)
+	if (pool_ids(l, base, nbase, &pc, &n, cause) != 0 ||
+	    pool_select(l, pc, &n, cause) != 0 ||
+	    pool_hours(l, pc, n, cause) != 0)
 		goto out;
 	for (i = 0; i < n; i++)
-		if (pool_add(l, ids[i], hours[i], rate, cause) != 0)
-			goto out;
+		pool_add(l, &pc[i], rate);
 	for (i = 0; i < l->job->ntmpls; i++)
 		if (l->job->tmpls[i].healthy_jobs > 0)
 			l->job->tmpls[i].healthy_rate = rate[i] /
 			    l->job->tmpls[i].healthy_jobs;
 	rc = 0;
 out:
-	free(ids);
+	for (i = 0; pc != NULL && i < n; i++) {
+		free(pc[i].count);
+		free(pc[i].name);
+	}
+	free(pc);
 	free(rate);
-	free(hours);
 	return rc;
 }
 

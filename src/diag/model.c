@@ -698,6 +698,11 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 	m->failure_iter = r->failure_iter;
 	m->last_healthy_iter = r->last_healthy_iter;
 	m->nhealthy = job->nhealthy;
+	if (job->healthy_names != NULL && job->nhealthy > 0) {
+		m->nhealthy_runs = (size_t)job->nhealthy;
+		m->healthy_runs = dup_strv(job->healthy_names,
+		    m->nhealthy_runs);
+	}
 	m->anomalous = r->anomalous_iters;
 	m->slow_iter = r->slow_iter;
 	m->slow_before_ms = r->slow_before_ms;
@@ -763,6 +768,7 @@ model_free(struct model *m)
 		return;
 	free(m->name);
 	free(m->root);
+	free_strv(m->healthy_runs, m->nhealthy_runs);
 	for (i = 0; i < m->nnodes; i++) {
 		free(m->nodes[i].name);
 		free_strv(m->nodes[i].reasons, m->nodes[i].nreasons);
@@ -845,6 +851,24 @@ model_flows_ckpt(const struct model_flows *f, char *buf, size_t len)
 	if (at + 32 < len)
 		snprintf(buf + at, len - at, n == 1 ?
 		    " (a pause, not a slowdown)" : " (pauses, not a slowdown)");
+	return buf;
+}
+
+const char *
+model_healthy_str(const struct model *m, char *buf, size_t len)
+{
+	size_t i, at;
+
+	at = (size_t)snprintf(buf, len, "%d healthy run%s compared",
+	    m->nhealthy, m->nhealthy == 1 ? "" : "s");
+	for (i = 0; i < m->nhealthy_runs && at + 48 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " :
+		    " (", m->healthy_runs[i]);
+	if (i < m->nhealthy_runs && at + 24 < len)
+		at += (size_t)snprintf(buf + at, len - at, " and %zu more",
+		    m->nhealthy_runs - i);
+	if (i > 0 && at + 2 < len)
+		snprintf(buf + at, len - at, ")");
 	return buf;
 }
 

@@ -201,6 +201,8 @@ struct model {
 	long failure_iter;	/* -1: none */
 	long last_healthy_iter;	/* -1: none */
 	int nhealthy;		/* healthy runs compared */
+	char **healthy_runs;	/* their names (may be fewer: none kept) */
+	size_t nhealthy_runs;
 	size_t anomalous;	/* anomalous iterations over all streams */
 	uint64_t names_stamp;	/* the hosts files that named the captures'
 				   hosts, as they were (jobmodel.c) */
@@ -277,6 +279,12 @@ long model_event_index(const struct model *m, uint32_t id);
 int model_event_own(const struct model_event *e);
 /* The index of the record of iteration `it`, or -1. */
 long model_iter_index(const struct model *m, long it);
+/*
+ * The healthy runs compared, in words: "2 healthy runs compared (run1,
+ * run3)", names as far as len allows ("and N more"), into buf, which is
+ * returned.  Names are raw: print them inert.
+ */
+const char *model_healthy_str(const struct model *m, char *buf, size_t len);
 /*
  * Where the job failed, as words after "failed": "in iteration 41",
  * "before its first iteration" (failure iteration 0), or "" when the logs

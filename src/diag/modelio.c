@@ -296,6 +296,7 @@ walk(struct mio *io, struct model *m)
 	i64(io, &m->failure_iter);
 	i64(io, &m->last_healthy_iter);
 	int32(io, &m->nhealthy);
+	strv(io, &m->healthy_runs, &m->nhealthy_runs);
 	sz(io, &m->anomalous);
 	u64(io, &m->names_stamp);
 	i64(io, &m->slow_iter);

@@ -148,6 +148,11 @@ print_json(FILE *out, const struct model *m, size_t top)
 	json_iter(&j, "failure_iteration", m->failure_iter);
 	json_iter(&j, "last_healthy_iteration", m->last_healthy_iter);
 	json_key(&j, "healthy_runs"); json_int(&j, m->nhealthy);
+	json_key(&j, "healthy_run_names");
+	json_arr_begin(&j);
+	for (i = 0; i < m->nhealthy_runs; i++)
+		json_str(&j, m->healthy_runs[i]);
+	json_arr_end(&j);
 	json_key(&j, "anomalous_iterations");
 	json_int(&j, (int64_t)m->anomalous);
 	json_key(&j, "slowdown");
@@ -508,6 +513,7 @@ static void
 print_text(FILE *out, const struct model *m, size_t top)
 {
 	size_t i, k;
+	char healthy[512];
 
 	fputs("job ", out);
 	put(out, m->name, 0);
@@ -519,8 +525,9 @@ print_text(FILE *out, const struct model *m, size_t top)
 	text_outcome(out, m);
 	if (m->last_healthy_iter >= 0)
 		fprintf(out, ", last healthy iteration %ld", m->last_healthy_iter);
-	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",
-	    m->nhealthy, m->nhealthy == 1 ? "" : "s", m->anomalous,
+	fputc('\n', out);
+	put(out, model_healthy_str(m, healthy, sizeof healthy), 0);
+	fprintf(out, ", %zu anomalous iteration%s\n", m->anomalous,
 	    m->anomalous == 1 ? "" : "s");
 	if (m->root != NULL) {
 		fputs("files under ", out);
