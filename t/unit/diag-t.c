@@ -9,6 +9,7 @@
 #include "diag/diag.h"
 #include "diag/diverge.h"
 #include "diag/model.h"
+#include "diag/pool.h"
 #include "diag/faults.h"
 #include "base/util.h"
 #include "tap.h"
@@ -523,6 +524,49 @@ test_diverge(void)
 	free(x);
 }
 
+/* The settings of a run's shape, and what makes two runs of one shape. */
+static void
+test_pool(void)
+{
+	static const char *const lines[] = {
+		"using world size: 4, data-parallel size: 2, tensor-model-"
+		    "parallel size: 1, pipeline-model-parallel size: 2",
+		"  dp .............................. 2",
+		"  lr .............................. 0.001",
+		"  num_layers ...................... 4",
+		"  job_id .......................... gpt-g",
+		"iteration 1/ 30 | lm loss: 7.0 |",
+	};
+	struct pool_run a, b;
+	const char *why;
+	size_t i;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	for (i = 0; i < TS_NELEM(lines); i++)
+		pool_settings_line(lines[i], strlen(lines[i]), &a.kv, &a.nkv);
+	ok(a.nkv == 6 && strcmp(a.kv[0].key, "world_size") == 0 &&
+	    strcmp(a.kv[1].key, "data_parallel_size") == 0 &&
+	    strcmp(a.kv[1].value, "2") == 0 && strcmp(a.kv[4].key, "dp") == 0 &&
+	    strcmp(a.kv[5].key, "num_layers") == 0, "shape settings read, the "
+	    "learning rate and the job's name left out");
+	a.nodes = b.nodes = 4;
+	a.ranks = b.ranks = 4;
+	pool_settings_line(lines[0], strlen(lines[0]), &b.kv, &b.nkv);
+	ok(pool_same_shape(&a, &b, &why), "the settings both logged agree");
+	free(b.kv[1].value);
+	b.kv[1].value = xstrdup("4");
+	ok(!pool_same_shape(&a, &b, &why) && strstr(why, "layout") != NULL,
+	    "another data-parallel size is another shape");
+	b.kv[1].value[0] = '2';
+	b.nodes = 8;
+	ok(!pool_same_shape(&a, &b, &why) && strstr(why, "nodes") != NULL,
+	    "so are more nodes");
+	ok(fabs(pool_likeness(3, 4, 5) - 0.5) < 1e-12, "likeness: Jaccard");
+	pool_run_release(&a);
+	pool_run_release(&b);
+}
+
 int
 main(void)
 {
@@ -537,5 +581,6 @@ main(void)
 	test_outcome();
 	test_no_iters();
 	test_diverge();
+	test_pool();
 	return done_testing();
 }
