@@ -236,7 +236,10 @@ if [ -d "$G/run2_failed/logs" ]; then
 		    grep "before it, the learning rate jumps .* in iteration $lr (.*$ev)" &&
 		trainscope diagnose o_nan_divergence_dp4 >o.txt &&
 		head -1 o.txt | grep "diverged in iteration" &&
-		trainscope jobs --format tsv | grep "^o_nan_divergence_dp4	diverged	"
+		trainscope jobs --format tsv | grep "^o_nan_divergence_dp4	diverged	" &&
+		trainscope -n -c "open o_nan_divergence_dp4" -c "report -" >rep &&
+		grep "^outcome  *diverged in stage training" rep &&
+		grep "^diverged at  *iteration $(jq -r .log_truth.failure_iteration "$O/truth.json") " rep
 	'
 	test_expect_success 'real sample: the healthy run is no failure and joins the pool' '
 		trainscope diagnose --format json run1_normal >healthy.json &&

@@ -112,7 +112,8 @@ summary(struct rep *r, int paths)
 	if (m->failure_iter > 0 && m->last_healthy_iter >= 0) {
 		line = xasprintf("iteration %ld (last healthy %ld)",
 		    m->failure_iter, m->last_healthy_iter);
-		fprintf(r->f, fmt, "failed at", line);
+		fprintf(r->f, fmt, m->outcome == DIAG_DIVERGED ? "diverged at" :
+		    "failed at", line);
 		free(line);
 	} else if (m->failure_iter >= 0) {
 		char when[48];
