@@ -421,7 +421,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 6;
+const int diag_revision = 7;
 
 /* ------------------------------------------------------------ working set */
 
@@ -2739,6 +2739,19 @@ anomalous_count(const struct diag_job *job, size_t flagged)
 	return o;
 }
 
+static void
+work_release(struct work *w)
+{
+	free(w->tf);
+	free(w->ids_sorted);
+	free(w->ids_index);
+	free(w->node_spatial);
+	free(w->node_attr);
+	free(w->typical);
+	free(w->tail_node);
+	free(w->silent);
+}
+
 struct diag_result *
 diag_run(struct diag_job *job, const struct diag_opts *opts)
 {
@@ -2800,14 +2813,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	if (r->outcome == DIAG_COMPLETED && end_stage(job) != STAGE_NONE)
 		r->stage = end_stage(job);
 	free(col);
-	free(w.tf);
-	free(w.ids_sorted);
-	free(w.ids_index);
-	free(w.node_spatial);
-	free(w.node_attr);
-	free(w.typical);
-	free(w.tail_node);
-	free(w.silent);
+	work_release(&w);
 	return r;
 }
 

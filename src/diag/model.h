@@ -3,10 +3,12 @@
  *
  * A struct model is self-contained (it owns copies of every string) and
  * holds what the diagnosis concluded and what the panes draw: the job's
- * outcome, stage and failure iteration; its nodes with their suspicion
- * and reasons; the ranked events with their reasons and fault-library
- * texts; the iterations with their durations; a sparse per-node summary
- * of each iteration (or, for logs without iterations, of each moment) for
+ * outcome, stage and failure iteration, and the healthy runs it was
+ * compared with; its nodes with their suspicion and reasons; the ranked
+ * events with their reasons, fault-library texts and traces (and the
+ * diagnosis's own events: a hang, a rank that stops, a missing node);
+ * the iterations with their durations; a sparse per-node summary of each
+ * iteration (or, for logs without iterations, of each moment) for
  * the heatmap; the spans of the training stages for the timeline; and
  * what the job's network captures show (hosts, data-parallel groups,
  * pipelines, iterations, findings) for the groups pane.
