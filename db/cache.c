@@ -36,16 +36,18 @@ struct cache {
 extern const char cache_schema_sql[];
 extern const char cache_migrate_2_sql[];
 extern const char cache_migrate_3_sql[];
+extern const char cache_migrate_4_sql[];
 
 /* migrations[i] takes a cache from version i to i + 1. */
 static const char *const *
 migrations(size_t *n)
 {
-	static const char *m[3];
+	static const char *m[4];
 
 	m[0] = cache_schema_sql;
 	m[1] = cache_migrate_2_sql;
 	m[2] = cache_migrate_3_sql;
+	m[3] = cache_migrate_4_sql;
 	*n = TS_NELEM(m);
 	return m;
 }

@@ -198,7 +198,8 @@ diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
 	/* 'healthy': what caches of older builds stored for 'completed' */
 	if (prep(c, "SELECT id FROM jobs WHERE id != ?1 AND indexed IS NOT "
 	    "NULL AND (marked = 'good' OR (outcome IN ('completed', "
-	    "'healthy') AND marked IS NULL)) ORDER BY id", &st, cause) != 0)
+	    "'healthy') AND marked IS NULL) OR id IN (SELECT run_id FROM "
+	    "baselines WHERE job_id = ?1)) ORDER BY id", &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -212,6 +213,127 @@ diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
 	*ids = NULL;
 	*n = 0;
 	return cache_fail(c, "cannot read the healthy jobs", cause);
+}
+
+/* A count of job `job`'s rows: "SELECT count(...) ... ?1". */
+static long
+count_of(struct cache *c, const char *q, int64_t job, char **cause)
+{
+	sqlite3_stmt *st;
+	long n = -1;
+
+	if (prep(c, q, &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (n < 0)
+		cache_fail(c, "cannot read the job's shape", cause);
+	return n;
+}
+
+int
+diagdb_job_shape(struct cache *c, int64_t job, struct diagdb_shape *out,
+    char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (prep(c, "SELECT j.name, j.root, (SELECT path FROM files WHERE "
+	    "job_id = ?1 AND kind = 'log' ORDER BY rank IS NULL, rank, path "
+	    "LIMIT 1) FROM jobs j WHERE j.id = ?1", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		out->name = xstrdup(col_text(st, 0));
+		out->root = xstrdup(col_text(st, 1));
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			out->log = xstrdup(col_text(st, 2));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return cache_fail(c, "cannot read the job's shape", cause);
+	out->nodes = count_of(c, "SELECT count(*) FROM nodes WHERE job_id = ?1",
+	    job, cause);
+	out->ranks = count_of(c, "SELECT max((SELECT count(*) FROM ranks WHERE "
+	    "job_id = ?1), (SELECT count(*) FROM files WHERE job_id = ?1 AND "
+	    "rank IS NOT NULL))", job, cause);
+	if (out->nodes < 0 || out->ranks < 0) {
+		diagdb_shape_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+void
+diagdb_shape_release(struct diagdb_shape *s)
+{
+	free(s->name);
+	free(s->root);
+	free(s->log);
+	memset(s, 0, sizeof *s);
+}
+
+/* 1 when a job of that name exists, 0 when not, -1 on error. */
+int
+diagdb_named(struct cache *c, int64_t job, int64_t **ids, size_t *n,
+    char **cause)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (prep(c, "SELECT run_id FROM baselines WHERE job_id = ?1 ORDER BY "
+	    "run_id", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, job);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	return cache_fail(c, "cannot read the job's baselines", cause);
+}
+
+/* Run a statement on one or two job ids (?1, ?2): 0, or -1 with *cause. */
+static int
+exec_ids(struct cache *c, const char *q, int64_t a, int64_t b,
+    const char *what, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(c, q, &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, a);
+	if (sqlite3_bind_parameter_count(st) > 1)
+		sqlite3_bind_int64(st, 2, b);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : cache_fail(c, what, cause);
+}
+
+int
+diagdb_mark_for(struct cache *c, int64_t run, int64_t job, char **cause)
+{
+	return exec_ids(c, "INSERT OR IGNORE INTO baselines (job_id, run_id) "
+	    "VALUES (?2, ?1)", run, job, "cannot name the baseline", cause);
+}
+
+int
+diagdb_unmark_for(struct cache *c, int64_t run, char **cause)
+{
+	return exec_ids(c, "DELETE FROM baselines WHERE run_id = ?1", run,
+	    0, "cannot forget the baselines", cause);
 }
 
 static int
@@ -397,6 +519,8 @@ diagdb_stamp(struct cache *c, int64_t job, struct buf *out, char **cause)
 	    "job_id = ?1 ORDER BY path", job, out, cause) != 0 ||
 	    stamp_query(c, "SELECT value FROM meta WHERE key = "
 	    "'index-pending:' || ?1", job, out, cause) != 0 ||
+	    stamp_query(c, "SELECT run_id FROM baselines WHERE job_id = ?1 "
+	    "ORDER BY run_id", job, out, cause) != 0 ||
 	    diagdb_pool(c, job, &pool, &npool, cause) != 0)
 		goto out;
 	for (i = 0; i < npool; i++) {

@@ -62,12 +62,31 @@ int diagdb_each_rank(struct cache *c, int64_t job,
     int (*fn)(void *arg, long rank, int64_t node), void *arg, char **cause);
 
 /*
- * The healthy pool of job `job`: jobs marked good, or whose diagnosis
- * was "completed" and are not marked, other than the job itself, by id.  *ids is
+ * The candidates of job `job`'s healthy pool: jobs marked good, or whose
+ * diagnosis was "completed" and are not marked, and the runs named for it
+ * (diagdb_mark_for()), other than the job itself, by id.  *ids is
  * allocated (free it).  Returns 0, or -1 with *cause.
  */
 int diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
     char **cause);
+/* What says whether a run is of the same job as another (jobload.c). */
+struct diagdb_shape {
+	char *name;
+	char *root;
+	char *log;		/* its first process log (by rank, then path),
+				   relative to root; NULL none */
+	long nodes;		/* its nodes */
+	long ranks;		/* ranks the index placed, else its logs */
+};
+
+/*
+ * The name, root, first log and node and rank counts of job `job`.
+ * Returns 0 (release with diagdb_shape_release()), or -1 with *cause.
+ */
+int diagdb_job_shape(struct cache *c, int64_t job, struct diagdb_shape *out,
+    char **cause);
+void diagdb_shape_release(struct diagdb_shape *s);
+
 /*
  * How long job `job` logged: the span in seconds from the first to the
  * last time of its files whose timestamps are of kind `ts_kind` (the
@@ -82,6 +101,21 @@ int diagdb_job_span(struct cache *c, int64_t job, int ts_kind, double *secs,
  */
 int diagdb_template_sums(struct cache *c, int64_t h, double *nodes,
     int (*fn)(void *arg, uint32_t tmpl, uint64_t count), void *arg,
+    char **cause);
+
+/*
+ * Name run `run` a healthy run of job `job` (both job ids): it joins the
+ * job's pool whatever its shape.  Returns 0, or -1 with *cause.
+ */
+int diagdb_mark_for(struct cache *c, int64_t run, int64_t job,
+    char **cause);
+/* Forget the jobs run `run` (a job id) was named a healthy run of. */
+int diagdb_unmark_for(struct cache *c, int64_t run, char **cause);
+/*
+ * The runs named healthy runs of job `job` (mark --for), by id; *ids is
+ * allocated (free it).  Returns 0, or -1 with *cause.
+ */
+int diagdb_named(struct cache *c, int64_t job, int64_t **ids, size_t *n,
     char **cause);
 
 /* What diagdb_store() writes: the outcome and each template's first tag. */

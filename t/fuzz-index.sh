@@ -15,6 +15,6 @@ test_expect_success 'long lines and a lone CR' '
 '
 test_expect_success 'the discovery corpus replays' '
 	"$scan" "$TS_SRCDIR"/t/fuzz/corpus/scan/* >out &&
-	test "$(grep -c "^ok" out)" -eq 6 && ! grep "^not ok" out
+	test "$(grep -c "^ok" out)" -eq 7 && ! grep "^not ok" out
 '
 test_done

@@ -19,7 +19,7 @@ job_nodes() {
 	jq -r '[.events[].nodes[]] | unique | .[]' "$1" | grep -v "^unknown ("
 }
 
-test_expect_success 'mpirun --tag-output: ranks are split, the exception line leads' '
+test_expect_success 'mpirun --tag-output: ranks are split, one row for the traceback and its exception' '
 	mkdir -p mpi &&
 	cat >mpi/out.log <<-\EOF &&
 	[1,0]<stdout>:step 1 loss 2.31
@@ -40,10 +40,13 @@ test_expect_success 'mpirun --tag-output: ranks are split, the exception line le
 	jq -r ".nodes[].node" d.json | sort >nodes &&
 	printf "rank-0\nrank-1\n" >want && test_cmp want nodes &&
 	jq -r ".events[].template" d.json >ranked &&
-	e=$(grep -n "^ZeroDivisionError" ranked | cut -d: -f1) &&
-	h=$(grep -n -e "^Traceback" ranked | cut -d: -f1) &&
-	c=$(grep -n -e "\^\^\^" ranked | cut -d: -f1) &&
-	test "$e" -lt "$h" && test "$e" -lt "$c"
+	head -1 ranked | grep "^ZeroDivisionError" &&
+	! grep -e "^Traceback" -e "\^\^\^" -e "^File " -e "opt.step()" ranked &&
+	jq -r ".events[0].trace[]" d.json >trace &&
+	grep "^Traceback (most recent call last):" trace &&
+	grep "^opt.step()" trace && grep "\^\^\^" trace &&
+	jq -r ".events[0].reasons[]" d.json |
+	    grep "lines of context (traceback, backtrace), the last .opt.step()."
 '
 
 test_expect_success 'interleaved tracebacks of two ranks are split by rank' '
@@ -135,7 +138,7 @@ test_expect_success 'a JSON error record and a bare traceback header never lead'
 	top rec >t && grep "client socket timed out" t
 '
 
-test_expect_success 'an NCCL exception speaks through its last error; C++ through what()' '
+test_expect_success 'an NCCL exception speaks through its last error, C++ through what(); the rest is their trace' '
 	mkdir -p lasterr &&
 	cat >lasterr/log.txt <<-\EOF &&
 	[rank2]: terminate called after throwing an instance of '"'"'c10::DistBackendError'"'"'
@@ -147,10 +150,12 @@ test_expect_success 'an NCCL exception speaks through its last error; C++ throug
 	trainscope index lasterr >/dev/null 2>&1 &&
 	trainscope diagnose --format json lasterr >d.json &&
 	jq -r ".events[].template" d.json >ranked &&
-	d=$(grep -n "^socket recv" ranked | cut -d: -f1) &&
-	s=$(grep -n "^ncclSystemError" ranked | cut -d: -f1) &&
-	t=$(grep -n "^terminate called" ranked | cut -d: -f1) &&
-	test "$d" -lt "$s" && test "$d" -lt "$t"
+	grep "^socket recv" ranked && grep "^NCCL error in" ranked &&
+	! grep -e "^ncclSystemError" -e "^terminate called" -e "^Last error" ranked &&
+	jq -r ".events[] | select(.template | startswith(\"socket recv\")) | .trace[]" \
+	    d.json | grep "^ncclSystemError" &&
+	jq -r ".events[] | select(.template | startswith(\"NCCL error in\")) | .trace[]" \
+	    d.json | grep "^terminate called"
 '
 
 test_expect_success 'a launcher summary names the failed rank'"'"'s host as the node' '
@@ -293,6 +298,87 @@ test_expect_success 'a loss far above its running median is an event too; a fall
 	loss_log calm 99 x &&
 	trainscope diagnose --format json ./calm >d.json 2>/dev/null &&
 	! jq -r ".events[].reasons[]" d.json | grep "the loss"
+'
+
+# div_log DIR SPIKE-AT: two ranks, 30 iterations run to the end; the
+# learning rate is mistyped from 12, the loss explodes in 13 and its grad
+# norm is NaN from 16 (SPIKE-AT 0), or only iteration SPIKE-AT spikes and
+# iteration 20 skips its step (an fp16 backoff: grad norm inf).
+div_log() {
+	for r in 0 1; do
+		mkdir -p "$1/node0$r" &&
+		for i in $(seq 1 30); do
+			lr=1.000000E-03 l=$(awk -v i=$i "BEGIN { printf \"%.6E\", 7 - i / 100 }") g=0.2
+			if [ "$2" = 0 ]; then
+				test "$i" -lt 12 || lr=3.000000E+03
+				test "$i" -lt 13 || l=1.0E+08
+				test "$i" -lt 16 || g=nan
+			else
+				test "$i" != "$2" || l=4.2E+01
+				test "$i" != 20 || g=inf
+			fi
+			printf "[2024-05-01 12:00:%02d,000] INFO [rank $r]  iteration %8d/      30 | elapsed time per iteration (ms): 600.$i | learning rate: %s | lm loss: %s | loss scale: 1.0 | grad norm: %s |\n" "$i" "$i" "$lr" "$l" "$g"
+		done >"$1/node0$r/rank-$r.log" &&
+		echo "[2024-05-01 12:00:31,000] INFO [rank $r] exiting program after 30 iterations" >>"$1/node0$r/rank-$r.log" || return 1
+	done
+}
+
+test_expect_success 'a run whose loss explodes and goes NaN but runs to the end diverged; what changed before it is named' '
+	div_log div 0 &&
+	trainscope diagnose --format json ./div >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = diverged &&
+	test "$(jq -r .failure_iteration d.json)" = 16 &&
+	test "$(jq -r .events[0].category d.json)" = nan &&
+	test "$(jq -r .events[0].iteration d.json)" = 16 &&
+	test "$(jq -r ".events[0].first.line" d.json)" = 16 &&
+	jq -r ".events[0].lines[] | \"\(.path):\(.line)\"" d.json >at &&
+	printf "node00/rank-0.log:16\nnode01/rank-1.log:16\n" >want && test_cmp want at &&
+	jq -r ".events[0].reasons[]" d.json >why &&
+	grep "the grad norm is NaN in iteration 16" why &&
+	grep "the loss explodes in iteration 13" why &&
+	grep "the learning rate jumps 3e+06x in iteration 12" why &&
+	trainscope diagnose ./div >d.txt 2>/dev/null &&
+	head -1 d.txt | grep "diverged in iteration 16"
+'
+
+test_expect_success 'a warm-up spike that comes back down and a skipped step stay completed' '
+	div_log spiky 5 &&
+	trainscope diagnose --format json ./spiky >d.json 2>/dev/null &&
+	test "$(jq -r .outcome d.json)" = completed &&
+	test "$(jq -r .failure_iteration d.json)" = null &&
+	! jq -r ".events[].category" d.json | grep -x nan
+'
+
+test_expect_success 'known benign lines and retries the ranks went on after rank below the errors, with no healthy run' '
+	for n in 1 2 3 4; do
+		mkdir -p noisy/node0$n noisy/host &&
+		for i in $(seq 1 30); do
+			printf "[2024-05-01 12:%02d:00,000] INFO [rank $n]  iteration %8d/     100 | elapsed time per iteration (ms): 60000.0 | lm loss: 3.0 |\n" $i $i
+			case $n.$i in
+			1.3|2.9|3.15|1.21) printf "[2024-05-01 12:%02d:30,000] WARNING [rank $n] error reading /data/shard_%04d.bin: [Errno 110] Connection timed out; retrying (1/5)\n" $i $i ;;
+			esac
+		done >noisy/node0$n/rank-$n.log &&
+		for i in 5 12 19 26; do
+			printf "2024-05-01T12:%02d:10.000000+00:00 node0$n kernel: EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 slot:0 page:0x%x offset:0x0 grain:32 syndrome:0x0)\n" $i $((i * 7 + n))
+			printf "2024-05-01T12:%02d:20.000000+00:00 node0$n chronyd[80$n]: Selected source 10.0.0.1 (ntp1)\n" $i
+		done >noisy/host/node0$n.log || return 1
+	done &&
+	echo "[2024-05-01 12:31:00,000] ERROR [rank 3] RuntimeError: CUDA error: an illegal memory access was encountered" >>noisy/node03/rank-3.log &&
+	for n in 1 2 4; do
+		echo "[2024-05-01 12:41:00,000] ERROR [rank $n] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=31, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>noisy/node0$n/rank-$n.log
+	done &&
+	trainscope diagnose --top 0 --format json ./noisy >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "illegal memory access" &&
+	jq -r ".events[] | .category // \"-\"" d.json >cats &&
+	t=$(grep -n -x timeout cats | tail -1 | cut -d: -f1) &&
+	for c in benign retry; do
+		f=$(grep -n -x $c cats | head -1 | cut -d: -f1) &&
+		test -n "$f" && test "$f" -gt "$t" || exit 1
+	done &&
+	jq -r ".events[] | select(.category == \"benign\") | .template" d.json >ben &&
+	grep "^EDAC" ben && grep "^Selected source" ben &&
+	jq -r ".events[] | select(.category == \"retry\") | .reasons[]" d.json |
+	    grep "retried: the rank went on after it"
 '
 
 test_expect_success 'a silent hang is an event on the last progress line, with the stall' '

@@ -93,7 +93,7 @@ test_expect_success 'the prompt runs a command; a bad one shows its error and th
 	keys : && keys "filter node=node-001" Enter && wait_for "[1 filter]" &&
 	keys : && keys "filter nod=x" Enter &&
 	wait_for "cannot filter on" && grep "score  category" screen &&
-	keys F && wait_for "events 1/117"
+	keys F && wait_for "events 1/83"
 '
 test_expect_success 'Esc and Ctrl-C cancel the prompt' '
 	keys : && keys "pane heat" && keys Escape && sleep 0.2 &&

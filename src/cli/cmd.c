@@ -66,10 +66,10 @@ const struct cmd cmd_table[] = {
 	{ "help", "[COMMAND|TOPIC]", 0, 1,
 	  "show help for a command or topic",
 	  cmd_help, "" },
-	{ "index", "[--job NAME] [--map FILE] [--hostfile FILE] [--threads N] "
-	  "[--chunk BYTES] [--commit SECS] PATH...", 1, -1,
+	{ "index", "[--job NAME] [--map FILE] [--hostfile FILE] [--log FILE]... "
+	  "[--threads N] [--chunk BYTES] [--commit SECS] PATH...", 1, -1,
 	  "index the logs of one or more jobs into the cache",
-	  cmd_index, "job= map= hostfile= threads= chunk= commit=" },
+	  cmd_index, "job= map= hostfile= log= threads= chunk= commit=" },
 	{ "jobs", "[--format text|tsv|json]", 0, 0,
 	  "list the jobs in the cache",
 	  cmd_jobs, "format=" },
@@ -78,9 +78,9 @@ const struct cmd cmd_table[] = {
 	  "print the raw lines of a job around a line, of an event, or of a "
 	  "node in an iteration",
 	  cmd_lines, "context=/C event= node= iter=" },
-	{ "mark", "JOB good|bad|none", 2, 2,
+	{ "mark", "[--for JOB]... JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
-	  cmd_mark, "" },
+	  cmd_mark, "for=" },
 	{ "move", "up|down|pgup|pgdn|top|bottom|ROW", 1, 1,
 	  "move the cursor in the current pane",
 	  cmd_move, "" },

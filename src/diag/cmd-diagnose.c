@@ -5,7 +5,8 @@
  * cache does not hold yet), has its model made or read back (jobmodel.c:
  * the loader, the captures, the scorer with the fault library), prints it
  * and records the outcome and stage tags back in the cache.  `mark` sets
- * the user's verdict that decides whether a job joins the healthy pool.
+ * the user's verdict that decides whether a job joins the healthy pool,
+ * and with --for names it a healthy run of other jobs.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "db/cache.h"
 #include "view/canvas.h"
 #include "cli/commands.h"
+#include "db/diagdb.h"
 #include "db/jobdb.h"
 #include "diag/diag.h"
 #include "diag/jobmodel.h"
@@ -106,24 +108,74 @@ out:
 	return rc;
 }
 
+/*
+ * Name the run a healthy run of each job of --for (a good run only); a
+ * run marked bad or none is no one's.
+ */
+static int
+mark_for(struct cache *c, const char *run, const char *v, const char **jobs,
+    size_t n, char **cause)
+{
+	struct job_ref r, j;
+	size_t i;
+	int rc = -1;
+
+	if (find(c, run, &r, cause) != 0)
+		return -1;
+	if (strcmp(v, "good") != 0) {
+		rc = diagdb_unmark_for(c, r.id, cause);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (find(c, jobs[i], &j, cause) != 0) {
+			rc = -1;
+			goto out;
+		}
+		rc = diagdb_mark_for(c, r.id, j.id, cause);
+		jobdb_release(&j);
+		if (rc != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	jobdb_release(&r);
+	return rc;
+}
+
 int
 cmd_mark(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	const char *v = a->argv[1];
+	const char *v = a->argv[1], **jobs = NULL;
 	struct cache *c;
+	size_t n, i;
+	int rc = CMD_FAIL;
 
 	if (strcmp(v, "good") != 0 && strcmp(v, "bad") != 0 &&
 	    strcmp(v, "none") != 0) {
 		ts_fail(cause, "mark: want good, bad or none, not '%s'", v);
 		return CMD_USAGE;
 	}
-	if (cmd_ctx_cache(ctx, &c, cause) != 0)
-		return CMD_FAIL;
-	if (jobdb_mark(c, a->argv[0], strcmp(v, "none") == 0 ? NULL : v,
-	    cause) != 0)
-		return CMD_FAIL;
+	n = cmd_opt_all(a, "for", &jobs);
+	if (n > 0 && strcmp(v, "good") != 0) {
+		ts_fail(cause, "mark: --for names the jobs a good run is a "
+		    "healthy run of");
+		free(jobs);
+		return CMD_USAGE;
+	}
+	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
+	    jobdb_mark(c, a->argv[0], strcmp(v, "none") == 0 ? NULL : v,
+	    cause) != 0 || mark_for(c, a->argv[0], v, jobs, n, cause) != 0)
+		goto out;
 	fputs("job ", ctx->out);
 	canvas_fput(ctx->out, a->argv[0]);
-	fprintf(ctx->out, " marked %s\n", v);
-	return CMD_OK;
+	fprintf(ctx->out, " marked %s", v);
+	for (i = 0; i < n; i++) {
+		fputs(i == 0 ? " for " : ", ", ctx->out);
+		canvas_fput(ctx->out, jobs[i]);
+	}
+	fputc('\n', ctx->out);
+	rc = CMD_OK;
+out:
+	free(jobs);
+	return rc;
 }

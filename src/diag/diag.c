@@ -32,8 +32,15 @@
  * network captures, see flowjoin.c).
  * Pseudo nodes (lines of no rank in a combined log) carry events but are
  * neither ranked nor compared; the job's nodes are partitioned so that
- * they come last and job->nreal counts the machines.  Traceback frames
- * and source lines score half.
+ * they come last and job->nreal counts the machines.  A traceback's
+ * frames and other context lines, and progress bars, are no events (the
+ * exception line carries its trace).  Besides the templates, the
+ * diagnosis has events of its own (DIAG_SYNTH): a hang, and, in a job
+ * that did not run to the end, a rank that stops silently, a log that
+ * ends early, a node or rank with no line; they rank below an error a
+ * rank reported itself and above the timeouts they cause.  A run that
+ * went on to the end with its loss or grad norm bad for good diverged
+ * (diverge.c).
  */
 #include "config.h"
 
@@ -48,6 +55,7 @@
 #include "diag/diag.h"
 #include "diag/model.h"
 #include "diag/dtw.h"
+#include "diag/diverge.h"
 #include "diag/faults.h"
 #include "diag/iforest.h"
 #include "base/json.h"
@@ -93,14 +101,19 @@ diag_job_free(struct diag_job *job)
 		free(job->tmpls[i].sample);
 		free(job->tmpls[i].category);
 		free(job->tmpls[i].first.path);
+		free(job->tmpls[i].trace);
 	}
 	for (i = 0; i < job->nstreams; i++) {
 		free(job->streams[i].events);
 		free(job->streams[i].iters);
 		free(job->streams[i].path);
+		free(job->streams[i].file);
 	}
 	for (i = 0; i < job->nabsent; i++)
 		free(job->absent[i].node);
+	for (i = 0; i < (size_t)job->nhealthy && job->healthy_names; i++)
+		free(job->healthy_names[i]);
+	free(job->healthy_names);
 	free(job->absent);
 	free(job->times);
 	free(job->losses);
@@ -272,11 +285,13 @@ diag_add_time(struct diag_job *job, long iteration, double ms)
 }
 
 void
-diag_add_loss(struct diag_job *job, long iteration, double loss, size_t tmpl,
-    const char *path, long line)
+diag_add_metrics(struct diag_job *job, long iteration,
+    const struct stage_iter *it, size_t tmpl, const char *path, long line)
 {
 	struct diag_loss *x;
 
+	if (!it->has_loss && !it->has_gnorm && it->has_hp == 0)
+		return;
 	if (job->losspath == NULL)
 		job->losspath = xstrdup(path);
 	else if (strcmp(job->losspath, path) != 0)
@@ -284,8 +299,14 @@ diag_add_loss(struct diag_job *job, long iteration, double loss, size_t tmpl,
 	job->losses = xgrow(job->losses, &job->losscap, job->nlosses + 1,
 	    sizeof *job->losses);
 	x = &job->losses[job->nlosses++];
+	memset(x, 0, sizeof *x);
 	x->iteration = iteration;
-	x->loss = loss;
+	x->loss = it->has_loss ? it->loss : NAN;
+	x->gnorm = it->has_gnorm ? it->gnorm : NAN;
+	x->has_loss = it->has_loss;
+	x->has_gnorm = it->has_gnorm;
+	x->has_hp = it->has_hp;
+	memcpy(x->hp, it->hp, sizeof x->hp);
 	x->tmpl = tmpl;
 	x->line = line;
 }
@@ -400,7 +421,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 6;
+const int diag_revision = 7;
 
 /* ------------------------------------------------------------ working set */
 
@@ -414,6 +435,7 @@ struct tfacts {
 	long new_in_iter;	/* first anomalous iteration it is new in */
 	int in_tail;		/* in a truncated final iteration */
 	int in_flat_tail;	/* ends a log without iterations, in an error */
+	int ends_stream;	/* among the last two events of a stream */
 	const struct fault_rule *rule;
 	const char *category;
 };
@@ -438,12 +460,19 @@ struct work {
 	int ran_to_end;		/* every training rank shut down at one iteration */
 	const struct diag_loss *bad_loss;	/* the first NaN or spike, or NULL */
 	double loss_median;	/* the running median before it */
+	int diverged;		/* it ran to the end, diverged (see div) */
+	struct diverge div;
 	size_t hang_tmpl;	/* the last progress line of a hang, or -1 */
+	size_t hang_stream;	/* the stream that logged it */
 	double hang_sec, hang_period;	/* the stall and an iteration's time */
 	long hang_iter;
 	double hang_ts;
 	size_t timeout_nodes;	/* nodes reporting a timeout, when a rank
 				   is absent */
+	size_t *silent;		/* per node: 1 + its stream that stops
+				   silently, 0 none (silent_streams()) */
+	size_t nerr_tails, ntrain;	/* ranks' streams ending in errors,
+					   ranks' streams */
 };
 
 static void partition_nodes(struct diag_job *job);
@@ -561,12 +590,48 @@ is_timeout(const struct tfacts *f)
 	return f->category != NULL && strcmp(f->category, "timeout") == 0;
 }
 
-/* Does template t say something went wrong: error level, or labelled? */
+/* Does category c name what a healthy node logs too (fault library)? */
+static int
+benign(const char *c)
+{
+	return c != NULL && strcmp(c, "benign") == 0;
+}
+
+/*
+ * Is template t a retried error the rank went on after: a retry that
+ * ends no stream (the retries did not run out)?
+ */
+static int
+retried(const struct tfacts *f)
+{
+	return f->category != NULL && strcmp(f->category, "retry") == 0 &&
+	    !f->ends_stream;
+}
+
+/* Mark the templates a stream ends on (its last two events). */
+static void
+stream_ends(struct work *w)
+{
+	size_t i, e, t;
+
+	for (i = 0; i < w->job->nstreams; i++) {
+		const struct diag_stream *s = &w->job->streams[i];
+
+		for (e = s->nevents > 2 ? s->nevents - 2 : 0; e < s->nevents; e++)
+			if ((t = tmpl_index(w, s->events[e])) != (size_t)-1)
+				w->tf[t].ends_stream = 1;
+	}
+}
+
+/*
+ * Does template t say something went wrong: error level, or labelled (a
+ * known benign line never does)?
+ */
 static int
 signals_error(const struct work *w, size_t t)
 {
-	return w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
-	    w->tf[t].category != NULL;
+	return (w->job->tmpls[t].level >= DIAG_LEVEL_ERROR ||
+	    w->tf[t].category != NULL) && !benign(w->tf[t].category);
 }
 
 /* Does category c name what follows a failure rather than a cause? */
@@ -593,7 +658,8 @@ own_error(const struct work *w, size_t t)
 
 	return !tp->context && (f->level >= 1 || (f->level >= 0.75 &&
 	    f->category != NULL)) && f->novelty >= 0.5 &&
-	    !consequence(f->category) && (isnan(w->first_timeout) ||
+	    !consequence(f->category) && !benign(f->category) && !retried(f) &&
+	    (isnan(w->first_timeout) ||
 	    isnan(tp->first.ts) || tp->first.ts <= w->first_timeout);
 }
 
@@ -635,11 +701,31 @@ says_error(const char *m)
 	return 0;
 }
 
+/* Label the iteration lines' event of w->bad_loss a 'nan' event. */
+static void
+label_loss(struct work *w)
+{
+	struct tfacts *f;
+
+	if (w->bad_loss == NULL || w->bad_loss->tmpl >= w->job->ntmpls)
+		return;
+	f = &w->tf[w->bad_loss->tmpl];
+	if (f->category == NULL)
+		f->category = "nan";
+	if (f->library < faults_category_weight("nan"))
+		f->library = faults_category_weight("nan");
+	f->level = 1;
+}
+
 /*
- * The training loss goes wrong: the first iteration whose loss is NaN or
- * infinite, or more than five times the median of the (up to twenty)
- * iterations before it, once five are known.  The iteration lines' event
- * carries it, dated to that iteration.
+ * The training loss goes wrong.  A run that went on to the end diverged
+ * when its loss or grad norm went bad for good (diverge.c): the failure
+ * iteration's line is the event.  A spike it recovered from (warm-up, a
+ * loss-scale backoff) is none.  In a run that did not go on, the first
+ * iteration whose loss is NaN or infinite, or more than five times the
+ * median of the (up to twenty) iterations before it, once five are
+ * known, is.  The iteration lines' event carries it, dated to that
+ * iteration.  Call after ran_to_end.
  */
 static void
 loss_signal(struct work *w)
@@ -648,9 +734,18 @@ loss_signal(struct work *w)
 	double win[20], tmp[20], med;
 	size_t i, n = 0, k;
 
+	if (w->ran_to_end) {
+		if ((w->diverged = diverge_find(job->losses, job->nlosses,
+		    &w->div)) != 0)
+			w->bad_loss = &job->losses[w->div.fail];
+		label_loss(w);
+		return;
+	}
 	for (i = 0; i < job->nlosses; i++) {
 		const struct diag_loss *x = &job->losses[i];
 
+		if (!x->has_loss)
+			continue;
 		if (isnan(x->loss) || isinf(x->loss)) {
 			w->bad_loss = x;
 			w->loss_median = n > 0 ? stats_median(memcpy(tmp, win,
@@ -673,15 +768,7 @@ loss_signal(struct work *w)
 		}
 		win[n++] = x->loss;
 	}
-	if (w->bad_loss != NULL && w->bad_loss->tmpl < job->ntmpls) {
-		struct tfacts *f = &w->tf[w->bad_loss->tmpl];
-
-		if (f->category == NULL)
-			f->category = "nan";
-		if (f->library < faults_category_weight("nan"))
-			f->library = faults_category_weight("nan");
-		f->level = 1;
-	}
+	label_loss(w);
 }
 
 /*
@@ -711,8 +798,8 @@ stall_explained(const struct work *w, double from, double end, long iter)
  * A silent hang: the training output stopped -- no stream logged an
  * iteration line for at least ten iteration periods (and a minute) --
  * while other timestamped lines went on, and no rank reported an error of
- * its own in that time.  The last progress line is the event, and the job
- * did not run to the end.  Not when a stream shut down, nor when a run
+ * its own in that time.  The job did not run to the end; hang_event() makes
+ * the event, at the last progress line.  Not when a stream shut down, nor when a run
  * that otherwise ran to the end spent that time in a final checkpoint
  * save or evaluation.
  */
@@ -762,11 +849,7 @@ hang_signal(struct work *w)
 	w->hang_period = period;
 	w->hang_iter = last->last_iter;
 	w->hang_ts = last->last_iter_ts;
-	if (w->tf[w->hang_tmpl].category == NULL)
-		w->tf[w->hang_tmpl].category = "hang";
-	if (w->tf[w->hang_tmpl].library < faults_category_weight("hang"))
-		w->tf[w->hang_tmpl].library = faults_category_weight("hang");
-	w->tf[w->hang_tmpl].level = 1;
+	w->hang_stream = (size_t)(last - job->streams);
 }
 
 /* Fault library labels, totals, levels, and the first timeout. */
@@ -1381,6 +1464,169 @@ tmpl_temporal(struct work *w, size_t t, char ***rv, size_t *rn)
 	}
 }
 
+/*
+ * The context lines of the template's error, in a reason: how many, and
+ * the last of them that is no header (a traceback's innermost frame or
+ * source line, a backtrace's last frame).
+ */
+static void
+trace_reason(const struct diag_job *job, const struct diag_tmpl *tp,
+    char ***rv, size_t *rn)
+{
+	char text[128];
+	size_t i, last = tp->ntrace > 0 ? tp->trace[tp->ntrace - 1] : 0;
+
+	if (tp->ntrace == 0)
+		return;
+	for (i = 0; i < tp->ntrace; i++)
+		if (!job->tmpls[tp->trace[i]].filler)
+			last = tp->trace[i];
+	clip(job->tmpls[last].text, 60, text, sizeof text);
+	reason_add(rv, rn, "with %zu line%s of context (traceback, backtrace), "
+	    "the last '%s'", tp->ntrace, tp->ntrace == 1 ? "" : "s", text);
+}
+
+/*
+ * The event is what its lines of iteration `iter` say: its place is
+ * path:line (the reference file's), and its lines are that iteration's
+ * line on each stream that logged one.
+ */
+static void
+event_at_iter(const struct diag_job *job, struct diag_event_result *ev,
+    long iter, const char *path, long line)
+{
+	size_t s, i;
+
+	free(ev->at_path);
+	ev->at_path = path != NULL ? xstrdup(path) : NULL;
+	ev->at_line = line;
+	ev->at_ts = NAN;
+	for (s = 0; s < job->nstreams; s++) {
+		const struct diag_stream *st = &job->streams[s];
+		const char *file = st->file != NULL ? st->file : st->path;
+
+		for (i = 0; i < st->niters; i++)
+			if (st->iters[i].iteration == iter && st->iters[i].line > 0)
+				break;
+		if (i == st->niters)
+			continue;
+		if (path != NULL && strcmp(file, path) == 0 &&
+		    st->iters[i].line == line)
+			ev->at_ts = st->iters[i].end_ts;
+		ev->locs = xreallocarray(ev->locs, ev->nlocs + 1,
+		    sizeof *ev->locs);
+		ev->locs[ev->nlocs].path = xstrdup(file);
+		ev->locs[ev->nlocs].line = st->iters[i].line;
+		ev->locs[ev->nlocs++].node = st->node;
+	}
+}
+
+/* Say how the run diverged: the failure point, the onset, what changed. */
+static void
+diverge_reasons(struct work *w, struct diag_event_result *ev)
+{
+	const struct diag_job *job = w->job;
+	const struct diverge *d = &w->div;
+	const struct diag_loss *x = &job->losses[d->fail];
+	const struct diag_loss *o = &job->losses[d->onset];
+	int loss = x->has_loss && !isfinite(x->loss);
+	double v = loss ? x->loss : x->gnorm, ov, med;
+	int bad = loss || (x->has_gnorm && !isfinite(x->gnorm));
+
+	if (bad)
+		reason_add(&ev->reasons, &ev->nreasons, "the %s is %s in "
+		    "iteration %ld (%s:%ld)", loss ? "loss" : "grad norm",
+		    isnan(v) ? "NaN" : "infinite", x->iteration, job->losspath,
+		    x->line);
+	if (d->onset < d->fail || !bad) {
+		ov = d->onset_loss ? o->loss : o->gnorm;
+		med = d->onset_loss ? d->loss_med : d->gnorm_med;
+		reason_add(&ev->reasons, &ev->nreasons, "the %s explodes in "
+		    "iteration %ld to %.4g, %.3gx its running median %.4g "
+		    "(%s:%ld)", d->onset_loss ? "loss" : "grad norm",
+		    o->iteration, ov, ov / med, med, job->losspath, o->line);
+	}
+	reason_add(&ev->reasons, &ev->nreasons, "it stays so for the %zu "
+	    "iterations logged after, to the end: the training diverged",
+	    job->nlosses - d->onset - 1);
+	if (d->jump >= 0) {
+		const struct diag_loss *j = &job->losses[d->jump_at];
+
+		reason_add(&ev->reasons, &ev->nreasons, "before it, the %s "
+		    "jumps %.3gx in iteration %ld (%.4g to %.4g, %s:%ld)",
+		    stage_hparam_name((enum stage_hparam)d->jump), d->jump_ratio,
+		    j->iteration, job->losses[d->jump_at - 1].hp[d->jump],
+		    j->hp[d->jump], job->losspath, j->line);
+	}
+}
+
+/*
+ * The iteration the job failed in, for what came long before it: the
+ * failing tail's, else the iteration after the last any node completed.
+ */
+static long
+fail_ref(const struct work *w)
+{
+	long last = -1;
+	size_t n;
+
+	if (w->fail_iter >= 0)
+		return w->fail_iter;
+	for (n = 0; n < w->job->nreal; n++)
+		if (w->job->nodes[n].last_iter > last)
+			last = w->job->nodes[n].last_iter;
+	return last >= 0 ? last + 1 : -1;
+}
+
+/*
+ * A line no healthy run speaks for and no rule names a fault that goes on
+ * at a steady rate: on three nodes or more, first logged in training ten
+ * iterations or more before the failure, and not new where a stream broke
+ * off.  Returns the iteration it began in, -1 when it is none.
+ */
+static long
+steady(const struct work *w, size_t t)
+{
+	const struct tfacts *f = &w->tf[t];
+	const struct diag_first *first = &w->job->tmpls[t].first;
+	long ref = fail_ref(w);
+
+	if (w->ran_to_end || judges(w, t) > 0 || f->nn < 3 ||
+	    f->total < f->nn || (f->category != NULL &&
+	    !benign(f->category)) || f->in_tail || f->in_flat_tail ||
+	    first->stage != STAGE_TRAINING || first->iteration < 0 || ref < 0 ||
+	    first->iteration + 10 > ref)
+		return -1;
+	return first->iteration;
+}
+
+/*
+ * What is known benign, an error that was retried and went on, and what
+ * goes on at a steady rate on many nodes long before the failure rank
+ * below the errors: the fault library says so, or the run's own course.
+ */
+static void
+quiet(const struct work *w, size_t t, struct diag_event_result *ev)
+{
+	const struct tfacts *f = &w->tf[t];
+	long since;
+
+	if (benign(f->category)) {
+		ev->score *= 0.4;
+		reason_add(&ev->reasons, &ev->nreasons, "known benign: a healthy "
+		    "node logs it too");
+	} else if (retried(f)) {
+		ev->score *= 0.5;
+		reason_add(&ev->reasons, &ev->nreasons, "retried: the rank went "
+		    "on after it");
+	} else if ((since = steady(w, t)) >= 0) {
+		ev->score *= 0.5;
+		reason_add(&ev->reasons, &ev->nreasons, "logged on %zu nodes since "
+		    "iteration %ld, long before the failure: noise that goes on, "
+		    "not what failed", f->nn, since);
+	}
+}
+
 /* Score template t into ev, gathering its reasons. */
 static void
 score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
@@ -1403,7 +1649,11 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 		f->novelty = 1;		/* healthy runs log the line, not this */
 		ev->one_iter = 1;
 		ev->at_iter = x->iteration;
-		if (isnan(x->loss) || isinf(x->loss))
+		event_at_iter(w->job, ev, x->iteration, w->job->losspath,
+		    x->line);
+		if (w->diverged)
+			diverge_reasons(w, ev);
+		else if (isnan(x->loss) || isinf(x->loss))
 			reason_add(&ev->reasons, &ev->nreasons, "the loss is %s "
 			    "in iteration %ld (%s:%ld)", isnan(x->loss) ? "NaN" :
 			    "infinite", x->iteration, w->job->losspath, x->line);
@@ -1414,21 +1664,6 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 			    w->loss_median, w->loss_median, w->job->losspath,
 			    x->line);
 	}
-	if (w->hang_tmpl == t) {
-		char at[32], gap[32];
-
-		if (f->temporal < 0.8)
-			f->temporal = 0.8;
-		f->novelty = 1;
-		ev->one_iter = 1;
-		ev->at_iter = w->hang_iter;
-		diag_clock_str(w->hang_ts, at, sizeof at);
-		span_str(w->hang_sec, gap, sizeof gap);
-		reason_add(&ev->reasons, &ev->nreasons, "training output stopped "
-		    "after iteration %ld at %s while other lines went on for %s "
-		    "(%.0f iteration periods): a hang", w->hang_iter, at, gap,
-		    w->hang_sec / w->hang_period);
-	}
 	if (f->rule != NULL)
 		reason_add(&ev->reasons, &ev->nreasons, "fault library: %s (%s)",
 		    f->rule->name, f->category);
@@ -1437,13 +1672,10 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 		    f->category);
 	if (tp->level >= DIAG_LEVEL_ERROR)
 		reason_add(&ev->reasons, &ev->nreasons, "logged at error level");
+	trace_reason(w->job, tp, &ev->reasons, &ev->nreasons);
 	ev->score = 0.30 * f->novelty + 0.25 * f->spatial + 0.20 * f->temporal +
 	    0.15 * f->library + 0.05 * f->level + 0.05 * f->onset;
-	if (tp->context) {
-		ev->score *= 0.5;
-		reason_add(&ev->reasons, &ev->nreasons, "a frame or source line "
-		    "of a traceback: see its exception line");
-	}
+	quiet(w, t, ev);
 	if (ev->score < 0)
 		ev->score = 0;
 	ev->category = f->category;
@@ -1452,6 +1684,48 @@ score_tmpl(struct work *w, size_t t, double *col, struct diag_event_result *ev)
 	for (n = 0; n < w->job->nnodes; n++)
 		if (w->job->counts[n * w->job->ntmpls + t] > 0)
 			ev->nodes[ev->nnodes++] = n;
+}
+
+static void
+event_release(struct diag_event_result *e)
+{
+	size_t k;
+
+	for (k = 0; k < e->nreasons; k++)
+		free(e->reasons[k]);
+	free(e->reasons);
+	free(e->nodes);
+	free(e->at_path);
+	for (k = 0; k < e->nlocs; k++)
+		free(e->locs[k].path);
+	free(e->locs);
+	free(e->text);
+	if (e->own != NULL)
+		free(e->own->path);
+	free(e->own);
+}
+
+/*
+ * One error, one row: a traceback's header, frames and source lines, a
+ * C++ backtrace and the other context of an error are no events of their
+ * own; the telling line they belong to carries them (its trace).
+ */
+static void
+drop_context(const struct work *w, struct diag_result *r)
+{
+	size_t i, o = 0, t;
+
+	for (i = 0; i < r->nevents; i++) {
+		const struct diag_tmpl *tp = &w->job->tmpls[t = r->events[i].tmpl];
+
+		/* a progress line that logged a NaN loss says something */
+		if (tp->context || tp->filler || (tp->progress &&
+		    (w->bad_loss == NULL || w->bad_loss->tmpl != t)))
+			event_release(&r->events[i]);
+		else
+			r->events[o++] = r->events[i];
+	}
+	r->nevents = o;
 }
 
 /*
@@ -1474,7 +1748,8 @@ demote_cuda(struct work *w, struct diag_result *r)
 		for (j = 0; j < r->nevents; j++) {
 			const struct diag_event_result *h = &r->events[j];
 
-			if (w->tf[h->tmpl].library < 0.95 || j == i)
+			if (h->tmpl == DIAG_SYNTH ||
+			    w->tf[h->tmpl].library < 0.95 || j == i)
 				continue;
 			for (k = 0; k < h->nnodes; k++)
 				for (m = 0; m < e->nnodes; m++)
@@ -1544,20 +1819,24 @@ static void
 demote_consequences(struct work *w, struct diag_result *r)
 {
 	double own = 0, worst = 0, k;
-	size_t i, lead = (size_t)-1;
+	size_t i;
+	int lead = 0;
 
 	for (i = 0; i < r->nevents; i++)
-		if (!consequence(r->events[i].category) &&
+		if (r->events[i].tmpl != DIAG_SYNTH &&
+		    !consequence(r->events[i].category) &&
 		    own_error(w, r->events[i].tmpl) && r->events[i].score > own)
 			own = r->events[i].score;
 	for (i = 0; i < r->nevents && own <= 0; i++)
-		if (r->events[i].tmpl == w->hang_tmpl) {
+		if (r->events[i].tmpl == DIAG_SYNTH && r->events[i].score > own)
+			lead = 1;
+	for (i = 0; i < r->nevents && lead; i++)
+		if (r->events[i].tmpl == DIAG_SYNTH && r->events[i].score > own)
 			own = r->events[i].score;
-			lead = w->hang_tmpl;
-		}
 	for (i = 0; i < r->nevents; i++)
-		if (consequence(r->events[i].category) &&
-		    r->events[i].tmpl != lead && r->events[i].score > worst)
+		if (r->events[i].tmpl != DIAG_SYNTH &&
+		    consequence(r->events[i].category) &&
+		    r->events[i].score > worst)
 			worst = r->events[i].score;
 	if (own <= 0 || worst <= 0.85 * own)
 		return;
@@ -1565,12 +1844,12 @@ demote_consequences(struct work *w, struct diag_result *r)
 	for (i = 0; i < r->nevents; i++) {
 		struct diag_event_result *e = &r->events[i];
 
-		if (!consequence(e->category) || e->tmpl == lead)
+		if (!consequence(e->category) || e->tmpl == DIAG_SYNTH)
 			continue;
 		e->score *= k;
-		reason_add(&e->reasons, &e->nreasons, "a consequence: %s",
-		    lead == (size_t)-1 ? "another event reports the error it "
-		    "follows from" : "the training output hung before it");
+		reason_add(&e->reasons, &e->nreasons, "a consequence: %s", !lead ?
+		    "another event reports the error it follows from" :
+		    "a rank stopped or the training hung before it");
 	}
 }
 
@@ -1636,60 +1915,150 @@ peer_ends(const struct diag_job *job, size_t self, double *iter_med,
 	free(ts);
 }
 
-/* How the node's log ends: missing, early, silent; 0 when normal. */
-static double
-node_end(struct work *w, size_t n, const size_t *silent, size_t nerr_tails,
-    size_t ntrain, struct diag_node_result *nr, double *strong)
+/* How a node's logs end, when that sets it apart (node_stop()). */
+enum {
+	STOP_NONE, STOP_ABSENT, STOP_MISSING, STOP_BEHIND, STOP_BEFORE,
+	STOP_EARLY, STOP_SILENT
+};
+
+struct stop {
+	int kind;		/* STOP_* */
+	double weight;		/* how much it counts against the node */
+	double strong;		/* independent evidence, [0, 1] */
+	size_t stream;		/* the stream that stops, (size_t)-1 none */
+	long iter;		/* where it stops, -1 */
+	double peer_iter;	/* where its peers got, NAN */
+	double gap;		/* seconds before its peers' logs end */
+	size_t nerr, ntrain;	/* (silent) ranks reporting errors, training */
+};
+
+/* A rank's stream of a machine: it trained, or at least began init. */
+static int
+rank_stream(const struct diag_job *job, const struct diag_stream *s)
+{
+	return s->node < job->nreal && (s->niters > 0 ||
+	    s->last_stage >= STAGE_INIT);
+}
+
+/*
+ * The stream of node n that stops: the one that stopped iterating first
+ * (behind), whose line is the node's last (early), or a rank's; else its
+ * first.  (size_t)-1 when it has none.
+ */
+static size_t
+node_stream(const struct diag_job *job, size_t n, int kind)
+{
+	size_t i, best = (size_t)-1;
+
+	for (i = 0; i < job->nstreams; i++) {
+		const struct diag_stream *s = &job->streams[i];
+
+		if (s->node != n)
+			continue;
+		if (best == (size_t)-1)
+			best = i;
+		if (kind == STOP_BEHIND ? s->last_iter >= 0 &&
+		    (job->streams[best].last_iter < 0 ||
+		    s->last_iter < job->streams[best].last_iter) :
+		    kind == STOP_EARLY ? !isnan(s->last_ts) &&
+		    (isnan(job->streams[best].last_ts) ||
+		    s->last_ts > job->streams[best].last_ts) :
+		    rank_stream(job, s) && !rank_stream(job, &job->streams[best]))
+			best = i;
+	}
+	return best;
+}
+
+/* How node n's logs end: missing, absent, early, silent; STOP_NONE. */
+static void
+node_stop(const struct work *w, size_t n, struct stop *st)
 {
 	const struct diag_node *nd = &w->job->nodes[n];
 	double im, tm;
-	char gap[32];
 
+	memset(st, 0, sizeof *st);
+	st->stream = (size_t)-1;
+	st->iter = nd->last_iter;
 	if (nd->absent >= 0) {
-		reason_add(&nr->reasons, &nr->nreasons, "rank %ld wrote no line "
-		    "while ranks of %zu other nodes report timeouts: the rank "
-		    "they wait for", nd->absent, w->timeout_nodes);
-		*strong = 0.6;
-		return 1;
+		st->kind = STOP_ABSENT;
+		st->weight = 1;
+		st->strong = 0.6;
+		return;
 	}
 	if (nd->missing || nd->nranks == 0) {
-		reason_add(&nr->reasons, &nr->nreasons, "no log at all");
-		return 1;
+		st->kind = STOP_MISSING;
+		st->weight = 1;
+		return;
 	}
 	peer_ends(w->job, n, &im, &tm);
+	st->peer_iter = im;
 	/* a node whose ranks print no iteration lines is not behind */
 	if (!isnan(im) && nd->last_iter >= 0 && (double)nd->last_iter < im) {
-		reason_add(&nr->reasons, &nr->nreasons, "log stops at iteration "
-		    "%ld, its peers reach %.0f", nd->last_iter, im);
-		return 0.9;
+		st->kind = STOP_BEHIND;
+		st->weight = 0.9;
+	} else if (!isnan(im) && nd->last_iter < 0 && !nd->trained) {
+		st->kind = STOP_BEFORE;
+		st->weight = 0.9;
+	} else if (!isnan(tm) && !isnan(nd->last_ts) && tm - nd->last_ts > 30) {
+		st->kind = STOP_EARLY;
+		st->weight = 0.8;
+		st->gap = tm - nd->last_ts;
 	}
-	if (!isnan(im) && nd->last_iter < 0 && !nd->trained) {
-		reason_add(&nr->reasons, &nr->nreasons, "log stops %s%s, before "
-		    "training; its peers reach iteration %.0f",
-		    nd->last_stage != STAGE_NONE ? "in " : "",
-		    nd->last_stage != STAGE_NONE ? stage_name(nd->last_stage) :
-		    "", im);
-		return 0.9;
+	if (st->kind != STOP_NONE) {
+		st->stream = node_stream(w->job, n, st->kind);
+		return;
 	}
-	if (!isnan(tm) && !isnan(nd->last_ts) && tm - nd->last_ts > 30) {
-		span_str(tm - nd->last_ts, gap, sizeof gap);
-		reason_add(&nr->reasons, &nr->nreasons, "log ends %s before "
-		    "its peers'", gap);
-		return 0.8;
-	}
-	if (silent[n] > 0) {
-		const struct diag_stream *s = &w->job->streams[silent[n] - 1];
-
-		reason_add(&nr->reasons, &nr->nreasons, "'%s' stops silently "
-		    "after iteration %ld while %zu of the other %zu ranks' logs "
-		    "report errors after it", s->path, s->last_iter, nerr_tails,
-		    ntrain - 1);
+	if (w->silent[n] > 0) {
+		st->kind = STOP_SILENT;
+		st->weight = 0.8;
+		st->stream = w->silent[n] - 1;
+		st->iter = w->job->streams[st->stream].last_iter;
+		st->nerr = w->nerr_tails;
+		st->ntrain = w->ntrain;
 		/* a hang: the one rank that never saw an error froze first */
-		if (ntrain >= 3 && 2 * nerr_tails >= ntrain - 1)
-			*strong = 0.8;
-		return 0.8;
+		if (st->ntrain >= 3 && 2 * st->nerr >= st->ntrain - 1)
+			st->strong = 0.8;
 	}
-	return 0;
+}
+
+/* The sentence that says how node n's logs end (allocated), or NULL. */
+static char *
+stop_text(const struct work *w, size_t n, const struct stop *st)
+{
+	const struct diag_node *nd = &w->job->nodes[n];
+	const struct diag_stream *s;
+	char gap[32];
+
+	switch (st->kind) {
+	case STOP_ABSENT:
+		return xasprintf("rank %ld wrote no line while ranks of %zu other "
+		    "nodes report timeouts: the rank they wait for", nd->absent,
+		    w->timeout_nodes);
+	case STOP_MISSING:
+		return xstrdup("no log at all");
+	case STOP_BEHIND:
+		return xasprintf("log stops at iteration %ld, its peers reach "
+		    "%.0f", nd->last_iter, st->peer_iter);
+	case STOP_BEFORE:
+		return xasprintf("log stops %s%s, before training; its peers "
+		    "reach iteration %.0f", nd->last_stage != STAGE_NONE ?
+		    "in " : "", nd->last_stage != STAGE_NONE ?
+		    stage_name(nd->last_stage) : "", st->peer_iter);
+	case STOP_EARLY:
+		span_str(st->gap, gap, sizeof gap);
+		return xasprintf("log ends %s before its peers'", gap);
+	case STOP_SILENT:
+		s = &w->job->streams[st->stream];
+		if (s->last_iter < 0)
+			return xasprintf("'%s' stops silently while %zu of the "
+			    "other %zu ranks' logs end in errors", s->path,
+			    st->nerr, st->ntrain - 1);
+		return xasprintf("'%s' stops silently after iteration %ld while "
+		    "%zu of the other %zu ranks' logs report errors after it",
+		    s->path, s->last_iter, st->nerr, st->ntrain - 1);
+	default:
+		return NULL;
+	}
 }
 
 /*
@@ -1708,7 +2077,8 @@ node_events(const struct work *w, const struct diag_result *r, double *ev,
 		const struct diag_event_result *e = &r->events[i];
 		const struct tfacts *f = &w->tf[e->tmpl];
 
-		if (e->nnodes == 0 || job->tmpls[e->tmpl].context ||
+		if (e->nnodes == 0 || e->tmpl == DIAG_SYNTH ||
+		    job->tmpls[e->tmpl].context ||
 		    (job->nreal < 2 && !signals_error(w, e->tmpl)))
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
@@ -1784,35 +2154,55 @@ node_spatial_reason(const struct work *w, size_t n,
 }
 
 /*
- * Streams that train (log iterations) and end without an error while most
- * of the others report errors after their last iteration: a frozen rank
- * leaves no line, its peers time out.  silent[n] is 1 + the index of such
- * a stream of node n, 0 when none.  Returns how many streams report
- * errors; *ntrain is how many train.
+ * Does a rank's stream end in an error: after its last iteration line
+ * (an unfinished iteration), or, for a rank that logs no iteration lines,
+ * among its last three events (timeouts count: they are what a stalled
+ * peer leaves in the others' logs)?
  */
-static size_t
-silent_streams(const struct work *w, size_t *silent, size_t *ntrain)
+static int
+reports_error(const struct work *w, const struct diag_stream *s)
+{
+	size_t from, e, t;
+
+	if (s->last_iter >= 0)
+		return tail_has_error(w, s);
+	from = s->nevents > 3 ? s->nevents - 3 : 0;
+	for (e = from; e < s->nevents; e++)
+		if ((t = tmpl_index(w, s->events[e])) != (size_t)-1 &&
+		    signals_error(w, t) && !w->job->tmpls[t].context)
+			return 1;
+	return 0;
+}
+
+/*
+ * Ranks' streams that end without an error while most of the others
+ * report errors at their end: a frozen rank leaves no line, its peers
+ * time out.  w->silent[n] is 1 + the index of such a stream of node n, 0
+ * when none; w->nerr_tails counts the streams that report errors,
+ * w->ntrain the ranks' streams.
+ */
+static void
+silent_streams(struct work *w)
 {
 	const struct diag_job *job = w->job;
-	size_t i, nerr = 0;
+	size_t i, nerr = 0, ntrain = 0;
 	int *err = xcalloc(job->nstreams + 1, sizeof *err);
 
-	*ntrain = 0;
+	w->silent = xcalloc(job->nnodes + 1, sizeof *w->silent);
 	for (i = 0; i < job->nstreams; i++) {
-		if (job->streams[i].niters == 0 ||
-		    job->streams[i].node >= job->nreal)
+		if (!rank_stream(job, &job->streams[i]))
 			continue;
-		(*ntrain)++;
-		err[i] = tail_has_error(w, &job->streams[i]);
+		ntrain++;
+		err[i] = reports_error(w, &job->streams[i]);
 		nerr += err[i];
 	}
 	for (i = 0; i < job->nstreams && nerr > 0; i++)
-		if (job->streams[i].niters > 0 && !err[i] &&
-		    job->streams[i].node < job->nreal &&
-		    nerr * 2 >= *ntrain - 1 && silent[job->streams[i].node] == 0)
-			silent[job->streams[i].node] = i + 1;
+		if (rank_stream(job, &job->streams[i]) && !err[i] &&
+		    nerr * 2 >= ntrain - 1 && w->silent[job->streams[i].node] == 0)
+			w->silent[job->streams[i].node] = i + 1;
+	w->nerr_tails = nerr;
+	w->ntrain = ntrain;
 	free(err);
-	return nerr;
 }
 
 /* The node whose first error leads the others' by half a second or more. */
@@ -1838,20 +2228,159 @@ onset_node(const struct diag_job *job, double *lead)
 	return first;
 }
 
+/* ------------------------------------------------------------ own events */
+
+/*
+ * Add an event of the diagnosis's own: `text` (copied), at path:line
+ * (NULL, 0: no line) of node `node` ((size_t)-1: none), in iteration
+ * `iter` (-1 none).
+ */
+static struct diag_event_result *
+synth_add(struct diag_result *r, const char *category, char *text,
+    size_t node, const char *path, long line, double ts, long iter)
+{
+	struct diag_event_result *e;
+
+	r->events = xreallocarray(r->events, r->nevents + 2, sizeof *r->events);
+	e = &r->events[r->nevents++];
+	memset(e, 0, sizeof *e);
+	e->tmpl = DIAG_SYNTH;
+	e->text = text;
+	e->own = xcalloc(1, sizeof *e->own);
+	e->own->node = node;
+	e->own->path = path != NULL ? xstrdup(path) : NULL;
+	e->own->line = line;
+	e->own->ts = ts;
+	e->own->stage = STAGE_TRAINING;
+	e->own->iteration = iter;
+	e->first = e->own;
+	e->count = 1;
+	e->category = category;
+	e->at_iter = iter;
+	e->one_iter = iter >= 0;
+	e->nodes = xcalloc(2, sizeof *e->nodes);
+	if (node != (size_t)-1)
+		e->nodes[e->nnodes++] = node;
+	return e;
+}
+
+/*
+ * Its score, as a template's: new (healthy runs do not stop), as
+ * localised as its nodes, in the failing stretch, its category's weight,
+ * an error.
+ */
+static void
+synth_score(const struct work *w, struct diag_event_result *e)
+{
+	size_t nn = w->job->nreal;
+	double spatial = e->nnodes == 0 || nn < 2 ? 0.5 :
+	    (double)(nn - e->nnodes) / (double)(nn - 1);
+
+	e->score = 0.30 + 0.25 * spatial + 0.20 +
+	    0.15 * faults_category_weight(e->category) + 0.05;
+}
+
+/*
+ * The hang hang_signal() found: the training's progress stopped, at the
+ * last progress line.  It names no node: whose rank stopped first is the
+ * stop events' to say (rank 0 alone prints HF's bar).
+ */
+static void
+hang_event(struct work *w, struct diag_result *r)
+{
+	const struct diag_stream *s;
+	struct diag_event_result *e;
+	char at[32], gap[32];
+
+	if (w->hang_tmpl == (size_t)-1)
+		return;
+	s = &w->job->streams[w->hang_stream];
+	diag_clock_str(w->hang_ts, at, sizeof at);
+	span_str(w->hang_sec, gap, sizeof gap);
+	e = synth_add(r, "hang", xasprintf("training progress stops after "
+	    "iteration %ld (a hang)", w->hang_iter), (size_t)-1,
+	    s->file != NULL ? s->file : s->path, s->iter_line, w->hang_ts,
+	    w->hang_iter);
+	reason_add(&e->reasons, &e->nreasons, "training output stopped after "
+	    "iteration %ld at %s while other lines went on for %s (%.0f "
+	    "iteration periods): a hang", w->hang_iter, at, gap,
+	    w->hang_sec / w->hang_period);
+	synth_score(w, e);
+}
+
+/*
+ * A rank that stops silently, a node whose log ends early or that logged
+ * nothing, a rank that wrote no line: what its peers' timeouts follow
+ * from, an event of its own (when the job did not run to the end, and
+ * for at most a quarter of the nodes: when most stop, none is special).
+ */
+static void
+stop_events(struct work *w, struct diag_result *r)
+{
+	const struct diag_job *job = w->job;
+	struct stop *st = xcalloc(job->nreal + 1, sizeof *st);
+	struct diag_event_result *e;
+	const struct diag_stream *s;
+	size_t n, count = 0, cap = job->nreal / 4 > 1 ? job->nreal / 4 : 1;
+
+	for (n = 0; n < job->nreal && !w->ran_to_end; n++) {
+		node_stop(w, n, &st[n]);
+		count += st[n].kind != STOP_NONE;
+	}
+	for (n = 0; n < job->nreal && !w->ran_to_end && count <= cap; n++) {
+		if (st[n].kind == STOP_NONE)
+			continue;
+		s = st[n].stream != (size_t)-1 && st[n].kind != STOP_MISSING &&
+		    st[n].kind != STOP_ABSENT ? &job->streams[st[n].stream] : NULL;
+		/* a part of a combined log ends when the file does */
+		e = synth_add(r, "stop", stop_text(w, n, &st[n]), n, s == NULL ?
+		    NULL : s->file != NULL ? s->file : s->path, s == NULL ? 0 :
+		    s->last_line, s == NULL || s->file != NULL ? NAN :
+		    s->last_ts, st[n].iter >= 0 ? st[n].iter + 1 : -1);
+		reason_add(&e->reasons, &e->nreasons, "only on %s: what its "
+		    "peers' timeouts and errors follow from", job->nodes[n].name);
+		synth_score(w, e);
+	}
+	free(st);
+}
+
+/*
+ * The diagnosis's own events rank below a rank's own error (an Xid, a
+ * CUDA error: the crash they follow from), just above what it causes.
+ */
+static void
+synth_cap(struct work *w, struct diag_result *r)
+{
+	double own = 0;
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		if (r->events[i].tmpl != DIAG_SYNTH &&
+		    !consequence(r->events[i].category) &&
+		    own_error(w, r->events[i].tmpl) && r->events[i].score > own)
+			own = r->events[i].score;
+	for (i = 0; i < r->nevents && own > 0; i++)
+		if (r->events[i].tmpl == DIAG_SYNTH &&
+		    r->events[i].score > 0.88 * own) {
+			r->events[i].score = 0.88 * own;
+			reason_add(&r->events[i].reasons, &r->events[i].nreasons,
+			    "below the error a rank reported itself, which it "
+			    "may follow from");
+		}
+}
+
 static void
 score_nodes(struct work *w, struct diag_result *r)
 {
 	struct diag_job *job = w->job;
-	size_t nn = job->nreal, n, nerr, first, *best, k;
-	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, end, on;
-	double strong;
-	size_t *silent = xcalloc(nn + 1, sizeof *silent), ntrain;
-	char gap[32], text[128];
+	size_t nn = job->nreal, n, first, *best, k;
+	double *ev = xcalloc(nn + 1, sizeof *ev), top, lead = 0, on;
+	char gap[32], text[128], *why;
+	struct stop st;
 
 	best = xcalloc(nn + 1, sizeof *best);
 	node_events(w, r, ev, best);
 	top = r->nevents > 0 && r->events[0].score > 0 ? r->events[0].score : 1;
-	nerr = silent_streams(w, silent, &ntrain);
 	first = onset_node(job, &lead);
 	r->nodes = xcalloc(nn + 1, sizeof *r->nodes);
 	r->nnodes = nn;
@@ -1866,8 +2395,11 @@ score_nodes(struct work *w, struct diag_result *r)
 			reason_add(&nr->reasons, &nr->nreasons, "has '%s' "
 			    "(event score %.2f)", text, ev[n]);
 		}
-		strong = 0;
-		end = node_end(w, n, silent, nerr, ntrain, nr, &strong);
+		node_stop(w, n, &st);
+		if ((why = stop_text(w, n, &st)) != NULL) {
+			reason_add(&nr->reasons, &nr->nreasons, "%s", why);
+			free(why);
+		}
 		on = n == first ? 1 : 0;
 		if (on) {
 			span_str(lead, gap, sizeof gap);
@@ -1878,15 +2410,14 @@ score_nodes(struct work *w, struct diag_result *r)
 			reason_add(&nr->reasons, &nr->nreasons, "%s",
 			    job->nodes[n].outside_why[k]);
 		nr->score = 0.35 * w->node_spatial[n] + 0.30 * ev[n] / top +
-		    0.25 * end + 0.10 * on;
+		    0.25 * st.weight + 0.10 * on;
 		/* independent evidence: either may convict the node */
 		nr->score = 1 - (1 - nr->score) * (1 - job->nodes[n].outside) *
-		    (1 - strong);
+		    (1 - st.strong);
 	}
 	ts_qsort(r->nodes, nn, sizeof *r->nodes, cmp_node);
 	free(ev);
 	free(best);
-	free(silent);
 }
 
 /* Failure stage, failure iteration, last healthy iteration. */
@@ -1895,7 +2426,8 @@ when(struct work *w, struct diag_result *r)
 {
 	struct diag_job *job = w->job;
 	const struct diag_event_result *top = r->nevents ? &r->events[0] : NULL;
-	long fail = w->fail_iter, minlast = -1;
+	long fail = w->diverged ? job->losses[w->div.fail].iteration :
+	    w->fail_iter, minlast = -1;
 	size_t n, i;
 	int slowed = 0;
 
@@ -1908,6 +2440,8 @@ when(struct work *w, struct diag_result *r)
 	for (i = 0; i < r->nevents && i < 5 && fail < 0; i++) {
 		const struct diag_event_result *e = &r->events[i];
 
+		if (e->tmpl == DIAG_SYNTH)
+			continue;
 		if (w->tf[e->tmpl].new_in_iter >= 0 && e->score >= 0.4 &&
 		    (e->category != NULL ||
 		    job->tmpls[e->tmpl].level >= DIAG_LEVEL_WARN) &&
@@ -1932,7 +2466,8 @@ when(struct work *w, struct diag_result *r)
 	 * of errors), the iteration is unknown.
 	 */
 	if (fail < 0 && !w->reached_training && top != NULL &&
-	    top->score > 0 && (top->category != NULL ||
+	    top->tmpl != DIAG_SYNTH && top->score > 0 &&
+	    (top->category != NULL ||
 	    job->tmpls[top->tmpl].level >= DIAG_LEVEL_ERROR) &&
 	    job->tmpls[top->tmpl].first.stage > STAGE_NONE &&
 	    job->tmpls[top->tmpl].first.stage < STAGE_TRAINING)
@@ -1954,7 +2489,7 @@ when(struct work *w, struct diag_result *r)
 	if (slowed)	/* the steps slowed down: no event says where */
 		r->stage = STAGE_TRAINING;
 	else if (top != NULL && top->score > 0)
-		r->stage = job->tmpls[top->tmpl].first.stage;
+		r->stage = top->first->stage;
 	else if (r->nnodes > 0)
 		r->stage = job->nodes[r->nodes[0].node].last_stage;
 	if (r->stage == STAGE_NONE && r->nnodes > 0)
@@ -2133,12 +2668,14 @@ ran_to_end(const struct work *w)
 	return trained > 0;
 }
 
-/* Failed, or ran to the end (slowed down or not). */
+/* Failed, or ran to the end (diverged, slowed down, or not). */
 static enum diag_outcome
 outcome(const struct work *w, const struct diag_result *r)
 {
 	if (!w->ran_to_end)
 		return DIAG_FAILED;
+	if (w->diverged)
+		return DIAG_DIVERGED;
 	return r->failure_iter >= 0 ? DIAG_DEGRADED : DIAG_COMPLETED;
 }
 
@@ -2167,6 +2704,8 @@ diag_outcome_name(enum diag_outcome o)
 		return "degraded";
 	case DIAG_COMPLETED:
 		return "completed";
+	case DIAG_DIVERGED:
+		return "diverged";
 	default:
 		return "failed";
 	}
@@ -2200,6 +2739,19 @@ anomalous_count(const struct diag_job *job, size_t flagged)
 	return o;
 }
 
+static void
+work_release(struct work *w)
+{
+	free(w->tf);
+	free(w->ids_sorted);
+	free(w->ids_index);
+	free(w->node_spatial);
+	free(w->node_attr);
+	free(w->typical);
+	free(w->tail_node);
+	free(w->silent);
+}
+
 struct diag_result *
 diag_run(struct diag_job *job, const struct diag_opts *opts)
 {
@@ -2223,11 +2775,12 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	index_ids(&w);
 	node_ends(&w);
 	label(&w);
+	stream_ends(&w);
 	absent_ranks(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		crossjob_prepare(&w, t);
-	loss_signal(&w);
 	w.ran_to_end = ran_to_end(&w);
+	loss_signal(&w);
 	hang_signal(&w);
 	if (w.hang_tmpl != (size_t)-1)
 		w.ran_to_end = 0;
@@ -2243,8 +2796,13 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	spatial(&w);
 	for (t = 0; t < job->ntmpls; t++)
 		score_tmpl(&w, t, col, &r->events[t]);
+	drop_context(&w, r);
+	silent_streams(&w);
+	hang_event(&w, r);
+	stop_events(&w, r);
 	demote_cuda(&w, r);
 	demote_after_link(r);
+	synth_cap(&w, r);
 	demote_consequences(&w, r);
 	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);
 	score_nodes(&w, r);
@@ -2255,13 +2813,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	if (r->outcome == DIAG_COMPLETED && end_stage(job) != STAGE_NONE)
 		r->stage = end_stage(job);
 	free(col);
-	free(w.tf);
-	free(w.ids_sorted);
-	free(w.ids_index);
-	free(w.node_spatial);
-	free(w.node_attr);
-	free(w.typical);
-	free(w.tail_node);
+	work_release(&w);
 	return r;
 }
 
@@ -2272,12 +2824,8 @@ diag_result_free(struct diag_result *r)
 
 	if (r == NULL)
 		return;
-	for (i = 0; i < r->nevents; i++) {
-		for (k = 0; k < r->events[i].nreasons; k++)
-			free(r->events[i].reasons[k]);
-		free(r->events[i].reasons);
-		free(r->events[i].nodes);
-	}
+	for (i = 0; i < r->nevents; i++)
+		event_release(&r->events[i]);
 	for (i = 0; i < r->nnodes; i++) {
 		for (k = 0; k < r->nodes[i].nreasons; k++)
 			free(r->nodes[i].reasons[k]);

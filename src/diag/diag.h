@@ -76,6 +76,7 @@ struct diag_iter {
 				   line before it, else of its first line;
 				   NAN unknown */
 	double end_ts;		/* the time of its own iteration line, NAN */
+	long line;		/* the line of its iteration line, 0 none */
 	int truncated;		/* the stream ended inside it */
 	int anomalous;		/* set by diag_run(): its events broke the
 				   pattern of the iterations before it */
@@ -84,7 +85,8 @@ struct diag_iter {
 /* One log file (usually one rank) and its iterations. */
 struct diag_stream {
 	size_t node;
-	char *path;
+	char *path;		/* its name: the file, or "FILE (rank N)" */
+	char *file;		/* the file it is a part of, NULL: path */
 	struct diag_iter *iters;
 	size_t niters, cap;
 	uint32_t *events;	/* every iteration's events, back to back */
@@ -93,6 +95,8 @@ struct diag_stream {
 	double last_ts;
 	double last_iter_ts;	/* time of its last iteration line, NAN */
 	uint32_t iter_id;	/* that line's template id */
+	long iter_line;		/* that line's line, 0 none */
+	long last_line;		/* its last line, 0 none */
 	enum stage last_stage;
 	size_t span;		/* its current span in job->spans + 1, 0 none */
 };
@@ -127,6 +131,12 @@ struct diag_tmpl {
 	int context;		/* only ever a traceback frame or source line */
 	int filler;		/* a traceback header, an underline, ...: what
 				   the error's telling line speaks for */
+	int progress;		/* a progress bar: times iterations, never an
+				   event (stage_progress_bar()) */
+	size_t *trace;		/* the context lines (templates) of its first
+				   error: a traceback before it, a C++
+				   backtrace after it; owned */
+	size_t ntrace;
 	struct diag_first first;
 	int healthy_jobs;	/* healthy jobs it occurs in */
 	int healthy_blind;	/* healthy jobs that cannot speak for it:
@@ -142,10 +152,18 @@ struct diag_time {
 	double ms;
 };
 
-/* One iteration line's training loss, where the line says it. */
+/*
+ * What one iteration line measured and was set to, where the line says
+ * it: the training loss, the grad norm, the hyperparameters.
+ */
 struct diag_loss {
 	long iteration;
-	double loss;		/* may be NaN or infinite */
+	double loss;		/* may be NaN or infinite; NAN when none */
+	double gnorm;		/* the same; NAN when none */
+	double hp[HP_COUNT];	/* enum stage_hparam */
+	int has_loss;
+	int has_gnorm;
+	unsigned has_hp;	/* bit k: hp[k] was logged */
 	size_t tmpl;		/* the iteration line's template */
 	long line;		/* its line in losspath */
 };
@@ -174,6 +192,7 @@ struct diag_job {
 	struct diag_stream *streams;
 	size_t nstreams, streamcap;
 	int nhealthy;		/* healthy jobs in the pool; 0 = no history */
+	char **healthy_names;	/* their names (nhealthy of them) */
 	double hours;		/* how long its logs ran, when rates are
 				   compared per node-hour; 0: per node */
 	struct diag_span *spans;	/* stage stretches of every stream */
@@ -199,11 +218,12 @@ size_t diag_add_stream(struct diag_job *job, size_t node, const char *path);
 void diag_set_first(struct diag_job *job, size_t tmpl, size_t node,
     const char *path, long line, double ts, enum stage stage, long iteration);
 /*
- * The loss an iteration line of `path` (copied; one file per job) logged
- * at `line`, template index `tmpl`.
+ * What the iteration line of `path` (copied; one file per job) at `line`,
+ * template index `tmpl`, logged: its loss, grad norm and hyperparameters
+ * (`it`, as stage_parse_iter() read it).  Lines with none are ignored.
  */
-void diag_add_loss(struct diag_job *job, long iteration, double loss,
-    size_t tmpl, const char *path, long line);
+void diag_add_metrics(struct diag_job *job, long iteration,
+    const struct stage_iter *it, size_t tmpl, const char *path, long line);
 /*
  * Evidence about node `name` from outside its logs (the network captures):
  * weight in [0, 1] (the strongest counts) and a reason (copied).  Returns
@@ -253,8 +273,24 @@ struct diag_node_result {
 	size_t nreasons;
 };
 
+/* One line of an event, where it says what it says. */
+struct diag_loc {
+	char *path;		/* relative to the job's directory */
+	long line;
+	size_t node;
+};
+
+/*
+ * The template of an event of the diagnosis's own, of no log line's
+ * template: a hang (progress that stopped), a log that stops silently or
+ * early, a rank or node with no line at all.
+ */
+#define DIAG_SYNTH ((size_t)-1)
+
 struct diag_event_result {
-	size_t tmpl;
+	size_t tmpl;			/* DIAG_SYNTH: its own event */
+	char *text;			/* its own event's text (owned) */
+	struct diag_first *own;		/* its own event's place (owned) */
 	double score;
 	uint64_t count;
 	const struct diag_first *first;	/* borrowed: ties go to the earliest */
@@ -262,6 +298,12 @@ struct diag_event_result {
 					   said (a NaN loss, the last progress
 					   line of a hang), in iteration */
 	long at_iter;
+	char *at_path;			/* that line, NULL: first's (owned) */
+	long at_line;
+	double at_ts;
+	struct diag_loc *locs;		/* its line in at_iter on each rank
+					   (owned), when one_iter */
+	size_t nlocs;
 	const char *category;		/* borrowed, may be NULL */
 	const struct fault_rule *rule;	/* borrowed, may be NULL */
 	size_t *nodes;			/* indices of nodes it occurs on */
@@ -280,7 +322,10 @@ enum diag_outcome {
 				   hang, a lost node (or logs cut short) */
 	DIAG_DEGRADED,		/* it ran to the end, but went wrong (slowed
 				   down) from failure_iter on */
-	DIAG_COMPLETED		/* it ran to the end, nothing found */
+	DIAG_COMPLETED,		/* it ran to the end, nothing found */
+	DIAG_DIVERGED		/* it ran to the end, but its loss or grad
+				   norm exploded or went NaN from
+				   failure_iter on, for good */
 };
 
 struct diag_result {
@@ -307,7 +352,7 @@ struct diag_result {
 struct diag_result *diag_run(struct diag_job *job, const struct diag_opts *o);
 void diag_result_free(struct diag_result *r);
 
-/* "failed", "degraded", "completed" (static strings). */
+/* "failed", "degraded", "completed", "diverged" (static strings). */
 const char *diag_outcome_name(enum diag_outcome o);
 
 enum diag_format { DIAG_TEXT, DIAG_TSV, DIAG_JSON };

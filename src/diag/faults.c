@@ -341,7 +341,8 @@ faults_match(const struct faults *f, const char *msg, size_t len)
 
 /*
  * Categories that name a cause, and the ones that name a consequence: a
- * lost connection could be either (the link failed, or the peer died).
+ * lost connection could be either (the link failed, or the peer died);
+ * a retried error and what a healthy node logs too weigh nothing.
  */
 static const struct {
 	const char *name;
@@ -351,8 +352,9 @@ static const struct {
 	{ "oom", 0.9 }, { "nan", 0.85 }, { "checkpoint", 0.85 },
 	{ "config", 0.85 }, { "dataloader", 0.8 }, { "hardware", 1.0 },
 	{ "link", 0.95 }, { "gpu", 0.9 }, { "hang", 0.8 },
-	{ "collective", 0.6 },
+	{ "collective", 0.6 }, { "stop", 0.8 },
 	{ "disconnect", 0.5 }, { "timeout", 0.35 }, { "process", 0.2 },
+	{ "retry", 0.2 }, { "benign", 0 },
 };
 
 double

@@ -33,6 +33,7 @@
 #include "db/diagdb.h"
 #include "db/jobdb.h"
 #include "diag/jobload.h"
+#include "diag/pool.h"
 #include "logs/lineparse.h"
 #include "db/logdb.h"
 #include "logs/reader.h"
@@ -56,12 +57,19 @@ struct lfile {
  * the stream's end, the line after the last frame (or that frame) is an
  * error line, no context.
  */
+#define TB_LEAD 64
+
 struct tbtrack {
 	int after_frame;	/* the line before was a frame */
 	int open;		/* a frame was seen, and no exception after it */
 	int launcher;		/* it is a launcher's own (a child failed) */
 	int report;		/* text lines since a launcher's failure record */
 	size_t last;		/* the innermost frame's line (template) */
+	/* the context lines of one error, for the line they belong to: */
+	size_t lead[TB_LEAD];	/* waiting for the line they lead to */
+	size_t nlead;
+	size_t told;		/* the last telling line, (size_t)-1 none */
+	int told_open;		/* its trace is being recorded (first one) */
 };
 
 struct split {
@@ -98,6 +106,12 @@ struct ltmpl {
 	int is_frame;		/* a traceback frame: '  File "...", line N' */
 	int is_filler;		/* a traceback header, an underline, ... */
 	int is_exc;		/* an exception line: never a frame's source */
+	int is_progress;	/* a progress bar */
+	int is_trailer;		/* context that follows its error line (a C++
+				   exception's "Exception raised from", its
+				   "frame #N:" backtrace) */
+	size_t *trace;		/* the context lines of its first error */
+	size_t ntrace;
 	uint64_t ctx;		/* occurrences as a frame or right after one */
 	size_t first_row;
 	long occ;		/* occurrences seen in the current file */
@@ -117,6 +131,7 @@ struct loader {
 	struct lrow *rows;
 	size_t nrows, rowcap;
 	struct ltmpl *lt;
+	size_t nlt;
 	size_t *tmpl_of_id;	/* template id -> index + 1 */
 	size_t idcap;
 	int64_t *node_ids;	/* node index -> nodes.id (0 for pseudo) */
@@ -463,6 +478,18 @@ line_role(const char *m, size_t len)
 }
 
 /*
+ * Context that follows the line it belongs to: a C++ exception's "Exception
+ * raised from ..." and its "frame #N:" backtrace come after its message.
+ */
+static int
+trailer(const char *m, size_t len)
+{
+	while (len > 0 && (*m == ' ' || *m == '\t'))
+		m++, len--;
+	return starts(m, len, "Exception raised from ") || cxx_frame(m, len);
+}
+
+/*
  * The line at `off` of a plain file with pread (a few KB, not the reader's
  * large buffers); gzip files go through reader_line_at().
  */
@@ -524,6 +551,7 @@ sample_templates(struct loader *l)
 	size_t t, i;
 
 	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
+	l->nlt = job->ntmpls;
 	for (t = 0; t < job->ntmpls; t++) {
 		l->lt[t].first_row = (size_t)-1;
 		l->lt[t].first_at = NAN;
@@ -556,6 +584,8 @@ sample_templates(struct loader *l)
 		l->lt[t].is_filler = line_role(lp.msg, lp.msg_len) ==
 		    ROLE_FILLER;
 		l->lt[t].is_exc = looks_like_error(lp.msg, lp.msg_len);
+		l->lt[t].is_trailer = trailer(lp.msg, lp.msg_len);
+		job->tmpls[t].progress = stage_progress_bar(lp.msg, lp.msg_len);
 	}
 	buf_release(&b);
 }
@@ -654,18 +684,20 @@ line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
 }
 
 /*
- * Put one tagged line of template t, logged at ts (NAN unknown), into
- * stream s: its iteration's events, and the stream's stage spans.
+ * Put one tagged line (number `line`) of template t, logged at ts (NAN
+ * unknown), into stream s: its iteration's events, and the stream's stage
+ * spans.
  */
 static void
 stream_line(struct diag_job *job, size_t s, size_t t,
-    const struct stage_tag *tag, int *pending, double ts)
+    const struct stage_tag *tag, int *pending, double ts, long line)
 {
 	struct diag_stream *st = &job->streams[s];
 	uint32_t id = job->tmpls[t].id;
 
 	diag_span_line(job, s, tag->stage, ts, tag->stage >= STAGE_TRAINING ?
 	    tag->iteration : -1);
+	st->last_line = line;
 	if (tag->stage < STAGE_TRAINING && !tag->is_iter && st->niters == 0)
 		return;
 	if (st->niters == 0 || *pending) {
@@ -682,9 +714,11 @@ stream_line(struct diag_job *job, size_t s, size_t t,
 	if (tag->is_iter) {
 		*pending = 1;
 		st->iters[st->niters - 1].end_ts = ts;
+		st->iters[st->niters - 1].line = line;
 		if (!isnan(ts)) {
 			st->last_iter_ts = ts;
 			st->iter_id = id;
+			st->iter_line = line;
 		}
 	}
 }
@@ -819,6 +853,64 @@ launcher_source(const char *text)
 	return 0;
 }
 
+static void
+tb_init(struct tbtrack *tb)
+{
+	memset(tb, 0, sizeof *tb);
+	tb->told = (size_t)-1;
+}
+
+/* Add template c to the trace of template t (once each). */
+static void
+trace_add(struct loader *l, size_t t, size_t c)
+{
+	struct ltmpl *lt = &l->lt[t];
+	size_t i;
+
+	for (i = 0; i < lt->ntrace; i++)
+		if (lt->trace[i] == c)
+			return;
+	if (lt->ntrace >= TB_LEAD)
+		return;
+	lt->trace = xreallocarray(lt->trace, lt->ntrace + 1, sizeof *lt->trace);
+	lt->trace[lt->ntrace++] = c;
+}
+
+/*
+ * A context line of an error: it waits for the line it leads to (a
+ * Python traceback's header, frames and source lines, the first lines of
+ * a launcher's failure record), or, when it trails (a C++ backtrace),
+ * joins the trace of the telling line before it.
+ */
+static void
+tb_context(struct loader *l, struct tbtrack *tb, size_t t)
+{
+	size_t i;
+
+	if (tb->nlead == 0 && l->lt[t].is_trailer && tb->told != (size_t)-1) {
+		if (tb->told_open)
+			trace_add(l, tb->told, t);
+		return;
+	}
+	for (i = 0; i < tb->nlead && tb->lead[i] != t; i++)
+		;
+	if (i == tb->nlead && tb->nlead < TB_LEAD)
+		tb->lead[tb->nlead++] = t;
+}
+
+/* A telling line: the context lines waiting for it are its trace. */
+static void
+tb_told(struct loader *l, struct tbtrack *tb, size_t t)
+{
+	size_t i;
+
+	tb->told = t;
+	tb->told_open = l->lt[t].ntrace == 0;
+	for (i = 0; tb->told_open && i < tb->nlead; i++)
+		trace_add(l, t, tb->lead[i]);
+	tb->nlead = 0;
+}
+
 /* Count template t's line as a traceback's context or not; follow it. */
 static void
 tb_line(struct loader *l, struct tbtrack *tb, size_t t)
@@ -826,8 +918,11 @@ tb_line(struct loader *l, struct tbtrack *tb, size_t t)
 	struct ltmpl *lt = &l->lt[t];
 	int src = tb->after_frame && !lt->is_exc;
 
-	if (lt->is_frame || lt->is_filler || src)
+	if (lt->is_frame || lt->is_filler || src) {
 		lt->ctx++;
+		tb_context(l, tb, t);
+	} else
+		tb_told(l, tb, t);
 	if (lt->is_frame || (src && !lt->is_filler)) {
 		/* right after "failed (exitcode: 1) local_rank: 0 ..." */
 		if (!tb->open)
@@ -860,6 +955,10 @@ tb_end(struct loader *l, struct tbtrack *tb)
 	if (tp->level < DIAG_LEVEL_ERROR)
 		tp->level = DIAG_LEVEL_ERROR;
 	tb->open = 0;
+	/* the frames before it are its trace */
+	if (tb->nlead > 0 && tb->lead[tb->nlead - 1] == tb->last)
+		tb->nlead--;
+	tb_told(l, tb, tb->last);
 }
 
 /* When the reference file logged iteration k, NAN unknown. */
@@ -942,13 +1041,14 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	size_t nlines, line, t, i;
 	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
 	int pending = 0;
-	struct tbtrack tb = { 0, 0, 0, 0, 0 };
+	struct tbtrack tb;
 	struct lclock ck;
 	size_t hint = 0;
 	double *at = iter_times(l, from, to, map, nlines, row_of), ts;
 
 	for (i = from; i < to; i++)
 		l->lt[l->rows[i].tmpl].occ = 0;
+	tb_init(&tb);
 	clock_build(l, from, to, at, nlines, &ck);
 	free(at);
 	stage_tracker_init(&tr);
@@ -970,7 +1070,8 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 		if (line == r->first_line)	/* after a timed line, not before */
 			row_seen(&l->rows[row_of[t]], l->files[fi].node, &tag,
 			    ck.n > 0 && line >= ck.line[0] ? ts : NAN);
-		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts);
+		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts,
+		    (long)line);
 	}
 	tb_end(l, &tb);
 	stream_finish(job, l->files[fi].stream, &tr, pending,
@@ -1191,10 +1292,9 @@ collect_times(struct loader *l)
 				diag_add_time(l->job, it.iteration, it.duration_ms);
 			else if (lp.ts_kind != LP_TS_NONE)
 				gap_time(l, 0, it.iteration, lp.ts);
-			if (it.has_loss)
-				diag_add_loss(l->job, it.iteration, it.loss,
-				    map[rl.lineno] - 1, l->files[best].path,
-				    (long)rl.lineno);
+			diag_add_metrics(l->job, it.iteration, &it,
+			    map[rl.lineno] - 1, l->files[best].path,
+			    (long)rl.lineno);
 		}
 		reader_close(rd);
 	}
@@ -1220,6 +1320,10 @@ mark_context(struct loader *l)
 			total += job->counts[n * job->ntmpls + t];
 		job->tmpls[t].context = total > 0 && l->lt[t].ctx >= total;
 		job->tmpls[t].filler = l->lt[t].is_filler;
+		job->tmpls[t].trace = l->lt[t].trace;
+		job->tmpls[t].ntrace = l->lt[t].ntrace;
+		l->lt[t].trace = NULL;
+		l->lt[t].ntrace = 0;
 	}
 }
 
@@ -1327,8 +1431,10 @@ split_new(struct loader *l, size_t fi, size_t node, char *path,
 	x->node = node;
 	x->path = l->files[fi].path;
 	x->stream = diag_add_stream(l->job, node, path);
+	l->job->streams[x->stream].file = xstrdup(l->files[fi].path);
 	free(path);
 	stage_tracker_init(&x->tr);
+	tb_init(&x->tb);
 	l->job->nodes[node].missing = 0;
 	(*nsp)++;
 	return x;
@@ -1451,14 +1557,14 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 		} else if (!it.has_duration && l->time_stream == (size_t)-1 &&
 		    lp->ts_kind != LP_TS_NONE)
 			gap_time(l, sp->stream, tag.iteration, lp->ts);
-		if (it.has_loss && l->time_stream == sp->stream)
-			diag_add_loss(job, tag.iteration, it.loss, t, sp->path,
+		if (l->time_stream == sp->stream)
+			diag_add_metrics(job, tag.iteration, &it, t, sp->path,
 			    (long)line);
 	} else
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
 	if (line == r->first_line)
 		row_seen(&l->rows[row_of[t]], sp->node, &tag, ts);
-	stream_line(job, sp->stream, t, &tag, &sp->pending, ts);
+	stream_line(job, sp->stream, t, &tag, &sp->pending, ts, (long)line);
 }
 
 /*
@@ -1651,6 +1757,7 @@ replay(struct loader *l)
 struct pool_acc {
 	struct loader *l;
 	uint64_t *count;
+	size_t rows;		/* its templates */
 };
 
 static int
@@ -1659,69 +1766,141 @@ pool_row(void *arg, uint32_t id, uint64_t count)
 	struct pool_acc *pa = arg;
 	struct loader *l = pa->l;
 
+	pa->rows++;
 	if (id < l->idcap && l->tmpl_of_id[id] != 0)
 		pa->count[l->tmpl_of_id[id] - 1] += count;
 	return 0;
 }
 
 /*
- * Add healthy job h to the pool: where each template occurs, its rate
- * there (per node, or per node-hour over `hours` when the job's rates
- * are), and the templates it cannot speak for.  A healthy run that logs
- * none of this job's iteration lines is of another kind (framework,
- * launcher): that it lacks a line says nothing of the line, that it has
- * one still says the line is normal.  A job without iteration lines is
- * compared with every run.
+ * A run of the pool: its count of each of this job's templates, its
+ * nodes, and how many templates it has.
  */
-static int
-pool_add(struct loader *l, int64_t h, double hours, double *rate,
-    char **cause)
-{
-	struct diag_job *job = l->job;
-	uint64_t *count = xcalloc(job->ntmpls + 1, sizeof *count);
-	struct pool_acc pa = { l, count };
-	double nodes, per;
-	int iters = 0, kin = 0, rc = -1;
-	size_t t;
+struct pool_cand {
+	int64_t id;
+	int named;		/* --baseline: no likeness needed */
+	uint64_t *count;
+	double nodes;
+	size_t rows;
+	double hours;
+	char *name;
+};
 
-	if (diagdb_template_sums(l->c, h, &nodes, pool_row, &pa, cause) != 0)
-		goto out;
-	for (t = 0; t < job->ntmpls; t++)
-		if (l->lt[t].is_iter) {
-			iters = 1;
-			kin |= count[t] > 0;
-		}
-	kin |= !iters;
-	per = nodes * (job->hours > 0 ? hours : 1);
-	for (t = 0; t < job->ntmpls; t++) {
-		if (count[t] > 0) {
-			job->tmpls[t].healthy_jobs++;
-			rate[t] += (double)count[t] / per;
-		} else if (!kin)
-			job->tmpls[t].healthy_blind++;
-	}
-	job->nhealthy++;
-	rc = 0;
-out:
-	free(count);
-	return rc;
+static int
+pool_counts(struct loader *l, struct pool_cand *pc, char **cause)
+{
+	struct pool_acc pa;
+
+	pc->count = xcalloc(l->job->ntmpls + 1, sizeof *pc->count);
+	pa.l = l;
+	pa.count = pc->count;
+	pa.rows = 0;
+	if (diagdb_template_sums(l->c, pc->id, &pc->nodes, pool_row, &pa,
+	    cause) != 0)
+		return -1;
+	pc->rows = pa.rows;
+	return 0;
 }
 
 /*
- * Ids of the healthy jobs: the cache's pool (marked good, or ended
- * cleanly) and the jobs named as baselines (names or directories).
+ * Is candidate pc a run of this job: of the same program (half or more
+ * of the two runs' templates in common) and of the same shape
+ * (pool_same_shape())?  Fills pc->name either way.
+ */
+static int
+pool_same_job(struct loader *l, const struct pool_run *self,
+    struct pool_cand *pc, int *same, char **cause)
+{
+	struct pool_run run;
+	const char *why;
+	size_t t, common = 0;
+
+	if (pool_run_load(l->c, pc->id, &run, cause) != 0)
+		return -1;
+	pc->name = run.name;
+	run.name = NULL;
+	for (t = 0; t < l->job->ntmpls; t++)
+		common += pc->count[t] > 0;
+	*same = pc->named || (pool_likeness(common, l->job->ntmpls,
+	    pc->rows) >= 0.5 && pool_same_shape(self, &run, &why));
+	pool_run_release(&run);
+	return 0;
+}
+
+/*
+ * Add healthy run pc to the pool: where each template occurs, its rate
+ * there (per node, or per node-hour when the job's rates are), and the
+ * templates it cannot speak for.  A healthy run that logs none of this
+ * job's iteration lines is of another kind (framework, launcher): that it
+ * lacks a line says nothing of the line, that it has one still says the
+ * line is normal.  A job without iteration lines is compared with every
+ * run.
+ */
+static void
+pool_add(struct loader *l, const struct pool_cand *pc, double *rate)
+{
+	struct diag_job *job = l->job;
+	double per = pc->nodes * (job->hours > 0 ? pc->hours : 1);
+	int iters = 0, kin = 0;
+	size_t t;
+
+	for (t = 0; t < job->ntmpls; t++)
+		if (l->lt[t].is_iter) {
+			iters = 1;
+			kin |= pc->count[t] > 0;
+		}
+	kin |= !iters;
+	for (t = 0; t < job->ntmpls; t++) {
+		if (pc->count[t] > 0) {
+			job->tmpls[t].healthy_jobs++;
+			rate[t] += (double)pc->count[t] / per;
+		} else if (!kin)
+			job->tmpls[t].healthy_blind++;
+	}
+	job->healthy_names = xreallocarray(job->healthy_names,
+	    (size_t)job->nhealthy + 1, sizeof *job->healthy_names);
+	job->healthy_names[job->nhealthy++] = xstrdup(pc->name);
+}
+
+/* Mark the candidates named healthy runs of the job (mark --for). */
+static int
+pool_named(struct loader *l, struct pool_cand *pc, size_t n, char **cause)
+{
+	int64_t *ids;
+	size_t nids, i, k;
+
+	if (diagdb_named(l->c, l->job_id, &ids, &nids, cause) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nids; k++)
+			if (pc[i].id == ids[k])
+				pc[i].named = 1;
+	free(ids);
+	return 0;
+}
+
+/*
+ * Ids of the candidate healthy runs: the cache's pool (marked good, or
+ * ended cleanly, or named for the job with mark --for) and the jobs named
+ * as baselines (names or directories), these two kinds marked named.
  */
 static int
 pool_ids(struct loader *l, const char *const *base, size_t nbase,
-    int64_t **ids, size_t *n, char **cause)
+    struct pool_cand **pc, size_t *n, char **cause)
 {
 	struct job_ref b;
-	size_t cap, i, k;
+	int64_t *ids = NULL;
+	size_t i, k;
 	int rc;
 
-	if (diagdb_pool(l->c, l->job_id, ids, n, cause) != 0)
+	if (diagdb_pool(l->c, l->job_id, &ids, n, cause) != 0)
 		return -1;
-	cap = *n;
+	*pc = xcalloc(*n + nbase + 1, sizeof **pc);
+	for (i = 0; i < *n; i++)
+		(*pc)[i].id = ids[i];
+	free(ids);
+	if (pool_named(l, *pc, *n, cause) != 0)
+		return -1;
 	for (i = 0; i < nbase; i++) {
 		if ((rc = jobdb_find(l->c, base[i], &b, cause)) < 0)
 			return -1;
@@ -1730,12 +1909,11 @@ pool_ids(struct loader *l, const char *const *base, size_t nbase,
 			return ts_fail(cause, "no baseline job '%s' (or it is "
 			    "the job itself)", base[i]);
 		}
-		for (k = 0; k < *n && (*ids)[k] != b.id; k++)
+		for (k = 0; k < *n && (*pc)[k].id != b.id; k++)
 			;
-		if (k == *n) {
-			*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
-			(*ids)[(*n)++] = b.id;
-		}
+		if (k == *n)
+			(*pc)[(*n)++].id = b.id;
+		(*pc)[k].named = 1;
 		jobdb_release(&b);
 	}
 	return 0;
@@ -1748,8 +1926,7 @@ pool_ids(struct loader *l, const char *const *base, size_t nbase,
  * retries.
  */
 static int
-pool_hours(struct loader *l, const int64_t *ids, size_t n, double *hours,
-    char **cause)
+pool_hours(struct loader *l, struct pool_cand *pc, size_t n, char **cause)
 {
 	double secs;
 	size_t i;
@@ -1758,42 +1935,80 @@ pool_hours(struct loader *l, const int64_t *ids, size_t n, double *hours,
 		return -1;
 	l->job->hours = secs >= 60 ? secs / 3600 : 0;
 	for (i = 0; i < n; i++) {
-		if (diagdb_job_span(l->c, ids[i], LP_TS_EPOCH, &secs,
+		if (diagdb_job_span(l->c, pc[i].id, LP_TS_EPOCH, &secs,
 		    cause) != 0)
 			return -1;
-		hours[i] = secs / 3600;
+		pc[i].hours = secs / 3600;
 		if (secs < 60)
 			l->job->hours = 0;
 	}
 	return 0;
 }
 
+/*
+ * Keep the candidates that are runs of this job (pool_same_job()), in
+ * place; *n is how many.
+ */
+static int
+pool_select(struct loader *l, struct pool_cand *pc, size_t *n, char **cause)
+{
+	struct pool_run self;
+	size_t i, keep = 0;
+	int same, rc = -1;
+
+	if (pool_run_load(l->c, l->job_id, &self, cause) != 0)
+		return -1;
+	for (i = 0; i < *n; i++) {
+		if (pool_counts(l, &pc[i], cause) != 0 ||
+		    pool_same_job(l, &self, &pc[i], &same, cause) != 0)
+			goto out;
+		if (same) {
+			struct pool_cand tmp = pc[keep];
+
+			pc[keep++] = pc[i];
+			pc[i] = tmp;
+		}
+	}
+	rc = 0;
+out:
+	for (i = keep; i < *n; i++) {
+		free(pc[i].count);
+		free(pc[i].name);
+		pc[i].count = NULL;
+		pc[i].name = NULL;
+	}
+	*n = keep;
+	pool_run_release(&self);
+	return rc;
+}
+
 static int
 load_pool(struct loader *l, const char *const *base, size_t nbase,
     char **cause)
 {
-	int64_t *ids = NULL;
-	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate), *hours = NULL;
-	size_t n, i;
+	struct pool_cand *pc = NULL;
+	double *rate = xcalloc(l->job->ntmpls + 1, sizeof *rate);
+	size_t n = 0, i;
 	int rc = -1;
 
-	if (pool_ids(l, base, nbase, &ids, &n, cause) != 0)
-		goto out;
-	hours = xcalloc(n + 1, sizeof *hours);
-	if (pool_hours(l, ids, n, hours, cause) != 0)
+	if (pool_ids(l, base, nbase, &pc, &n, cause) != 0 ||
+	    pool_select(l, pc, &n, cause) != 0 ||
+	    pool_hours(l, pc, n, cause) != 0)
 		goto out;
 	for (i = 0; i < n; i++)
-		if (pool_add(l, ids[i], hours[i], rate, cause) != 0)
-			goto out;
+		pool_add(l, &pc[i], rate);
 	for (i = 0; i < l->job->ntmpls; i++)
 		if (l->job->tmpls[i].healthy_jobs > 0)
 			l->job->tmpls[i].healthy_rate = rate[i] /
 			    l->job->tmpls[i].healthy_jobs;
 	rc = 0;
 out:
-	free(ids);
+	for (i = 0; pc != NULL && i < n; i++) {
+		free(pc[i].count);
+		free(pc[i].name);
+	}
+	free(pc);
 	free(rate);
-	free(hours);
 	return rc;
 }
 
@@ -1809,6 +2024,8 @@ loader_release(struct loader *l)
 	free(l->files);
 	free(l->rows);
 	free(l->gaps);
+	for (i = 0; l->lt != NULL && i < l->nlt; i++)
+		free(l->lt[i].trace);
 	free(l->lt);
 	free(l->tmpl_of_id);
 	free(l->node_ids);

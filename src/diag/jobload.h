@@ -7,9 +7,10 @@
  * ranks table or the job's hostfile), counts per node and template, the
  * first occurrence of every template, per-file template sequences cut
  * into iterations by the stage tracker (src/stage.h), the iteration
- * durations, and the healthy pool (jobs marked good or that ended
- * cleanly, plus --baseline jobs) with each template's share and rate
- * there.  One raw line per template is read back from its log (its first
+ * durations, and the healthy pool -- the runs of the same job (pool.h)
+ * marked good or that ended cleanly, the runs named for it with mark
+ * --for, and the --baseline jobs -- with each template's share and rate
+ * there and the runs' names.  One raw line per template is read back from its log (its first
  * occurrence) for its level and for the fault library.
  */
 #ifndef TS_JOBLOAD_H

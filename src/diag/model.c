@@ -103,19 +103,66 @@ build_nodes(struct model *m, const struct diag_job *job,
 	}
 }
 
+/* The locations of an event of one iteration, copied. */
+static void
+copy_locs(struct model_event *e, const struct diag_event_result *er)
+{
+	size_t k;
+
+	e->nlocs = er->nlocs;
+	e->locs = xcalloc(er->nlocs + 1, sizeof *e->locs);
+	for (k = 0; k < er->nlocs; k++) {
+		e->locs[k].path = xstrdup(er->locs[k].path);
+		e->locs[k].line = er->locs[k].line;
+		e->locs[k].node = (uint32_t)er->locs[k].node;
+	}
+}
+
+/* The diagnosis's own event er, the k-th of them. */
+static void
+build_own(struct model_event *e, const struct diag_event_result *er,
+    size_t k)
+{
+	size_t n;
+
+	e->id = MODEL_EVENT_OWN + (uint32_t)k;
+	e->text = xstrdup(er->text);
+	e->score = er->score;
+	e->count = er->count;
+	e->level = DIAG_LEVEL_ERROR;
+	e->category = dup_or_null(er->category);
+	e->nnodes = er->nnodes;
+	e->nodes = xcalloc(er->nnodes + 1, sizeof *e->nodes);
+	for (n = 0; n < er->nnodes; n++)
+		e->nodes[n] = (uint32_t)er->nodes[n];
+	e->path = dup_or_null(er->own->path);
+	e->line = er->own->line;
+	e->ts = er->own->ts;
+	e->stage = (int)er->own->stage;
+	e->iteration = er->own->iteration;
+	e->reasons = dup_strv(er->reasons, er->nreasons);
+	e->nreasons = er->nreasons;
+	copy_locs(e, er);
+}
+
 static void
 build_events(struct model *m, const struct diag_job *job,
     const struct diag_result *r)
 {
-	size_t i, k;
+	size_t i, k, nown = 0;
 
 	m->nevents = r->nevents;
 	m->events = xcalloc(r->nevents + 1, sizeof *m->events);
 	for (i = 0; i < r->nevents; i++) {
 		const struct diag_event_result *er = &r->events[i];
-		const struct diag_tmpl *t = &job->tmpls[er->tmpl];
+		const struct diag_tmpl *t;
 		struct model_event *e = &m->events[i];
 
+		if (er->tmpl == DIAG_SYNTH) {
+			build_own(e, er, nown++);
+			continue;
+		}
+		t = &job->tmpls[er->tmpl];
 		e->id = t->id;
 		e->text = xstrdup(t->text);
 		e->score = er->score;
@@ -136,8 +183,21 @@ build_events(struct model *m, const struct diag_job *job,
 		e->ts = t->first.ts;
 		e->stage = (int)t->first.stage;
 		e->iteration = t->first.iteration;
+		if (er->at_path != NULL) {	/* what one of its lines said */
+			free(e->path);
+			e->path = xstrdup(er->at_path);
+			e->line = er->at_line;
+			e->ts = er->at_ts;
+			e->iteration = er->at_iter;
+			e->stage = STAGE_TRAINING;
+		}
+		copy_locs(e, er);
 		e->reasons = dup_strv(er->reasons, er->nreasons);
 		e->nreasons = er->nreasons;
+		e->ntrace = t->ntrace;
+		e->trace = xcalloc(t->ntrace + 1, sizeof *e->trace);
+		for (k = 0; k < t->ntrace; k++)
+			e->trace[k] = xstrdup(job->tmpls[t->trace[k]].text);
 	}
 }
 
@@ -151,7 +211,8 @@ event_of_tmpl(const struct diag_job *job, const struct diag_result *r)
 	for (i = 0; i < job->ntmpls; i++)
 		map[i] = -1;
 	for (i = 0; i < r->nevents; i++)
-		map[r->events[i].tmpl] = (long)i;
+		if (r->events[i].tmpl != DIAG_SYNTH)
+			map[r->events[i].tmpl] = (long)i;
 	return map;
 }
 
@@ -397,6 +458,37 @@ build_marks_time(struct model *m, const struct diag_job *job, size_t *cap)
 	}
 }
 
+/*
+ * The diagnosis's own events mark their node where its rank stopped (the
+ * iteration it did not finish, or the failure's; by time, when it was
+ * logged): the cause of the timeouts around it, marked as such.
+ */
+static void
+build_marks_own(struct model *m, size_t *cap)
+{
+	struct model_mark *mk;
+	size_t i, k;
+	double at;
+
+	for (i = 0; i < m->nevents; i++) {
+		const struct model_event *e = &m->events[i];
+
+		if (!model_event_own(e) || e->nnodes == 0)
+			continue;
+		at = m->by_time ? e->ts : e->iteration >= 0 ?
+		    (double)e->iteration : (double)m->failure_iter;
+		if (isnan(at) || at < 0)
+			continue;
+		for (k = 0; k < e->nnodes; k++) {
+			mk = add_mark(m, cap, e->nodes[k], at);
+			mk->n = 1;
+			mk->event = (uint32_t)i;
+			mk->level = score_level(e->score);
+			mk->flags |= MODEL_MARK_STOP | MODEL_MARK_ERROR;
+		}
+	}
+}
+
 static int
 cmp_long(const void *a, const void *b)
 {
@@ -606,6 +698,11 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 	m->failure_iter = r->failure_iter;
 	m->last_healthy_iter = r->last_healthy_iter;
 	m->nhealthy = job->nhealthy;
+	if (job->healthy_names != NULL && job->nhealthy > 0) {
+		m->nhealthy_runs = (size_t)job->nhealthy;
+		m->healthy_runs = dup_strv(job->healthy_names,
+		    m->nhealthy_runs);
+	}
 	m->anomalous = r->anomalous_iters;
 	m->slow_iter = r->slow_iter;
 	m->slow_before_ms = r->slow_before_ms;
@@ -623,6 +720,7 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 		build_marks_time(m, job, &cap);
 	else
 		build_marks_iter(m, job, r, &im, evmap, &cap);
+	build_marks_own(m, &cap);
 	marks_merge(m);
 	free(evmap);
 	free(im.ids);
@@ -671,6 +769,7 @@ model_free(struct model *m)
 		return;
 	free(m->name);
 	free(m->root);
+	free_strv(m->healthy_runs, m->nhealthy_runs);
 	for (i = 0; i < m->nnodes; i++) {
 		free(m->nodes[i].name);
 		free_strv(m->nodes[i].reasons, m->nodes[i].nreasons);
@@ -679,6 +778,7 @@ model_free(struct model *m)
 	free(m->suspects);
 	for (i = 0; i < m->nevents; i++) {
 		struct model_event *e = &m->events[i];
+		size_t k;
 
 		free(e->text);
 		free(e->category);
@@ -688,6 +788,10 @@ model_free(struct model *m)
 		free(e->nodes);
 		free(e->path);
 		free_strv(e->reasons, e->nreasons);
+		free_strv(e->trace, e->ntrace);
+		for (k = 0; k < e->nlocs; k++)
+			free(e->locs[k].path);
+		free(e->locs);
 	}
 	free(m->events);
 	free(m->iters);
@@ -707,6 +811,12 @@ model_node_index(const struct model *m, const char *name)
 		if (strcmp(m->nodes[i].name, name) == 0)
 			return (long)i;
 	return -1;
+}
+
+int
+model_event_own(const struct model_event *e)
+{
+	return e->id >= MODEL_EVENT_OWN;
 }
 
 long
@@ -742,6 +852,24 @@ model_flows_ckpt(const struct model_flows *f, char *buf, size_t len)
 	if (at + 32 < len)
 		snprintf(buf + at, len - at, n == 1 ?
 		    " (a pause, not a slowdown)" : " (pauses, not a slowdown)");
+	return buf;
+}
+
+const char *
+model_healthy_str(const struct model *m, char *buf, size_t len)
+{
+	size_t i, at;
+
+	at = (size_t)snprintf(buf, len, "%d healthy run%s compared",
+	    m->nhealthy, m->nhealthy == 1 ? "" : "s");
+	for (i = 0; i < m->nhealthy_runs && at + 48 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " :
+		    " (", m->healthy_runs[i]);
+	if (i < m->nhealthy_runs && at + 24 < len)
+		at += (size_t)snprintf(buf + at, len - at, " and %zu more",
+		    m->nhealthy_runs - i);
+	if (i > 0 && at + 2 < len)
+		snprintf(buf + at, len - at, ")");
 	return buf;
 }
 

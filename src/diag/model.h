@@ -3,10 +3,12 @@
  *
  * A struct model is self-contained (it owns copies of every string) and
  * holds what the diagnosis concluded and what the panes draw: the job's
- * outcome, stage and failure iteration; its nodes with their suspicion
- * and reasons; the ranked events with their reasons and fault-library
- * texts; the iterations with their durations; a sparse per-node summary
- * of each iteration (or, for logs without iterations, of each moment) for
+ * outcome, stage and failure iteration, and the healthy runs it was
+ * compared with; its nodes with their suspicion and reasons; the ranked
+ * events with their reasons, fault-library texts and traces (and the
+ * diagnosis's own events: a hang, a rank that stops, a missing node);
+ * the iterations with their durations; a sparse per-node summary of each
+ * iteration (or, for logs without iterations, of each moment) for
  * the heatmap; the spans of the training stages for the timeline; and
  * what the job's network captures show (hosts, data-parallel groups,
  * pipelines, iterations, findings) for the groups pane.
@@ -28,6 +30,21 @@ struct diag_result;
 struct flowan;
 struct json;
 
+/*
+ * Event ids from here up are the diagnosis's own events, of no template
+ * (a hang, a rank that stops silently, a log that ends early, a node or
+ * rank with no line at all): 'lines --event' has nothing for them; their
+ * place is path:line (or none), their lines `locs`.
+ */
+#define MODEL_EVENT_OWN 0xffff0000u
+
+/* A line of an event: where it says what it says on one rank. */
+struct model_loc {
+	char *path;		/* relative to the job's directory */
+	long line;		/* 1-based */
+	uint32_t node;		/* index into model.nodes */
+};
+
 struct model_event {
 	uint32_t id;		/* template id, stable across jobs */
 	char *text;		/* the template; variable parts read <*> */
@@ -47,6 +64,15 @@ struct model_event {
 	long iteration;		/* -1: none */
 	char **reasons;
 	size_t nreasons;
+	char **trace;		/* the context lines of its error (a
+				   traceback's header, frames and source
+				   lines; a C++ backtrace), as templates */
+	size_t ntrace;
+	struct model_loc *locs;	/* an event of one iteration (a NaN grad
+				   norm): its line there on each rank; the
+				   first (path, line) above is the
+				   reference rank's */
+	size_t nlocs;
 };
 
 struct model_node {
@@ -83,7 +109,10 @@ enum {
 	MODEL_MARK_NEW = 4,	/* an event no healthy run has */
 	MODEL_MARK_END = 8,	/* the node's log ends here, before its peers' */
 	MODEL_MARK_ANOMALOUS = 16,	/* the iteration broke pattern here */
-	MODEL_MARK_LAG = 32	/* the network shows the node lagging */
+	MODEL_MARK_LAG = 32,	/* the network shows the node lagging */
+	MODEL_MARK_STOP = 64	/* the node's rank stops here (silently,
+				   early, or never wrote): an own event's
+				   mark, above the timeouts it causes */
 };
 
 /*
@@ -195,6 +224,8 @@ struct model {
 	long failure_iter;	/* -1: none */
 	long last_healthy_iter;	/* -1: none */
 	int nhealthy;		/* healthy runs compared */
+	char **healthy_runs;	/* their names (may be fewer: none kept) */
+	size_t nhealthy_runs;
 	size_t anomalous;	/* anomalous iterations over all streams */
 	uint64_t names_stamp;	/* the hosts files that named the captures'
 				   hosts, as they were (jobmodel.c) */
@@ -292,8 +323,16 @@ void model_note(struct model *m, const char *fmt, ...) TS_PRINTF(2, 3);
 long model_node_index(const struct model *m, const char *name);
 /* The index of the event of template id `id`, or -1. */
 long model_event_index(const struct model *m, uint32_t id);
+/* Is event e one of the diagnosis's own (no template)? */
+int model_event_own(const struct model_event *e);
 /* The index of the record of iteration `it`, or -1. */
 long model_iter_index(const struct model *m, long it);
+/*
+ * The healthy runs compared, in words: "2 healthy runs compared (run1,
+ * run3)", names as far as len allows ("and N more"), into buf, which is
+ * returned.  Names are raw: print them inert.
+ */
+const char *model_healthy_str(const struct model *m, char *buf, size_t len);
 /*
  * Where the job failed, as words after "failed": "in iteration 41",
  * "before its first iteration" (failure iteration 0), or "" when the logs

@@ -16,7 +16,7 @@
 #include "diag/model.h"
 #include "base/util.h"
 
-#define MAGIC "TSMODEL2"
+#define MAGIC "TSMODEL3"
 
 struct mio {
 	struct buf *out;		/* writing */
@@ -175,6 +175,8 @@ u32v(struct mio *io, uint32_t **v, size_t *n)
 static void
 walk_event(struct mio *io, struct model_event *e)
 {
+	size_t i;
+
 	u32(io, &e->id);
 	str(io, &e->text);
 	f64(io, &e->score);
@@ -191,6 +193,15 @@ walk_event(struct mio *io, struct model_event *e)
 	int32(io, &e->stage);
 	i64(io, &e->iteration);
 	strv(io, &e->reasons, &e->nreasons);
+	strv(io, &e->trace, &e->ntrace);
+	array(io, (void **)&e->locs, &e->nlocs, sizeof *e->locs);
+	for (i = 0; i < e->nlocs; i++) {
+		str(io, &e->locs[i].path);
+		i64(io, &e->locs[i].line);
+		u32(io, &e->locs[i].node);
+		if (io->out == NULL && e->locs[i].path == NULL)
+			io->err = 1;
+	}
 	if (io->out == NULL && e->text == NULL)
 		io->err = 1;
 }
@@ -291,6 +302,7 @@ walk(struct mio *io, struct model *m)
 	i64(io, &m->failure_iter);
 	i64(io, &m->last_healthy_iter);
 	int32(io, &m->nhealthy);
+	strv(io, &m->healthy_runs, &m->nhealthy_runs);
 	sz(io, &m->anomalous);
 	u64(io, &m->names_stamp);
 	i64(io, &m->slow_iter);
@@ -362,10 +374,14 @@ consistent(const struct model *m)
 	for (i = 0; i < m->nsuspects; i++)
 		if (m->suspects[i] >= m->nnodes)
 			return 0;
-	for (i = 0; i < m->nevents; i++)
+	for (i = 0; i < m->nevents; i++) {
 		for (k = 0; k < m->events[i].nnodes; k++)
 			if (m->events[i].nodes[k] >= m->nnodes)
 				return 0;
+		for (k = 0; k < m->events[i].nlocs; k++)
+			if (m->events[i].locs[k].node >= m->nnodes)
+				return 0;
+	}
 	for (i = 0; i < m->nmarks; i++)
 		if (m->marks[i].node >= m->nnodes || (m->marks[i].event !=
 		    UINT32_MAX && m->marks[i].event >= m->nevents) ||

@@ -104,6 +104,21 @@ model_json_event(struct json *j, const struct model *m, size_t i,
 	json_key(j, "stage"); json_str(j, stage_name((enum stage)e->stage));
 	json_iter(j, "iteration", e->iteration);
 	json_reasons(j, e->reasons, e->nreasons);
+	json_key(j, "trace");
+	json_arr_begin(j);
+	for (k = 0; k < e->ntrace; k++)
+		json_str(j, e->trace[k]);
+	json_arr_end(j);
+	json_key(j, "lines");
+	json_arr_begin(j);
+	for (k = 0; k < e->nlocs; k++) {
+		json_obj_begin(j);
+		json_key(j, "path"); json_str(j, e->locs[k].path);
+		json_key(j, "line"); json_int(j, e->locs[k].line);
+		json_key(j, "node"); json_str(j, m->nodes[e->locs[k].node].name);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	if (e->rule != NULL) {
 		json_key(j, "explain"); json_str(j, e->explain);
 		json_key(j, "action"); json_str(j, e->action);
@@ -133,6 +148,11 @@ print_json(FILE *out, const struct model *m, size_t top)
 	json_iter(&j, "failure_iteration", m->failure_iter);
 	json_iter(&j, "last_healthy_iteration", m->last_healthy_iter);
 	json_key(&j, "healthy_runs"); json_int(&j, m->nhealthy);
+	json_key(&j, "healthy_run_names");
+	json_arr_begin(&j);
+	for (i = 0; i < m->nhealthy_runs; i++)
+		json_str(&j, m->healthy_runs[i]);
+	json_arr_end(&j);
 	json_key(&j, "anomalous_iterations");
 	json_int(&j, (int64_t)m->anomalous);
 	json_key(&j, "slowdown");
@@ -347,6 +367,25 @@ print_tsv(FILE *out, const struct model *m, size_t top)
 	}
 }
 
+/* The lines of an event of one iteration, on each rank: the first few. */
+static void
+text_locs(FILE *out, const struct model_event *e)
+{
+	size_t k;
+
+	if (e->nlocs < 2)
+		return;
+	fputs("       in that iteration at ", out);
+	for (k = 0; k < e->nlocs && k < 3; k++) {
+		fputs(k ? ", " : "", out);
+		put(out, e->locs[k].path, 0);
+		fprintf(out, ":%ld", e->locs[k].line);
+	}
+	if (e->nlocs > 3)
+		fprintf(out, " and %zu more", e->nlocs - 3);
+	fputc('\n', out);
+}
+
 static void
 text_event(FILE *out, const struct model *m, size_t i)
 {
@@ -361,21 +400,32 @@ text_event(FILE *out, const struct model *m, size_t i)
 	fputc('\n', out);
 	if (!isnan(e->ts))
 		diag_clock_str(e->ts, when, sizeof when);
-	fprintf(out, "       %llu time%s on ", (unsigned long long)e->count,
-	    e->count == 1 ? "" : "s");
+	if (model_event_own(e))
+		fputs("       on ", out);
+	else
+		fprintf(out, "       %llu time%s on ", (unsigned long long)
+		    e->count, e->count == 1 ? "" : "s");
+	if (e->nnodes == 0)
+		fputs("the job", out);
 	for (k = 0; k < e->nnodes && k < 5; k++) {
 		fputs(k ? ", " : "", out);
 		put(out, m->nodes[e->nodes[k]].name, 0);
 	}
 	if (e->nnodes > 5)
 		fprintf(out, " and %zu more nodes", e->nnodes - 5);
-	fputs("; first ", out);
-	put(out, e->path, 0);
-	fprintf(out, ":%ld%s%s (%s", e->line, when[0] ? " at " : "", when,
+	if (e->path == NULL)
+		fputs("; no line of it", out);
+	else {
+		fputs(model_event_own(e) ? "; at " : "; first ", out);
+		put(out, e->path, 0);
+		fprintf(out, ":%ld", e->line);
+	}
+	fprintf(out, "%s%s (%s", when[0] ? " at " : "", when,
 	    stage_name((enum stage)e->stage));
 	if (e->iteration >= 0)
 		fprintf(out, ", iteration %ld", e->iteration);
 	fputs(")\n", out);
+	text_locs(out, e);
 	for (k = 0; k < e->nreasons; k++) {
 		fputs("       - ", out);
 		put(out, e->reasons[k], 0);
@@ -475,6 +525,9 @@ text_outcome(FILE *out, const struct model *m)
 
 	if (m->outcome == DIAG_COMPLETED)
 		fprintf(out, "%s ran to the end", sep);
+	else if (m->outcome == DIAG_DIVERGED)
+		fprintf(out, "%s diverged in iteration %ld (and ran to the end)",
+		    sep, m->failure_iter);
 	else if (m->outcome == DIAG_DEGRADED && m->slow_iter >= 0 &&
 	    m->slow_iter == m->failure_iter)
 		fprintf(out, "%s ran to the end but slowed down from iteration "
@@ -492,6 +545,7 @@ static void
 print_text(FILE *out, const struct model *m, size_t top)
 {
 	size_t i, k;
+	char healthy[512];
 
 	fputs("job ", out);
 	put(out, m->name, 0);
@@ -503,8 +557,9 @@ print_text(FILE *out, const struct model *m, size_t top)
 	text_outcome(out, m);
 	if (m->last_healthy_iter >= 0)
 		fprintf(out, ", last healthy iteration %ld", m->last_healthy_iter);
-	fprintf(out, "\n%d healthy run%s compared, %zu anomalous iteration%s\n",
-	    m->nhealthy, m->nhealthy == 1 ? "" : "s", m->anomalous,
+	fputc('\n', out);
+	put(out, model_healthy_str(m, healthy, sizeof healthy), 0);
+	fprintf(out, ", %zu anomalous iteration%s\n", m->anomalous,
 	    m->anomalous == 1 ? "" : "s");
 	if (m->root != NULL) {
 		fputs("files under ", out);

@@ -196,6 +196,75 @@ iter_loss(struct stage_iter *it, const char *msg, size_t len, const char *key)
 		it->has_loss = 1;
 }
 
+/*
+ * The number after the first of `keys` the message has, blanks, quotes
+ * and an opening bracket skipped (DeepSpeed's "lr=[0.0001]").
+ */
+static int
+field_any(const char *msg, size_t len, const char *const *keys, size_t n,
+    double *out)
+{
+	struct scan sc = { msg, len, 0 };
+	const char *k;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((k = find(msg, len, keys[i])) == NULL)
+			continue;
+		sc.pos = (size_t)(k - msg) + strlen(keys[i]);
+		while (sc.pos < len && (msg[sc.pos] == ' ' ||
+		    msg[sc.pos] == '[' || msg[sc.pos] == '\''))
+			sc.pos++;
+		if (scan_double(&sc, out) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static const char *const gnorm_keys[] = {
+	"grad norm:", "'grad_norm':", "grad_norm=", "grad_norm:", "| gnorm ",
+	"gnorm=",
+};
+
+/* The keys of each hyperparameter, in the frameworks' spellings. */
+static const struct {
+	const char *name;
+	const char *keys[5];
+} hparams[HP_COUNT] = {
+	[HP_LR] = { "learning rate", { "learning rate:", "'learning_rate':",
+	    "lr=", "| lr ", "lr:" } },
+	[HP_LOSS_SCALE] = { "loss scale", { "loss scale:", "'loss_scale':",
+	    "loss_scale=", "loss_scale:", NULL } },
+	[HP_BATCH] = { "batch size", { "global batch size:", "batch size:",
+	    "'batch_size':", "batch_size=", NULL } },
+	[HP_WEIGHT_DECAY] = { "weight decay", { "weight decay:",
+	    "'weight_decay':", "weight_decay=", "wd=", NULL } },
+};
+
+const char *
+stage_hparam_name(enum stage_hparam k)
+{
+	return (size_t)k < HP_COUNT ? hparams[k].name : "none";
+}
+
+/* The grad norm and hyperparameters any iteration line may log. */
+static void
+iter_extra(struct stage_iter *it, const char *msg, size_t len)
+{
+	size_t k, n;
+
+	if (field_any(msg, len, gnorm_keys, TS_NELEM(gnorm_keys),
+	    &it->gnorm) == 0)
+		it->has_gnorm = 1;
+	for (k = 0; k < HP_COUNT; k++) {
+		for (n = 0; n < TS_NELEM(hparams[k].keys) &&
+		    hparams[k].keys[n] != NULL; n++)
+			;
+		if (field_any(msg, len, hparams[k].keys, n, &it->hp[k]) == 0)
+			it->has_hp |= 1u << k;
+	}
+}
+
 /* Megatron: " iteration      12/      30 | ... (ms): 151.2 | ... lm loss: ..." */
 static int
 parse_megatron(const char *msg, size_t len, struct stage_iter *it, int fields)
@@ -403,6 +472,44 @@ parse_torchtitan(const char *msg, size_t len, struct stage_iter *it, int fields)
 	return 1;
 }
 
+/* Bar glyphs: '━' and '─' (box drawing), '█' (a full block). */
+static int
+bar_glyph(const char *s, size_t left)
+{
+	return left >= 3 && (unsigned char)s[0] == 0xe2 &&
+	    (((unsigned char)s[1] == 0x94 && ((unsigned char)s[2] == 0x81 ||
+	    (unsigned char)s[2] == 0x80)) || ((unsigned char)s[1] == 0x96 &&
+	    (unsigned char)s[2] == 0x88));
+}
+
+int
+stage_progress_bar(const char *msg, size_t len)
+{
+	const char *pct = find(msg, len, "%|");
+	size_t i, run = 0, best = 0;
+
+	/* tqdm: "NN%|bar| n/N [elapsed<left, rate]" */
+	if (pct != NULL && memchr(pct + 2, '|', len - (size_t)(pct + 2 -
+	    msg)) != NULL)
+		return 1;
+	/* tqdm without a total: "12it [00:30, 2.50s/it]" */
+	if (find(msg, len, "it [") != NULL && (find(msg, len, "it/s") !=
+	    NULL || find(msg, len, "s/it") != NULL))
+		return 1;
+	/* rich: a run of bar glyphs beside a percentage */
+	for (i = 0; i < len; ) {
+		if (bar_glyph(msg + i, len - i)) {
+			run++;
+			i += 3;
+			best = run > best ? run : best;
+		} else {
+			run = 0;
+			i++;
+		}
+	}
+	return best >= 5 && memchr(msg, '%', len) != NULL;
+}
+
 /* Is c part of a word (letters, digits, underscore)? */
 static int
 word_char(char c)
@@ -523,18 +630,25 @@ parse_counter(const char *msg, size_t len, struct stage_iter *it, int fields)
 	return 1;
 }
 
-/* Try each framework in turn; fields: read duration and loss too. */
+/*
+ * Try each framework in turn; fields: read duration, loss, grad norm and
+ * hyperparameters too.
+ */
 static int
 parse_iter(const char *msg, size_t len, struct stage_iter *out, int fields)
 {
 	if (len < 6)
 		return 0;
-	return parse_megatron(msg, len, out, fields) ||
+	if (!(parse_megatron(msg, len, out, fields) ||
 	    parse_deepspeed(msg, len, out, fields) ||
 	    parse_torchtitan(msg, len, out, fields) ||
 	    parse_hf_dict(msg, len, out, fields) ||
 	    parse_progress(msg, len, out, fields) ||
-	    parse_counter(msg, len, out, fields);
+	    parse_counter(msg, len, out, fields)))
+		return 0;
+	if (fields)
+		iter_extra(out, msg, len);
+	return 1;
 }
 
 int

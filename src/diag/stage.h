@@ -9,8 +9,9 @@
  *
  * Iteration lines of the common frameworks (Megatron-LM, DeepSpeed, HF
  * Trainer, PyTorch Lightning, torchtitan, NeMo) are recognised by hand
- * scanners and give the iteration number, its duration in milliseconds and
- * the loss when the line carries them.
+ * scanners and give the iteration number, its duration in milliseconds,
+ * the loss and grad norm, and the hyperparameters it logs (learning rate,
+ * loss scale, batch size, weight decay) when the line carries them.
  */
 #ifndef TS_STAGE_H
 #define TS_STAGE_H
@@ -41,16 +42,35 @@ enum stage_fw {
 	FW_COUNTER		/* a counter word beside a loss or a rate */
 };
 
+/*
+ * Hyperparameters an iteration line may log: what the job was told to do,
+ * as opposed to what it measured (loss, grad norm, time).
+ */
+enum stage_hparam {
+	HP_LR,			/* the learning rate */
+	HP_LOSS_SCALE,		/* fp16 loss scale */
+	HP_BATCH,		/* (global) batch size */
+	HP_WEIGHT_DECAY,
+	HP_COUNT
+};
+
 /* What an iteration line says; has_* tell which fields were present. */
 struct stage_iter {
 	long iteration;		/* -1: the line counts an iteration without
 				   numbering it (HF loss dicts) */
 	double duration_ms;
 	double loss;
+	double gnorm;		/* the gradient norm */
+	double hp[HP_COUNT];
 	int has_duration;
 	int has_loss;
+	int has_gnorm;
+	unsigned has_hp;	/* bit k: hp[k] was read */
 	enum stage_fw fw;
 };
+
+/* "learning rate", "loss scale", ... (static strings). */
+const char *stage_hparam_name(enum stage_hparam k);
 
 /* "launch", "init", ..., "none" for STAGE_NONE (static strings). */
 const char *stage_name(enum stage s);
@@ -61,7 +81,8 @@ const char *stage_fw_name(enum stage_fw fw);
 
 /*
  * Read an iteration line.  Returns 1 and fills *out when msg[0..len) is one
- * (the message body, without the log header), 0 otherwise.  Never
+ * (the message body, without the log header), 0 otherwise: its number,
+ * and the duration, loss, grad norm and hyperparameters it logs.  Never
  * allocates; thread-safe.
  */
 int stage_parse_iter(const char *msg, size_t len, struct stage_iter *out);
@@ -73,6 +94,14 @@ int stage_parse_iter(const char *msg, size_t len, struct stage_iter *out);
  */
 int stage_parse_iter_number(const char *msg, size_t len,
     struct stage_iter *out);
+
+/*
+ * Is msg[0..len) a progress bar (tqdm's "42%|####  | 21/50 [00:05<...]",
+ * "12it [00:30, 2.50s/it]", rich's "━━━━━━━  42% 0:00:12")?  Progress,
+ * not something that happened: such lines time the iterations but are
+ * never events.  Thread-safe.
+ */
+int stage_progress_bar(const char *msg, size_t len);
 
 /*
  * The stage a line begins by the rule table, or STAGE_NONE when no rule

@@ -63,7 +63,9 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct index_opts o;
 	struct index_stats st;
 	struct cache *c;
+	const char **logs = NULL;
 	long threads, chunk, commit;
+	int rc = CMD_FAIL;
 
 	memset(&o, 0, sizeof o);
 	o.job_name = cmd_opt(a, "job");
@@ -93,10 +95,12 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	o.commit_secs = commit > 0 ? (double)commit : -1;
 	if (cmd_ctx_cache(ctx, &c, cause) != 0)
 		return CMD_FAIL;
+	o.nlogs = cmd_opt_all(a, "log", &logs);
+	o.logs = (char *const *)logs;
 	if (index_run(c, a->argv, (size_t)a->argc, &o, &st, cause) != 0) {
 		free(st.names);
 		free(st.empty);
-		return CMD_FAIL;
+		goto out;
 	}
 	if (st.jobs > 0)
 		print_stats(ctx->err, &st);
@@ -105,9 +109,12 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		ts_fail(cause, "no log files in '%s'%s", st.empty, st.nempty > 1 ?
 		    " (nor in other directories given)" : "");
 		free(st.empty);
-		return CMD_FAIL;
+		goto out;
 	}
-	return CMD_OK;
+	rc = CMD_OK;
+out:
+	free(logs);
+	return rc;
 }
 
 enum fmt { FMT_TEXT, FMT_TSV, FMT_JSON };

@@ -1401,6 +1401,8 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	so.job_name = o->job_name;
 	so.map_path = o->map_path;
 	so.hostfile = o->hostfile;
+	so.logs = o->logs;
+	so.nlogs = o->nlogs;
 	so.warn = warn_cb;
 	so.arg = &w;
 	if (logdb_open(c, &w.db, cause) != 0 ||

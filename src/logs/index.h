@@ -22,6 +22,8 @@ struct index_opts {
 	const char *job_name;	/* --job: only with one job */
 	const char *map_path;	/* --map FILE */
 	const char *hostfile;	/* --hostfile FILE */
+	char *const *logs;	/* --log FILE...: logs whatever they look like */
+	size_t nlogs;
 	int threads;		/* worker threads; 0: one per core */
 	uint64_t chunk;		/* split plain files into ranges of this
 				   many bytes; 0: the default (32 MiB) */

@@ -20,16 +20,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "flows/flowasm.h"
 #include "logs/lineparse.h"
+#include "logs/logtext.h"
 #include "logs/reader.h"
 #include "logs/scan.h"
 #include "base/util.h"
 
 #define SNIFF_BYTES	8192
+
+/* Reasons a text file is no log that --log would not change. */
+static const char why_hostfile[] = "a hostfile (diagnose reads it by name)";
+static const char why_flows[] =
+    "flow records or a capture tool's report (for 'flows')";
 
 /* Extensions that are never logs (after an optional .gz). */
 static const char *const skip_ext[] = {
@@ -50,7 +57,37 @@ struct walk {
 	struct scan_job *job;
 	size_t cap;
 	const struct scan_opts *o;
+	const struct attrib *a;
 };
+
+struct attrib {
+	struct map_rule *rules;
+	size_t nrules;
+	char **hosts;
+	size_t nhosts;
+	char **logs;		/* --log files, real paths */
+	unsigned char *found;	/* which of them a job holds */
+	size_t nlogs;
+};
+
+/* Is the file at path one of the --log files?  Marks it found. */
+static int
+forced(const struct attrib *a, const char *path)
+{
+	char *real;
+	size_t i;
+
+	if (a == NULL || a->nlogs == 0 || (real = realpath(path, NULL)) == NULL)
+		return 0;
+	for (i = 0; i < a->nlogs && strcmp(a->logs[i], real) != 0; i++)
+		;
+	free(real);
+	if (i == a->nlogs)
+		return 0;
+	a->found[i] = 1;
+	return 1;
+}
+
 
 static void
 warnf(const struct scan_opts *o, const char *fmt, ...) TS_PRINTF(2, 3);
@@ -458,12 +495,97 @@ tool_report(const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * The lines of the last SNIFF_BYTES of a plain file larger than that (the
+ * first, cut one left out) into *lt: a log's banner of settings can fill
+ * its head, its tail has what the processes did.
+ */
+static void
+sniff_tail(const char *path, uint64_t size, struct logtext *lt)
+{
+	char *buf, *p, *end, *nl;
+	FILE *fp;
+	size_t n;
+
+	if (size <= SNIFF_BYTES || (fp = fopen(path, "rb")) == NULL)
+		return;
+	buf = xmalloc(SNIFF_BYTES);
+	if (fseeko(fp, (off_t)(size < 2 * SNIFF_BYTES ? SNIFF_BYTES :
+	    size - SNIFF_BYTES), SEEK_SET) == 0 &&
+	    (n = fread(buf, 1, SNIFF_BYTES, fp)) > 0) {
+		end = buf + n;
+		p = memchr(buf, '\n', n);
+		for (p = p != NULL ? p + 1 : end; p < end; p = nl + 1) {
+			if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+				nl = end;
+			logtext_line(lt, p, (size_t)(nl - p));
+		}
+	}
+	free(buf);
+	fclose(fp);
+}
+
+/* The base name of a relative path, and its length without extensions. */
+static const char *
+base_of(const char *rel, size_t *stem)
+{
+	const char *b = strrchr(rel, '/'), *dot;
+
+	b = b != NULL ? b + 1 : rel;
+	dot = strchr(b, '.');
+	*stem = dot != NULL ? (size_t)(dot - b) : strlen(b);
+	return b;
+}
+
+/*
+ * Named like a process's output: *.log, *.out, *.err (before a .gz),
+ * stdout, stderr, console, output, or a stem that is or ends in "log"
+ * ("log.txt", "train_log.txt").  Such a file is a log whatever it holds:
+ * a rank that printed little is still a rank.
+ */
+static int
+log_name(const char *rel)
+{
+	static const char *const ext[] = { ".log", ".out", ".err" };
+	static const char *const stems[] = {
+		"stdout", "stderr", "console", "output", "log"
+	};
+	size_t stem, n, k, e;
+	const char *b = base_of(rel, &stem);
+
+	n = strlen(b);
+	if (n > 3 && strcmp(b + n - 3, ".gz") == 0)
+		n -= 3;
+	for (k = 0; k < TS_NELEM(ext); k++)
+		if (n > (e = strlen(ext[k])) && strncasecmp(b + n - e, ext[k],
+		    e) == 0)
+			return 1;
+	for (k = 0; k < TS_NELEM(stems); k++) {
+		e = strlen(stems[k]);
+		if (stem >= e && strncasecmp(b + stem - e, stems[k], e) == 0 &&
+		    (stem == e || !isalnum((unsigned char)b[stem - e - 1])))
+			return 1;
+	}
+	return 0;
+}
+
+/* A hostfile or hosts file, which diagnose and flows read by name. */
+static int
+hostfile_name(const char *rel)
+{
+	size_t stem;
+	const char *b = base_of(rel, &stem);
+
+	return strcmp(b, "hostfile") == 0 || strcmp(b, "hosts") == 0;
+}
+
 int
 scan_sniff(struct scan_file *f, char **cause)
 {
 	struct reader *r;
 	struct reader_line l;
 	struct buf head = BUF_INIT;
+	struct logtext lt;
 	char *ignored = NULL;
 	int first = 1;
 
@@ -471,10 +593,13 @@ scan_sniff(struct scan_file *f, char **cause)
 		return -1;
 	reader_limit(r, SNIFF_BYTES);
 	f->gz = reader_is_gzip(r);
+	f->why = NULL;
+	logtext_init(&lt);
 	while (head.len < SNIFF_BYTES && reader_next(r, &l, &ignored) == 1) {
 		buf_add(&head, l.s, l.len > 512 ? 512 : l.len);
 		buf_addc(&head, '\n');
 		sniff_line(f, l.s, l.len, first);
+		logtext_line(&lt, l.s, l.len > 4096 ? 4096 : l.len);
 		first = 0;
 	}
 	free(ignored);
@@ -484,9 +609,20 @@ scan_sniff(struct scan_file *f, char **cause)
 	else
 		free(f->line_host);
 	f->line_host = NULL;
-	if ((first = binary(head.s, head.len)) == 0 &&
-	    (tool_report(head.s, head.len) || flow_probe(f->path) != NULL))
-		first = 2;	/* text, but flow records or a report of them */
+	if ((first = binary(head.s, head.len)) != 0)
+		f->why = "not a text log";
+	else if (tool_report(head.s, head.len) || flow_probe(f->path) != NULL)
+		f->why = why_flows;
+	else if (hostfile_name(f->rel != NULL ? f->rel : f->path))
+		f->why = why_hostfile;
+	else if (f->kind != SCAN_HOST && f->rank < 0 &&
+	    !log_name(f->rel != NULL ? f->rel : f->path)) {
+		if (!f->gz)
+			sniff_tail(f->path, f->size, &lt);
+		f->why = logtext_not_log(&lt);
+	}
+	if (first == 0 && f->why != NULL)
+		first = 2;	/* text, but no log */
 	buf_release(&head);
 	return first;
 }
@@ -719,6 +855,16 @@ skipped_ext(const char *name)
 	return 0;
 }
 
+/* A JSON document by its name (data and settings, no log). */
+static int
+json_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && strcasecmp(name + n - 5, ".json") == 0 &&
+	    strstr(name, "journal") == NULL;
+}
+
 static void
 add_file(struct walk *w, const char *path, const char *rel,
     const struct stat *sb)
@@ -765,8 +911,12 @@ walk_dir(struct walk *w, const char *dir, const char *rel)
 		} else if (S_ISDIR(sb.st_mode)) {
 			if (de->d_type != DT_LNK)
 				walk_dir(w, path, sub);
-		} else if (S_ISREG(sb.st_mode) && !skipped_ext(de->d_name))
+		} else if (S_ISREG(sb.st_mode) && (!skipped_ext(de->d_name) ||
+		    forced(w->a, path)))
 			add_file(w, path, sub, &sb);
+		else if (S_ISREG(sb.st_mode) && json_name(de->d_name))
+			warnf(w->o, "skipping '%s': no log, a JSON document "
+			    "(index --log FILE takes it)", path);
 		free(sub);
 		free(path);
 	}
@@ -807,13 +957,6 @@ free_file(struct scan_file *f)
 	free(f->node);
 }
 
-struct attrib {
-	struct map_rule *rules;
-	size_t nrules;
-	char **hosts;
-	size_t nhosts;
-};
-
 /* Attribute every file of a job; drop binaries and unreadable files. */
 static void
 attribute(struct scan_job *j, const struct attrib *a,
@@ -827,13 +970,20 @@ attribute(struct scan_job *j, const struct attrib *a,
 	for (i = 0; i < j->nfiles; i++) {
 		f = &j->files[i];
 		scan_path_info(f->rel, &f->node, &f->rank, &f->kind);
-		if ((rc = scan_sniff(f, &cause)) != 0) {
+		if ((rc = scan_sniff(f, &cause)) == 2 && forced(a, f->path))
+			rc = 0;
+		if (rc != 0) {
 			if (rc < 0) {
 				warnf(o, "%s", cause);
 				j->nunread++;
 			} else if (rc == 1)
 				warnf(o, "skipping '%s': not a text log",
 				    f->path);
+			else
+				warnf(o, "skipping '%s': no log, %s%s", f->path,
+				    f->why, f->why == why_hostfile ||
+				    f->why == why_flows ? "" : " (index --log "
+				    "FILE takes it)");
 			free_file(f);
 			continue;
 		}
@@ -991,6 +1141,8 @@ check_paths(char *const *paths, size_t n, size_t *ndirs, size_t *nfiles,
 static int
 load_attrib(const struct scan_opts *o, struct attrib *a, char **cause)
 {
+	size_t i;
+
 	memset(a, 0, sizeof *a);
 	if (o->map_path != NULL &&
 	    read_map(o->map_path, &a->rules, &a->nrules, cause) != 0)
@@ -998,20 +1150,45 @@ load_attrib(const struct scan_opts *o, struct attrib *a, char **cause)
 	if (o->hostfile != NULL &&
 	    scan_read_hostfile(o->hostfile, &a->hosts, &a->nhosts, cause) != 0)
 		return -1;
+	a->logs = xcalloc(o->nlogs + 1, sizeof *a->logs);
+	a->found = xcalloc(o->nlogs + 1, 1);
+	for (i = 0; i < o->nlogs; i++, a->nlogs++)
+		if ((a->logs[i] = realpath(o->logs[i], NULL)) == NULL)
+			return ts_fail(cause, "--log: cannot open '%s': %s",
+			    o->logs[i], strerror(errno));
+	return 0;
+}
+
+/* Every --log file must be a file of a job found. */
+static int
+check_logs(const struct attrib *a, const struct scan_opts *o, char **cause)
+{
+	size_t i;
+
+	for (i = 0; i < a->nlogs; i++)
+		if (!a->found[i])
+			return ts_fail(cause, "--log: '%s' is in none of the "
+			    "paths given", o->logs[i]);
 	return 0;
 }
 
 static void
 free_attrib(struct attrib *a)
 {
+	size_t i;
+
 	free_map(a->rules, a->nrules);
 	scan_free_hosts(a->hosts, a->nhosts);
+	for (i = 0; i < a->nlogs; i++)
+		free(a->logs[i]);
+	free(a->logs);
+	free(a->found);
 }
 
 /* Fill jobs: one per directory, one for all loose files. */
 static void
 collect(char *const *paths, size_t n, const struct scan_opts *o,
-    struct scan_job **jobs, size_t *njobs)
+    const struct attrib *a, struct scan_job **jobs, size_t *njobs)
 {
 	struct walk w;
 	struct stat sb;
@@ -1026,12 +1203,14 @@ collect(char *const *paths, size_t n, const struct scan_opts *o,
 		}
 		memset(&w, 0, sizeof w);
 		w.o = o;
+		w.a = a;
 		w.job = new_job(jobs, njobs, &cap, absolute(paths[i]));
 		walk_dir(&w, w.job->root, "");
 	}
 	if (nloose > 0) {
 		memset(&w, 0, sizeof w);
 		w.o = o;
+		w.a = a;
 		w.job = new_job(jobs, njobs, &cap, xstrdup("/"));
 		add_loose(&w, loose, nloose);
 	}
@@ -1088,7 +1267,7 @@ scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
 		free_attrib(&a);
 		return -1;
 	}
-	collect(paths, n, o, jobs, njobs);
+	collect(paths, n, o, &a, jobs, njobs);
 	for (i = 0; i < *njobs; i++) {
 		ts_qsort((*jobs)[i].files, (*jobs)[i].nfiles,
 		    sizeof *(*jobs)[i].files, cmp_file);
@@ -1099,13 +1278,15 @@ scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
 			(*jobs)[i].name = xstrdup(o->job_name);
 		}
 	}
-	free_attrib(&a);
-	if (check_names(*jobs, *njobs, cause) != 0) {
+	if (check_logs(&a, o, cause) != 0 ||
+	    check_names(*jobs, *njobs, cause) != 0) {
+		free_attrib(&a);
 		scan_free(*jobs, *njobs);
 		*jobs = NULL;
 		*njobs = 0;
 		return -1;
 	}
+	free_attrib(&a);
 	return 0;
 }
 

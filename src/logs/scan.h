@@ -41,6 +41,7 @@ struct scan_file {
 	int rank;		/* -1 when unknown */
 	int kind;		/* enum scan_kind */
 	int gz;			/* gzip-compressed (set by scan_sniff()) */
+	const char *why;	/* why it is no log (scan_sniff()), static */
 	uint64_t size;
 	double mtime;
 	uint64_t inode;
@@ -58,6 +59,9 @@ struct scan_opts {
 	const char *job_name;	/* one job only; NULL: the root's name */
 	const char *map_path;	/* NULL: none */
 	const char *hostfile;	/* NULL: none */
+	char *const *logs;	/* --log: files that are logs whatever their
+				   name or content (borrowed) */
+	size_t nlogs;
 	/* Warnings about single files (one line, no newline); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
 	void *arg;
@@ -68,8 +72,10 @@ struct scan_opts {
  * all plain files given together form one more job rooted at their common
  * directory.  Returns 0 and an allocated array (free with scan_free()),
  * or -1 with *cause (a path that does not exist, a bad --map or
- * --hostfile line as FILE:LINE, --job with several jobs).  Unreadable
- * files and directories inside a job are warnings, not errors.
+ * --hostfile line as FILE:LINE, --job with several jobs, a --log file
+ * that is missing or in none of the paths).  Unreadable files and
+ * directories inside a job, and files skipped as no log (with the
+ * reason), are warnings, not errors.
  */
 int scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
     struct scan_job **jobs, size_t *njobs, char **cause);
@@ -82,11 +88,15 @@ void scan_free(struct scan_job *jobs, size_t njobs);
 void scan_path_info(const char *rel, char **node, int *rank, int *kind);
 
 /*
- * What the first bytes of a file say: fills f->node, f->rank (only where
- * unknown) and may set f->kind to SCAN_HOST.  Returns 0 for a log, 1 for a
- * binary to skip, 2 for text that is no log (flow records as 'flows'
- * reads them, a capture tool's statistics report), -1 when the file
- * cannot be read (*cause set).
+ * What the first bytes of a file (and, for a plain file, its last ones)
+ * say: fills f->node, f->rank (only where unknown) and may set f->kind to
+ * SCAN_HOST.  Returns 0 for a log, 1 for a binary to skip, 2 for text
+ * that is no log -- flow records as 'flows' reads them, a capture tool's
+ * statistics report, or text that no process of the job wrote: a JSON
+ * document, a Markdown document or prose, a report without a line that
+ * carries a time, a level, a rank or host prefix or anything else a
+ * process prints (a traceback, an error, progress) -- with f->why set;
+ * -1 when the file cannot be read (*cause set).
  */
 int scan_sniff(struct scan_file *f, char **cause);
 

@@ -83,7 +83,7 @@ summary(struct rep *r, int paths)
 	const struct model *m = r->v->m;
 	char a[40], b[40];
 	const char *fmt = r->md ? "| %s | %s |\n" : "%-12s %s\n";
-	char *line;
+	char *line, *fmtl, healthy[512];
 
 	if (r->md)
 		put(r->f, "# Failure report: %s\n\n| | |\n|---|---|\n",
@@ -112,7 +112,8 @@ summary(struct rep *r, int paths)
 	if (m->failure_iter > 0 && m->last_healthy_iter >= 0) {
 		line = xasprintf("iteration %ld (last healthy %ld)",
 		    m->failure_iter, m->last_healthy_iter);
-		fprintf(r->f, fmt, "failed at", line);
+		fprintf(r->f, fmt, m->outcome == DIAG_DIVERGED ? "diverged at" :
+		    "failed at", line);
 		free(line);
 	} else if (m->failure_iter >= 0) {
 		char when[48];
@@ -126,11 +127,12 @@ summary(struct rep *r, int paths)
 		fprintf(r->f, fmt, "slowdown", line);
 		free(line);
 	}
-	line = xasprintf("%zu node%s, %d healthy run%s compared, %zu "
-	    "anomalous iteration%s", m->nreal, m->nreal == 1 ? "" : "s",
-	    m->nhealthy, m->nhealthy == 1 ? "" : "s", m->anomalous,
-	    m->anomalous == 1 ? "" : "s");
-	fprintf(r->f, fmt, "compared", line);
+	line = xasprintf("%zu node%s, %s, %zu anomalous iteration%s",
+	    m->nreal, m->nreal == 1 ? "" : "s", model_healthy_str(m, healthy,
+	    sizeof healthy), m->anomalous, m->anomalous == 1 ? "" : "s");
+	fmtl = xasprintf(fmt, "compared", "%s");
+	put(r->f, fmtl, line);	/* the runs' names stay inert */
+	free(fmtl);
 	free(line);
 }
 

@@ -278,7 +278,8 @@ main(int argc, char **argv)
 			det++;
 			hits += in;
 		}
-		if (job->tmpls[r->events[i].tmpl].level >= DIAG_LEVEL_ERROR) {
+		if (r->events[i].tmpl != DIAG_SYNTH &&
+		    job->tmpls[r->events[i].tmpl].level >= DIAG_LEVEL_ERROR) {
 			edet++;
 			ehits += in;
 		}

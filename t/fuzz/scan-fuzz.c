@@ -1,8 +1,9 @@
 /*
  * scan-fuzz.c -- fuzz target for discovery's parsers: the input is used
  * as file content (content sniffing, --hostfile, --map via a job scan) and
- * as a relative path (path rules).  Nothing may crash or leak; a node
- * name found must be a non-empty string.
+ * as a relative path (path rules); a long input's tail is sniffed as a
+ * plain file's is (is it a log or a document).  Nothing may crash or
+ * leak; a node name found must be a non-empty string.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -32,7 +33,7 @@ as_path(const uint8_t *data, size_t size)
 }
 
 static void
-as_content(const char *path)
+as_content(const char *path, size_t size)
 {
 	struct scan_file f;
 	char **hosts, *cause = NULL;
@@ -41,6 +42,7 @@ as_content(const char *path)
 	memset(&f, 0, sizeof f);
 	f.path = (char *)path;
 	f.rank = -1;
+	f.size = size;		/* so that a long input's tail is read too */
 	if (scan_sniff(&f, &cause) == 0 && f.node != NULL &&
 	    f.node[0] == '\0')
 		abort();
@@ -63,7 +65,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size == 0 || write(fd, data, size) == (ssize_t)size) {
 		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-		as_content(path);
+		as_content(path, size);
 	}
 	close(fd);
 	return 0;

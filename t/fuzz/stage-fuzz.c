@@ -1,9 +1,13 @@
-/* stage-fuzz.c -- iteration scanners and stage tracking on any bytes. */
+/*
+ * stage-fuzz.c -- iteration scanners, progress bars, stage tracking and
+ * the settings a run's shape is read from, on any bytes.
+ */
 #include "config.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "diag/pool.h"
 #include "diag/stage.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -15,7 +19,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct stage_tracker t;
 	struct stage_tag tag;
 	struct stage_iter it;
-	size_t i, start = 0;
+	struct pool_kv *kv = NULL;
+	size_t i, start = 0, nkv = 0, j;
 
 	stage_tracker_init(&t);
 	for (i = 0; i <= size; i++) {
@@ -30,6 +35,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t k = start; k < i; k++)
 				line[k - start] = s[k];
 			stage_parse_iter(line, i - start, &it);
+			stage_progress_bar(line, i - start);
+			pool_settings_line(line, i - start, &kv, &nkv);
 			stage_feed(&t, line, i - start, &tag);
 			if (tag.stage >= STAGE_COUNT)
 				abort();
@@ -37,5 +44,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		start = i + 1;
 	}
+	for (j = 0; j < nkv; j++) {
+		if (kv[j].key == NULL || kv[j].value == NULL ||
+		    kv[j].value[0] == '\0')
+			abort();
+		free(kv[j].key);
+		free(kv[j].value);
+	}
+	free(kv);
 	return 0;
 }

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "diag/diag.h"
+#include "diag/diverge.h"
+#include "diag/model.h"
+#include "diag/pool.h"
 #include "diag/faults.h"
 #include "base/util.h"
 #include "tap.h"
@@ -112,6 +115,49 @@ has_reason(char **v, size_t n, const char *needle)
 	return 0;
 }
 
+/*
+ * The bad node's log stops early: an event of the diagnosis's own, on that
+ * node, below the Xid it follows from and above every timeout; in the
+ * model, a mark of it where the node stopped.
+ */
+static void
+own_stop(const struct diag_job *job, const struct diag_result *r,
+    size_t bad, const char *what)
+{
+	struct model *m;
+	size_t i, own = 0, to = 0, k;
+	char label[160];
+	int mark = 0;
+
+	for (i = 0; i < r->nevents; i++) {
+		if (r->events[i].tmpl == DIAG_SYNTH && own == 0)
+			own = i;
+		if (r->events[i].tmpl == T_TIMEOUT)
+			to = i;
+	}
+	snprintf(label, sizeof label, "%s: the early stop is an event between "
+	    "its cause and the timeouts", what);
+	ok(own > 0 && own < to && r->events[own].nnodes == 1 &&
+	    job->nodes[r->events[own].nodes[0]].name != NULL &&
+	    r->events[own].nodes[0] == r->nodes[0].node &&
+	    strcmp(r->events[own].category, "stop") == 0, label);
+	m = model_build(job, r, NULL);
+	for (i = 0; i < m->nmarks; i++)
+		if ((m->marks[i].flags & MODEL_MARK_STOP) &&
+		    strcmp(m->nodes[m->marks[i].node].name,
+		    job->nodes[r->nodes[0].node].name) == 0)
+			mark++;
+		else if (m->marks[i].flags & MODEL_MARK_STOP)
+			mark = -100;
+	for (i = 0, k = 0; i < m->nevents; i++)
+		k += model_event_own(&m->events[i]);
+	snprintf(label, sizeof label, "%s: the model marks it, one own event",
+	    what);
+	ok(mark == 1 && k == 1, label);
+	(void)bad;
+	model_free(m);
+}
+
 static void
 test_cascade(size_t nn, size_t bad, int nhealthy, const char *what)
 {
@@ -143,6 +189,7 @@ test_cascade(size_t nn, size_t bad, int nhealthy, const char *what)
 	    "14, stage training", what);
 	ok(r->failure_iter == 15 && r->last_healthy_iter == 14 &&
 	    r->stage == STAGE_TRAINING, label);
+	own_stop(job, r, bad, what);
 	if (nhealthy > 0) {
 		size_t i, warn = 0, xid = 0;
 
@@ -409,6 +456,117 @@ test_no_iters(void)
 	diag_job_free(job);
 }
 
+/* A series of n iterations: loss, grad norm and learning rate each. */
+static struct diag_loss *
+series(size_t n, const double *loss, const double *gnorm, const double *lr)
+{
+	struct diag_loss *x = xcalloc(n + 1, sizeof *x);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x[i].iteration = (long)i + 1;
+		x[i].line = (long)i + 40;
+		x[i].loss = loss[i];
+		x[i].has_loss = 1;
+		x[i].gnorm = gnorm[i];
+		x[i].has_gnorm = 1;
+		x[i].hp[HP_LR] = lr[i];
+		x[i].has_hp = 1u << HP_LR;
+	}
+	return x;
+}
+
+static void
+test_diverge(void)
+{
+	double loss[16], gnorm[16], lr[16];
+	struct diag_loss *x;
+	struct diverge d;
+	size_t i;
+
+	for (i = 0; i < 16; i++) {
+		loss[i] = 7 - 0.01 * (double)i;
+		gnorm[i] = 0.2;
+		lr[i] = 1e-3;
+	}
+	/* lr typo at 9, the loss explodes at 10, grad norm NaN from 12 */
+	for (i = 8; i < 16; i++)
+		lr[i] = 3e3;
+	for (i = 9; i < 16; i++) {
+		loss[i] = 1e8 * (double)i;
+		gnorm[i] = i >= 11 ? NAN : 1e14;
+	}
+	x = series(16, loss, gnorm, lr);
+	ok(diverge_find(x, 16, &d) && x[d.fail].iteration == 12 &&
+	    x[d.onset].iteration == 10 && d.onset_loss, "diverged: failure at "
+	    "the first non-finite grad norm, onset at the explosion");
+	ok(d.jump == HP_LR && x[d.jump_at].iteration == 9 &&
+	    fabs(d.jump_ratio - 3e6) < 1, "the learning rate jump before it");
+	free(x);
+	/* a warm-up spike that comes back, one skipped step (backoff) */
+	for (i = 0; i < 16; i++) {
+		loss[i] = 7 - 0.01 * (double)i;
+		gnorm[i] = 0.2;
+		lr[i] = 1e-3;
+	}
+	loss[7] = 60;
+	gnorm[11] = INFINITY;
+	x = series(16, loss, gnorm, lr);
+	ok(!diverge_find(x, 16, &d), "a spike and a skipped step recovered "
+	    "from: no divergence");
+	/* bad only in the last two: too short to call */
+	x[14].loss = x[15].loss = NAN;
+	ok(!diverge_find(x, 16, &d), "two bad iterations at the end are not "
+	    "enough");
+	x[13].loss = 1e9;
+	ok(diverge_find(x, 16, &d) && x[d.fail].iteration == 15 &&
+	    x[d.onset].iteration == 14 && d.jump < 0, "three are; no jump");
+	free(x);
+}
+
+/* The settings of a run's shape, and what makes two runs of one shape. */
+static void
+test_pool(void)
+{
+	static const char *const lines[] = {
+		"using world size: 4, data-parallel size: 2, tensor-model-"
+		    "parallel size: 1, pipeline-model-parallel size: 2",
+		"  dp .............................. 2",
+		"  lr .............................. 0.001",
+		"  num_layers ...................... 4",
+		"  job_id .......................... gpt-g",
+		"iteration 1/ 30 | lm loss: 7.0 |",
+	};
+	struct pool_run a, b;
+	const char *why;
+	size_t i;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	for (i = 0; i < TS_NELEM(lines); i++)
+		pool_settings_line(lines[i], strlen(lines[i]), &a.kv, &a.nkv);
+	ok(a.nkv == 6 && strcmp(a.kv[0].key, "world_size") == 0 &&
+	    strcmp(a.kv[1].key, "data_parallel_size") == 0 &&
+	    strcmp(a.kv[1].value, "2") == 0 && strcmp(a.kv[4].key, "dp") == 0 &&
+	    strcmp(a.kv[5].key, "num_layers") == 0, "shape settings read, the "
+	    "learning rate and the job's name left out");
+	a.nodes = b.nodes = 4;
+	a.ranks = b.ranks = 4;
+	pool_settings_line(lines[0], strlen(lines[0]), &b.kv, &b.nkv);
+	ok(pool_same_shape(&a, &b, &why), "the settings both logged agree");
+	free(b.kv[1].value);
+	b.kv[1].value = xstrdup("4");
+	ok(!pool_same_shape(&a, &b, &why) && strstr(why, "layout") != NULL,
+	    "another data-parallel size is another shape");
+	b.kv[1].value[0] = '2';
+	b.nodes = 8;
+	ok(!pool_same_shape(&a, &b, &why) && strstr(why, "nodes") != NULL,
+	    "so are more nodes");
+	ok(fabs(pool_likeness(3, 4, 5) - 0.5) < 1e-12, "likeness: Jaccard");
+	pool_run_release(&a);
+	pool_run_release(&b);
+}
+
 int
 main(void)
 {
@@ -422,5 +580,7 @@ main(void)
 	test_slowdown();
 	test_outcome();
 	test_no_iters();
+	test_diverge();
+	test_pool();
 	return done_testing();
 }

@@ -64,6 +64,23 @@ test_builtin(void)
 	    "an iteration line matches nothing");
 	ok(faults_category_weight("xid") > faults_category_weight("timeout"),
 	    "causes weigh more than consequences");
+	is_str(cat_of(f, "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0"
+	    "_Chan#1_DIMM#0 (channel:1 slot:0 page:0x1f2)"), "benign",
+	    "a corrected memory error is benign");
+	is_str(cat_of(f, "EDAC MC0: 1 UE memory read error on CPU_SrcID#0"),
+	    "(none)", "an uncorrected one is not");
+	is_str(cat_of(f, "Selected source 10.42.200.1 (ntp1)"), "benign",
+	    "chronyd selecting a source");
+	is_str(cat_of(f, "Starting sysstat-collect.service - system activity "
+	    "accounting tool..."), "benign", "systemd starting a unit");
+	is_str(cat_of(f, "NET/IB : mlx5_0:1 Got async event : GID table change"),
+	    "benign", "a GID table change");
+	is_str(cat_of(f, "WARNING: error reading /data/pile/shard_00042.bin: "
+	    "[Errno 110] Connection timed out; retrying (1/5)"), "retry",
+	    "a read that is retried");
+	ok(faults_category_weight("benign") == 0 &&
+	    faults_category_weight("retry") < faults_category_weight("timeout"),
+	    "benign and retried lines weigh least");
 	faults_free(f);
 }
 

@@ -132,7 +132,88 @@ test_sniff(void)
 	    "step 1 loss 2.30\nstep 2 loss 2.21\n", NULL, -1, SCAN_LOG, 0,
 	    "a rank's plain print under a banner is a log");
 	sniff_case("scenario: run 4\n  capture: 10 frames\n  nodes: 4\n",
-	    NULL, -1, SCAN_LOG, 0, "free text without times is a log");
+	    NULL, -1, SCAN_LOG, 2, "free text no process wrote is no log");
+}
+
+/* scan_sniff() on text in a file called `name`: rc, and why when 2. */
+static void
+doc_case(const char *name, const char *text, int rc, const char *why,
+    const char *what)
+{
+	struct scan_file f;
+	char *cause = NULL;
+	int got;
+
+	memset(&f, 0, sizeof f);
+	f.rank = -1;
+	f.rel = (char *)name;
+	f.path = put(name, text);
+	got = scan_sniff(&f, &cause);
+	if (!ok(got == rc && (why == NULL ? f.why == NULL || rc != 2 :
+	    f.why != NULL && strstr(f.why, why) != NULL), what))
+		printf("#   got %d, '%s'\n", got, f.why ? f.why : "(null)");
+	free(f.node);
+	free(f.path);
+	free(cause);
+}
+
+/* A plain file of `n` banner lines, then iteration lines. */
+static char *
+banner_then_iterations(size_t n)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	buf_addf(&b, "------------------------ arguments ------------------------\n");
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "  setting_number_%zu %.*s %zu\n", i,
+		    (int)(40 - i % 20), "........................................",
+		    i);
+	for (i = 1; i <= 200; i++)
+		buf_addf(&b, " iteration %zu/ 200 | consumed samples: %zu | grad "
+		    "norm: 0.2 | number of skipped iterations: 0 |\n", i, i * 8);
+	return buf_detach(&b);
+}
+
+static void
+test_documents(void)
+{
+	char *big = banner_then_iterations(400);
+
+	doc_case("README.md", "# A job\n\nRecorded runs of a model.\n\n"
+	    "| run | what |\n|---|---|\n| a | healthy |\n", 2,
+	    "a Markdown document", "a README is no log");
+	doc_case("notes", "The run was stopped by hand after the learning rate "
+	    "was changed.\nWe expect the loss to rise when the data are "
+	    "shuffled again.\nNothing else was changed in the configuration "
+	    "of the cluster.\n", 2, "prose", "prose is no log");
+	doc_case("meta", "{\n  \"id\": \"x\",\n  \"lines\": [1, 2]\n}\n",
+	    2, "a JSON document", "a JSON document is no log");
+	doc_case("events", "{\"ts\": 1700000000.5, \"msg\": \"start\"}\n"
+	    "{\"ts\": 1700000001.5, \"msg\": \"step\"}\n", 0, NULL,
+	    "a log of one JSON record a line is a log");
+	doc_case("check", "scenario: run 4\n  Same job as run 3, failed: "
+	    "rank 1 hangs.\n    it  dur(ms)  loss\n     1    120.5  7.09\n"
+	    "     2    118.1  7.01\n     3    121.9  6.98\n", 2,
+	    "no line carries a time", "a check report's table is no log");
+	doc_case("iters", " iteration     5426/  250000 | consumed samples:    "
+	    "    43408 | elapsed time per iteration (ms): 4247.9 | grad norm: "
+	    "nan |\n", 0, NULL, "Megatron iteration lines without a loss are "
+	    "a log");
+	doc_case("bar", " 59%|#####     | 59/100 [01:04<00:45, 0.99s/it]\n", 0,
+	    NULL, "a progress bar is a log");
+	doc_case("tb", "Traceback (most recent call last):\n  File \"t.py\", "
+	    "line 3, in <module>\n    main()\nOSError: [Errno 28] No space "
+	    "left on device\n", 0, NULL, "a bare traceback is a log");
+	doc_case("plain", big, 0, NULL, "a banner longer than the head, "
+	    "iterations in the tail: a log");
+	doc_case("train_log.txt", "The run was stopped by hand after the "
+	    "learning rate was changed.\nWe expect the loss to rise when the "
+	    "data are shuffled again.\n", 0, NULL, "a file named as a log is "
+	    "one, whatever it holds");
+	doc_case("hostfile", "node01 slots=8\nnode02 slots=8\n", 2,
+	    "a hostfile", "a hostfile is no log");
+	free(big);
 }
 
 int
@@ -145,6 +226,7 @@ main(void)
 		return 1;
 	test_hostfile();
 	test_sniff();
+	test_documents();
 	cmd = xasprintf("rm -rf %s", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot clean %s\n", dir);

@@ -70,6 +70,62 @@ test_others(void)
 	ok(!iter("iter", &it) && !iter("", &it), "short lines");
 }
 
+/* The grad norm and the hyperparameters, in each framework's spelling. */
+static void
+test_extra(void)
+{
+	struct stage_iter it;
+
+	ok(iter(" iteration       13/      30 | consumed samples:          832 |"
+	    " elapsed time per iteration (ms): 629.1 | learning rate: "
+	    "3.000000E+03 | global batch size:    64 | lm loss: 1.033910E+08 |"
+	    " loss scale: 1.0 | grad norm: nan | number of skipped iterations:"
+	    "   0 |", &it) && it.has_gnorm && isnan(it.gnorm) &&
+	    (it.has_hp & (1u << HP_LR)) && fabs(it.hp[HP_LR] - 3000) < 1e-9 &&
+	    (it.has_hp & (1u << HP_BATCH)) && fabs(it.hp[HP_BATCH] - 64) < 1e-9 &&
+	    (it.has_hp & (1u << HP_LOSS_SCALE)) && it.hp[HP_LOSS_SCALE] == 1,
+	    "megatron: grad norm nan, learning rate, batch size, loss scale");
+	ok(iter(" iteration     5426/  250000 | consumed samples:        43408 |"
+	    " elapsed time per iteration (ms): 4247.9 | grad norm: "
+	    "124753759174656.000 | actual seqlen:  2048 |", &it) &&
+	    !it.has_loss && it.has_gnorm && it.gnorm > 1e14,
+	    "megatron without a loss still gives its grad norm");
+	ok(iter("[Rank 0] step=120, skipped=0, lr=[0.0001], mom=[(0.9, 0.95)]",
+	    &it) && (it.has_hp & (1u << HP_LR)) &&
+	    fabs(it.hp[HP_LR] - 0.0001) < 1e-12, "deepspeed lr=[...]");
+	ok(iter("{'loss': 2.1, 'grad_norm': inf, 'learning_rate': 4.5e-05, "
+	    "'epoch': 0.5}", &it) && it.has_gnorm && isinf(it.gnorm) &&
+	    fabs(it.hp[HP_LR] - 4.5e-05) < 1e-12, "hf dict: grad_norm, "
+	    "learning_rate");
+	ok(iter("steps: 100 loss: 2.3456 iter time (s): 0.512", &it) &&
+	    !it.has_gnorm && it.has_hp == 0, "no grad norm, no hyperparameter");
+	is_str(stage_hparam_name(HP_LR), "learning rate", "hyperparameter name");
+}
+
+static int
+bar(const char *msg)
+{
+	return stage_progress_bar(msg, strlen(msg));
+}
+
+/* Progress bars are told from the lines that say what happened. */
+static void
+test_bars(void)
+{
+	ok(bar(" 59%|#####     | 59/100 [01:04<00:45, 0.99s/it]"), "tqdm bar");
+	ok(bar("Epoch 1:  42%|\xe2\x96\x88\xe2\x96\x8f   | 21/50 [00:05<00:07,"
+	    "  3.90it/s, loss=2.31, v_num=0]"), "lightning bar");
+	ok(bar("Epoch 0: : 12it [00:30,  2.50s/it, reduced_train_loss=3.21]"),
+	    "tqdm without a total");
+	ok(bar("Training \xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81"
+	    "\xe2\x94\x81\xe2\x94\x81  42% 0:00:12"), "rich bar");
+	ok(!bar(" iteration       12/      30 | consumed samples: 384 | lm loss: "
+	    "6.97 |"), "megatron line is no bar");
+	ok(!bar("{'loss': 2.1, 'learning_rate': 4.5e-05, 'epoch': 0.5}"),
+	    "hf loss dict is no bar");
+	ok(!bar("Loading checkpoint shards: done"), "plain line is no bar");
+}
+
 /* Loops of no framework: a counter word beside a training loss or a rate. */
 static void
 test_counter(void)
@@ -212,6 +268,8 @@ main(void)
 {
 	test_megatron();
 	test_others();
+	test_extra();
+	test_bars();
 	test_counter();
 	test_tracker();
 	test_numbers_only();
