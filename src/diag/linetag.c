@@ -20,7 +20,7 @@
 #include "logs/logmerge.h"
 #include "logs/reader.h"
 
-#define KEEP_FILES	16
+#define KEEP_FILES	64
 
 struct cpoint {
 	uint64_t line;

@@ -308,16 +308,11 @@ tags_of(struct show *sh, const struct lm_row *r, int *stage, long *iter,
 	return 0;
 }
 
-/* Print one row (fn of grep_each). */
+/* Print one row with its tags. */
 static int
-show_row(void *arg, const struct lm_row *r, char **cause)
+print_row(struct show *sh, const struct lm_row *r, int stage, long iter,
+    char **cause)
 {
-	struct show *sh = arg;
-	int stage;
-	long iter;
-
-	if (tags_of(sh, r, &stage, &iter, cause) != 0)
-		return -1;
 	if (lm_text(sh->m, r, &sh->text, cause) != 0) {
 		buf_reset(&sh->text);
 		buf_adds(&sh->text, *cause);
@@ -334,33 +329,55 @@ show_row(void *arg, const struct lm_row *r, char **cause)
 	return 0;
 }
 
-/* Does a row pass the stage, iteration and node filters?  1, 0, -1. */
+/* Print a line the search found (fn of grep_each). */
 static int
-keep_row(void *arg, const struct lm_row *r, char **cause)
+show_hit(void *arg, const struct grep_hit *hit, char **cause)
+{
+	return print_row(arg, hit->row, hit->stage, hit->iter, cause);
+}
+
+/* Tag a row; 1 when it passes the node, stage and iteration filters. */
+static int
+tag_row(void *arg, const struct lm_row *r, int *stage, long *iter,
+    char **cause)
 {
 	struct show *sh = arg;
-	int stage;
-	long iter;
 
+	*stage = -1;
+	*iter = -1;
 	if (sh->node != NULL && strcmp(r->node, sh->node) != 0)
 		return 0;
-	if (sh->stage < 0 && !sh->want_iter)
-		return 1;
-	if (tags_of(sh, r, &stage, &iter, cause) != 0)
+	if (tags_of(sh, r, stage, iter, cause) != 0)
 		return -1;
-	if (sh->stage >= 0 && stage != sh->stage)
+	if (sh->stage >= 0 && *stage != sh->stage)
 		return 0;
-	if (sh->want_iter && (iter < 0 || (sh->iter_lo >= 0 &&
-	    iter < sh->iter_lo) || (sh->iter_hi >= 0 && iter > sh->iter_hi)))
+	if (sh->want_iter && (*iter < 0 || (sh->iter_lo >= 0 &&
+	    *iter < sh->iter_lo) || (sh->iter_hi >= 0 && *iter > sh->iter_hi)))
 		return 0;
 	return 1;
 }
 
-/* And the pattern, for the merged window: 1, 0, -1. */
+/* Print a row of the merged window. */
+static int
+show_row(struct show *sh, const struct lm_row *r, char **cause)
+{
+	int stage;
+	long iter;
+
+	if (tags_of(sh, r, &stage, &iter, cause) != 0)
+		return -1;
+	return print_row(sh, r, stage, iter, cause);
+}
+
+/* Does a row of the merged window pass every filter?  1, 0, -1. */
 static int
 pass(struct show *sh, const struct lm_row *r, char **cause)
 {
-	int rc = keep_row(sh, r, cause);
+	int stage, rc;
+	long iter;
+
+	rc = sh->stage >= 0 || sh->want_iter ? tag_row(sh, r, &stage, &iter,
+	    cause) : sh->node == NULL || strcmp(r->node, sh->node) == 0;
 
 	if (rc != 1 || sh->g == NULL)
 		return rc;
@@ -413,9 +430,9 @@ run_grep(struct show *sh, const char *pat, int count_only, char **cause)
 	memset(&o, 0, sizeof o);
 	o.invert = sh->invert;
 	o.node = sh->node;
-	if (sh->stage >= 0 || sh->want_iter) {
-		o.keep = keep_row;
-		o.keep_arg = sh;
+	if (sh->tags != NULL) {
+		o.tag = tag_row;
+		o.tag_arg = sh;
 	}
 	if (count_only) {
 		if (grep_count(sh->g, sh->m, &o, &n, cause) != 0)
@@ -438,7 +455,7 @@ run_grep(struct show *sh, const char *pat, int count_only, char **cause)
 		return 0;
 	}
 	begin(sh, "grep");
-	rc = grep_each(sh->g, sh->m, &o, show_row, sh, cause);
+	rc = grep_each(sh->g, sh->m, &o, show_hit, sh, cause);
 	end(sh);
 	return rc;
 }

@@ -40,6 +40,7 @@ struct grep {
 	int jit;
 	char *lit;		/* a literal every match starts with, or NULL */
 	size_t litlen;
+	int per_line;		/* it may look past a line: match line by line */
 };
 
 /* What the search found in one file. */
@@ -96,6 +97,24 @@ find_literal(struct grep *g, const char *pat)
 	g->litlen = n;
 }
 
+/*
+ * Can the pattern see past a line's ends without matching a newline:
+ * lookaround, verbs, callouts, anchors of the subject's ends?  Then a
+ * block's match is not a line's, and lines are matched one by one.
+ */
+static int
+looks_across(const char *pat)
+{
+	const char *p;
+
+	if (strstr(pat, "(?") != NULL || strstr(pat, "(*") != NULL)
+		return 1;
+	for (p = pat; (p = strchr(p, '\\')) != NULL && p[1] != '\0'; p += 2)
+		if (strchr("AzZGK", p[1]) != NULL)
+			return 1;
+	return 0;
+}
+
 int
 grep_compile(const char *pattern, struct grep **out, size_t *err_off,
     char **cause)
@@ -118,6 +137,7 @@ grep_compile(const char *pattern, struct grep **out, size_t *err_off,
 	}
 	g->jit = pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE) == 0;
 	find_literal(g, pattern);
+	g->per_line = looks_across(pattern);
 	*out = g;
 	return 0;
 }
@@ -213,6 +233,15 @@ next_match(struct scan *sc, size_t pos, size_t len, size_t *ls, size_t *le)
 	PCRE2_SIZE *ov = NULL;
 
 	while (pos < len) {
+		if (g->per_line && g->lit == NULL) {
+			*ls = pos;
+			nl = memchr(s + pos, '\n', len - pos);
+			*le = nl != NULL ? (size_t)(nl - s) : len;
+			if (run_match(g, s + *ls, *le - *ls, 0, sc->md) >= 0)
+				return 1;
+			pos = *le + 1;
+			continue;
+		}
 		if (g->lit != NULL) {
 			p = memmem(s + pos, len - pos, g->lit, g->litlen);
 			if (p == NULL)
@@ -228,7 +257,7 @@ next_match(struct scan *sc, size_t pos, size_t len, size_t *ls, size_t *le)
 		nl = memchr(p, '\n', len - (size_t)(p - s));
 		*le = nl != NULL ? (size_t)(nl - s) : len;
 		/* a literal's line, or a match that ran past its line */
-		if ((g->lit == NULL && ov[1] <= *le) ||
+		if ((g->lit == NULL && !g->per_line && ov[1] <= *le) ||
 		    run_match(g, s + *ls, *le - *ls, 0, sc->md) >= 0)
 			return 1;
 		pos = *le + 1;
@@ -440,6 +469,48 @@ run_release(struct run *run)
 	free(run->res);
 }
 
+void
+grep_buffer(struct grep *g, const char *buf, size_t len, int invert,
+    void (*fn)(void *arg, uint64_t line, uint64_t off), void *arg)
+{
+	struct grep_opts o;
+	struct run run;
+	struct fres r;
+	struct scan sc;
+	const unsigned char *p, *end;
+	uint64_t line = 0, off = 0, dl, doff;
+
+	memset(&o, 0, sizeof o);
+	memset(&run, 0, sizeof run);
+	memset(&r, 0, sizeof r);
+	memset(&sc, 0, sizeof sc);
+	o.invert = invert;
+	run.g = g;
+	run.o = &o;
+	run.want_lines = 1;
+	sc.run = &run;
+	sc.r = &r;
+	sc.md = pcre2_match_data_create_from_pattern(g->code, NULL);
+	sc.lineno = 1;
+	sc.buf = xmalloc(len + 1);
+	memcpy(sc.buf, buf, len);
+	if (len > 0 && buf[len - 1] != '\n')	/* as a file's last line */
+		sc.buf[len++] = '\n';
+	if (len > 0)
+		scan_block(&sc, len);
+	p = (const unsigned char *)r.list.s;
+	end = p + r.list.len;
+	while (p < end && logdb_varint_get(&p, end, &dl) == 0 &&
+	    logdb_varint_get(&p, end, &doff) == 0) {
+		line += dl;
+		off += doff;
+		fn(arg, line, off);
+	}
+	buf_release(&r.list);
+	free(sc.buf);
+	pcre2_match_data_free(sc.md);
+}
+
 /* ---- phase two: the merge ---- */
 
 struct iter {
@@ -447,6 +518,9 @@ struct iter {
 	const unsigned char *p, *end;
 	uint64_t line, off;
 	struct lm_row row;
+	int stage;
+	long iter;
+	int tagged;		/* its list carries stage and iteration */
 };
 
 /* Order of two rows as the merged log has them. */
@@ -464,18 +538,81 @@ before(const struct lm_row *a, const struct lm_row *b)
 static int
 iter_next(struct logmerge *m, struct iter *it, char **cause)
 {
-	uint64_t dl, doff;
+	uint64_t dl, doff, st = 0, in = 0;
 	int rc;
 
 	while (it->p < it->end) {
 		if (logdb_varint_get(&it->p, it->end, &dl) != 0 ||
-		    logdb_varint_get(&it->p, it->end, &doff) != 0)
+		    logdb_varint_get(&it->p, it->end, &doff) != 0 ||
+		    (it->tagged && (logdb_varint_get(&it->p, it->end,
+		    &st) != 0 || logdb_varint_get(&it->p, it->end, &in) != 0)))
 			return 0;
 		it->line += dl;
 		it->off += doff;
+		it->stage = (int)st - 1;
+		it->iter = (long)in - 1;
 		if ((rc = lm_line(m, it->file, it->line, &it->row, cause)) != 0)
 			return rc;
 	}
+	return 0;
+}
+
+static void
+iter_init(struct run *run, size_t i, struct iter *it)
+{
+	memset(it, 0, sizeof *it);
+	it->file = i;
+	it->p = (const unsigned char *)run->res[i].list.s;
+	it->end = it->p + run->res[i].list.len;
+	it->tagged = run->o->tag != NULL;
+	it->stage = -1;
+	it->iter = -1;
+}
+
+/*
+ * Tag file i's lines in line order and keep those the tagger keeps, with
+ * their tags, in place of its list.  Returns 0, or -1 with *cause.
+ */
+static int
+tag_file(struct run *run, size_t i, char **cause)
+{
+	struct fres *r = &run->res[i];
+	struct buf kept = BUF_INIT;
+	struct iter it;
+	uint64_t line = 0, off = 0;
+	int rc;
+
+	iter_init(run, i, &it);
+	it.tagged = 0;
+	r->n = 0;
+	while ((rc = iter_next(run->m, &it, cause)) == 1) {
+		rc = run->o->tag(run->o->tag_arg, &it.row, &it.stage, &it.iter,
+		    cause);
+		if (rc < 0)
+			break;
+		if (rc == 0)
+			continue;
+		logdb_varint_put(&kept, it.line - line);
+		logdb_varint_put(&kept, it.off - off);
+		logdb_varint_put(&kept, (uint64_t)(it.stage + 1));
+		logdb_varint_put(&kept, (uint64_t)(it.iter + 1));
+		line = it.line;
+		off = it.off;
+		r->n++;
+	}
+	buf_release(&r->list);
+	r->list = kept;
+	return rc < 0 ? -1 : 0;
+}
+
+static int
+tag_all(struct run *run, char **cause)
+{
+	size_t i;
+
+	for (i = 0; run->o->tag != NULL && i < lm_nfiles(run->m); i++)
+		if (run->res[i].list.len > 0 && tag_file(run, i, cause) != 0)
+			return -1;
 	return 0;
 }
 
@@ -501,29 +638,29 @@ sift_down(struct iter **h, size_t n, size_t i)
 }
 
 static int
-merge(struct run *run, int (*fn)(void *, const struct lm_row *, char **),
+merge(struct run *run, int (*fn)(void *, const struct grep_hit *, char **),
     void *arg, char **cause)
 {
 	size_t nf = lm_nfiles(run->m), n = 0, i;
 	struct iter *its = xcalloc(nf + 1, sizeof *its), **h;
+	struct grep_hit hit;
 	int rc = 0;
 
 	h = xcalloc(nf + 1, sizeof *h);
 	for (i = 0; i < nf && rc >= 0; i++) {
-		its[i].file = i;
-		its[i].p = (const unsigned char *)run->res[i].list.s;
-		its[i].end = its[i].p + run->res[i].list.len;
+		iter_init(run, i, &its[i]);
 		if ((rc = iter_next(run->m, &its[i], cause)) == 1)
 			h[n++] = &its[i];
 	}
 	for (i = n; rc >= 0 && i-- > 0;)
 		sift_down(h, n, i);
 	while (rc >= 0 && n > 0) {
-		rc = run->o->keep != NULL ? run->o->keep(run->o->keep_arg,
-		    &h[0]->row, cause) : 1;
-		if (rc == 1 && (rc = fn(arg, &h[0]->row, cause)) != 0)
+		hit.row = &h[0]->row;
+		hit.stage = h[0]->stage;
+		hit.iter = h[0]->iter;
+		if ((rc = fn(arg, &hit, cause)) != 0)
 			break;
-		if (rc < 0 || (rc = iter_next(run->m, h[0], cause)) < 0)
+		if ((rc = iter_next(run->m, h[0], cause)) < 0)
 			break;
 		if (rc == 0)
 			h[0] = h[--n];
@@ -536,7 +673,7 @@ merge(struct run *run, int (*fn)(void *, const struct lm_row *, char **),
 
 int
 grep_each(struct grep *g, struct logmerge *m, const struct grep_opts *o,
-    int (*fn)(void *arg, const struct lm_row *row, char **cause), void *arg,
+    int (*fn)(void *arg, const struct grep_hit *hit, char **cause), void *arg,
     char **cause)
 {
 	struct run run;
@@ -549,18 +686,11 @@ grep_each(struct grep *g, struct logmerge *m, const struct grep_opts *o,
 	run.want_lines = 1;
 	rc = search(&run, cause);
 	if (rc == 0)
+		rc = tag_all(&run, cause);
+	if (rc == 0)
 		rc = merge(&run, fn, arg, cause);
 	run_release(&run);
 	return rc;
-}
-
-static int
-count_one(void *arg, const struct lm_row *row, char **cause)
-{
-	(void)row;
-	(void)cause;
-	(*(uint64_t *)arg)++;
-	return 0;
 }
 
 int
@@ -572,13 +702,14 @@ grep_count(struct grep *g, struct logmerge *m, const struct grep_opts *o,
 	int rc;
 
 	*count = 0;
-	if (o->keep != NULL)
-		return grep_each(g, m, o, count_one, count, cause);
 	memset(&run, 0, sizeof run);
 	run.g = g;
 	run.m = m;
 	run.o = o;
+	run.want_lines = o->tag != NULL;	/* the tagger needs them */
 	rc = search(&run, cause);
+	if (rc == 0)
+		rc = tag_all(&run, cause);
 	for (i = 0; rc == 0 && i < lm_nfiles(m); i++)
 		*count += run.res[i].n;
 	run_release(&run);

@@ -333,9 +333,10 @@ test_rows(struct logmerge *m)
 }
 
 static int
-count_rows(void *arg, const struct lm_row *r, char **cause)
+count_rows(void *arg, const struct grep_hit *hit, char **cause)
 {
 	struct exp **e = arg;
+	const struct lm_row *r = hit->row;
 
 	(void)cause;
 	if (r->file != (*e)->file || r->line != (*e)->line)
