@@ -98,17 +98,22 @@ find_literal(struct grep *g, const char *pat)
 }
 
 /*
- * Can the pattern see past a line's ends without matching a newline:
- * lookaround, verbs, callouts, anchors of the subject's ends?  Then a
- * block's match is not a line's, and lines are matched one by one.
+ * Can a block's matching differ from each line's alone: lookaround,
+ * atomic groups, verbs and callouts, anchors of the subject's ends, and
+ * possessive quantifiers (which may eat a newline and not give it back)?
+ * Then lines are matched one by one.
  */
 static int
 looks_across(const char *pat)
 {
+	static const char *const marks[] = { "(?", "(*", "++", "*+", "?+",
+	    "}+" };
 	const char *p;
+	size_t i;
 
-	if (strstr(pat, "(?") != NULL || strstr(pat, "(*") != NULL)
-		return 1;
+	for (i = 0; i < TS_NELEM(marks); i++)
+		if (strstr(pat, marks[i]) != NULL)
+			return 1;
 	for (p = pat; (p = strchr(p, '\\')) != NULL && p[1] != '\0'; p += 2)
 		if (strchr("AzZGK", p[1]) != NULL)
 			return 1;
@@ -250,6 +255,8 @@ next_match(struct scan *sc, size_t pos, size_t len, size_t *ls, size_t *le)
 			if (run_match(g, s, len, pos, sc->md) < 0)
 				return 0;
 			ov = pcre2_get_ovector_pointer(sc->md);
+			if (ov[0] >= len)	/* after the last newline */
+				return 0;
 			p = s + ov[0];
 		}
 		nl = memrchr(s + pos, '\n', (size_t)(p - (s + pos)));
@@ -499,7 +506,7 @@ grep_buffer(struct grep *g, const char *buf, size_t len, int invert,
 	if (len > 0)
 		scan_block(&sc, len);
 	p = (const unsigned char *)r.list.s;
-	end = p + r.list.len;
+	end = p != NULL ? p + r.list.len : NULL;
 	while (p < end && logdb_varint_get(&p, end, &dl) == 0 &&
 	    logdb_varint_get(&p, end, &doff) == 0) {
 		line += dl;
@@ -563,7 +570,7 @@ iter_init(struct run *run, size_t i, struct iter *it)
 	memset(it, 0, sizeof *it);
 	it->file = i;
 	it->p = (const unsigned char *)run->res[i].list.s;
-	it->end = it->p + run->res[i].list.len;
+	it->end = it->p != NULL ? it->p + run->res[i].list.len : NULL;
 	it->tagged = run->o->tag != NULL;
 	it->stage = -1;
 	it->iter = -1;
