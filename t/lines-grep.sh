@@ -138,6 +138,14 @@ test_expect_success 'merged: first, last, a time, PATH:LINE' '
 	test_must_fail 1 trainscope lines --merged --at x/y.log:3 hand 2>err &&
 	grep "no file .x/y.log. in job hand" err
 '
+test_expect_success 'merged: --at failure is the top event'"'"'s first line' '
+	trainscope diagnose --format json sim >d.json &&
+	p=$(grep -m1 "\"path\":" d.json | sed "s/.*: \"\(.*\)\",/\1/") &&
+	l=$(grep -m1 "\"line\":" d.json | sed "s/[^0-9]//g") &&
+	trainscope lines --merged --at failure -n 1 sim >out &&
+	awk "{print \$5}" out >got && echo "$p:$l" >want &&
+	test_cmp want got
+'
 test_expect_success 'merged: a window back ends where the one forward starts' '
 	trainscope lines --merged -n 230 sim >all &&
 	test_line_count = 230 all && sed -n "201,230p" all >fwd &&

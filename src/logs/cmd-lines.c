@@ -197,14 +197,14 @@ put_inert(FILE *out, const char *s, size_t len)
 static void
 fmt_time(double t, char *b, size_t n)
 {
-	time_t s = (time_t)floor(t);
+	double ms = floor(t * 1000.0 + 0.5);	/* to the nearest millisecond */
+	time_t s = (time_t)floor(ms / 1000.0);
 	struct tm tm;
-	int ms = (int)((t - floor(t)) * 1000.0);
 	size_t k;
 
 	gmtime_r(&s, &tm);
 	k = strftime(b, n, "%Y-%m-%d %H:%M:%S", &tm);
-	snprintf(b + k, n - k, ".%03d", ms > 999 ? 999 : ms);
+	snprintf(b + k, n - k, ".%03d", (int)(ms - (double)s * 1000.0));
 }
 
 static void
@@ -496,6 +496,34 @@ check_at(const char *at, char **cause)
 	return -1;
 }
 
+/*
+ * The failure: the first line of the diagnosis's top event, else its
+ * time, else the last row.
+ */
+static int
+seek_failure(struct show *sh, struct lm_cursor *cur, char **cause)
+{
+	const struct model_event *ev;
+	struct model *mo;
+	long file = -1;
+	int rc;
+
+	if (job_model(sh->cache, lm_job(sh->m), NULL, 0, JOBMODEL_NO_FLOWS,
+	    sh->ctx->err, "lines", &mo, cause) != 0)
+		return -1;
+	ev = mo->nevents > 0 ? &mo->events[0] : NULL;
+	if (ev != NULL && ev->path != NULL)
+		file = lm_find_file(sh->m, ev->path);
+	if (file >= 0 && ev->line > 0)
+		rc = lm_seek_line(cur, (size_t)file, (uint64_t)ev->line, cause);
+	else if (ev != NULL && !isnan(ev->ts))
+		rc = lm_seek_time(cur, ev->ts, cause);
+	else
+		rc = lm_seek_last(cur, cause);
+	model_free(mo);
+	return rc;
+}
+
 /* Where --at puts the cursor: first, last, failure, a time, PATH:LINE. */
 static int
 seek_at(struct show *sh, struct lm_cursor *cur, const char *at, char **cause)
@@ -510,26 +538,8 @@ seek_at(struct show *sh, struct lm_cursor *cur, const char *at, char **cause)
 		return lm_seek_first(cur, cause);
 	if (strcmp(at, "last") == 0)
 		return lm_seek_last(cur, cause);
-	if (strcmp(at, "failure") == 0) {
-		struct model *mo;
-		int rc;
-
-		if (job_model(sh->cache, lm_job(sh->m),
-		    NULL, 0, JOBMODEL_NO_FLOWS, sh->ctx->err, "lines", &mo,
-		    cause) != 0)
-			return -1;
-		if (mo->nevents == 0 || mo->events[0].path == NULL ||
-		    lm_parse_pos(sh->m, mo->events[0].path, &file, &line,
-		    cause) != 0) {
-			free(*cause);
-			*cause = NULL;
-			rc = lm_seek_last(cur, cause);
-		} else
-			rc = lm_seek_line(cur, file, (uint64_t)
-			    mo->events[0].line, cause);
-		model_free(mo);
-		return rc;
-	}
+	if (strcmp(at, "failure") == 0)
+		return seek_failure(sh, cur, cause);
 	if (strchr(at, ':') != NULL && strchr(at, '/') != NULL) {
 		if (lm_parse_pos(sh->m, at, &file, &line, cause) != 0)
 			return -1;
