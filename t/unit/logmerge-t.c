@@ -427,8 +427,9 @@ main(void)
 	test_walks(m, e, n);
 	test_seeks(m, e, n);
 	test_grep(m, e, n);
-	ok(lm_open(c, "nope", &m, &cause) == -1 && strstr(cause, "no job "
-	    "'nope'") != NULL, "an unknown job");
+	lm_free(m);
+	ok(lm_open(c, "nope", &m, &cause) == -1 && m == NULL &&
+	    strstr(cause, "no job 'nope'") != NULL, "an unknown job");
 	free(cause);
 	free(e);
 	cache_close(c);
