@@ -43,6 +43,7 @@
 #define NCHUNK_MAX	4096		/* and at most */
 #define BLK		(64 * 1024)	/* bytes read at a time */
 #define HEAD_BYTES	1024		/* of a line, read for its header */
+#define STEP		8		/* lines decoded ahead at a time */
 
 /* An open file of the LRU. */
 struct src {
@@ -52,11 +53,18 @@ struct src {
 	uint64_t tick;
 };
 
-/* The decoded lines of one file between two checkpoints. */
+/*
+ * The lines of one file between two checkpoints, decoded from the first
+ * as far as they were needed.
+ */
 struct chunk {
 	long file;		/* -1: free */
 	uint64_t first;		/* its first line number */
-	size_t n;
+	uint64_t total;		/* lines it covers (to the next checkpoint) */
+	uint64_t resume;	/* offset of the next line to decode */
+	double run;		/* the running key so far, NaN: none */
+	int done;		/* decoded to its end (or the file's) */
+	size_t n;		/* lines decoded */
 	uint64_t *off;
 	uint64_t *len;
 	double *own;
@@ -515,25 +523,27 @@ long_line(struct logmerge *m, size_t file, uint64_t start, uint64_t off,
 }
 
 /*
- * Read up to `want` lines of file `file` from byte `off` into k.  Returns
- * 0, or -1 with *cause.
+ * Decode lines of chunk k from k->resume until it holds `want` (or the
+ * file ends).  Returns 0, or -1 with *cause.
  */
 static int
-read_lines(struct logmerge *m, size_t file, uint64_t off, uint64_t want,
-    struct chunk *k, char **cause)
+read_lines(struct logmerge *m, size_t file, uint64_t want, struct chunk *k,
+    char **cause)
 {
 	struct mfile *f = &m->files[file];
+	uint64_t off = k->resume, len;
 	ssize_t n;
 	char *p, *nl, *end;
 	double own;
-	uint64_t len;
 	int rank, eof = 0;
 
 	while (k->n < want && !eof) {
 		if ((n = src_read(m, file, off, m->buf, BLK, cause)) < 0)
 			return -1;
-		if (n == 0)
+		if (n == 0) {
+			k->done = 1;
 			break;
+		}
 		p = m->buf;
 		end = m->buf + n;
 		while (k->n < want && (nl = memchr(p, '\n', (size_t)(end - p)))) {
@@ -542,8 +552,10 @@ read_lines(struct logmerge *m, size_t file, uint64_t off, uint64_t want,
 			    (uint64_t)(nl - p), own, rank);
 			p = nl + 1;
 		}
-		if (k->n >= want)
+		if (k->n >= want) {
+			off += (uint64_t)(p - m->buf);
 			break;
+		}
 		if (p == m->buf) {	/* a line longer than the buffer */
 			line_head(f, p, (size_t)n, &own, &rank);
 			if (long_line(m, file, off, off + (uint64_t)n, &len,
@@ -557,21 +569,26 @@ read_lines(struct logmerge *m, size_t file, uint64_t off, uint64_t want,
 			line_head(f, p, (size_t)(end - p), &own, &rank);
 			chunk_add(k, off + (uint64_t)(p - m->buf),
 			    (uint64_t)(end - p), own, rank);
+			off += (uint64_t)(end - p);
+			k->done = 1;
 			break;
 		}
 		off += (uint64_t)(p - m->buf);
 	}
+	k->resume = off;
+	if (eof || k->n >= k->total)
+		k->done = 1;
 	return 0;
 }
 
-/* The running keys of a chunk that starts with key `start` (NaN: none). */
+/* The running keys of the chunk's lines from `from` on. */
 static void
-chunk_keys(const struct mfile *f, struct chunk *k, double start)
+chunk_keys(const struct mfile *f, struct chunk *k, size_t from)
 {
-	double key = start;
+	double key = k->run;
 	size_t i;
 
-	for (i = 0; i < k->n; i++) {
+	for (i = from; i < k->n; i++) {
 		if (!f->pub.timed) {
 			k->key[i] = f->pub.anchor;
 			continue;
@@ -580,6 +597,29 @@ chunk_keys(const struct mfile *f, struct chunk *k, double start)
 			key = k->own[i];
 		k->key[i] = isnan(key) ? f->none + f->pub.shift : key;
 	}
+	k->run = key;
+}
+
+/*
+ * Decode the chunk on to line `line` and STEP more.  Returns 1 when it
+ * holds the line, 0 when it ends before, -1 with *cause.
+ */
+static int
+chunk_upto(struct logmerge *m, struct chunk *k, uint64_t line, char **cause)
+{
+	size_t from = k->n;
+	uint64_t want = line - k->first + 1 + STEP;
+
+	if (line < k->first + k->n)
+		return 1;
+	if (k->done)
+		return 0;
+	if (want > k->total)
+		want = k->total;
+	if (read_lines(m, (size_t)k->file, want, k, cause) != 0)
+		return -1;
+	chunk_keys(&m->files[k->file], k, from);
+	return line < k->first + k->n;
 }
 
 static struct chunk *
@@ -607,13 +647,13 @@ chunk_find(struct logmerge *m, size_t file, uint64_t line)
 	if (f->chunk > 0) {
 		k = &m->chunks[f->chunk - 1];
 		if (k->file == (long)file && line >= k->first &&
-		    line < k->first + k->n)
+		    line < k->first + k->total)
 			return k;
 	}
 	for (i = 0; i < m->nchunks; i++) {
 		k = &m->chunks[i];
 		if (k->file == (long)file && line >= k->first &&
-		    line < k->first + k->n) {
+		    line < k->first + k->total) {
 			f->chunk = (int)i + 1;
 			return k;
 		}
@@ -632,13 +672,14 @@ chunk_get(struct logmerge *m, size_t file, uint64_t line,
 	struct mfile *f = &m->files[file];
 	struct linedb_cp at, next;
 	struct chunk *k;
-	uint64_t want;
 	int rc;
 
 	if (line == 0 || line > f->pub.lines)
 		return 0;
 	if ((k = chunk_find(m, file, line)) != NULL) {
 		k->tick = ++m->tick;
+		if ((rc = chunk_upto(m, k, line, cause)) != 1)
+			return rc;
 		*out = k;
 		return 1;
 	}
@@ -651,18 +692,22 @@ chunk_get(struct logmerge *m, size_t file, uint64_t line,
 		at.ts = NAN;
 		next.line = 0;
 	}
-	want = (next.line > at.line ? next.line : f->pub.lines + 1) - at.line;
 	k = chunk_slot(m);
-	k->file = -1;
 	k->n = 0;
 	k->first = at.line;
-	if (read_lines(m, file, at.off, want, k, cause) != 0)
-		return -1;
-	chunk_keys(f, k, isnan(at.ts) ? NAN : at.ts + f->pub.shift);
+	k->total = (next.line > at.line ? next.line : f->pub.lines + 1) -
+	    at.line;
+	k->resume = at.off;
+	k->run = isnan(at.ts) ? NAN : at.ts + f->pub.shift;
+	k->done = 0;
 	k->file = (long)file;
 	k->tick = ++m->tick;
 	f->chunk = (int)(k - m->chunks) + 1;
-	if (line >= k->first + k->n)
+	if ((rc = chunk_upto(m, k, line, cause)) < 0) {
+		k->file = -1;
+		return -1;
+	}
+	if (rc == 0)
 		return 0;	/* the file is shorter than it was */
 	*out = k;
 	return 1;
@@ -904,9 +949,16 @@ file_seek(struct lm_cursor *cur, size_t file, double t, int strict,
 			return -1;
 		if (rc == 0)
 			return 0;
-		for (i = (size_t)(cp.line - k->first); i < k->n; i++)
+		for (i = (size_t)(cp.line - k->first); ; i++) {
+			if (i >= k->n && (rc = chunk_upto(m, k, k->first + i,
+			    cause)) != 1) {
+				if (rc < 0)
+					return -1;
+				break;
+			}
 			if (strict ? k->key[i] > t : k->key[i] >= t)
 				break;
+		}
 		line = k->first + i;
 		if (i > 0 && i <= k->n) {
 			fill_row(m, file, k, i - 1, &p->tail.row);
