@@ -23,14 +23,17 @@
  * survives a restart: lm_seek_line() goes back to it.
  *
  * COST.  Lines are read from the files through the cache's checkpoints
- * (where a line starts and the latest time up to it): a file's lines are
- * decoded a chunk (checkpoint to checkpoint) at a time into a small LRU,
- * and files are opened through an LRU of descriptors, so memory and open
- * files do not grow with the job's size.  Seeking decodes one chunk of
- * each file; a step forward or back decodes at most one chunk and
- * compares the heads of every file.  Gzip files are read through zlib:
- * a step forward streams on, but going back to an earlier chunk inflates
- * the file again from its start.
+ * (where a line starts and the latest time up to it; one at least every
+ * 1024 lines and 16 KiB): a file's lines are decoded (offset, length,
+ * own time, key, rank; the text is not kept) between two checkpoints,
+ * as far as needed, into an LRU of about one such chunk a file (at most
+ * 4096), and files are opened through an LRU of 64 descriptors, so
+ * memory and open files follow the number of files, not their size.
+ * Seeking costs one checkpoint query and part of one chunk for each
+ * file; a step forward or back decodes at most a few lines of one file
+ * and compares the heads (tails) of every file.  Gzip files are read
+ * through zlib: a step forward streams on, but going back within a file
+ * inflates it again from its start.
  */
 #ifndef TS_LOGMERGE_H
 #define TS_LOGMERGE_H
