@@ -86,9 +86,10 @@ CREATE TABLE file_templates (
 );
 CREATE INDEX file_templates_tmpl ON file_templates(template_id);
 
--- About every 4096th line of a file (and the first line of each range a
--- worker read): where it starts and its time, to seek and to map line
--- numbers to times.
+-- A line of a file at least every 1024 lines and every 16 KiB (and the
+-- first line of each range a worker read): where it starts and the latest
+-- time of the file up to it (its running maximum: the merged log's key),
+-- to seek and to map line numbers to times.
 CREATE TABLE checkpoints (
 	file_id	INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
 	line	INTEGER NOT NULL,

@@ -74,10 +74,14 @@ const struct cmd cmd_table[] = {
 	  "list the jobs in the cache",
 	  cmd_jobs, "format=" },
 	{ "lines", "[-C|--context N] JOB PATH:LINE | [-C|--context N] --event "
-	  "ID JOB | --node NAME --iter N JOB", 1, 2,
+	  "ID JOB | --node NAME --iter N JOB | --grep RE [--node NAME] "
+	  "[--stage S] [--iter A..B] [-v|--invert] [--count] "
+	  "[--format text|tsv|json] JOB | --merged [--at WHERE] [-n|--rows N] "
+	  "[--back] [filters] JOB", 1, 2,
 	  "print the raw lines of a job around a line, of an event, or of a "
 	  "node in an iteration",
-	  cmd_lines, "context=/C event= node= iter=" },
+	  cmd_lines, "context=/C event= node= iter= grep= stage= invert/v "
+	  "count format= merged at= rows=/n back" },
 	{ "mark", "[--for JOB]... JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
 	  cmd_mark, "for=" },

@@ -39,6 +39,9 @@ cmd_fn cmd_forget;
 cmd_fn cmd_goto;
 cmd_fn cmd_jobs;
 cmd_fn cmd_lines;
+cmd_fn cmd_lines_raw;
+/* Whether a `lines` command line is one of cmd_lines_raw()'s modes. */
+int cmd_lines_is_raw(const struct cmd_args *a);
 cmd_fn cmd_move;
 cmd_fn cmd_next;
 cmd_fn cmd_open;

@@ -49,7 +49,8 @@
 #define SEG_LINES	16384
 #define SEG_BYTES	(2 * 1024 * 1024)
 #define PENDING_BYTES	(32 * 1024 * 1024)
-#define CP_EVERY	4096
+#define CP_EVERY	1024	/* a checkpoint at least every this many lines */
+#define CP_BYTES	(16 * 1024)	/* and every this many bytes */
 #define FLUSH_BYTES	(32 * 1024 * 1024)
 #define CACHE_BYTES	(8 * 1024 * 1024)
 #define COMMIT_SECS	2.0
@@ -91,6 +92,7 @@ struct seg {
 	uint64_t long_line;	/* first line cut to READER_LINE_MAX, or 0 */
 	uint64_t long_len;	/* its full length */
 	double ts_end;		/* the last timestamp seen, NaN: none */
+	double ts_max;		/* the latest timestamp seen, NaN: none */
 
 	struct smap map;
 	struct occs *occs;	/* parallel to map.ents */
@@ -244,7 +246,7 @@ seg_new(size_t unit, int worker, uint64_t first_line)
 	struct seg *s = xcalloc(1, sizeof *s);
 
 	s->unit = unit;
-	s->ts_end = NAN;
+	s->ts_end = s->ts_max = NAN;
 	s->worker = worker;
 	s->first_line = first_line;
 	smap_init(&s->map);
@@ -342,6 +344,9 @@ struct wfile {
 	const char *path;
 	struct buf masked;
 	double ts;		/* last timestamp seen, inherited */
+	double ts_max;		/* latest timestamp seen, NaN: none */
+	uint64_t cp_line;	/* line of the last checkpoint, 0: none */
+	uint64_t cp_off;	/* its offset */
 	int ts_kind;
 	double first_ts;
 	uint64_t consumed;	/* gzip: compressed bytes accounted */
@@ -366,6 +371,8 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	lp_parse(l->s, l->len, &lp);
 	if (lp.ts_kind != LP_TS_NONE) {
 		wf->ts = lp.ts;
+		if (isnan(wf->ts_max) || lp.ts > wf->ts_max)
+			wf->ts_max = lp.ts;
 		if (wf->ts_kind == LP_TS_NONE) {
 			wf->ts_kind = lp.ts_kind;
 			wf->first_ts = lp.ts;
@@ -405,9 +412,17 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	if (s->nlines == s->lcap)
 		s->ids = xgrow(s->ids, &s->lcap, s->nlines + 1, sizeof *s->ids);
 	s->ids[s->nlines++] = id;
-	if ((lineno - 1) % CP_EVERY == 0) {
+	/*
+	 * A checkpoint keeps the latest time up to its line (inclusive), so
+	 * a reader starting there knows the running maximum it merges by.
+	 */
+	if (wf->cp_line == 0 || lineno - wf->cp_line >= CP_EVERY ||
+	    l->off - wf->cp_off >= CP_BYTES) {
 		s->cps = xgrow(s->cps, &s->cpcap, s->ncps + 1, sizeof *s->cps);
-		s->cps[s->ncps++] = at;
+		s->cps[s->ncps] = at;
+		s->cps[s->ncps++].ts = wf->ts_max;
+		wf->cp_line = lineno;
+		wf->cp_off = l->off;
 	}
 	wf->end_off = l->off + l->full_len + (l->newline ? 1 : 0);
 	wf->partial = !l->newline;
@@ -427,6 +442,7 @@ account(struct seg *s, struct wfile *wf)
 		wf->accounted = wf->end_off;
 	}
 	s->ts_end = wf->ts;
+	s->ts_max = wf->ts_max;
 }
 
 static void
@@ -486,7 +502,7 @@ read_unit(struct pipe *p, int worker, size_t idx)
 
 	memset(&wf, 0, sizeof wf);
 	wf.path = w->sf->path;
-	wf.ts = NAN;
+	wf.ts = wf.ts_max = NAN;
 	s = seg_new(idx, worker, u->first ? w->start_line + 1 : 1);
 	if (open_unit(u, w, &wf, &cause) != 0) {
 		s->last = s->failed = 1;
@@ -607,6 +623,7 @@ struct writer {
 	int64_t file_id;
 	uint64_t base;		/* line number before the current unit */
 	double ts;		/* last timestamp so far, NaN: none */
+	double ts_max;		/* latest timestamp so far, NaN: none */
 	double first_ts;
 	int ts_kind;
 	int skip;		/* its first unit failed: drop the rest */
@@ -775,8 +792,8 @@ static void
 rebase(struct writer *w, struct logdb_occ *o)
 {
 	o->line += w->base;
-	if (isnan(o->ts))
-		o->ts = w->ts;
+	if (isnan(o->ts) || o->ts < w->ts_max)
+		o->ts = w->ts_max;
 }
 
 /* Template ids for the segment's strings, and their first/last. */
@@ -853,13 +870,13 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 	struct logdb_file f;
 
 	w->base = 0;
-	w->ts = w->first_ts = NAN;
+	w->ts = w->ts_max = w->first_ts = NAN;
 	w->ts_kind = LP_TS_NONE;
 	w->broken = 0;
 	w->said_nul = w->said_long = 0;
 	if (wk->old != NULL && wk->append) {
 		w->file_id = wk->old->id;
-		w->ts = w->first_ts = wk->old->last_ts;
+		w->ts = w->ts_max = w->first_ts = wk->old->last_ts;
 		if (!isnan(wk->old->first_ts))
 			w->first_ts = wk->old->first_ts;
 		w->ts_kind = wk->old->ts_kind;
@@ -1020,6 +1037,8 @@ seg_done(struct writer *w, struct work *wk, struct seg *s)
 	}
 	if (!isnan(s->ts_end))
 		w->ts = s->ts_end;
+	if (!isnan(s->ts_max) && (isnan(w->ts_max) || s->ts_max > w->ts_max))
+		w->ts_max = s->ts_max;
 	if (s->last) {
 		if (w->ts_kind == LP_TS_NONE)
 			w->ts_kind = s->ts_kind;

@@ -886,6 +886,8 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	size_t i, from, to;
 	int rc = CMD_FAIL;
 
+	if (cmd_lines_is_raw(a))
+		return cmd_lines_raw(ctx, a, cause);	/* logs/cmd-lines.c */
 	if (cmd_opt_long(a, "context", 3, 0, 10000, &ctxn, cause) != 0)
 		return CMD_USAGE;
 	if ((cmd_opt(a, "node") == NULL) != (cmd_opt(a, "iter") == NULL)) {
