@@ -190,6 +190,29 @@ test_expect_success 'screen-256color and tmux-256color work' '
 	start screen-256color C.UTF-8 && keys q && wait_for "EXITED 0" &&
 	start tmux-256color C.UTF-8 && keys q && wait_for "EXITED 0"
 '
+# sgr_before TEXT FILE: the colour 196 (errors) is set right before TEXT
+sgr_before() {
+	grep -q "196m\($(printf "\033")\[[0-9;]*m\)*$1" "$2"
+}
+test_expect_success 'a run that diverged says so in the error colour, in the header and the jobs pane' '
+	for r in 0 1; do
+		mkdir -p "$TRASH/div/n$r" &&
+		for i in $(seq 1 30); do
+			l=7.0E+00 g=0.2
+			test "$i" -lt 13 || l=1.0E+08
+			test "$i" -lt 16 || g=nan
+			printf "[2024-05-01 12:00:%02d,000] INFO [rank $r]  iteration %8d/      30 | elapsed time per iteration (ms): 600.$i | lm loss: %s | grad norm: %s |\n" "$i" "$i" "$l" "$g"
+		done >"$TRASH/div/n$r/rank-$r.log" || exit 1
+	done &&
+	start_args="$TRASH/div" start_on xterm-256color C.UTF-8 &&
+	grep "^div  diverged in training at iteration 16" screen &&
+	tm capture-pane -p -e >esc && head -1 esc >head &&
+	sgr_before diverged head && ! sgr_before "div " head &&
+	keys 6 && wait_for "jobs 1/" &&
+	tm capture-pane -p -e >esc && grep "diverged" esc >row &&
+	sgr_before diverged row &&
+	keys q && wait_for "EXITED 0"
+'
 test_expect_success 'a C locale: the cursor line wraps as it is drawn, no text lost' '
 	mkdir -p "$TRASH/kanji/node01" &&
 	for i in 1 2 3 4; do

@@ -199,6 +199,15 @@ test_expect_success 'the selected event shows what to do, even at 80x24' '
 	grep "^- [0-9] more reasons" f && grep "^do    " f
 '
 
+test_expect_success 'the header names the healthy runs compared as far as they fit' '
+	trainscope view --width 200 events gpt-run4 >w &&
+	head -1 w | grep "  4 nodes  3 healthy runs compared (gpt-run1, gpt-run2, gpt-run3)$" &&
+	trainscope view --width 100 events gpt-run4 >m &&
+	head -1 m | grep "  3 healthy runs compared (gpt-run1 +2)$" &&
+	trainscope view --width 80 events gpt-run4 >n &&
+	head -1 n | grep "  3 healthy runs compared$"
+'
+
 # The model kept in the cache: read back when nothing changed, made
 # again when anything it rests on did.
 DB="$XDG_CACHE_HOME/trainscope/cache.db"
