@@ -179,6 +179,7 @@ test_expect_success 'SIGTERM restores the terminal' '
 test_expect_success 'vt100 and a C locale: ASCII glyphs, no colours needed' '
 	start vt100 C && keys 2 && wait_for "suspicion" &&
 	grep "node-003 \.\.\.\.\." screen && ! grep "█" screen &&
+	grep "^0.95 node-003 \.*!$" screen && grep "  ! rank stops  X log ends" screen &&
 	keys q && wait_for "EXITED 0" &&
 	test "$(grep -c . screen)" = 1
 '

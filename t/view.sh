@@ -163,10 +163,23 @@ test_expect_success 'ranks that print no iteration lines (HF) did not end early'
 	! grep "X" h | grep -v "log ends"
 '
 test_expect_success 'the heatmap marks where a crashed node'"'"'s log ended, and keeps the rows by suspicion' '
-	trainscope view heatmap gpt-run4 >h &&
-	grep "^0.95 node-003 .*X *$" h &&
+	trainscope view --width 200 heatmap gpt-run4 >h &&
+	grep "^0.95 node-003 .*XX *$" h &&
 	awk "/^[0-9]\.[0-9][0-9] node/ { print \$1 }" h >s &&
 	sort -r s >sorted && test_cmp sorted s
+'
+test_expect_success 'where a rank stopped, the heatmap says so over the cell, in its legend and its data' '
+	trainscope view heatmap gpt-run4 >h &&
+	grep "^0.95 node-003 ·*!$" h &&
+	grep "^0.16 node-004 ·*▓$" h &&
+	grep "  ! rank stops  X log ends  " h &&
+	trainscope view --width 200 heatmap gpt-run4 >w &&
+	grep "^0.95 node-003 ·*!XX$" w &&
+	trainscope view --format tsv heatmap gpt-run4 >h.tsv &&
+	test "$(awk -F"\t" "\$1 == \"node-003\" { print \$(NF - 1) }" h.tsv)" = -3 &&
+	test "$(grep -c -- "	-3	" h.tsv)" = 1 &&
+	trainscope view --format json heatmap gpt-run4 |
+	    jq -e "[.rows[] | select(.node == \"node-003\") | .cells[] | select(. == -3)] | length == 1"
 '
 test_expect_success 'without captures the groups pane lists every node, and scrolls' '
 	trainscope view groups big -c "move 300" >g &&

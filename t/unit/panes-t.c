@@ -1,6 +1,7 @@
 /*
  * panes-t.c -- what the diagnosis says is what the panes draw: the
- * outcome in the header in its colour and the healthy runs by name.
+ * outcome in the header in its colour and the healthy runs by name, and
+ * the heatmap's mark where a rank stopped (in ASCII too).
  * The model is built by hand: a four-node job whose second node stops
  * silently after iteration 12 while the others time out in 13.
  */
@@ -267,9 +268,40 @@ test_header(void)
 	canvas_release(&cv);
 }
 
+static void
+test_heatmap(void)
+{
+	struct canvas cv;
+	struct view v;
+	char *s;
+	int row;
+
+	canvas_init(&cv, 80, 1);
+	view_init(&v, NULL);
+	view_set_model(&v, "hang", hang_model(DIAG_FAILED, 1, 1));
+	s = draw(&v, &cv, "heatmap", 80, 24, 1);
+	ok(strstr(line_of(s, "0.91 n2"), "...!") != NULL &&
+	    strstr(line_of(s, "     n1"), "...=") != NULL,
+	    "ASCII: the rank that stops is marked where it stopped");
+	ok(strstr(s, "  ! rank stops  X log ends") != NULL,
+	    "the legend says what the mark is");
+	ok(strchr(s, 0xe2) == NULL && strchr(s, (char)0xc2) == NULL,
+	    "nothing but ASCII");
+	row = 5;
+	is_int(style_at(&cv, row, "!"), CS_ERROR, "in the error colour");
+	free(s);
+	s = draw(&v, &cv, "heatmap", 200, 24, 0);
+	ok(strstr(line_of(s, "0.91 n2"), "\u00b7!\u2588\u2588") != NULL,
+	    "a wide cell keeps what it shows beside the mark");
+	free(s);
+	view_release(&v);
+	canvas_release(&cv);
+}
+
 int
 main(void)
 {
 	test_header();
+	test_heatmap();
 	return done_testing();
 }
