@@ -47,6 +47,18 @@ else
 		trainscope view groups c_straggler_compute >g &&
 		grep "data-parallel group" g && grep "^10\\." g
 	'
+	test_expect_success 'real divergence: the diverged event'"'"'s lines are the failure iteration'"'"'s, one a rank' '
+		cp -r "$REAL/o_nan_divergence_dp4" div && chmod -R u+w div &&
+		trainscope index div >/dev/null 2>&1 &&
+		trainscope view events div -c drill >l &&
+		head -1 l | grep "^div  diverged in training at iteration 16" &&
+		sed -n 3p l | grep "^4 lines (28 with context) of iteration" &&
+		id=$(trainscope diagnose --format json div | jq -r ".events[0].template_id") &&
+		trainscope lines --context 0 --event "$id" div | cut -d: -f1,2 | sort >got &&
+		jq -r ".log_truth.root_cause[] | \"\\(.path):\\(.line)\"" \
+		    "$REAL/o_nan_divergence_dp4/truth.json" | sort >want &&
+		test_cmp want got
+	'
 fi
 if ! test -d "$FL"; then
 	test_skip 'real failure logs' "no $FL"

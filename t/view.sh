@@ -221,6 +221,91 @@ test_expect_success 'the header names the healthy runs compared as far as they f
 	head -1 n | grep "  3 healthy runs compared$"
 '
 
+test_expect_success 'an error'"'"'s lines show its trace above it, unless no context is asked for' '
+	id=$(trainscope diagnose --format json gpt-run4 |
+	    jq -r ".events[] | select(.template | test(\"unspecified launch\")) | .template_id") &&
+	trainscope view events gpt-run4 -c "search /unspecified launch/" -c drill >l &&
+	sed -n 3p l | grep "^1 line (15 with context) of RuntimeError" &&
+	test "$(grep -c "^ *[0-9]* │ " l)" = 8 &&
+	grep "^ 98       iteration, num_floating" l &&
+	grep "^ 99 │   File " l && grep "^106 │     mlp_output_with_bias" l &&
+	grep "^107 → RuntimeError: CUDA error: unspecified launch failure" l &&
+	trainscope lines --context 0 --event "$id" gpt-run4 >c0 &&
+	test "$(wc -l <c0)" = 1 && grep ":107:>RuntimeError: CUDA error" c0 &&
+	trainscope lines --context 1 --event "$id" gpt-run4 >c1 &&
+	test "$(wc -l <c1)" = 11 && head -1 c1 | grep "rank-8.log:98: "
+'
+test_expect_success 'the diagnosis'"'"'s own event (no template): lines --event prints its place' '
+	id=$(trainscope diagnose --format json gpt-run4 |
+	    jq -r "[.events[] | select(.category == \"stop\")][0].template_id") &&
+	test "$id" -ge 4294901760 &&
+	trainscope lines --context 1 --event "$id" gpt-run4 >o &&
+	test "$(wc -l <o)" = 2 &&
+	grep "^logs/node-003/torchrun.log:37:>" o
+'
+
+# miss_job DIR: four nodes in the hostfile, the fourth logs nothing, the
+# others time out.
+miss_job() {
+	mkdir -p "$1" &&
+	printf "node01 slots=1\nnode02 slots=1\nnode03 slots=1\nnode04 slots=1\n" >"$1/hostfile" &&
+	for n in 1 2 3; do
+		mkdir -p "$1/node0$n" &&
+		for i in 1 2 3 4 5; do
+			echo "[2024-05-01 12:00:1$i,000] INFO [rank $((n - 1))] iteration $i/ 10 | elapsed time per iteration (ms): 100.$i | lm loss: 7.0E+00 |"
+		done >"$1/node0$n/rank-$((n - 1)).log" &&
+		echo "[2024-05-01 12:10:16,000] ERROR [rank $((n - 1))] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>"$1/node0$n/rank-$((n - 1)).log" || return 1
+	done
+}
+test_expect_success 'an own event of no line (a node that logged nothing): lines --event says so' '
+	miss_job miss && trainscope index miss >/dev/null 2>&1 &&
+	id=$(trainscope diagnose --format json miss | jq -r ".events[0].template_id") &&
+	test "$(trainscope diagnose --format json miss | jq -r ".events[0].category")" = stop &&
+	test_expect_code 1 trainscope lines --event "$id" miss 2>err &&
+	grep "^trainscope: lines: no line: this event is what was not logged$" err
+'
+
+# div_job DIR: two ranks, 30 iterations run to the end; the loss
+# explodes in 13 and the grad norm is NaN from 16: a run that diverged.
+div_job() {
+	for r in 0 1; do
+		mkdir -p "$1/node0$r" &&
+		for i in $(seq 1 30); do
+			l=7.0E+00 g=0.2
+			test "$i" -lt 13 || l=1.0E+08
+			test "$i" -lt 16 || g=nan
+			printf "[2024-05-01 12:00:%02d,000] INFO [rank $r]  iteration %8d/      30 | elapsed time per iteration (ms): 600.$i | lm loss: %s | grad norm: %s |\n" "$i" "$i" "$l" "$g"
+		done >"$1/node0$r/rank-$r.log" || return 1
+	done
+}
+test_expect_success 'an event of one iteration: its lines are those of that iteration, one a rank' '
+	div_job div && trainscope index div >/dev/null 2>&1 &&
+	trainscope view events div -c drill >l &&
+	head -1 l | grep "^div  diverged in training at iteration 16" &&
+	sed -n 3p l | grep "^2 lines (14 with context) of iteration" &&
+	test "$(grep -c " → " l)" = 2 && test "$(grep -c " 16 → " l)" = 2 &&
+	grep "^node00/rank-0.log 13 " l && grep "^node01/rank-1.log 13 " l &&
+	id=$(trainscope diagnose --format json div | jq -r ".events[0].template_id") &&
+	trainscope lines --context 0 --event "$id" div >c0 &&
+	printf "node00/rank-0.log:16\nnode01/rank-1.log:16\n" >want &&
+	cut -d: -f1,2 c0 >got && test_cmp want got
+'
+test_expect_success 'the lines of an event: lines closer than the context are shown once' '
+	mkdir -p twice/node01 &&
+	for i in $(seq 1 20); do
+		case $i in
+		10|15) echo "[2024-05-01 12:00:$((10 + i)),000] ERROR RuntimeError: boom $i" ;;
+		*) echo "[2024-05-01 12:00:$((10 + i)),000] INFO  iteration $i/ 20 | elapsed time per iteration (ms): 100.$i |" ;;
+		esac
+	done >twice/node01/rank-0.log &&
+	trainscope index twice >/dev/null 2>&1 &&
+	id=$(trainscope diagnose --format json twice |
+	    jq -r ".events[] | select(.template | test(\"boom\")) | .template_id") &&
+	trainscope lines --event "$id" twice >l &&
+	cut -d: -f2 l >got && seq 7 18 >want && test_cmp want got &&
+	! grep "no such line" l
+'
+
 # The model kept in the cache: read back when nothing changed, made
 # again when anything it rests on did.
 DB="$XDG_CACHE_HOME/trainscope/cache.db"

@@ -20,6 +20,8 @@ struct view_line {
 				   NUL of the line may come before len */
 	size_t len;
 	int hit;		/* the line itself, not context */
+	int trace;		/* context that is its error's trace (the
+				   traceback before it) */
 };
 
 /* What a pane's row leads to. */
