@@ -47,6 +47,23 @@ else
 		trainscope view groups c_straggler_compute >g &&
 		grep "data-parallel group" g && grep "^10\\." g
 	'
+	test_expect_success 'real hang: the cause above its consequences, on every pane that shows it' '
+		g=g_same_job/run2_failed &&
+		want=$(jq -r .log_truth.faulty_node "$REAL/$g/truth.json") &&
+		cp -r "$REAL/$g" run2_failed && chmod -R u+w run2_failed &&
+		trainscope index run2_failed >/dev/null 2>&1 &&
+		trainscope view events run2_failed >e &&
+		sed -n 4p e | grep "^9[0-9] .* stop .*stops silently" &&
+		grep "^at logs/$want/rank-1.log:52  .*  training, iteration 13$" e &&
+		trainscope view events run2_failed -c drill >l &&
+		sed -n 3p l | grep "^logs/$want/rank-1.log around line 52$" &&
+		tail -1 l | grep "^lines 52/52 " &&
+		trainscope view heatmap run2_failed >h &&
+		grep "^0\\.[0-9]* $want  *·*!" h && grep "! rank stops" h &&
+		trainscope view events run2_failed -c "move 2" >t &&
+		grep "^trace .*File <\\*> line <\\*> in all_reduce$" t &&
+		grep "^      work.wait()$" t
+	'
 	test_expect_success 'real divergence: the diverged event'"'"'s lines are the failure iteration'"'"'s, one a rank' '
 		cp -r "$REAL/o_nan_divergence_dp4" div && chmod -R u+w div &&
 		trainscope index div >/dev/null 2>&1 &&

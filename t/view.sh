@@ -220,7 +220,6 @@ test_expect_success 'the header names the healthy runs compared as far as they f
 	trainscope view --width 80 events gpt-run4 >n &&
 	head -1 n | grep "  3 healthy runs compared$"
 '
-
 test_expect_success 'an error'"'"'s lines show its trace above it, unless no context is asked for' '
 	id=$(trainscope diagnose --format json gpt-run4 |
 	    jq -r ".events[] | select(.template | test(\"unspecified launch\")) | .template_id") &&
@@ -235,6 +234,11 @@ test_expect_success 'an error'"'"'s lines show its trace above it, unless no con
 	trainscope lines --context 1 --event "$id" gpt-run4 >c1 &&
 	test "$(wc -l <c1)" = 11 && head -1 c1 | grep "rank-8.log:98: "
 '
+test_expect_success 'the selected event shows the trace of its error' '
+	trainscope view events gpt-run4 -c "search /unspecified launch/" >e &&
+	grep "^trace (6 above) output_tensor, num_tokens = forward_step($" e &&
+	grep "^      mlp_output_with_bias = self.mlp(pre_mlp_layernorm_output)$" e
+'
 test_expect_success 'the diagnosis'"'"'s own event (no template): lines --event prints its place' '
 	id=$(trainscope diagnose --format json gpt-run4 |
 	    jq -r "[.events[] | select(.category == \"stop\")][0].template_id") &&
@@ -242,6 +246,13 @@ test_expect_success 'the diagnosis'"'"'s own event (no template): lines --event 
 	trainscope lines --context 1 --event "$id" gpt-run4 >o &&
 	test "$(wc -l <o)" = 2 &&
 	grep "^logs/node-003/torchrun.log:37:>" o
+'
+test_expect_success 'the diagnosis'"'"'s own event: its place in the detail, a drill opens its file there' '
+	trainscope view events gpt-run4 -c "search /log ends 10 min/" >e &&
+	grep "^at logs/node-003/torchrun.log:37  .*  training" e &&
+	trainscope view events gpt-run4 -c "search /log ends 10 min/" -c drill >l &&
+	sed -n 3p l | grep "^logs/node-003/torchrun.log around line 37$" &&
+	grep "^37 → " l && tail -1 l | grep "^lines 37/37 "
 '
 
 # miss_job DIR: four nodes in the hostfile, the fourth logs nothing, the
@@ -263,6 +274,13 @@ test_expect_success 'an own event of no line (a node that logged nothing): lines
 	test "$(trainscope diagnose --format json miss | jq -r ".events[0].category")" = stop &&
 	test_expect_code 1 trainscope lines --event "$id" miss 2>err &&
 	grep "^trainscope: lines: no line: this event is what was not logged$" err
+'
+test_expect_success 'an own event of no line says so in its detail and on a drill' '
+	trainscope view events miss >e &&
+	sed -n 4p e | grep " stop .* no log at all" &&
+	grep "^no line (what was not logged)  training" e &&
+	test_expect_code 1 trainscope view events miss -c drill 2>err &&
+	grep "drill: no line: this event is what was not logged" err
 '
 
 # div_job DIR: two ranks, 30 iterations run to the end; the loss
@@ -289,6 +307,10 @@ test_expect_success 'an event of one iteration: its lines are those of that iter
 	trainscope lines --context 0 --event "$id" div >c0 &&
 	printf "node00/rank-0.log:16\nnode01/rank-1.log:16\n" >want &&
 	cut -d: -f1,2 c0 >got && test_cmp want got
+'
+test_expect_success 'its detail says where it is, in which iteration, on how many ranks' '
+	trainscope view events div >e &&
+	grep "^at node00/rank-0.log:16  .*  training, iteration 16  +1 rank$" e
 '
 test_expect_success 'the lines of an event: lines closer than the context are shown once' '
 	mkdir -p twice/node01 &&

@@ -36,6 +36,7 @@ struct view_target {
 	long iter;		/* VT_ITER; VT_LINE: the line */
 	const char *name;	/* VT_JOB: the job; VT_LINE: the path */
 	char *owned;		/* free after use */
+	const char *why;	/* none: why not (static), NULL: nothing */
 };
 
 /* The drill target of the cursor's row; 0, or -1 when there is none. */

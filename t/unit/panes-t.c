@@ -1,7 +1,8 @@
 /*
  * panes-t.c -- what the diagnosis says is what the panes draw: the
- * outcome in the header in its colour and the healthy runs by name, and
- * the heatmap's mark where a rank stopped (in ASCII too).
+ * outcome in the header in its colour and the healthy runs by name, the
+ * diagnosis's own events (a rank that stops) in the events pane, their
+ * drill and their heatmap mark (in ASCII too), and an error's trace.
  * The model is built by hand: a four-node job whose second node stops
  * silently after iteration 12 while the others time out in 13.
  */
@@ -298,10 +299,61 @@ test_heatmap(void)
 	canvas_release(&cv);
 }
 
+static void
+test_events(void)
+{
+	struct view_target t;
+	struct canvas cv;
+	struct view v;
+	char *s, *why = NULL;
+
+	canvas_init(&cv, 80, 0);
+	view_init(&v, NULL);
+	view_set_model(&v, "hang", hang_model(DIAG_FAILED, 1, 1));
+	s = draw(&v, &cv, "events", 80, 24, 0);
+	ok(strstr(line_of(s, "92 "), " stop ") != NULL,
+	    "the rank that stops is the first event");
+	is_str(line_of(s, "at "), "at logs/n2/rank-1.log:52  22:13:32  "
+	    "training, iteration 13", "its detail says where it is");
+	free(s);
+	ok(view_target(&v, &t) == 0 && t.kind == VT_LINE &&
+	    strcmp(t.name, "logs/n2/rank-1.log") == 0 && t.iter == 52,
+	    "it leads to its file at its line");
+	view_move(&v, "down", &why);
+	s = draw(&v, &cv, "events", 80, 24, 0);
+	is_str(line_of(s, "trace "), "trace Traceback (most recent call last):",
+	    "the timeouts' trace");
+	is_str(line_of(s, "      work.wait"), "      work.wait()",
+	    "down to the line before the error");
+	free(s);
+	s = draw(&v, &cv, "events", 80, 20, 0);
+	is_str(line_of(s, "trace "), "trace (1 above) File <*> line <*> in "
+	    "all_reduce", "short of room, its last lines");
+	free(s);
+	ok(view_target(&v, &t) == 0 && t.kind == VT_EVENT && t.id == 7,
+	    "a template's event leads to its lines");
+	view_release(&v);
+
+	view_init(&v, NULL);
+	view_set_model(&v, "hang", hang_model(DIAG_FAILED, 0, 1));
+	s = draw(&v, &cv, "events", 80, 24, 0);
+	is_str(line_of(s, "no line"), "no line (what was not logged)  training",
+	    "an own event of no line says so");
+	free(s);
+	ok(view_target(&v, &t) != 0 && t.why != NULL &&
+	    strncmp(t.why, "no line", 7) == 0, "and leads nowhere, saying why");
+	ok(view_drill(&v, &why) != 0 && strncmp(why, "no line", 7) == 0,
+	    "a drill says 'no line'");
+	free(why);
+	view_release(&v);
+	canvas_release(&cv);
+}
+
 int
 main(void)
 {
 	test_header();
 	test_heatmap();
+	test_events();
 	return done_testing();
 }
