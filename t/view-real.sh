@@ -64,6 +64,20 @@ else
 		grep "^trace .*File <\\*> line <\\*> in all_reduce$" t &&
 		grep "^      work.wait()$" t
 	'
+	test_expect_success 'real runs: the captures'"'"' iterations beside the logs'"'"' in the timeline' '
+		cp -r "$REAL/n_slow_link_dp2_pp3" slow && chmod -R u+w slow &&
+		trainscope index slow >/dev/null 2>&1 &&
+		for size in 80x24 200x50; do
+			trainscope view --width ${size%x*} --height ${size#*x} \
+			    timeline slow -c "goto iter 11" >t &&
+			test "$(LC_ALL=C.UTF-8 wc -L <t)" -le ${size%x*} &&
+			grep "^wire vs logs    capture 1-30 = log 1-30 (by time), median +[0-9.]* ms +[0-9.]* %$" t &&
+			grep "^on the wire  " t && ! grep "^from flows" t &&
+			grep "^ *11  [0-9:]*  *1396  *11  *[0-9]*  *[-+][0-9.]*  failure  *slow$" t || exit 1
+		done &&
+		trainscope view timeline c_straggler_compute >s &&
+		grep "^wire vs logs    capture 1-40 = log 1-40 (by time)" s
+	'
 	test_expect_success 'real divergence: the diverged event'"'"'s lines are the failure iteration'"'"'s, one a rank' '
 		cp -r "$REAL/o_nan_divergence_dp4" div && chmod -R u+w div &&
 		trainscope index div >/dev/null 2>&1 &&

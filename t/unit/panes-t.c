@@ -2,8 +2,9 @@
  * panes-t.c -- what the diagnosis says is what the panes draw: the
  * outcome in the header in its colour and the healthy runs by name, the
  * diagnosis's own events (a rank that stops) in the events pane, their
- * drill and their heatmap mark (in ASCII too), and an error's trace.
- * The model is built by hand: a four-node job whose second node stops
+ * drill and their heatmap mark (in ASCII too), an error's trace, and
+ * the captures' iterations joined to the logs' in the timeline.  The
+ * model is built by hand: a four-node job whose second node stops
  * silently after iteration 12 while the others time out in 13.
  */
 #include "config.h"
@@ -349,11 +350,54 @@ test_events(void)
 	canvas_release(&cv);
 }
 
+static void
+test_timeline(void)
+{
+	struct canvas cv;
+	struct view v;
+	char *s;
+
+	canvas_init(&cv, 80, 0);
+	view_init(&v, NULL);
+	view_set_model(&v, "hang", hang_model(DIAG_FAILED, 1, 1));
+	s = draw(&v, &cv, "timeline", 80, 30, 0);
+	is_str(line_of(s, "wire vs logs"), "wire vs logs    capture 1-12 = "
+	    "log 1-12 (by time), median +7.5 ms +5.0 %",
+	    "joined: which capture iterations are which, and how far apart");
+	ok(line_of(s, "on the wire")[0] != '\0' &&
+	    line_of(s, "from flows")[0] == '\0',
+	    "the wire's lengths on the logs' axis");
+	is_str(line_of(s, "  iter "), "  iter     start  log ms  capture  "
+	    "wire ms  diff ms", "the list has the wire's columns");
+	is_str(line_of(s, "     2 "), "     2  22:13:30     150      2      "
+	    "158     +7.5", "each log iteration beside its capture iteration");
+	ok(strstr(line_of(s, "    10 "), "+1007.0") != NULL &&
+	    strstr(line_of(s, "    10 "), "save") != NULL,
+	    "a checkpoint save's pause is the wire's alone, and said");
+	ok(strstr(line_of(s, "    13 "), "failure") != NULL &&
+	    strstr(line_of(s, "    13 "), "     13 ") == NULL,
+	    "the iteration the capture lacks has no capture column");
+	free(s);
+	view_release(&v);
+
+	view_init(&v, NULL);
+	view_set_model(&v, "hang", hang_model(DIAG_FAILED, 1, 0));
+	s = draw(&v, &cv, "timeline", 80, 30, 0);
+	ok(line_of(s, "from flows")[0] != '\0' &&
+	    line_of(s, "wire vs logs")[0] == '\0' &&
+	    strcmp(line_of(s, "  iter "), "  iter     start        ms") == 0,
+	    "not joined: the captures' ticks as before, no wire columns");
+	free(s);
+	view_release(&v);
+	canvas_release(&cv);
+}
+
 int
 main(void)
 {
 	test_header();
 	test_heatmap();
 	test_events();
+	test_timeline();
 	return done_testing();
 }
