@@ -179,6 +179,7 @@ test_expect_success 'SIGTERM restores the terminal' '
 test_expect_success 'vt100 and a C locale: ASCII glyphs, no colours needed' '
 	start vt100 C && keys 2 && wait_for "suspicion" &&
 	grep "node-003 \.\.\.\.\." screen && ! grep "█" screen &&
+	grep "^0.95 node-003 \.*!$" screen && grep "  ! rank stops  X log ends" screen &&
 	keys q && wait_for "EXITED 0" &&
 	test "$(grep -c . screen)" = 1
 '
@@ -189,6 +190,46 @@ test_expect_success 'NO_COLOR and TERM=linux work' '
 test_expect_success 'screen-256color and tmux-256color work' '
 	start screen-256color C.UTF-8 && keys q && wait_for "EXITED 0" &&
 	start tmux-256color C.UTF-8 && keys q && wait_for "EXITED 0"
+'
+test_expect_success 'a node that logged nothing is the first event; a drill says it has no line' '
+	mkdir -p "$TRASH/miss" &&
+	printf "n1 slots=1\nn2 slots=1\nn3 slots=1\nn4 slots=1\n" >"$TRASH/miss/hostfile" &&
+	for n in 1 2 3; do
+		mkdir -p "$TRASH/miss/n$n" &&
+		for i in 1 2 3 4 5; do
+			echo "[2024-05-01 12:00:1$i,000] INFO [rank $((n - 1))] iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+		done >"$TRASH/miss/n$n/rank-$((n - 1)).log" &&
+		echo "[2024-05-01 12:10:16,000] ERROR [rank $((n - 1))] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>"$TRASH/miss/n$n/rank-$((n - 1)).log" || exit 1
+	done &&
+	start_args="$TRASH/miss" start_on xterm-256color C.UTF-8 &&
+	sed -n 4p screen | grep " stop .*no log at all" &&
+	keys Enter && wait_for "no line: this event is what was not logged" &&
+	grep "score  category" screen &&
+	keys 2 && wait_for "suspicion" && grep "^0.60 n4 *no log at all" screen &&
+	keys q && wait_for "EXITED 0"
+'
+# sgr_before TEXT FILE: the colour 196 (errors) is set right before TEXT
+sgr_before() {
+	grep -q "196m\($(printf "\033")\[[0-9;]*m\)*$1" "$2"
+}
+test_expect_success 'a run that diverged says so in the error colour, in the header and the jobs pane' '
+	for r in 0 1; do
+		mkdir -p "$TRASH/div/n$r" &&
+		for i in $(seq 1 30); do
+			l=7.0E+00 g=0.2
+			test "$i" -lt 13 || l=1.0E+08
+			test "$i" -lt 16 || g=nan
+			printf "[2024-05-01 12:00:%02d,000] INFO [rank $r]  iteration %8d/      30 | elapsed time per iteration (ms): 600.$i | lm loss: %s | grad norm: %s |\n" "$i" "$i" "$l" "$g"
+		done >"$TRASH/div/n$r/rank-$r.log" || exit 1
+	done &&
+	start_args="$TRASH/div" start_on xterm-256color C.UTF-8 &&
+	grep "^div  diverged in training at iteration 16" screen &&
+	tm capture-pane -p -e >esc && head -1 esc >head &&
+	sgr_before diverged head && ! sgr_before "div " head &&
+	keys 6 && wait_for "jobs 1/" &&
+	tm capture-pane -p -e >esc && grep "diverged" esc >row &&
+	sgr_before diverged row &&
+	keys q && wait_for "EXITED 0"
 '
 test_expect_success 'a C locale: the cursor line wraps as it is drawn, no text lost' '
 	mkdir -p "$TRASH/kanji/node01" &&

@@ -47,6 +47,49 @@ else
 		trainscope view groups c_straggler_compute >g &&
 		grep "data-parallel group" g && grep "^10\\." g
 	'
+	test_expect_success 'real hang: the cause above its consequences, on every pane that shows it' '
+		g=g_same_job/run2_failed &&
+		want=$(jq -r .log_truth.faulty_node "$REAL/$g/truth.json") &&
+		cp -r "$REAL/$g" run2_failed && chmod -R u+w run2_failed &&
+		trainscope index run2_failed >/dev/null 2>&1 &&
+		trainscope view events run2_failed >e &&
+		sed -n 4p e | grep "^9[0-9] .* stop .*stops silently" &&
+		grep "^at logs/$want/rank-1.log:52  .*  training, iteration 13$" e &&
+		trainscope view events run2_failed -c drill >l &&
+		sed -n 3p l | grep "^logs/$want/rank-1.log around line 52$" &&
+		tail -1 l | grep "^lines 52/52 " &&
+		trainscope view heatmap run2_failed >h &&
+		grep "^0\\.[0-9]* $want  *·*!" h && grep "! rank stops" h &&
+		trainscope view events run2_failed -c "move 2" >t &&
+		grep "^trace .*File <\\*> line <\\*> in all_reduce$" t &&
+		grep "^      work.wait()$" t
+	'
+	test_expect_success 'real runs: the captures'"'"' iterations beside the logs'"'"' in the timeline' '
+		cp -r "$REAL/n_slow_link_dp2_pp3" slow && chmod -R u+w slow &&
+		trainscope index slow >/dev/null 2>&1 &&
+		for size in 80x24 200x50; do
+			trainscope view --width ${size%x*} --height ${size#*x} \
+			    timeline slow -c "goto iter 11" >t &&
+			test "$(LC_ALL=C.UTF-8 wc -L <t)" -le ${size%x*} &&
+			grep "^wire vs logs    capture 1-30 = log 1-30 (by time), median +[0-9.]* ms +[0-9.]* %$" t &&
+			grep "^on the wire  " t && ! grep "^from flows" t &&
+			grep "^ *11  [0-9:]*  *1396  *11  *[0-9]*  *[-+][0-9.]*  failure  *slow$" t || exit 1
+		done &&
+		trainscope view timeline c_straggler_compute >s &&
+		grep "^wire vs logs    capture 1-40 = log 1-40 (by time)" s
+	'
+	test_expect_success 'real divergence: the diverged event'"'"'s lines are the failure iteration'"'"'s, one a rank' '
+		cp -r "$REAL/o_nan_divergence_dp4" div && chmod -R u+w div &&
+		trainscope index div >/dev/null 2>&1 &&
+		trainscope view events div -c drill >l &&
+		head -1 l | grep "^div  diverged in training at iteration 16" &&
+		sed -n 3p l | grep "^4 lines (28 with context) of iteration" &&
+		id=$(trainscope diagnose --format json div | jq -r ".events[0].template_id") &&
+		trainscope lines --context 0 --event "$id" div | cut -d: -f1,2 | sort >got &&
+		jq -r ".log_truth.root_cause[] | \"\\(.path):\\(.line)\"" \
+		    "$REAL/o_nan_divergence_dp4/truth.json" | sort >want &&
+		test_cmp want got
+	'
 fi
 if ! test -d "$FL"; then
 	test_skip 'real failure logs' "no $FL"

@@ -163,10 +163,23 @@ test_expect_success 'ranks that print no iteration lines (HF) did not end early'
 	! grep "X" h | grep -v "log ends"
 '
 test_expect_success 'the heatmap marks where a crashed node'"'"'s log ended, and keeps the rows by suspicion' '
-	trainscope view heatmap gpt-run4 >h &&
-	grep "^0.95 node-003 .*X *$" h &&
+	trainscope view --width 200 heatmap gpt-run4 >h &&
+	grep "^0.95 node-003 .*XX *$" h &&
 	awk "/^[0-9]\.[0-9][0-9] node/ { print \$1 }" h >s &&
 	sort -r s >sorted && test_cmp sorted s
+'
+test_expect_success 'where a rank stopped, the heatmap says so over the cell, in its legend and its data' '
+	trainscope view heatmap gpt-run4 >h &&
+	grep "^0.95 node-003 ·*!$" h &&
+	grep "^0.16 node-004 ·*▓$" h &&
+	grep "  ! rank stops  X log ends  " h &&
+	trainscope view --width 200 heatmap gpt-run4 >w &&
+	grep "^0.95 node-003 ·*!XX$" w &&
+	trainscope view --format tsv heatmap gpt-run4 >h.tsv &&
+	test "$(awk -F"\t" "\$1 == \"node-003\" { print \$(NF - 1) }" h.tsv)" = -3 &&
+	test "$(grep -c -- "	-3	" h.tsv)" = 1 &&
+	trainscope view --format json heatmap gpt-run4 |
+	    jq -e "[.rows[] | select(.node == \"node-003\") | .cells[] | select(. == -3)] | length == 1"
 '
 test_expect_success 'without captures the groups pane lists every node, and scrolls' '
 	trainscope view groups big -c "move 300" >g &&
@@ -197,6 +210,122 @@ test_expect_success 'the selected event shows what to do, even at 80x24' '
 	grep "^do    drain the node" e &&
 	trainscope view --width 80 --height 24 events gpt-run4 -c "move 5" >f &&
 	grep "^- [0-9] more reasons" f && grep "^do    " f
+'
+
+test_expect_success 'the header names the healthy runs compared as far as they fit' '
+	trainscope view --width 200 events gpt-run4 >w &&
+	head -1 w | grep "  4 nodes  3 healthy runs compared (gpt-run1, gpt-run2, gpt-run3)$" &&
+	trainscope view --width 100 events gpt-run4 >m &&
+	head -1 m | grep "  3 healthy runs compared (gpt-run1 +2)$" &&
+	trainscope view --width 80 events gpt-run4 >n &&
+	head -1 n | grep "  3 healthy runs compared$"
+'
+test_expect_success 'an error'"'"'s lines show its trace above it, unless no context is asked for' '
+	id=$(trainscope diagnose --format json gpt-run4 |
+	    jq -r ".events[] | select(.template | test(\"unspecified launch\")) | .template_id") &&
+	trainscope view events gpt-run4 -c "search /unspecified launch/" -c drill >l &&
+	sed -n 3p l | grep "^1 line (15 with context) of RuntimeError" &&
+	test "$(grep -c "^ *[0-9]* │ " l)" = 8 &&
+	grep "^ 98       iteration, num_floating" l &&
+	grep "^ 99 │   File " l && grep "^106 │     mlp_output_with_bias" l &&
+	grep "^107 → RuntimeError: CUDA error: unspecified launch failure" l &&
+	trainscope lines --context 0 --event "$id" gpt-run4 >c0 &&
+	test "$(wc -l <c0)" = 1 && grep ":107:>RuntimeError: CUDA error" c0 &&
+	trainscope lines --context 1 --event "$id" gpt-run4 >c1 &&
+	test "$(wc -l <c1)" = 11 && head -1 c1 | grep "rank-8.log:98: "
+'
+test_expect_success 'the selected event shows the trace of its error' '
+	trainscope view events gpt-run4 -c "search /unspecified launch/" >e &&
+	grep "^trace (6 above) output_tensor, num_tokens = forward_step($" e &&
+	grep "^      mlp_output_with_bias = self.mlp(pre_mlp_layernorm_output)$" e
+'
+test_expect_success 'the diagnosis'"'"'s own event (no template): lines --event prints its place' '
+	id=$(trainscope diagnose --format json gpt-run4 |
+	    jq -r "[.events[] | select(.category == \"stop\")][0].template_id") &&
+	test "$id" -ge 4294901760 &&
+	trainscope lines --context 1 --event "$id" gpt-run4 >o &&
+	test "$(wc -l <o)" = 2 &&
+	grep "^logs/node-003/torchrun.log:37:>" o
+'
+test_expect_success 'the diagnosis'"'"'s own event: its place in the detail, a drill opens its file there' '
+	trainscope view events gpt-run4 -c "search /log ends 10 min/" >e &&
+	grep "^at logs/node-003/torchrun.log:37  .*  training" e &&
+	trainscope view events gpt-run4 -c "search /log ends 10 min/" -c drill >l &&
+	sed -n 3p l | grep "^logs/node-003/torchrun.log around line 37$" &&
+	grep "^37 → " l && tail -1 l | grep "^lines 37/37 "
+'
+
+# miss_job DIR: four nodes in the hostfile, the fourth logs nothing, the
+# others time out.
+miss_job() {
+	mkdir -p "$1" &&
+	printf "node01 slots=1\nnode02 slots=1\nnode03 slots=1\nnode04 slots=1\n" >"$1/hostfile" &&
+	for n in 1 2 3; do
+		mkdir -p "$1/node0$n" &&
+		for i in 1 2 3 4 5; do
+			echo "[2024-05-01 12:00:1$i,000] INFO [rank $((n - 1))] iteration $i/ 10 | elapsed time per iteration (ms): 100.$i | lm loss: 7.0E+00 |"
+		done >"$1/node0$n/rank-$((n - 1)).log" &&
+		echo "[2024-05-01 12:10:16,000] ERROR [rank $((n - 1))] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>"$1/node0$n/rank-$((n - 1)).log" || return 1
+	done
+}
+test_expect_success 'an own event of no line (a node that logged nothing): lines --event says so' '
+	miss_job miss && trainscope index miss >/dev/null 2>&1 &&
+	id=$(trainscope diagnose --format json miss | jq -r ".events[0].template_id") &&
+	test "$(trainscope diagnose --format json miss | jq -r ".events[0].category")" = stop &&
+	test_expect_code 1 trainscope lines --event "$id" miss 2>err &&
+	grep "^trainscope: lines: no line: this event is what was not logged$" err
+'
+test_expect_success 'an own event of no line says so in its detail and on a drill' '
+	trainscope view events miss >e &&
+	sed -n 4p e | grep " stop .* no log at all" &&
+	grep "^no line (what was not logged)  training" e &&
+	test_expect_code 1 trainscope view events miss -c drill 2>err &&
+	grep "drill: no line: this event is what was not logged" err
+'
+
+# div_job DIR: two ranks, 30 iterations run to the end; the loss
+# explodes in 13 and the grad norm is NaN from 16: a run that diverged.
+div_job() {
+	for r in 0 1; do
+		mkdir -p "$1/node0$r" &&
+		for i in $(seq 1 30); do
+			l=7.0E+00 g=0.2
+			test "$i" -lt 13 || l=1.0E+08
+			test "$i" -lt 16 || g=nan
+			printf "[2024-05-01 12:00:%02d,000] INFO [rank $r]  iteration %8d/      30 | elapsed time per iteration (ms): 600.$i | lm loss: %s | grad norm: %s |\n" "$i" "$i" "$l" "$g"
+		done >"$1/node0$r/rank-$r.log" || return 1
+	done
+}
+test_expect_success 'an event of one iteration: its lines are those of that iteration, one a rank' '
+	div_job div && trainscope index div >/dev/null 2>&1 &&
+	trainscope view events div -c drill >l &&
+	head -1 l | grep "^div  diverged in training at iteration 16" &&
+	sed -n 3p l | grep "^2 lines (14 with context) of iteration" &&
+	test "$(grep -c " → " l)" = 2 && test "$(grep -c " 16 → " l)" = 2 &&
+	grep "^node00/rank-0.log 13 " l && grep "^node01/rank-1.log 13 " l &&
+	id=$(trainscope diagnose --format json div | jq -r ".events[0].template_id") &&
+	trainscope lines --context 0 --event "$id" div >c0 &&
+	printf "node00/rank-0.log:16\nnode01/rank-1.log:16\n" >want &&
+	cut -d: -f1,2 c0 >got && test_cmp want got
+'
+test_expect_success 'its detail says where it is, in which iteration, on how many ranks' '
+	trainscope view events div >e &&
+	grep "^at node00/rank-0.log:16  .*  training, iteration 16  +1 rank$" e
+'
+test_expect_success 'the lines of an event: lines closer than the context are shown once' '
+	mkdir -p twice/node01 &&
+	for i in $(seq 1 20); do
+		case $i in
+		10|15) echo "[2024-05-01 12:00:$((10 + i)),000] ERROR RuntimeError: boom $i" ;;
+		*) echo "[2024-05-01 12:00:$((10 + i)),000] INFO  iteration $i/ 20 | elapsed time per iteration (ms): 100.$i |" ;;
+		esac
+	done >twice/node01/rank-0.log &&
+	trainscope index twice >/dev/null 2>&1 &&
+	id=$(trainscope diagnose --format json twice |
+	    jq -r ".events[] | select(.template | test(\"boom\")) | .template_id") &&
+	trainscope lines --event "$id" twice >l &&
+	cut -d: -f2 l >got && seq 7 18 >want && test_cmp want got &&
+	! grep "no such line" l
 '
 
 # The model kept in the cache: read back when nothing changed, made

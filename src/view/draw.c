@@ -1,8 +1,9 @@
 /*
  * draw.c -- the screen as a canvas, and what the panes draw with.
  *
- * The screen is a header line (the job, its outcome, what its data
- * lacks), the tabs, the active pane and a status line.  view_draw() asks
+ * The screen is a header line (the job, its outcome in its colour, what
+ * its data lacks, the healthy runs it was compared with), the tabs, the
+ * active pane and a status line.  view_draw() asks
  * the pane to draw twice when the first pass scrolled the cursor out of
  * sight: the first learns how many rows fit, the second scrolls.  The
  * helpers below are shared by the panes: text wrapped into rows, a path
@@ -213,12 +214,54 @@ draw_incomplete(const struct model *m, struct canvas *cv, int row, int x)
 	return x;
 }
 
+/* The style of an outcome's name in the header. */
+static int
+outcome_style(int outcome)
+{
+	return outcome == DIAG_FAILED || outcome == DIAG_DIVERGED ? CS_ERROR :
+	    outcome == DIAG_DEGRADED ? CS_WARN : CS_HEADER;
+}
+
+/*
+ * The healthy runs compared, in the room the header has left: all their
+ * names (model_healthy_str()), else as many as fit and "+N" for the
+ * rest, else the count alone ("N healthy runs compared", then "N
+ * healthy runs").  Into buf.
+ */
+static const char *
+header_healthy(const struct model *m, const struct canvas *cv, int room,
+    char *buf, size_t len)
+{
+	const char *s = m->nhealthy == 1 ? "" : "s";
+	size_t i, at, keep;
+
+	model_healthy_str(m, buf, len);
+	if (canvas_drawn_width(cv, buf, strlen(buf)) <= room)
+		return buf;
+	for (keep = m->nhealthy_runs; keep-- > 1; ) {
+		at = (size_t)snprintf(buf, len, "%d healthy run%s compared (",
+		    m->nhealthy, s);
+		for (i = 0; i < keep && at < len; i++)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+			    i > 0 ? ", " : "", m->healthy_runs[i]);
+		if (at < len)
+			snprintf(buf + at, len - at, " +%zu)",
+			    m->nhealthy_runs - keep);
+		if (canvas_drawn_width(cv, buf, strlen(buf)) <= room)
+			return buf;
+	}
+	snprintf(buf, len, "%d healthy run%s compared", m->nhealthy, s);
+	if ((int)strlen(buf) > room)
+		snprintf(buf, len, "%d healthy run%s", m->nhealthy, s);
+	return buf;
+}
+
 static void
 draw_header(struct view *v, struct canvas *cv, int row)
 {
 	const struct model *m = v->m;
 	char buf[256];
-	int x, from;
+	int x, from, out;
 
 	if (m == NULL) {
 		canvas_puts(cv, row, 0, CS_HEADER, "trainscope");
@@ -227,6 +270,7 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	}
 	x = canvas_put_clip(cv, row, 0, cv->width / 3, CS_HEADER, m->name,
 	    strlen(m->name));
+	out = x + 2;
 	snprintf(buf, sizeof buf, "  %s", diag_outcome_name(
 	    (enum diag_outcome)m->outcome));
 	x = canvas_puts(cv, row, x, CS_HEADER, buf);
@@ -242,14 +286,15 @@ draw_header(struct view *v, struct canvas *cv, int row)
 		    " before its first iteration");
 	from = canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf,
 	    strlen(buf));
-	x = draw_incomplete(m, cv, row, from);
-	snprintf(buf, sizeof buf, "  %zu node%s  %d healthy run%s compared",
-	    m->nreal, m->nreal == 1 ? "" : "s", m->nhealthy, m->nhealthy == 1 ?
-	    "" : "s");
-	canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf, strlen(buf));
 	canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+	canvas_set_style(cv, row, out, x, outcome_style(m->outcome));
+	x = draw_incomplete(m, cv, row, from);
 	if (x > from + 2)
 		canvas_set_style(cv, row, from + 2, x, CS_WARN);
+	x = canvas_printf(cv, row, x, CS_HEADER, "  %zu node%s  ", m->nreal,
+	    m->nreal == 1 ? "" : "s");
+	header_healthy(m, cv, cv->width - x, buf, sizeof buf);
+	canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf, strlen(buf));
 }
 
 static void

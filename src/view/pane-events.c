@@ -4,8 +4,12 @@
  * One row per event the filters leave, in the sort's order (rows.c):
  * its score as a number and a bar, category, count, nodes, when it was
  * first seen and its template.  Below the list, the selected event's
- * detail: where it was first seen, why it ranks, and what the fault
- * library says it means and what to do.  A drill shows its lines.
+ * detail: where it was first seen, the trace of its error (the
+ * traceback that leads to it), why it ranks, and what the fault library
+ * says it means and what to do.  A drill shows its lines; the
+ * diagnosis's own events (a rank that stops, a node that logged
+ * nothing) have no template: they are a place, where a drill opens the
+ * file, or none.
  */
 #include "config.h"
 
@@ -41,17 +45,80 @@ short_count(uint64_t n, char *buf, size_t len)
 }
 
 /*
- * The selected event below the list: where it was first seen, why it
- * ranks, what the fault library says it means and what to do.  The
- * library's texts always get their rows; the reasons share the rest.
+ * The first row of the selected event's detail: where it was first seen
+ * (a template's first line), or where it is (the diagnosis's own event,
+ * or one of a single iteration: "at"), with its time, stage and
+ * iteration; an own event of no line (a node or rank that logged
+ * nothing) says so.
+ */
+static void
+detail_place(const struct model_event *ev, struct canvas *cv, int row, int w)
+{
+	const int at = model_event_own(ev) || ev->nlocs > 0;
+	char t[32], more[64];
+	int x;
+
+	if (ev->path == NULL && at) {
+		x = canvas_puts(cv, row, 0, CS_BOLD, "no line ");
+		canvas_printf(cv, row, x, CS_NORMAL, "(what was not logged)  %s",
+		    stage_name((enum stage)ev->stage));
+		return;
+	}
+	x = canvas_puts(cv, row, 0, CS_BOLD, at ? "at " : "first ");
+	x = canvas_put_clip(cv, row, x, w, CS_NORMAL, ev->path != NULL ?
+	    ev->path : "-", ev->path != NULL ? strlen(ev->path) : 1);
+	draw_clock(ev->ts, t, sizeof t);
+	more[0] = '\0';
+	if (ev->path != NULL)
+		snprintf(more, sizeof more, ":%ld", ev->line);
+	x = canvas_printf(cv, row, x, CS_NORMAL, "%s  %s  %s", more, t,
+	    stage_name((enum stage)ev->stage));
+	if (!at)
+		return;
+	more[0] = '\0';
+	if (rows_iter_ok(ev->iteration))
+		snprintf(more, sizeof more, ", iteration %ld", ev->iteration);
+	if (ev->nlocs > 1)
+		snprintf(more + strlen(more), sizeof more - strlen(more),
+		    "  +%zu rank%s", ev->nlocs - 1, ev->nlocs == 2 ? "" : "s");
+	canvas_puts(cv, row, x, CS_NORMAL, more);
+}
+
+/*
+ * The trace of an error (the traceback's lines that lead to it, most
+ * recent last): its last `rows` lines, the first of them saying how many
+ * more are above.
+ */
+static void
+detail_trace(struct area *a, int *used, const struct model_event *ev,
+    int rows)
+{
+	size_t k = ev->ntrace > (size_t)rows ? ev->ntrace - (size_t)rows : 0;
+	size_t first = k;
+	int row, x;
+
+	for (; k < ev->ntrace && (row = draw_row(a, used)) >= 0; k++) {
+		x = 6;
+		if (k == first)
+			canvas_puts(a->cv, row, 0, CS_BOLD, "trace ");
+		if (k == first && k > 0)
+			x = canvas_printf(a->cv, row, x, CS_DIM, "(%zu above) ", k);
+		draw_template(a->cv, row, x, a->w, CS_DIM, ev->trace[k], 0);
+	}
+}
+
+/*
+ * The selected event below the list: where it was first seen, the trace
+ * of its error, why it ranks, what the fault library says it means and
+ * what to do.  The library's texts always get their rows; the trace
+ * takes up to half of the rest, the reasons share what is left.
  */
 static void
 event_detail(struct view *v, struct area *a, int *used, size_t e)
 {
 	const struct model_event *ev = &v->m->events[e];
-	char buf[64], where[64];
 	int row, room = a->nrows < 0 ? 1000 : a->nrows - *used;
-	int rmeans = 0, rdo = 0;
+	int rmeans = 0, rdo = 0, rtrace = 0;
 	size_t k;
 
 	if ((row = draw_row(a, used)) < 0)
@@ -59,16 +126,7 @@ event_detail(struct view *v, struct area *a, int *used, size_t e)
 	canvas_glyph(a->cv, row, 0, CS_DIM, GL_HLINE, a->w);
 	if ((row = draw_row(a, used)) < 0)
 		return;
-	draw_clock(ev->ts, buf, sizeof buf);
-	snprintf(where, sizeof where, ":%ld", ev->line);
-	canvas_puts(a->cv, row, 0, CS_BOLD, "first ");
-	canvas_put_clip(a->cv, row, 6, a->w, CS_NORMAL, ev->path ? ev->path :
-	    "-", ev->path ? strlen(ev->path) : 1);
-	canvas_printf(a->cv, row, 6 + canvas_drawn_width(a->cv, ev->path ?
-	    ev->path :
-	    "-", ev->path ? strlen(ev->path) : 1), CS_NORMAL,
-	    "%s  %s  %s", ev->path ? where : "", buf,
-	    stage_name((enum stage)ev->stage));
+	detail_place(ev, a->cv, row, a->w);
 	room -= 2;
 	if (ev->explain != NULL)
 		rmeans = draw_wrap_rows(a->cv, a->w, 0, "means ", ev->explain,
@@ -80,6 +138,13 @@ event_detail(struct view *v, struct area *a, int *used, size_t e)
 	if (rdo > room)
 		rdo = room;
 	room -= rmeans + rdo;
+	if (ev->ntrace > 0 && room > 0) {
+		rtrace = room >= 4 ? room / 2 : 1;
+		if ((size_t)rtrace > ev->ntrace)
+			rtrace = (int)ev->ntrace;
+		room -= rtrace;
+		detail_trace(a, used, ev, rtrace);
+	}
 	for (k = 0; k < ev->nreasons && room > 0; k++, room--) {
 		if (room == 1 && k + 1 < ev->nreasons) {
 			if ((row = draw_row(a, used)) >= 0)
@@ -212,19 +277,35 @@ events_draw(struct view *v, struct area *a, int *used)
 	}
 }
 
+/*
+ * An event's lines; the diagnosis's own event (of no template) is a
+ * place: its file around its line, or nothing when it has no line (a
+ * node or rank that logged nothing).
+ */
 static int
 events_target(struct view *v, size_t r, struct view_target *t)
 {
+	const struct model_event *e = &v->m->events[rows_get(v)->row[r].item];
 	long node = -1;
 	size_t i;
 
+	if (model_event_own(e) && e->nlocs == 0) {
+		if (e->path == NULL || e->line < 1) {
+			t->why = "no line: this event is what was not logged";
+			return -1;
+		}
+		t->kind = VT_LINE;
+		t->name = e->path;
+		t->iter = e->line;
+		return 0;
+	}
 	/* the lines of the event on the node the filter keeps */
 	for (i = 0; i < v->st.nfilters; i++)
 		if (v->st.filters[i].kind == VF_NODE &&
 		    !v->st.filters[i].negate)
 			node = v->st.filters[i].a;
 	t->kind = VT_EVENT;
-	t->id = v->m->events[rows_get(v)->row[r].item].id;
+	t->id = e->id;
 	t->node = node;
 	return 0;
 }

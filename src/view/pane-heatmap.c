@@ -5,8 +5,9 @@
  * the others fold into groups of neighbours (rows.c), and a drill on a
  * group unfolds it.  A column is one or more iterations (or seconds when
  * the logs carry no iterations); a cell shows the strongest mark of its
- * node there, an X where the node's log ended before its peers', and a
- * dot while the node was alive and quiet.
+ * node there, a '!' where a rank of it stopped (the cause of the
+ * timeouts around it, drawn over the rest), an X where the node's log
+ * ended before its peers', and a dot while the node was alive and quiet.
  */
 #include "config.h"
 
@@ -118,12 +119,21 @@ hm_alive(const struct model *m, size_t n, const struct hcols *c, double a)
 	    a <= (double)nd->last_iter + 0.5;
 }
 
+/*
+ * Sub-cell `sub` of a cell: where a rank stopped, a '!' on its first,
+ * over what the cell shows (on the rest of a wide cell); an X where the
+ * log ended; else the strongest mark's level, or a dot while alive.
+ */
 static void
-hm_draw_cell(struct canvas *cv, int row, int col, int level, int flags,
-    int alive)
+hm_draw_cell(struct canvas *cv, int row, int col, int sub, int level,
+    int flags, int alive)
 {
 	enum canvas_glyph g;
 
+	if ((flags & MODEL_MARK_STOP) && sub == 0) {
+		canvas_puts(cv, row, col, CS_ERROR, "!");
+		return;
+	}
 	if (flags & MODEL_MARK_END) {
 		canvas_puts(cv, row, col, CS_ERROR, "X");
 		return;
@@ -261,9 +271,21 @@ heatmap_cells(const struct model *m, struct canvas *cv, int row, int x0,
 			alive |= hm_alive(m, n, c, lo);
 		}
 		for (k = 0; k < (size_t)c->cw; k++)
-			hm_draw_cell(cv, row, x0 + i * c->cw + (int)k, lv, fl,
-			    alive);
+			hm_draw_cell(cv, row, x0 + i * c->cw + (int)k, (int)k,
+			    lv, fl, alive);
 	}
+}
+
+/* Whether a rank of the model stopped where a mark says so. */
+static int
+hm_any_stop(const struct model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmarks; i++)
+		if (m->marks[i].flags & MODEL_MARK_STOP)
+			return 1;
+	return 0;
 }
 
 static void
@@ -276,6 +298,10 @@ heatmap_legend(const struct model *m, struct canvas *cv, int row)
 	x = canvas_glyph(cv, row, x, CS_HEAT0 + 6, GL_SHADE_DARK, 1);
 	x = canvas_glyph(cv, row, x, CS_HEAT0 + 7, GL_BLOCK, 1);
 	x = canvas_puts(cv, row, x + 1, CS_DIM, "suspicion  ");
+	if (hm_any_stop(m)) {
+		x = canvas_puts(cv, row, x, CS_ERROR, "!");
+		x = canvas_puts(cv, row, x + 1, CS_DIM, "rank stops  ");
+	}
 	x = canvas_puts(cv, row, x, CS_ERROR, "X");
 	x = canvas_puts(cv, row, x + 1, CS_DIM, "log ends  ");
 	x = canvas_puts(cv, row, x, CS_DIM, cv->ascii ? "." : "\u00b7");
@@ -341,7 +367,10 @@ heatmap_match(struct view *v, size_t r, void *re)
 	return view_regex_find(re, name, strlen(name), NULL, NULL);
 }
 
-/* A cell as data: its level, -1 where the log ends, -2 nothing. */
+/*
+ * A cell as data: its level, -3 where a rank of the node stopped, -1
+ * where the log ends, -2 nothing.
+ */
 static int
 cell_level(const struct model *m, size_t n, const struct hcols *c, int i)
 {
@@ -349,6 +378,8 @@ cell_level(const struct model *m, size_t n, const struct hcols *c, int i)
 	int fl, lv;
 
 	hm_cell(m, n, lo, lo + c->step, &fl, &lv);
+	if (fl & MODEL_MARK_STOP)
+		return -3;	/* the rank stopped here */
 	if (fl & MODEL_MARK_END)
 		return -1;	/* the log ends here */
 	if (lv == 0 && !hm_alive(m, n, c, lo))

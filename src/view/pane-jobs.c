@@ -95,7 +95,7 @@ job_of(const struct rows *r, size_t i)
 static int
 outcome_style(const char *o)
 {
-	if (strcmp(o, "failed") == 0)
+	if (strcmp(o, "failed") == 0 || strcmp(o, "diverged") == 0)
 		return CS_ERROR;
 	if (strcmp(o, "degraded") == 0)
 		return CS_WARN;

@@ -5,7 +5,8 @@
  * The rows (viewlines.c) are every line of an event with its context,
  * or a window of one file; their text is read when a row is drawn or
  * searched.  A row shows the file (unless all rows share it), the line
- * number, an arrow on the event's own lines, and the text, scrolled
+ * number, an arrow on the event's own lines and a bar on the lines of
+ * their error's trace (the traceback before it), and the text, scrolled
  * sideways; below the list, the cursor's line whole.  A drill on an
  * event's line shows its file around it.
  */
@@ -122,7 +123,10 @@ lines_row(struct view *v, struct area *a, int row, size_t i, size_t top,
 {
 	const struct view_line *l = &v->lines[i];
 	const int skip = v->st.hscroll[PANE_LINES];
-	int x = pw > 0 ? pw + 1 : 0, st = l->hit ? CS_NORMAL : CS_DIM, w;
+	int x = pw > 0 ? pw + 1 : 0, w;
+	/* the line, its error's trace, the rest of the context */
+	int st = l->hit || l->trace ? CS_NORMAL : CS_DIM;
+	int tst = l->hit ? CS_BOLD : l->trace ? CS_NORMAL : CS_DIM;
 
 	/* a file's name on its first row and at the top of the page */
 	if (pw > 0 && (i == top || l->path != v->lines[i - 1].path))
@@ -132,14 +136,15 @@ lines_row(struct view *v, struct area *a, int row, size_t i, size_t top,
 	x += nw + 1;
 	if (l->hit)
 		canvas_glyph(a->cv, row, x, CS_BOLD, GL_ARROW_RIGHT, 1);
+	else if (l->trace)
+		canvas_glyph(a->cv, row, x, CS_DIM, GL_VLINE, 1);
 	x += 2;
 	if (l->text == NULL)
 		return x;
 	w = canvas_drawn_width(a->cv, l->text, l->len);
 	if (w - skip > a->w - x && w - skip - (a->w - x) > v->hwide)
 		v->hwide = w - skip - (a->w - x);
-	canvas_put_from(a->cv, row, x, a->w, l->hit ? CS_BOLD : CS_DIM,
-	    l->text, l->len, skip);
+	canvas_put_from(a->cv, row, x, a->w, tst, l->text, l->len, skip);
 	return x;
 }
 

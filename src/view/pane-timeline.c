@@ -7,6 +7,14 @@
  * ended early.  The list below has a row per iteration the filters keep
  * (rows.c); a drill filters the events to it.  A long quiet stretch of
  * the axis is cut out so that the rest keeps its room.
+ *
+ * Where the captures' iterations were joined to the logs' (modeljoin.c),
+ * each is drawn on the logs' axis with its length on the wire on the
+ * logs' scale, a row says which capture iterations are which log
+ * iterations and how far apart their lengths are, and each row of the
+ * list has its capture iteration, the wire's length and the difference;
+ * without a join the captures' iterations are ticks, as the capture
+ * alone has them.
  */
 #include "config.h"
 
@@ -201,6 +209,131 @@ tl_tick(const struct model_iter *it, struct canvas *cv, int row, int spark,
 		canvas_glyph(cv, spark, c, CS_NORMAL, GL_BAR1 + 3, 1);
 }
 
+/* A capture iteration's length on the wire, ms (NAN: none). */
+static double
+wire_ms(const struct model_fiter *f)
+{
+	return (f->end - f->start) * 1e3;
+}
+
+/* Whether the join's offset is one the panes can add to an iteration. */
+static int
+join_ok(const struct model_flows *f)
+{
+	return f->join != MODEL_JOIN_NONE && f->join_offset > -(1L << 53) &&
+	    f->join_offset < (1L << 53);
+}
+
+/* The capture iteration joined to log iteration it, or NULL. */
+static const struct model_fiter *
+fiter_of(const struct model *m, long it)
+{
+	const struct model_flows *f = &m->flows;
+	long k;
+
+	if (!join_ok(f) || !rows_iter_ok(it))
+		return NULL;
+	k = it - f->join_offset - 1;
+	if (k < 0 || (unsigned long)k >= f->niters || f->iters[k].log_iter != it)
+		return NULL;
+	return &f->iters[k];
+}
+
+/*
+ * How far the captures' clock is behind the logs': nothing when they
+ * were joined by the times of the lines (one clock); joined by
+ * durations, the median of a log iteration's start less its capture
+ * iteration's.
+ */
+static double
+clock_shift(const struct model *m)
+{
+	const struct model_flows *f = &m->flows;
+	double *d, shift = 0;
+	size_t k, n = 0;
+	long i;
+
+	if (f->join != MODEL_JOIN_DURATION)
+		return 0;
+	d = xcalloc(f->niters + 1, sizeof *d);
+	for (k = 0; k < f->niters; k++)
+		if (f->iters[k].log_iter >= 0 && (i = model_iter_index(m,
+		    f->iters[k].log_iter)) >= 0 && isfinite(m->iters[i].start -
+		    f->iters[k].start))
+			d[n++] = m->iters[i].start - f->iters[k].start;
+	if (n > 0)
+		shift = stats_median(d, n);
+	free(d);
+	return shift;
+}
+
+/*
+ * The captures' iterations joined to the logs': each at its place on the
+ * logs' axis (its start on their clock, or its log iteration), its
+ * length on the wire as a bar on the scale [lo, hi] of the logs'
+ * durations above it (a full one, marked, past it: a checkpoint save's
+ * pause the logs' figure leaves out); dim where no log iteration took
+ * it.
+ */
+static void
+tl_wire_row(const struct model *m, struct area *a, int *used,
+    const struct taxis *t, double lo, double hi)
+{
+	const struct model_flows *f = &m->flows;
+	double shift = clock_shift(m), at, ms, lv;
+	int row, st;
+	size_t k;
+
+	if ((row = draw_row(a, used)) < 0)
+		return;
+	canvas_puts(a->cv, row, 0, CS_BOLD, "on the wire");
+	for (k = 0; k < f->niters; k++) {
+		const struct model_fiter *it = &f->iters[k];
+
+		at = t->time ? it->start + shift : it->log_iter >= 0 &&
+		    rows_iter_ok(it->log_iter) ? (double)it->log_iter : NAN;
+		if (!isfinite(at))
+			continue;
+		ms = wire_ms(it);
+		st = isnan(it->log_ms) ? CS_DIM : CS_NORMAL;
+		if (!rows_ms_ok(ms) || !(hi >= lo)) {
+			canvas_puts(a->cv, row, tx(t, at), st, "|");
+			continue;
+		}
+		/* (clamped before it is an int: the wire's may be any length) */
+		lv = hi > lo ? (ms - lo) / (hi - lo) * 7.0 : 3;
+		if (ms > hi + 0.2 * (hi - lo) && ms > hi * 1.1)
+			st = CS_WARN;
+		canvas_glyph(a->cv, row, tx(t, at), st, (enum canvas_glyph)
+		    (GL_BAR1 + (!(lv > 0) ? 0 : lv >= 7 ? 7 : (int)lv)), 1);
+	}
+}
+
+/*
+ * How the captures' iterations met the logs': which capture iterations
+ * are which log iterations, how they were matched, and the median of
+ * the wire's length less the logs'.
+ */
+static void
+tl_join(const struct model *m, struct area *a, int *used)
+{
+	const struct model_flows *f = &m->flows;
+	char buf[160];
+	int row;
+
+	if (!join_ok(f) || f->niters == 0 || (row = draw_row(a, used)) < 0)
+		return;
+	canvas_puts(a->cv, row, 0, CS_BOLD, "wire vs logs");
+	snprintf(buf, sizeof buf, "capture 1-%zu = log %ld-%ld (by %s)",
+	    f->niters, 1 + f->join_offset, (long)f->niters + f->join_offset,
+	    model_join_name(f->join));
+	if (isfinite(f->join_ms) && isfinite(f->join_pct) &&
+	    fabs(f->join_ms) < 1e9 && fabs(f->join_pct) < 1e9)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    ", median %+.1f ms %+.1f %%", f->join_ms, f->join_pct);
+	canvas_put_clip(a->cv, row, 16, a->w, CS_NORMAL, buf, strlen(buf));
+}
+
 static void
 tl_iter_rows(struct view *v, struct area *a, int *used,
     const struct taxis *t)
@@ -229,7 +362,10 @@ tl_iter_rows(struct view *v, struct area *a, int *used,
 			tl_tick(&m->iters[i], a->cv, row, spark, tx(t, at), lo,
 			    hi);
 	}
-	if (m->flows.niters > 0 && t->time && (row = draw_row(a, used)) >= 0) {
+	if (m->flows.join != MODEL_JOIN_NONE)
+		tl_wire_row(m, a, used, t, lo, hi);
+	else if (m->flows.niters > 0 && t->time &&
+	    (row = draw_row(a, used)) >= 0) {
 		canvas_puts(a->cv, row, 0, CS_BOLD, "from flows");
 		for (i = 0; i < m->flows.niters; i++)
 			canvas_puts(a->cv, row, tx(t, m->flows.iters[i].start),
@@ -320,22 +456,60 @@ tl_axis_labels(const struct model *m, struct area *a, int *used,
 	    "no times");
 }
 
-/* A row of the list: an iteration, when it started, how long it took. */
+/* Columns of the list's rows past the durations: where the flags go. */
+#define TL_FLAGS	29
+#define TL_FLAGS_JOINED	51
+
+/*
+ * The capture iteration of a list row, when the captures were joined:
+ * its number, its length on the wire and how much longer than the
+ * logs' that is.
+ */
 static void
-tl_iter(const struct model_iter *it, struct canvas *cv, int row)
+tl_iter_wire(const struct model *m, const struct model_iter *it,
+    struct canvas *cv, int row)
 {
+	const struct model_fiter *f = fiter_of(m, it->iteration);
+	double ms;
+
+	if (f == NULL)
+		return;
+	ms = wire_ms(f);
+	canvas_printf(cv, row, 24, CS_NORMAL, "%7zu", (size_t)(f -
+	    m->flows.iters) + 1);
+	if (f->ckpt)
+		canvas_puts(cv, row, TL_FLAGS_JOINED + 23, CS_DIM, "save");
+	if (!rows_ms_ok(ms))
+		return;
+	canvas_printf(cv, row, 32, CS_NORMAL, "%8.0f", ms);
+	if (rows_ms_ok(f->log_ms) && fabs(ms - f->log_ms) < 1e9)
+		canvas_printf(cv, row, 41, fabs(ms - f->log_ms) > 0.2 *
+		    f->log_ms ? CS_WARN : CS_DIM, "%+8.1f", ms - f->log_ms);
+}
+
+/*
+ * A row of the list: an iteration, when it started, how long it took;
+ * joined, its capture iteration beside it.
+ */
+static void
+tl_iter(const struct model *m, const struct model_iter *it,
+    struct canvas *cv, int row)
+{
+	int x = join_ok(&m->flows) ? TL_FLAGS_JOINED : TL_FLAGS;
 	char b1[16];
 
 	draw_clock(it->start, b1, sizeof b1);
 	canvas_printf(cv, row, 0, CS_NORMAL, "%6ld  %8s  ", it->iteration, b1);
 	if (rows_ms_ok(it->ms))
-		canvas_printf(cv, row, 18, CS_NORMAL, "%8.0f", it->ms);
+		canvas_printf(cv, row, x == TL_FLAGS ? 18 : 16, CS_NORMAL,
+		    "%8.0f", it->ms);
+	tl_iter_wire(m, it, cv, row);
 	if (it->flags & MODEL_ITER_FAILURE)
-		canvas_puts(cv, row, 29, CS_ERROR, "failure ");
+		canvas_puts(cv, row, x, CS_ERROR, "failure ");
 	if (it->flags & MODEL_ITER_ANOMALOUS)
-		canvas_puts(cv, row, 37, CS_WARN, "anomalous ");
+		canvas_puts(cv, row, x + 8, CS_WARN, "anomalous ");
 	if (it->flags & MODEL_ITER_SLOW)
-		canvas_puts(cv, row, 47, CS_WARN, "slow");
+		canvas_puts(cv, row, x + 18, CS_WARN, "slow");
 }
 
 static void
@@ -350,10 +524,13 @@ timeline_draw(struct view *v, struct area *a, int *used)
 	tl_axis_labels(v->m, a, used, &t);
 	tl_stage_rows(v, a, used, &t);
 	tl_iter_rows(v, a, used, &t);
+	tl_join(v->m, a, used);
 	tl_ended(v, a, used);
 	if ((row = draw_row(a, used)) < 0)
 		return;
-	canvas_puts(a->cv, row, 0, CS_BOLD, "  iter     start        ms  ");
+	canvas_puts(a->cv, row, 0, CS_BOLD, join_ok(&v->m->flows) ?
+	    "  iter     start  log ms  capture  wire ms  diff ms" :
+	    "  iter     start        ms  ");
 	v->page = 0;
 	if (v->m->niters == 0 && (row = draw_row(a, used)) >= 0)
 		canvas_puts(a->cv, row, 0, CS_DIM, "the logs name no iterations");
@@ -361,7 +538,7 @@ timeline_draw(struct view *v, struct area *a, int *used)
 		if ((row = draw_row(a, used)) < 0)
 			break;
 		v->page++;
-		tl_iter(&v->m->iters[r->row[i].item], a->cv, row);
+		tl_iter(v->m, &v->m->iters[r->row[i].item], a->cv, row);
 		if ((int)i == v->st.cursor[PANE_TIMELINE])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 	}

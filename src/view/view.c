@@ -536,7 +536,8 @@ view_drill(struct view *v, char **cause)
 	int rc;
 
 	if (view_target(v, &t) != 0)
-		return ts_fail(cause, "nothing to drill into here");
+		return ts_fail(cause, "%s", t.why != NULL ? t.why :
+		    "nothing to drill into here");
 	if (t.kind == VT_JOB) {
 		rc = drill_job(v, t.name, cause);
 		free(t.owned);
@@ -561,6 +562,7 @@ view_drill(struct view *v, char **cause)
 		drill_filter(v, VF_ITER, xasprintf("iter=%ld", t.iter));
 		break;
 	case VT_LINE:
+		v->st.pane = PANE_LINES;
 		v->st.lsrc = LS_FILE;
 		free(v->st.l_path);
 		v->st.l_path = xstrdup(t.name);

@@ -20,6 +20,8 @@ struct view_line {
 				   NUL of the line may come before len */
 	size_t len;
 	int hit;		/* the line itself, not context */
+	int trace;		/* context that is its error's trace (the
+				   traceback before it) */
 };
 
 /* What a pane's row leads to. */
@@ -34,6 +36,7 @@ struct view_target {
 	long iter;		/* VT_ITER; VT_LINE: the line */
 	const char *name;	/* VT_JOB: the job; VT_LINE: the path */
 	char *owned;		/* free after use */
+	const char *why;	/* none: why not (static), NULL: nothing */
 };
 
 /* The drill target of the cursor's row; 0, or -1 when there is none. */

@@ -50,10 +50,14 @@ struct build {
 	struct view *v;
 	size_t cap;
 	int truncated;
+	const struct model_event *ev;	/* the event shown, NULL */
+	uint64_t *keep;		/* its lines in a file (scratch) */
+	size_t keepcap;
 };
 
 static void
-add_row(struct build *b, int64_t file, char *path, uint64_t line, int hit)
+add_row(struct build *b, int64_t file, char *path, uint64_t line, int hit,
+    int trace)
 {
 	struct view *v = b->v;
 	struct view_line *l;
@@ -70,23 +74,25 @@ add_row(struct build *b, int64_t file, char *path, uint64_t line, int hit)
 	l->text = NULL;
 	l->len = 0;
 	l->hit = hit;
+	l->trace = trace;
 }
 
-static int
-event_file(void *arg, const struct viewdb_occ *o)
+/*
+ * The rows of a file's lines of the event: each line with `context`
+ * lines around it, and before an error's line the lines of its trace
+ * (the traceback that leads to it: as many lines as it has, unless no
+ * context is asked for), each row once.
+ */
+static void
+occ_rows(struct build *b, const struct viewdb_occ *o, char *path)
 {
-	struct build *b = arg;
-	struct view *v = b->v;
-	uint64_t next = 1, from, to, ctx = (uint64_t)v->st.context;
-	size_t i, before = v->nlines, k;
-	char *path;
+	uint64_t next = 1, from, to, ctx = (uint64_t)b->v->st.context;
+	uint64_t ntr = ctx > 0 && b->ev != NULL ? b->ev->ntrace : 0, before;
+	size_t i;
 
-	if (v->st.l_node >= 0 && o->node[0] != '\0' &&
-	    strcmp(o->node, v->m->nodes[v->st.l_node].name) != 0)
-		return 0;
-	path = xstrdup(o->path);
+	before = ctx + ntr;
 	for (i = 0; i < o->nlines && !b->truncated; i++) {
-		from = o->lines[i] > ctx ? o->lines[i] - ctx : 1;
+		from = o->lines[i] > before ? o->lines[i] - before : 1;
 		if (from < next)
 			from = next;
 		to = o->lines[i] + ctx;
@@ -96,11 +102,69 @@ event_file(void *arg, const struct viewdb_occ *o)
 		if (i + 1 < o->nlines && to >= o->lines[i + 1])
 			to = o->lines[i + 1] - 1;
 		for (; from <= to; from++)
-			add_row(b, o->file, path, from, from == o->lines[i]);
+			add_row(b, o->file, path, from, from == o->lines[i],
+			    from < o->lines[i] && from + ntr >= o->lines[i]);
 		next = to + 1;
-		if (i + 1 < o->nlines && o->lines[i + 1] > next)
-			next = o->lines[i + 1] > ctx ? o->lines[i + 1] - ctx : 1;
 	}
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * An event of one iteration has its lines (locs): of the file's lines
+ * of its template, only those.  Returns how many are left in b->keep.
+ */
+static size_t
+occ_locs(struct build *b, const struct viewdb_occ *o)
+{
+	const struct model_event *e = b->ev;
+	size_t i, n = 0, k;
+
+	for (i = 0; i < e->nlocs; i++) {
+		if (strcmp(e->locs[i].path, o->path) != 0 || e->locs[i].line < 1)
+			continue;
+		b->keep = xgrow(b->keep, &b->keepcap, n + 1, sizeof *b->keep);
+		b->keep[n++] = (uint64_t)e->locs[i].line;
+	}
+	ts_qsort(b->keep, n, sizeof *b->keep, cmp_u64);
+	/* those the template has there, in its order */
+	for (i = k = 0; i < n; i++) {
+		const uint64_t *at = bsearch(&b->keep[i], o->lines, o->nlines,
+		    sizeof *o->lines, cmp_u64);
+
+		if (at != NULL && (k == 0 || b->keep[k - 1] != b->keep[i]))
+			b->keep[k++] = b->keep[i];
+	}
+	return k;
+}
+
+static int
+event_file(void *arg, const struct viewdb_occ *o)
+{
+	struct build *b = arg;
+	struct view *v = b->v;
+	struct viewdb_occ sub;
+	size_t before = v->nlines, k;
+	char *path;
+
+	if (v->st.l_node >= 0 && o->node[0] != '\0' &&
+	    strcmp(o->node, v->m->nodes[v->st.l_node].name) != 0)
+		return 0;
+	if (b->ev != NULL && b->ev->nlocs > 0 && !model_event_own(b->ev)) {
+		sub = *o;
+		if ((sub.nlines = occ_locs(b, o)) == 0)
+			return 0;
+		sub.lines = b->keep;
+		o = &sub;
+	}
+	path = xstrdup(o->path);
+	occ_rows(b, o, path);
 	if (v->nlines == before) {
 		free(path);
 		return 0;
@@ -111,6 +175,98 @@ event_file(void *arg, const struct viewdb_occ *o)
 	return b->truncated;
 }
 
+static int
+cmp_loc(const void *a, const void *b)
+{
+	const struct model_loc *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c != 0 ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * The diagnosis's own event has no template: its lines are its locs, or
+ * its one place (path:line), on the node asked for.  Returns 0, or -1
+ * with *cause.
+ */
+static int
+own_rows(struct build *b, char **cause)
+{
+	const struct model_event *e = b->ev;
+	struct view *v = b->v;
+	struct model_loc one, *l;
+	struct viewdb_occ o;
+	uint64_t *lines;
+	size_t n = 0, i, s;
+	int gz, rc = 0;
+
+	one.path = e->path;
+	one.line = e->line;
+	one.node = e->nnodes > 0 ? e->nodes[0] : UINT32_MAX;
+	l = xcalloc(e->nlocs + 1, sizeof *l);
+	for (i = 0; i < (e->nlocs > 0 ? e->nlocs : 1); i++) {
+		const struct model_loc *c = e->nlocs > 0 ? &e->locs[i] : &one;
+
+		if (c->path != NULL && c->line >= 1 && (v->st.l_node < 0 ||
+		    c->node == (uint32_t)v->st.l_node))
+			l[n++] = *c;
+	}
+	if (n == 0)
+		rc = ts_fail(cause, "%s", e->path == NULL && e->nlocs == 0 ?
+		    "no line: this event is what was not logged" :
+		    "no line of this event on that node");
+	ts_qsort(l, n, sizeof *l, cmp_loc);
+	lines = xcalloc(n + 1, sizeof *lines);
+	for (i = 0; i < n && rc == 0 && !b->truncated; i = s) {
+		memset(&o, 0, sizeof o);
+		o.path = l[i].path;
+		o.node = "";
+		for (s = i; s < n && strcmp(l[s].path, l[i].path) == 0; s++)
+			if (o.nlines == 0 || lines[o.nlines - 1] !=
+			    (uint64_t)l[s].line)
+				lines[o.nlines++] = (uint64_t)l[s].line;
+		o.lines = lines;
+		if ((rc = viewdb_file(v->cache, v->job, o.path, &o.file, &gz,
+		    &o.file_lines, cause)) < 0)
+			break;
+		rc = rc == 0 ? 0 : event_file(b, &o);
+	}
+	free(lines);
+	free(l);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Every line of the event l_event (on node l_node), with context. */
+static int
+event_rows(struct build *b)
+{
+	struct view *v = b->v;
+	char *why = NULL;
+	long e = model_event_index(v->m, v->st.l_event);
+	size_t i;
+
+	b->ev = e >= 0 ? &v->m->events[e] : NULL;
+	if (b->ev != NULL && model_event_own(b->ev) ? own_rows(b, &why) != 0 :
+	    viewdb_event_files(v->cache, v->job, v->st.l_event, event_file, b,
+	    &why) < 0) {
+		v->lines_error = why;
+		return -1;
+	}
+	if (v->nlines == 0)
+		v->lines_error = xstrdup(b->ev != NULL && b->ev->nlocs > 0 ?
+		    "no line of this event is left (index the job again)" :
+		    "the cache keeps no line of this event (index the job "
+		    "again)");
+	/* a drill lands on the event's first line, not its context */
+	for (i = 0; v->lines_seek && i < v->nlines; i++)
+		if (v->lines[i].hit) {
+			v->st.cursor[PANE_LINES] = (int)i;
+			break;
+		}
+	v->lines_seek = 0;
+	return 0;
+}
+
 int
 view_lines_build(struct view *v)
 {
@@ -118,7 +274,6 @@ view_lines_build(struct view *v)
 	char *why = NULL;
 	int64_t file;
 	uint64_t nl, from, to, l;
-	size_t i;
 	int gz, rc;
 
 	view_lines_clear(v);
@@ -128,22 +283,9 @@ view_lines_build(struct view *v)
 	memset(&b, 0, sizeof b);
 	b.v = v;
 	if (v->st.lsrc == LS_EVENT) {
-		if (viewdb_event_files(v->cache, v->job, v->st.l_event,
-		    event_file, &b, &why) < 0) {
-			v->lines_error = why;
-			return -1;
-		}
-		if (v->nlines == 0)
-			v->lines_error = xstrdup("the cache keeps no line of "
-			    "this event (index the job again)");
-		/* a drill lands on the event's first line, not its context */
-		for (i = 0; v->lines_seek && i < v->nlines; i++)
-			if (v->lines[i].hit) {
-				v->st.cursor[PANE_LINES] = (int)i;
-				break;
-			}
-		v->lines_seek = 0;
-		return 0;
+		rc = event_rows(&b);
+		free(b.keep);
+		return rc;
 	}
 	rc = viewdb_file(v->cache, v->job, v->st.l_path, &file, &gz, &nl, &why);
 	if (rc <= 0) {
@@ -158,7 +300,8 @@ view_lines_build(struct view *v)
 		to = nl;
 	for (l = from; l <= to; l++)
 		add_row(&b, file, l == from ? xstrdup(v->st.l_path) :
-		    v->lines[v->nlines - 1].path, l, l == (uint64_t)v->st.l_line);
+		    v->lines[v->nlines - 1].path, l, l == (uint64_t)v->st.l_line,
+		    0);
 	v->st.cursor[PANE_LINES] = (int)((uint64_t)v->st.l_line - from);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * view-t.c -- the panes draw absurd models sanely: iteration numbers
  * near the ends of a long, times and durations out of any range, scores
- * past [0, 1].  A model read back from the cache is trusted only so far
+ * past [0, 1], captures joined to the logs at any offset.  A model read back from the cache is trusted only so far
  * (modelio.c checks its shape, not its values), so every pane must draw
  * whatever numbers it holds without overflowing (the sanitizer build
  * stops at any) and with axes and columns that make sense.
@@ -22,6 +22,37 @@
 #include "tap.h"
 
 #define HUGE_ITER (-4611686018427387904L)	/* -2^62 */
+
+/*
+ * Captures joined to the logs at an offset near the end of a long (by
+ * time) or at 4: iterations at no time or at the ends of time, log
+ * numbers and durations out of range, a disagreement past any.
+ */
+static void
+absurd_flows(struct model *m, int by_time)
+{
+	struct model_flows *f = &m->flows;
+
+	f->present = 1;
+	f->niters = 3;
+	f->iters = xcalloc(3, sizeof *f->iters);
+	f->iters[0].start = -1e300;
+	f->iters[0].end = 1e300;
+	f->iters[0].log_iter = LONG_MAX;
+	f->iters[0].log_ms = INFINITY;
+	f->iters[1].start = f->iters[1].end = NAN;
+	f->iters[1].log_iter = -1;
+	f->iters[1].log_ms = NAN;
+	f->iters[1].ckpt = 1;
+	f->iters[2].start = 1.7e9 + 1;
+	f->iters[2].end = 1.7e9 + 2;
+	f->iters[2].log_iter = 7;
+	f->iters[2].log_ms = -1e300;
+	f->join = MODEL_JOIN_DURATION;
+	f->join_offset = by_time ? LONG_MIN : 4;
+	f->join_ms = 1e300;
+	f->join_pct = -INFINITY;
+}
 
 /* Four nodes, two events, iterations 1 to 10 and the absurd ones. */
 static struct model *
@@ -93,6 +124,7 @@ absurd_model(int by_time)
 	m->spans[0].end = by_time ? 1e300 : NAN;
 	m->spans[0].iter_from = LONG_MIN;
 	m->spans[0].iter_to = LONG_MAX;
+	absurd_flows(m, by_time);
 	return m;
 }
 
