@@ -44,17 +44,6 @@ struct lp_scan {
 
 /* Month and day names as three lower-case letters packed in an int. */
 #define LP_K3(a, b, c) ((uint32_t)(a) << 16 | (uint32_t)(b) << 8 | (c))
-static const uint32_t lp_months[] = {
-	LP_K3('j', 'a', 'n'), LP_K3('f', 'e', 'b'), LP_K3('m', 'a', 'r'),
-	LP_K3('a', 'p', 'r'), LP_K3('m', 'a', 'y'), LP_K3('j', 'u', 'n'),
-	LP_K3('j', 'u', 'l'), LP_K3('a', 'u', 'g'), LP_K3('s', 'e', 'p'),
-	LP_K3('o', 'c', 't'), LP_K3('n', 'o', 'v'), LP_K3('d', 'e', 'c')
-};
-static const uint32_t lp_days[] = {
-	LP_K3('m', 'o', 'n'), LP_K3('t', 'u', 'e'), LP_K3('w', 'e', 'd'),
-	LP_K3('t', 'h', 'u'), LP_K3('f', 'r', 'i'), LP_K3('s', 'a', 't'),
-	LP_K3('s', 'u', 'n')
-};
 
 static int
 lp_digit(int c)
@@ -127,21 +116,59 @@ lp_valid_date(long y, long m, long d)
 	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
 }
 
-/* Index of the 3-letter name at s in keys[0..n), or -1. */
-static int
-lp_key3(const char *s, const uint32_t *keys, int n)
+/*
+ * The three letters at s (any case) as a key, or 0 when s[0] is no
+ * letter.  Setting bit 5 lower-cases a letter and turns no other byte
+ * into one, so a key of three lower-case letters comes only from letters.
+ */
+static uint32_t
+lp_key3(const char *s)
 {
-	uint32_t k;
-	int i;
-
 	if (!lp_alpha((unsigned char)s[0]))
-		return -1;
-	k = LP_K3(lp_lower((unsigned char)s[0]), lp_lower((unsigned char)s[1]),
-	    lp_lower((unsigned char)s[2]));
-	for (i = 0; i < n; i++)
-		if (keys[i] == k)
-			return i;
-	return -1;
+		return 0;
+	return LP_K3((unsigned char)s[0], (unsigned char)s[1],
+	    (unsigned char)s[2]) | LP_K3(0x20, 0x20, 0x20);
+}
+
+#define LP_DAY 13		/* lp_name3(): a day of the week */
+
+/*
+ * What the three letters at s name: a month (1..12), a day of the week
+ * (LP_DAY), or nothing (0).  Dispatched on the first letter, so most
+ * words are turned away by one indirect jump.
+ */
+static int
+lp_name3(const char *s)
+{
+	uint32_t k = lp_key3(s);
+
+#define LP_IS(b, c) (k == LP_K3(k >> 16, (b), (c)))
+	switch (k >> 16) {
+	case 'a': return LP_IS('p', 'r') ? 4 : LP_IS('u', 'g') ? 8 : 0;
+	case 'd': return LP_IS('e', 'c') ? 12 : 0;
+	case 'f': return LP_IS('e', 'b') ? 2 : LP_IS('r', 'i') ? LP_DAY : 0;
+	case 'j': return LP_IS('a', 'n') ? 1 : LP_IS('u', 'n') ? 6 :
+	    LP_IS('u', 'l') ? 7 : 0;
+	case 'm': return LP_IS('a', 'r') ? 3 : LP_IS('a', 'y') ? 5 :
+	    LP_IS('o', 'n') ? LP_DAY : 0;
+	case 'n': return LP_IS('o', 'v') ? 11 : 0;
+	case 'o': return LP_IS('c', 't') ? 10 : 0;
+	case 's': return LP_IS('e', 'p') ? 9 : LP_IS('a', 't') ||
+	    LP_IS('u', 'n') ? LP_DAY : 0;
+	case 't': return LP_IS('u', 'e') || LP_IS('h', 'u') ? LP_DAY : 0;
+	case 'w': return LP_IS('e', 'd') ? LP_DAY : 0;
+	default: return 0;
+	}
+#undef LP_IS
+}
+
+/* The month (1..12) that the three letters at s name, or 0. */
+static int
+lp_month3(const char *s)
+{
+	int n = lp_name3(s);
+
+	return n == LP_DAY ? 0 : n;
 }
 
 /* A month name (3 letters, any case, full name allowed) at s[*i]: 1..12. */
@@ -151,7 +178,7 @@ lp_month(const char *s, size_t *i, size_t end)
 	size_t k;
 	int m;
 
-	if (*i + 3 > end || (m = lp_key3(s + *i, lp_months, 12)) < 0)
+	if (*i + 3 > end || (m = lp_month3(s + *i)) == 0)
 		return 0;
 	k = *i + 3;
 	while (k < end && lp_alpha((unsigned char)s[k]))
@@ -159,7 +186,7 @@ lp_month(const char *s, size_t *i, size_t end)
 	if (k - *i > 9)
 		return 0;
 	*i = k;
-	return m + 1;
+	return m;
 }
 
 /*
@@ -394,7 +421,7 @@ lp_ts_monthname(struct lp_scan *sc, size_t *i)
 	int m;
 
 	if (j + 4 <= sc->end && (s[j + 3] == ' ' || s[j + 3] == ',') &&
-	    lp_key3(s + j, lp_days, 7) >= 0) {
+	    lp_name3(s + j) == LP_DAY) {
 		j += 4;
 		while (j < sc->end && s[j] == ' ')
 			j++;
@@ -1069,7 +1096,7 @@ lp_anchor_dmesg_human(struct lp_scan *sc)
 		for (k++; k < sc->end && (lp_digit((unsigned char)s[k]) ||
 		    s[k] == '.' || s[k] == ':'); k++)
 			;
-	} else if (k + 3 < sc->end && lp_key3(s + k, lp_months, 12) >= 0) {
+	} else if (k + 3 < sc->end && lp_month3(s + k) != 0) {
 		for (k += 3; k < sc->end && (lp_digit((unsigned char)s[k]) ||
 		    s[k] == ' ' || s[k] == ':' || s[k] == ','); k++)
 			;
@@ -1087,9 +1114,25 @@ lp_anchor_dmesg_human(struct lp_scan *sc)
 static int
 lp_anchor(struct lp_scan *sc, int nweak, int idish)
 {
-	if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
-	    lp_anchor_host(sc) == 0 || lp_anchor_dmesg_human(sc) == 0)
-		return 0;
+	int c = (unsigned char)sc->s[sc->pos];
+
+	/*
+	 * By the first byte: '[' may open a rank, a time, dmesg -H's time
+	 * or a level; a digit starts a rank, a time or a host; a letter a
+	 * time, a host or a level; '<' only a level.
+	 */
+	if (c == '[') {
+		if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
+		    lp_anchor_dmesg_human(sc) == 0)
+			return 0;
+	} else if (lp_digit(c))
+		return lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
+		    lp_anchor_host(sc) == 0 ? 0 : -1;
+	else if (lp_alpha(c)) {
+		if (lp_anchor_ts(sc) == 0 || lp_anchor_host(sc) == 0)
+			return 0;
+	} else if (c != '<')
+		return -1;
 	if (nweak > 0 && !sc->have_ts && !idish)
 		return -1;
 	return lp_anchor_level(sc);
@@ -1416,7 +1459,8 @@ lp_time_len(const char *s, size_t len)
 	struct lp_line out;
 	size_t i = 0;
 
-	if (len == 0 || !lp_alpha((unsigned char)s[0]))
+	/* most words name no month and no day: say so before any set-up */
+	if (len < 3 || lp_name3(s) == 0)
 		return 0;
 	memset(&sc, 0, sizeof sc);
 	memset(&out, 0, sizeof out);
@@ -1460,11 +1504,14 @@ lp_overwritten(const char *s, size_t len)
 {
 	size_t i, end = len < LP_MAXHDR ? len : LP_MAXHDR, k, skip = 0;
 
-	for (i = end; i > 0; i--)
-		if (s[i - 1] == '\r' && i < len) {
-			skip = i;
-			break;
-		}
+	/* the last CR before the last byte, looked for only when there is one */
+	k = end < len ? end : len - 1;
+	if (memchr(s, '\r', k) != NULL)
+		for (i = k; i > 0; i--)
+			if (s[i - 1] == '\r') {
+				skip = i;
+				break;
+			}
 	i = skip;
 	while (i < end && s[i] == ' ')
 		i++;

@@ -178,11 +178,12 @@ enum {
 	C_LOWER = 16,
 	C_OPEN = 32,	/* may open a quoted or bracketed token */
 	C_CLOSE = 64,	/* may close one, or end a sentence */
-	C_PATH = 128	/* '/', '\\', ':' -- paths, URLs, host:port */
+	C_PATH = 128,	/* '/', '\\', ':' -- paths, URLs, host:port */
+	C_DOT = 256	/* '.': may be part of a run of dots (a separator) */
 };
 
 #define D_ C_DELIM
-static const unsigned char cls[256] = {
+static const unsigned short cls[256] = {
 	['0' ... '9'] = C_DIGIT,
 	['a' ... 'z'] = C_ALPHA | C_LOWER,
 	['A' ... 'Z'] = C_ALPHA,
@@ -192,7 +193,7 @@ static const unsigned char cls[256] = {
 	['{'] = D_ | C_OPEN, ['}'] = D_ | C_CLOSE, ['<'] = D_ | C_OPEN,
 	['>'] = D_ | C_CLOSE, ['|'] = D_, ['\''] = D_ | C_OPEN | C_CLOSE,
 	['"'] = D_ | C_OPEN | C_CLOSE, ['/'] = D_ | C_PATH,
-	['\\'] = D_ | C_PATH, ['`'] = D_, ['.'] = C_CLOSE, ['!'] = C_CLOSE,
+	['\\'] = D_ | C_PATH, ['`'] = D_, ['.'] = C_CLOSE | C_DOT, ['!'] = C_CLOSE,
 	['?'] = C_CLOSE,
 	[' '] = C_SPACE, ['\t'] = C_SPACE, ['\n'] = C_SPACE, ['\r'] = C_SPACE,
 	['\v'] = C_SPACE, ['\f'] = C_SPACE, [0] = C_SPACE
@@ -310,6 +311,8 @@ mask_whole(const char *s, size_t n)
 		return 1;
 	if (n > 3 && (CLS(s[0]) & C_ALPHA) && s[1] == ':' && s[2] == '\\')
 		return 1;
+	if (memchr(s, ':', n) == NULL)	/* a host:port and a URL have one */
+		return 0;
 	if (mask_hostport(s, n))
 		return 1;
 	for (i = 0; i + 2 < n && i < 16; i++)
@@ -436,6 +439,44 @@ mask_token(const char *s, size_t a, size_t len, struct mw *w)
 	return i;
 }
 
+/* Does s[0..n) hold a run of three dots (mask_token() cuts there)? */
+static int
+mask_dots3(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < n; i++)
+		if (s[i] == '.' && s[i + 1] == '.' && s[i + 2] == '.')
+			return 1;
+	return 0;
+}
+
+/*
+ * The tokens that are one segment, done without mask_token()'s pass
+ * and with its result: letters and unclassed bytes only (a word: masked
+ * when a boolean), or a digit and no delimiter nor run of three dots (a
+ * value: masked unless a name).  0: not one of them.
+ */
+static int
+mask_simple(const char *s, size_t n, unsigned bits, struct mw *w)
+{
+	if ((bits & ~(unsigned)(C_ALPHA | C_LOWER)) == 0) {
+		if ((n == 4 || n == 5) && mask_bool(s, n))
+			mw_wild(w);
+		else
+			mw_copy(w, s, n, (bits & C_ALPHA) != 0);
+		return 1;
+	}
+	if ((bits & (C_DIGIT | C_DELIM)) != C_DIGIT ||
+	    ((bits & C_DOT) && mask_dots3(s, n)))
+		return 0;
+	if (mask_name(s, n))
+		mw_copy(w, s, n, (bits & C_ALPHA) != 0);
+	else
+		mw_wild(w);
+	return 1;
+}
+
 static const char *units[] = {
 	"%", "B", "G", "GB", "GiB", "K", "KB", "KiB", "M", "MB", "MiB", "PB",
 	"TB", "TiB", "b", "byte", "bytes", "d", "day", "days", "h", "hour",
@@ -454,6 +495,14 @@ mask_unit(const char *s, size_t n)
 		n--;
 	if (n == 0 || n > 7)
 		return 0;
+	switch (s[0]) {		/* the units' first letters: most words stop here */
+	case '%': case 'B': case 'G': case 'K': case 'M': case 'P': case 'T':
+	case 'b': case 'd': case 'h': case 'k': case 'm': case 'n': case 's':
+	case 'u':
+		break;
+	default:
+		return 0;
+	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		c = strncmp(s, units[mid], n);
@@ -487,6 +536,8 @@ mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
 		mw_wild(w);
 		return i + t;
 	}
+	if (mask_simple(msg + i, e - i, bits, w))
+		return e;
 	if ((bits & C_PATH) && mask_quoted_whole(msg, i, e, w))
 		return e;
 	if (!(bits & (C_DIGIT | C_DELIM)) && e - i > 5) {
