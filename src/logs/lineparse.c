@@ -24,6 +24,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "logs/lineparse.h"
 #include "base/util.h"
@@ -31,6 +34,14 @@
 #define LP_MAXTOK 16		/* header fields looked at */
 #define LP_MAXHDR 512		/* header bytes looked at */
 #define LP_MAXWEAK 6		/* weak fields in a row before an anchor */
+#define LP_WORDS (LP_MAXHDR / 64)
+
+/* The blanks of the header window, 64 bytes to a word, made on demand. */
+struct lp_blanks {
+	uint64_t w[LP_WORDS];	/* bit k of w[j]: byte 64 j + k is a blank
+				   or past the window */
+	unsigned made;		/* bit j: w[j] is made */
+};
 
 struct lp_scan {
 	const char *s;		/* the line */
@@ -40,6 +51,7 @@ struct lp_scan {
 	int have_ts;
 	int syslog;		/* the timestamp had no year (host may follow) */
 	int kernel;		/* a dmesg header: no tag field follows */
+	struct lp_blanks *bl;	/* for lp_tokend() and lp_skipspace() */
 };
 
 /* Month and day names as three lower-case letters packed in an int. */
@@ -133,33 +145,39 @@ lp_key3(const char *s)
 #define LP_DAY 13		/* lp_name3(): a day of the week */
 
 /*
+ * The month and day names by a perfect hash of their keys: the top five
+ * bits of key x LP_NAME_MUL are different for all nineteen, so a word is
+ * told by one multiplication, one load and one compare -- no branch on
+ * its letters (a switch on the first letter mispredicted on most words).
+ */
+#define LP_NAME_MUL	0x77f487bfU
+#define LP_NAME_SLOT(k)	((uint32_t)((k) * LP_NAME_MUL) >> 27)
+static const struct {
+	uint32_t key;
+	int what;		/* month 1..12, LP_DAY */
+} lp_names[32] = {
+	[4] = { LP_K3('m', 'a', 'y'), 5 }, [5] = { LP_K3('f', 'r', 'i'), LP_DAY },
+	[8] = { LP_K3('s', 'u', 'n'), LP_DAY },
+	[11] = { LP_K3('m', 'o', 'n'), LP_DAY }, [12] = { LP_K3('j', 'a', 'n'), 1 },
+	[13] = { LP_K3('w', 'e', 'd'), LP_DAY }, [14] = { LP_K3('a', 'u', 'g'), 8 },
+	[15] = { LP_K3('f', 'e', 'b'), 2 }, [16] = { LP_K3('j', 'u', 'n'), 6 },
+	[18] = { LP_K3('j', 'u', 'l'), 7 }, [19] = { LP_K3('t', 'u', 'e'), LP_DAY },
+	[20] = { LP_K3('n', 'o', 'v'), 11 }, [21] = { LP_K3('t', 'h', 'u'), LP_DAY },
+	[24] = { LP_K3('o', 'c', 't'), 10 }, [26] = { LP_K3('a', 'p', 'r'), 4 },
+	[27] = { LP_K3('m', 'a', 'r'), 3 }, [28] = { LP_K3('d', 'e', 'c'), 12 },
+	[29] = { LP_K3('s', 'e', 'p'), 9 }, [31] = { LP_K3('s', 'a', 't'), LP_DAY }
+};
+
+/*
  * What the three letters at s name: a month (1..12), a day of the week
- * (LP_DAY), or nothing (0).  Dispatched on the first letter, so most
- * words are turned away by one indirect jump.
+ * (LP_DAY), or nothing (0).
  */
 static int
 lp_name3(const char *s)
 {
-	uint32_t k = lp_key3(s);
+	uint32_t k = lp_key3(s), slot = LP_NAME_SLOT(k);
 
-#define LP_IS(b, c) (k == LP_K3(k >> 16, (b), (c)))
-	switch (k >> 16) {
-	case 'a': return LP_IS('p', 'r') ? 4 : LP_IS('u', 'g') ? 8 : 0;
-	case 'd': return LP_IS('e', 'c') ? 12 : 0;
-	case 'f': return LP_IS('e', 'b') ? 2 : LP_IS('r', 'i') ? LP_DAY : 0;
-	case 'j': return LP_IS('a', 'n') ? 1 : LP_IS('u', 'n') ? 6 :
-	    LP_IS('u', 'l') ? 7 : 0;
-	case 'm': return LP_IS('a', 'r') ? 3 : LP_IS('a', 'y') ? 5 :
-	    LP_IS('o', 'n') ? LP_DAY : 0;
-	case 'n': return LP_IS('o', 'v') ? 11 : 0;
-	case 'o': return LP_IS('c', 't') ? 10 : 0;
-	case 's': return LP_IS('e', 'p') ? 9 : LP_IS('a', 't') ||
-	    LP_IS('u', 'n') ? LP_DAY : 0;
-	case 't': return LP_IS('u', 'e') || LP_IS('h', 'u') ? LP_DAY : 0;
-	case 'w': return LP_IS('e', 'd') ? LP_DAY : 0;
-	default: return 0;
-	}
-#undef LP_IS
+	return k != 0 && lp_names[slot].key == k ? lp_names[slot].what : 0;
 }
 
 /* The month (1..12) that the three letters at s name, or 0. */
@@ -838,21 +856,74 @@ lp_level_name(enum lp_level level)
 	}
 }
 
+/*
+ * Word j of the window's blanks (64 j < end), made when first asked for:
+ * a header is looked at token by token, often the same token by several
+ * rules, and a bit scan finds a token's end where a loop would test each
+ * byte again.
+ */
+static uint64_t
+lp_blank_word(const struct lp_scan *sc, size_t j)
+{
+	struct lp_blanks *bl = sc->bl;
+	const char *s = sc->s + 64 * j;
+	size_t n = sc->end - 64 * j, k;
+	uint64_t m = 0;
+
+	if (bl->made & 1U << j)
+		return bl->w[j];
+	if (n >= 64) {
+#ifdef __SSE2__
+		for (k = 0; k < 64; k += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+
+			x = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+			    _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(x) << k;
+		}
+#else
+		for (k = 0; k < 64; k++)
+			m |= (uint64_t)lp_space((unsigned char)s[k]) << k;
+#endif
+	} else {
+		for (k = 0; k < n; k++)
+			m |= (uint64_t)lp_space((unsigned char)s[k]) << k;
+		m |= ~(uint64_t)0 << n;
+	}
+	bl->w[j] = m;
+	bl->made |= 1U << j;
+	return m;
+}
+
 /* End of the space-free token at `i` (bounded by the header window). */
 static size_t
 lp_tokend(const struct lp_scan *sc, size_t i)
 {
-	while (i < sc->end && !lp_space((unsigned char)sc->s[i]))
-		i++;
+	uint64_t m;
+
+	while (i < sc->end) {
+		if ((m = lp_blank_word(sc, i / 64) >> (i % 64)) != 0)
+			return i + (size_t)__builtin_ctzll(m);
+		i = (i / 64 + 1) * 64;
+	}
 	return i;
 }
 
 static size_t
 lp_skipspace(const struct lp_scan *sc, size_t i)
 {
-	while (i < sc->end && lp_space((unsigned char)sc->s[i]))
-		i++;
-	return i;
+	uint64_t m;
+
+	if (i >= sc->end)
+		return i;
+	while (i < sc->end) {
+		if ((m = ~lp_blank_word(sc, i / 64) >> (i % 64)) != 0) {
+			i += (size_t)__builtin_ctzll(m);
+			break;
+		}
+		i = (i / 64 + 1) * 64;
+	}
+	return i < sc->end ? i : sc->end;
 }
 
 /* A bracketed field without blanks ("[main]", "[Q[myid=1]/x@7]"): its end. */
@@ -1456,6 +1527,7 @@ size_t
 lp_time_len(const char *s, size_t len)
 {
 	struct lp_scan sc;
+	struct lp_blanks bl;
 	struct lp_line out;
 	size_t i = 0;
 
@@ -1468,6 +1540,8 @@ lp_time_len(const char *s, size_t len)
 	sc.len = len;
 	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
 	sc.out = &out;
+	bl.made = 0;
+	sc.bl = &bl;
 	if (lp_ts_monthname(&sc, &i) != 0)
 		return 0;
 	return i;
@@ -1599,6 +1673,7 @@ void
 lp_parse(const char *line, size_t len, struct lp_line *out)
 {
 	struct lp_scan sc;
+	struct lp_blanks bl;
 	size_t start, skip;
 	int seen;
 
@@ -1618,6 +1693,8 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	sc.len = len;
 	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
 	sc.out = out;
+	bl.made = 0;
+	sc.bl = &bl;
 	start = lp_anchors(&sc, &seen);
 	if (seen)
 		lp_nccl_host(&sc, start);

@@ -311,7 +311,9 @@ mask_whole(const char *s, size_t n)
 		return 1;
 	if (n > 3 && (CLS(s[0]) & C_ALPHA) && s[1] == ':' && s[2] == '\\')
 		return 1;
-	if (memchr(s, ':', n) == NULL)	/* a host:port and a URL have one */
+	for (i = 0; i < n && s[i] != ':'; i++)
+		;
+	if (i == n)		/* a host:port and a URL have a colon */
 		return 0;
 	if (mask_hostport(s, n))
 		return 1;
@@ -519,6 +521,32 @@ mask_unit(const char *s, size_t n)
 }
 
 /*
+ * Could a date with a month name start at the token msg[i..e) whose
+ * classes are `bits` (lp_time_len())?  Only where a word is followed by a
+ * blank and a digit (the month, then the day), three letters by a blank
+ * (a day, then the month) or a day's three letters by a comma: a quick
+ * test that spares most words the probe.
+ */
+static int
+mask_may_date(const char *msg, size_t i, size_t e, size_t len,
+    unsigned bits)
+{
+	size_t j;
+
+	if (e - i > 3 && msg[i + 3] == ',')
+		return 1;
+	if (e >= len || msg[e] != ' ')
+		return 0;
+	if (e - i == 3)
+		return 1;
+	if (bits & ~(unsigned)(C_ALPHA | C_LOWER))
+		return 0;
+	for (j = e; j < len && msg[j] == ' '; j++)
+		;
+	return j < len && (CLS(msg[j]) & C_DIGIT);
+}
+
+/*
  * Mask the token msg[i..e) whose classes are `bits`: a date with a month
  * name, a URL or path, a plain word, or segment by segment.  Returns
  * where the masked text ends (past e for a date or a number list that
@@ -531,7 +559,7 @@ mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
 	size_t t;
 
 	if ((CLS(msg[i]) & C_ALPHA) && e - i >= 3 && e - i <= 9 &&
-	    (CLS(msg[i + 1]) & C_LOWER) &&
+	    (CLS(msg[i + 1]) & C_LOWER) && mask_may_date(msg, i, e, len, bits) &&
 	    (t = lp_time_len(msg + i, len - i)) != 0) {
 		mw_wild(w);
 		return i + t;

@@ -286,6 +286,36 @@ test_garbage(void)
 	}
 }
 
+/* Every month and day name, in any case, full or short. */
+static void
+test_names(void)
+{
+	static const char *const months[] = { "Jan", "feb", "MAR", "April",
+	    "May", "june", "Jul", "August", "Sep", "October", "nov", "DEC" };
+	static const int before[] = { 0, 31, 59, 90, 120, 151, 181, 212, 243,
+	    273, 304, 334 };	/* days of 1970 before each month */
+	static const char *const days[] = { "Mon", "tue", "WED", "Thu", "Fri",
+	    "sat", "Sun" };
+	char line[128], what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof months / sizeof months[0]; i++) {
+		snprintf(line, sizeof line, "%s  3 04:05:06 host sshd[1]: x",
+		    months[i]);
+		check(line, "x", (before[i] + 2) * 86400.0 + 4 * 3600 + 5 * 60 + 6,
+		    LP_TS_NOYEAR);
+	}
+	for (i = 0; i < sizeof days / sizeof days[0]; i++) {
+		snprintf(line, sizeof line, "%s Jul 10 03:55:15 2005 x", days[i]);
+		snprintf(what, sizeof what, "date length of '%s ...'", days[i]);
+		is_int((long)lp_time_len(line, strlen(line)), 24, what);
+	}
+	is_int((long)lp_time_len("Jun 3", 5), 0, "no time, no date");
+	is_int((long)lp_time_len("Jux 10 03:55:15", 15), 0, "no month 'Jux'");
+	is_int((long)lp_time_len("Son Jul 10 03:55:15", 19), 0,
+	    "no day 'Son': no date");
+}
+
 int
 main(void)
 {
@@ -294,5 +324,6 @@ main(void)
 	test_timestamps();
 	test_ranks_levels();
 	test_garbage();
+	test_names();
 	return done_testing();
 }
