@@ -35,6 +35,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "logs/lineparse.h"
 #include "logs/tmpl.h"
@@ -459,7 +462,7 @@ mask_dots3(const char *s, size_t n)
  * when a boolean), or a digit and no delimiter nor run of three dots (a
  * value: masked unless a name).  0: not one of them.
  */
-static int
+static inline int
 mask_simple(const char *s, size_t n, unsigned bits, struct mw *w)
 {
 	if ((bits & ~(unsigned)(C_ALPHA | C_LOWER)) == 0) {
@@ -476,6 +479,42 @@ mask_simple(const char *s, size_t n, unsigned bits, struct mw *w)
 		mw_copy(w, s, n, (bits & C_ALPHA) != 0);
 	else
 		mw_wild(w);
+	return 1;
+}
+
+/* The classes of s[0..n), OR-ed (four at a time; the last four overlap). */
+static inline unsigned
+mask_classes(const char *s, size_t n)
+{
+	unsigned bits = 0;
+	size_t k;
+
+	if (n < 4)
+		return (n > 2 ? CLS(s[2]) : 0) | (n > 1 ? CLS(s[1]) : 0) |
+		    (n > 0 ? CLS(s[0]) : 0);
+	for (k = 0; k + 4 < n; k += 4)
+		bits |= CLS(s[k]) | CLS(s[k + 1]) | CLS(s[k + 2]) |
+		    CLS(s[k + 3]);
+	return bits | CLS(s[n - 4]) | CLS(s[n - 3]) | CLS(s[n - 2]) |
+	    CLS(s[n - 1]);
+}
+
+/*
+ * A token of one such segment and a delimiter ("samples:", "12288,",
+ * "|"), done as mask_token() does it: the segment, then the delimiter.
+ * 0: not one.
+ */
+static int
+mask_trailed(const char *s, size_t n, struct mw *w)
+{
+	char d = s[n - 1];
+
+	/* "[" and "(" may open a number list that runs past the blank */
+	if (!(CLS(d) & C_DELIM) || d == '[' || d == '(')
+		return 0;
+	if (n > 1 && !mask_simple(s, n - 1, mask_classes(s, n - 1), w))
+		return 0;
+	*w->o++ = d;
 	return 1;
 }
 
@@ -548,9 +587,9 @@ mask_may_date(const char *msg, size_t i, size_t e, size_t len,
 
 /*
  * Mask the token msg[i..e) whose classes are `bits`: a date with a month
- * name, a URL or path, a plain word, or segment by segment.  Returns
- * where the masked text ends (past e for a date or a number list that
- * runs over blanks).
+ * name, a token of one segment (and a delimiter), a URL or path, a plain
+ * word, or segment by segment.  Returns where the masked text ends (past
+ * e for a date or a number list that runs over blanks).
  */
 static size_t
 mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
@@ -564,7 +603,8 @@ mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
 		mw_wild(w);
 		return i + t;
 	}
-	if (mask_simple(msg + i, e - i, bits, w))
+	if (mask_simple(msg + i, e - i, bits, w) ||
+	    mask_trailed(msg + i, e - i, w))
 		return e;
 	if ((bits & C_PATH) && mask_quoted_whole(msg, i, e, w))
 		return e;
@@ -591,9 +631,75 @@ mask_empty(const char *start, const char *end)
 	    (start[0] == '"' && start[1] == '"'));
 }
 
+/*
+ * The blanks of a message as a bitmap, 64 bytes at a time, for finding
+ * where tokens start and end by bit scans: a loop testing each byte
+ * costs a branch a byte and a mispredicted one a token.
+ */
+struct blanks {
+	const char *s;
+	size_t len;
+	size_t word;		/* the word `bits` holds, SIZE_MAX: none */
+	uint64_t bits;		/* bit k: byte 64 word + k is blank, or
+				   past the end */
+};
+
+static uint64_t
+blank_word(struct blanks *b, size_t j)
+{
+	const char *s = b->s + 64 * j;
+	size_t n = b->len - 64 * j, k;
+	uint64_t m = 0;
+
+	if (n >= 64) {
+#ifdef __SSE2__
+		for (k = 0; k < 64; k += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+			__m128i t = _mm_sub_epi8(x, _mm_set1_epi8(9));
+
+			/* ' ', NUL, and \t \n \v \f \r (9..13) */
+			t = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t);
+			t = _mm_or_si128(t, _mm_cmpeq_epi8(x,
+			    _mm_set1_epi8(' ')));
+			t = _mm_or_si128(t, _mm_cmpeq_epi8(x,
+			    _mm_setzero_si128()));
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(t) << k;
+		}
+#else
+		for (k = 0; k < 64; k++)
+			m |= (uint64_t)((CLS(s[k]) & C_SPACE) != 0) << k;
+#endif
+	} else {
+		for (k = 0; k < n; k++)
+			m |= (uint64_t)((CLS(s[k]) & C_SPACE) != 0) << k;
+		m |= ~(uint64_t)0 << n;
+	}
+	b->word = j;
+	b->bits = m;
+	return m;
+}
+
+/* The first byte from i on that is blank (want 1) or not (0), or len. */
+static inline size_t
+blank_next(struct blanks *b, size_t i, int want)
+{
+	uint64_t m;
+
+	while (i < b->len) {
+		m = b->word == i / 64 ? b->bits : blank_word(b, i / 64);
+		if ((m = (want ? m : ~m) >> (i % 64)) != 0) {
+			i += (size_t)__builtin_ctzll(m);
+			return i < b->len ? i : b->len;
+		}
+		i = (i / 64 + 1) * 64;
+	}
+	return b->len;
+}
+
 void
 tmpl_mask(const char *msg, size_t len, struct buf *out)
 {
+	struct blanks bl = { msg, len, SIZE_MAX, 0 };
 	struct mw w;
 	size_t i = 0, e;
 	char *start, *base;
@@ -604,13 +710,11 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
 	buf_grow(out, 3 * len + 8);	/* "1" -> "<*>" is the worst case */
 	base = w.o = out->s;
 	for (;;) {
-		while (i < len && (CLS(msg[i]) & C_SPACE))
-			i++;
-		if (i >= len)
+		if ((i = blank_next(&bl, i, 0)) >= len)
 			break;
 		start = w.o;
-		for (e = i, bits = 0; e < len && !(CLS(msg[e]) & C_SPACE); e++)
-			bits |= CLS(msg[e]);
+		e = blank_next(&bl, i, 1);
+		bits = mask_classes(msg + i, e - i);
 		if (prev_wild && e - i <= 8 && !(bits & C_DIGIT) &&
 		    mask_unit(msg + i, e - i)) {
 			i = e;		/* "12 ms", "(1.8 KB)" */
