@@ -654,7 +654,7 @@ lp_anchor_rank(struct lp_scan *sc)
 {
 	const char *s = sc->s;
 	size_t j = sc->pos;
-	int r;
+	int r, c;
 
 	if (s[j] != '[') {
 		if (j != 0 || (r = lp_small(s, &j, sc->end)) < 0 ||
@@ -665,6 +665,10 @@ lp_anchor_rank(struct lp_scan *sc)
 		return 0;
 	}
 	j++;
+	/* what follows '[' tells the forms apart: a digit, 'd' or 'r' */
+	c = j < sc->end ? lp_lower((unsigned char)s[j]) : 0;
+	if (c != 'd' && c != 'r' && !lp_digit(c))
+		return -1;
 	/* mpirun --tag-output: "[jobid,rank]<stdout>:" */
 	if (lp_small(s, &j, sc->end) >= 0 && j < sc->end && s[j] == ',') {
 		j++;
@@ -706,24 +710,25 @@ lp_anchor_rank(struct lp_scan *sc)
 
 static const struct {
 	const char *word;
+	size_t len;
 	enum lp_level level;
 } lp_levels[] = {
-	{ "alert", LP_LEVEL_FATAL },
-	{ "crit", LP_LEVEL_FATAL },
-	{ "critical", LP_LEVEL_FATAL },
-	{ "debug", LP_LEVEL_DEBUG },
-	{ "emerg", LP_LEVEL_FATAL },
-	{ "err", LP_LEVEL_ERROR },
-	{ "error", LP_LEVEL_ERROR },
-	{ "failure", LP_LEVEL_ERROR },
-	{ "fatal", LP_LEVEL_FATAL },
-	{ "info", LP_LEVEL_INFO },
-	{ "notice", LP_LEVEL_INFO },
-	{ "severe", LP_LEVEL_ERROR },
-	{ "trace", LP_LEVEL_DEBUG },
-	{ "verbose", LP_LEVEL_DEBUG },
-	{ "warn", LP_LEVEL_WARN },
-	{ "warning", LP_LEVEL_WARN },
+	{ "alert", 5, LP_LEVEL_FATAL },
+	{ "crit", 4, LP_LEVEL_FATAL },
+	{ "critical", 8, LP_LEVEL_FATAL },
+	{ "debug", 5, LP_LEVEL_DEBUG },
+	{ "emerg", 5, LP_LEVEL_FATAL },
+	{ "err", 3, LP_LEVEL_ERROR },
+	{ "error", 5, LP_LEVEL_ERROR },
+	{ "failure", 7, LP_LEVEL_ERROR },
+	{ "fatal", 5, LP_LEVEL_FATAL },
+	{ "info", 4, LP_LEVEL_INFO },
+	{ "notice", 6, LP_LEVEL_INFO },
+	{ "severe", 6, LP_LEVEL_ERROR },
+	{ "trace", 5, LP_LEVEL_DEBUG },
+	{ "verbose", 7, LP_LEVEL_DEBUG },
+	{ "warn", 4, LP_LEVEL_WARN },
+	{ "warning", 7, LP_LEVEL_WARN },
 };
 
 /*
@@ -749,11 +754,13 @@ lp_level_word(const char *s, size_t n, int bracketed)
 	if (!bracketed && !upper && !(cap && s[0] < 'a'))
 		return LP_LEVEL_NONE;
 	for (i = 0; i < TS_NELEM(lp_levels); i++) {
-		/* a shorter word stops the loop at its NUL */
-		for (k = 0; k < n; k++)
+		if (lp_levels[i].len != n ||
+		    lp_levels[i].word[0] != lp_lower((unsigned char)s[0]))
+			continue;
+		for (k = 1; k < n; k++)
 			if (lp_lower((unsigned char)s[k]) != lp_levels[i].word[k])
 				break;
-		if (k == n && lp_levels[i].word[n] == '\0')
+		if (k == n)
 			return lp_levels[i].level;
 	}
 	return LP_LEVEL_NONE;
@@ -856,6 +863,28 @@ lp_level_name(enum lp_level level)
 	}
 }
 
+/* The blanks of the 64 bytes at s, bit k for s[k]. */
+static uint64_t
+lp_blank_64(const char *s)
+{
+	uint64_t m = 0;
+	size_t k;
+
+#ifdef __SSE2__
+	for (k = 0; k < 64; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+
+		x = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(x) << k;
+	}
+#else
+	for (k = 0; k < 64; k++)
+		m |= (uint64_t)lp_space((unsigned char)s[k]) << k;
+#endif
+	return m;
+}
+
 /*
  * Word j of the window's blanks (64 j < end), made when first asked for:
  * a header is looked at token by token, often the same token by several
@@ -863,40 +892,37 @@ lp_level_name(enum lp_level level)
  * byte again.
  */
 static uint64_t
-lp_blank_word(const struct lp_scan *sc, size_t j)
+lp_blank_make(const struct lp_scan *sc, size_t j)
 {
 	struct lp_blanks *bl = sc->bl;
-	const char *s = sc->s + 64 * j;
-	size_t n = sc->end - 64 * j, k;
-	uint64_t m = 0;
+	size_t n = sc->end - 64 * j;
+	char pad[64];
+	uint64_t m;
 
-	if (bl->made & 1U << j)
-		return bl->w[j];
-	if (n >= 64) {
-#ifdef __SSE2__
-		for (k = 0; k < 64; k += 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
-
-			x = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
-			    _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
-			m |= (uint64_t)(unsigned)_mm_movemask_epi8(x) << k;
-		}
-#else
-		for (k = 0; k < 64; k++)
-			m |= (uint64_t)lp_space((unsigned char)s[k]) << k;
-#endif
-	} else {
-		for (k = 0; k < n; k++)
-			m |= (uint64_t)lp_space((unsigned char)s[k]) << k;
-		m |= ~(uint64_t)0 << n;
+	/* a short last word: the window's last 64 bytes, or a padded copy */
+	if (n >= 64)
+		m = lp_blank_64(sc->s + 64 * j);
+	else if (sc->end >= 64)
+		m = lp_blank_64(sc->s + sc->end - 64) >> (64 - n) |
+		    ~(uint64_t)0 << n;
+	else {
+		memcpy(pad, sc->s, n);
+		memset(pad + n, ' ', sizeof pad - n);
+		m = lp_blank_64(pad);
 	}
 	bl->w[j] = m;
 	bl->made |= 1U << j;
 	return m;
 }
 
+static inline uint64_t
+lp_blank_word(const struct lp_scan *sc, size_t j)
+{
+	return sc->bl->made & 1U << j ? sc->bl->w[j] : lp_blank_make(sc, j);
+}
+
 /* End of the space-free token at `i` (bounded by the header window). */
-static size_t
+static inline size_t
 lp_tokend(const struct lp_scan *sc, size_t i)
 {
 	uint64_t m;
@@ -909,7 +935,7 @@ lp_tokend(const struct lp_scan *sc, size_t i)
 	return i;
 }
 
-static size_t
+static inline size_t
 lp_skipspace(const struct lp_scan *sc, size_t i)
 {
 	uint64_t m;
@@ -1647,8 +1673,9 @@ lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
 			if (t != NULL && t + 1 < s + k && t[1] == ':')
 				i = (size_t)(t + 2 - s);
 		}
-		/* name:digits:digits */
-		{
+		/* name:digits:digits (a name or a dashed address first) */
+		if (i < k && (lp_alpha((unsigned char)s[i]) ||
+		    lp_digit((unsigned char)s[i]))) {
 			const char *c1 = memchr(s + i, ':', k - i), *c2;
 
 			if (c1 != NULL && c1 > s + i && (lp_alpha(

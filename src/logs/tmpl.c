@@ -644,35 +644,52 @@ struct blanks {
 				   past the end */
 };
 
+/* The blanks of the 64 bytes at s, bit k for s[k]. */
+static uint64_t
+blank_64(const char *s)
+{
+	uint64_t m = 0;
+	size_t k;
+
+#ifdef __SSE2__
+	for (k = 0; k < 64; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+		__m128i t = _mm_sub_epi8(x, _mm_set1_epi8(9));
+
+		/* ' ', NUL, and \t \n \v \f \r (9..13) */
+		t = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t);
+		t = _mm_or_si128(t, _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+		t = _mm_or_si128(t, _mm_cmpeq_epi8(x, _mm_setzero_si128()));
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(t) << k;
+	}
+#else
+	for (k = 0; k < 64; k++)
+		m |= (uint64_t)((CLS(s[k]) & C_SPACE) != 0) << k;
+#endif
+	return m;
+}
+
+/*
+ * Word j of the blanks.  The last, short word is read as the message's
+ * last 64 bytes, or from a copy padded with NULs (blanks) when the whole
+ * message is shorter.
+ */
 static uint64_t
 blank_word(struct blanks *b, size_t j)
 {
-	const char *s = b->s + 64 * j;
-	size_t n = b->len - 64 * j, k;
-	uint64_t m = 0;
+	size_t n = b->len - 64 * j;
+	char pad[64];
+	uint64_t m;
 
-	if (n >= 64) {
-#ifdef __SSE2__
-		for (k = 0; k < 64; k += 16) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
-			__m128i t = _mm_sub_epi8(x, _mm_set1_epi8(9));
-
-			/* ' ', NUL, and \t \n \v \f \r (9..13) */
-			t = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t);
-			t = _mm_or_si128(t, _mm_cmpeq_epi8(x,
-			    _mm_set1_epi8(' ')));
-			t = _mm_or_si128(t, _mm_cmpeq_epi8(x,
-			    _mm_setzero_si128()));
-			m |= (uint64_t)(unsigned)_mm_movemask_epi8(t) << k;
-		}
-#else
-		for (k = 0; k < 64; k++)
-			m |= (uint64_t)((CLS(s[k]) & C_SPACE) != 0) << k;
-#endif
-	} else {
-		for (k = 0; k < n; k++)
-			m |= (uint64_t)((CLS(s[k]) & C_SPACE) != 0) << k;
-		m |= ~(uint64_t)0 << n;
+	if (n >= 64)
+		m = blank_64(b->s + 64 * j);
+	else if (b->len >= 64)
+		m = blank_64(b->s + b->len - 64) >> (64 - n) |
+		    ~(uint64_t)0 << n;
+	else {
+		memcpy(pad, b->s, n);
+		memset(pad + n, 0, sizeof pad - n);
+		m = blank_64(pad);
 	}
 	b->word = j;
 	b->bits = m;
