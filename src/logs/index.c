@@ -4,7 +4,7 @@
  *   worker threads (one per core)        the calling thread (writer)
  *   take the next unit in order          waits for the segments of unit 0,
  *   read lines (reader.h)                then unit 1, ... in order;
- *   lp_parse(), tmpl_mask()              maps each distinct masked string
+ *   lp_parse(), tmpl_memo_mask()         maps each distinct masked string
  *   group lines by masked string         to a template id (a cache of
  *   in a per-segment hash table          masked string -> id, else
  *   hand over a segment every            tmpl_match(), which is not
@@ -145,6 +145,7 @@ struct worker {
 	struct pipe *p;
 	int id;
 	pthread_t thread;
+	struct tmpl_memo *memo;	/* the thread's masked messages */
 };
 
 /* ------------------------------------------------------------ workers */
@@ -340,6 +341,7 @@ push(struct pipe *p, struct seg *s)
 struct wfile {
 	struct reader *r;
 	const char *path;
+	struct tmpl_memo *memo;	/* the worker's (borrowed) */
 	struct buf masked;
 	double ts;		/* last timestamp seen, inherited */
 	int ts_kind;
@@ -385,7 +387,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	at.off = l->off;
 	at.ts = wf->ts;
 	if (lp.msg_len > 0) {
-		tmpl_mask(lp.msg, lp.msg_len, &wf->masked);
+		tmpl_memo_mask(wf->memo, lp.msg, lp.msg_len, &wf->masked);
 		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len,
 		    hash_bytes(buf_str(&wf->masked), wf->masked.len), &created);
 		if (created) {
@@ -474,7 +476,7 @@ open_unit(const struct unit *u, const struct work *w, struct wfile *wf,
 }
 
 static void
-read_unit(struct pipe *p, int worker, size_t idx)
+read_unit(struct pipe *p, struct worker *wk, size_t idx)
 {
 	const struct unit *u = &p->units[idx];
 	const struct work *w = &p->work[u->work];
@@ -486,8 +488,9 @@ read_unit(struct pipe *p, int worker, size_t idx)
 
 	memset(&wf, 0, sizeof wf);
 	wf.path = w->sf->path;
+	wf.memo = wk->memo;
 	wf.ts = NAN;
-	s = seg_new(idx, worker, u->first ? w->start_line + 1 : 1);
+	s = seg_new(idx, wk->id, u->first ? w->start_line + 1 : 1);
 	if (open_unit(u, w, &wf, &cause) != 0) {
 		s->last = s->failed = 1;
 		seg_warn(s, cause);
@@ -504,7 +507,7 @@ read_unit(struct pipe *p, int worker, size_t idx)
 			account(s, &wf);
 			if (!push(p, s))
 				goto out;
-			s = seg_new(idx, worker, l.lineno - wf.shift + 1);
+			s = seg_new(idx, wk->id, l.lineno - wf.shift + 1);
 		}
 	}
 	if (rc < 0) {
@@ -525,14 +528,17 @@ worker_main(void *arg)
 	struct pipe *p = wk->p;
 	size_t idx;
 
+	wk->memo = tmpl_memo_new();
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&p->mu);
 		if (idx == SIZE_MAX)
 			break;
-		read_unit(p, wk->id, idx);
+		read_unit(p, wk, idx);
 	}
+	tmpl_memo_free(wk->memo);
+	wk->memo = NULL;
 	return NULL;
 }
 

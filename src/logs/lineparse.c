@@ -82,7 +82,7 @@ lp_space(int c)
 }
 
 /* Read exactly n digits at s[*i]; -1 when they are not there. */
-static long
+static inline long
 lp_num(const char *s, size_t *i, size_t end, int n)
 {
 	long v = 0;
@@ -98,7 +98,7 @@ lp_num(const char *s, size_t *i, size_t end, int n)
 }
 
 /* Read 1 or 2 digits (a day or month that may lack its leading zero). */
-static long
+static inline long
 lp_num12(const char *s, size_t *i, size_t end)
 {
 	long v;
@@ -109,7 +109,7 @@ lp_num12(const char *s, size_t *i, size_t end)
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
-static long
+static inline long
 lp_days_from_civil(long y, long m, long d)
 {
 	long era, yoe, doy, doe;
@@ -122,7 +122,7 @@ lp_days_from_civil(long y, long m, long d)
 	return era * 146097 + doe - 719468;
 }
 
-static int
+static inline int
 lp_valid_date(long y, long m, long d)
 {
 	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
@@ -133,7 +133,7 @@ lp_valid_date(long y, long m, long d)
  * letter.  Setting bit 5 lower-cases a letter and turns no other byte
  * into one, so a key of three lower-case letters comes only from letters.
  */
-static uint32_t
+static inline uint32_t
 lp_key3(const char *s)
 {
 	if (!lp_alpha((unsigned char)s[0]))
@@ -172,7 +172,7 @@ static const struct {
  * What the three letters at s name: a month (1..12), a day of the week
  * (LP_DAY), or nothing (0).
  */
-static int
+static inline int
 lp_name3(const char *s)
 {
 	uint32_t k = lp_key3(s), slot = LP_NAME_SLOT(k);
@@ -212,7 +212,7 @@ lp_month(const char *s, size_t *i, size_t end)
  * writes 12:00:00:606); `sep` is the separator between the fields (':' or
  * '.' as in BGL's 15.42.50.675872).  Adds seconds since midnight to *secs.
  */
-static int
+static inline int
 lp_time(const char *s, size_t *i, size_t end, char sep, double *secs)
 {
 	size_t j = *i;
@@ -242,7 +242,7 @@ lp_time(const char *s, size_t *i, size_t end, char sep, double *secs)
 }
 
 /* A zone after a time: Z, +HH:MM, +HHMM, +HH.  Returns offset seconds. */
-static int
+static inline int
 lp_zone(const char *s, size_t *i, size_t end, double *off)
 {
 	size_t j = *i;
@@ -273,7 +273,7 @@ lp_zone(const char *s, size_t *i, size_t end, double *off)
 }
 
 /* Does a field end at s[i] (space, end, or closing punctuation)? */
-static int
+static inline int
 lp_fieldend(const char *s, size_t i, size_t end)
 {
 	int c;
@@ -285,7 +285,7 @@ lp_fieldend(const char *s, size_t i, size_t end)
 	    c == ':' || c == ';';
 }
 
-static void
+static inline void
 lp_set_ts(struct lp_scan *sc, double ts, enum lp_ts_kind kind, int tz)
 {
 	if (sc->have_ts)
@@ -578,6 +578,24 @@ lp_dmesg(struct lp_scan *sc, size_t *i)
 }
 
 /*
+ * Can a time start at s[j]: a digit, glog's level letter and a digit, or
+ * a month or day name?  Most header fields are turned away here.
+ */
+static int
+lp_ts_start(const struct lp_scan *sc, size_t j)
+{
+	const char *s = sc->s;
+	int c = (unsigned char)s[j];
+
+	if (lp_digit(c))
+		return 1;
+	if ((c == 'I' || c == 'W' || c == 'E' || c == 'F' || c == 'D') &&
+	    j + 1 < sc->end && lp_digit((unsigned char)s[j + 1]))
+		return 1;
+	return j + 3 <= sc->end && lp_name3(s + j) != 0;
+}
+
+/*
  * A timestamp, possibly in brackets ("[2024-05-01 12:00:00]",
  * "[ 1234.567890]" for dmesg), followed by an optional ',' or ':'.
  */
@@ -586,7 +604,7 @@ lp_anchor_ts(struct lp_scan *sc)
 {
 	const char *s = sc->s;
 	size_t j = sc->pos;
-	struct lp_line save = *sc->out;
+	struct lp_line save;
 	int br = 0, have = sc->have_ts, sys = sc->syslog;
 
 	if (s[j] == '[') {
@@ -596,6 +614,9 @@ lp_anchor_ts(struct lp_scan *sc)
 		if (j >= sc->end)
 			return -1;
 	}
+	if (!lp_ts_start(sc, j))
+		return -1;
+	save = *sc->out;
 	if (br && lp_dmesg(sc, &j) == 0)
 		;
 	else if (lp_ts_any(sc, &j) != 0)
@@ -618,7 +639,7 @@ fail:
 }
 
 /* Read a small decimal (a rank) at s[*i]; -1 when absent. */
-static int
+static inline int
 lp_small(const char *s, size_t *i, size_t end)
 {
 	size_t j = *i;
@@ -633,7 +654,7 @@ lp_small(const char *s, size_t *i, size_t end)
 }
 
 /* Case-insensitive match of a lower-case word at s[*i]. */
-static int
+static inline int
 lp_word(const char *s, size_t *i, size_t end, const char *w)
 {
 	size_t j = *i;
@@ -670,7 +691,9 @@ lp_anchor_rank(struct lp_scan *sc)
 	if (c != 'd' && c != 'r' && !lp_digit(c))
 		return -1;
 	/* mpirun --tag-output: "[jobid,rank]<stdout>:" */
-	if (lp_small(s, &j, sc->end) >= 0 && j < sc->end && s[j] == ',') {
+	if (lp_digit(c)) {
+		if (lp_small(s, &j, sc->end) < 0 || j >= sc->end || s[j] != ',')
+			return -1;
 		j++;
 		if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end ||
 		    s[j] != ']')
@@ -1571,6 +1594,12 @@ lp_time_len(const char *s, size_t len)
 	if (lp_ts_monthname(&sc, &i) != 0)
 		return 0;
 	return i;
+}
+
+int
+lp_time_name(const char *s, size_t len)
+{
+	return len >= 3 && lp_name3(s) != 0;
 }
 
 /* "INFO:root:message" (Python's basic layout): skip "root:" after "INFO:". */

@@ -62,6 +62,11 @@ void lp_parse(const char *line, size_t len, struct lp_line *out);
  * masking dates inside messages.
  */
 size_t lp_time_len(const char *s, size_t len);
+/*
+ * Do the first three bytes of s[0..len) name a month or a day of the week
+ * (any case)?  Without that lp_time_len() is 0.
+ */
+int lp_time_name(const char *s, size_t len);
 /* "ERROR", "WARN", ... or "" for LP_LEVEL_NONE. */
 const char *lp_level_name(enum lp_level level);
 

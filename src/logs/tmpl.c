@@ -12,6 +12,11 @@
  * letters (1.2.3.4:80, 12:00:00) is one <*>, and a run of <*> tokens is one
  * <*>, so variable-length lists do not split a template.
  *
+ * A thread masking many messages keeps a memo (tmpl_memo_mask()): a
+ * message that differs from one masked before only in its digits gets
+ * that one's masked text, when masking it read no digit's value (see
+ * the memo's comment).
+ *
  * Matching follows Drain (He et al., ICWS 2017): templates live in leaves
  * keyed by token count and first token; a message joins the most similar
  * template of its leaf when the share of equal positions reaches
@@ -213,6 +218,7 @@ struct mw {
 	char *o;
 	int alnum;	/* a letter or digit outside <*> */
 	int wild;	/* a <*> */
+	int dated;	/* a date was looked for after a month or day name */
 };
 
 static void
@@ -599,6 +605,7 @@ mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
 
 	if ((CLS(msg[i]) & C_ALPHA) && e - i >= 3 && e - i <= 9 &&
 	    (CLS(msg[i + 1]) & C_LOWER) && mask_may_date(msg, i, e, len, bits) &&
+	    (w->dated |= lp_time_name(msg + i, len - i)) &&
 	    (t = lp_time_len(msg + i, len - i)) != 0) {
 		mw_wild(w);
 		return i + t;
@@ -713,8 +720,12 @@ blank_next(struct blanks *b, size_t i, int want)
 	return b->len;
 }
 
-void
-tmpl_mask(const char *msg, size_t len, struct buf *out)
+/*
+ * tmpl_mask(); *dated says whether a date was looked for (the one rule
+ * that reads the values of digits, see tmpl_memo_mask()).
+ */
+static void
+mask_run(const char *msg, size_t len, struct buf *out, int *dated)
 {
 	struct blanks bl = { msg, len, SIZE_MAX, 0 };
 	struct mw w;
@@ -726,6 +737,7 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
 	buf_reset(out);
 	buf_grow(out, 3 * len + 8);	/* "1" -> "<*>" is the worst case */
 	base = w.o = out->s;
+	w.dated = 0;
 	for (;;) {
 		if ((i = blank_next(&bl, i, 0)) >= len)
 			break;
@@ -755,6 +767,159 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
 	}
 	out->len = (size_t)(w.o - base);
 	out->s[out->len] = '\0';
+	*dated = w.dated;
+}
+
+void
+tmpl_mask(const char *msg, size_t len, struct buf *out)
+{
+	int dated;
+
+	mask_run(msg, len, out, &dated);
+}
+
+/* ------------------------------------------------------------ memo */
+
+/*
+ * Masking looks at the classes of bytes, never at which digit a digit
+ * is, with two exceptions: a date after a month or day name (its day
+ * and time must be in range) and a name whose digit is kept
+ * ("mlx5_core").  So two messages that differ only in their digits mask
+ * the same when neither exception is met -- which masking itself
+ * tells: no date was looked for, and no digit is in the masked text.
+ * The memo keeps such messages with every digit made '0' (the
+ * skeleton) and their masked text, and answers a message whose
+ * skeleton it holds without masking it.  A training job's logs say
+ * the same things with other numbers millions of times.
+ */
+#define MEMO_SLOTS	4096		/* a power of two */
+#define MEMO_BYTES	(1024 * 1024)	/* skeletons and masked texts */
+#define MEMO_MAXLEN	1024		/* longer messages are not kept */
+
+struct memo_slot {
+	uint64_t hash;			/* 0: empty */
+	uint32_t key, out;		/* offsets in the arena */
+	uint32_t klen, olen;
+};
+
+struct tmpl_memo {
+	struct memo_slot *slot;
+	size_t nused;
+	char *arena;
+	size_t alen;
+	char key[MEMO_MAXLEN];		/* the message's skeleton */
+};
+
+struct tmpl_memo *
+tmpl_memo_new(void)
+{
+	struct tmpl_memo *mo = xcalloc(1, sizeof *mo);
+
+	mo->slot = xcalloc(MEMO_SLOTS, sizeof *mo->slot);
+	mo->arena = xmalloc(MEMO_BYTES);
+	return mo;
+}
+
+void
+tmpl_memo_free(struct tmpl_memo *mo)
+{
+	if (mo == NULL)
+		return;
+	free(mo->slot);
+	free(mo->arena);
+	free(mo);
+}
+
+/* Write the skeleton of s[0..n) to key; return its hash (never 0). */
+static uint64_t
+memo_skeleton(const char *s, size_t n, char *key)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, v;
+	size_t k = 0;
+
+#ifdef __SSE2__
+	for (; k + 16 <= n; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+		__m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		__m128i d = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)),
+		    t);
+
+		x = _mm_or_si128(_mm_andnot_si128(d, x),
+		    _mm_and_si128(d, _mm_set1_epi8('0')));
+		_mm_storeu_si128((__m128i *)(key + k), x);
+	}
+#endif
+	for (; k < n; k++)
+		key[k] = CLS(s[k]) & C_DIGIT ? '0' : s[k];
+	for (k = 0; k + 8 <= n; k += 8) {
+		memcpy(&v, key + k, 8);
+		h = (h ^ (v * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
+		h ^= h >> 31;
+	}
+	v = 0;
+	memcpy(&v, key + k, n - k);
+	h = (h ^ (v * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
+	h ^= h >> 29;
+	return h != 0 ? h : 1;
+}
+
+/* Keep the skeleton in mo->key[0..n) and its masked text at slot sl. */
+static void
+memo_keep(struct tmpl_memo *mo, struct memo_slot *sl, uint64_t h, size_t n,
+    const struct buf *out)
+{
+	size_t k;
+
+	for (k = 0; k < out->len; k++)
+		if (CLS(out->s[k]) & C_DIGIT)
+			return;		/* a kept name's digit: not for others */
+	if (mo->alen + n + out->len > MEMO_BYTES ||
+	    (mo->nused + 1) * 4 > MEMO_SLOTS * 3) {
+		memset(mo->slot, 0, MEMO_SLOTS * sizeof *mo->slot);
+		mo->nused = 0;
+		mo->alen = 0;
+		sl = &mo->slot[h & (MEMO_SLOTS - 1)];	/* all free now */
+	}
+	sl->hash = h;
+	sl->key = (uint32_t)mo->alen;
+	sl->klen = (uint32_t)n;
+	memcpy(mo->arena + mo->alen, mo->key, n);
+	mo->alen += n;
+	sl->out = (uint32_t)mo->alen;
+	sl->olen = (uint32_t)out->len;
+	memcpy(mo->arena + mo->alen, out->s, out->len);
+	mo->alen += out->len;
+	mo->nused++;
+}
+
+void
+tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
+    struct buf *out)
+{
+	struct memo_slot *sl;
+	uint64_t h;
+	size_t j;
+	int dated;
+
+	if (len == 0 || len > MEMO_MAXLEN) {
+		tmpl_mask(msg, len, out);
+		return;
+	}
+	h = memo_skeleton(msg, len, mo->key);
+	for (j = h & (MEMO_SLOTS - 1);; j = (j + 1) & (MEMO_SLOTS - 1)) {
+		sl = &mo->slot[j];
+		if (sl->hash == 0)
+			break;
+		if (sl->hash == h && sl->klen == len &&
+		    memcmp(mo->arena + sl->key, mo->key, len) == 0) {
+			buf_reset(out);
+			buf_add(out, mo->arena + sl->out, sl->olen);
+			return;
+		}
+	}
+	mask_run(msg, len, out, &dated);
+	if (!dated)
+		memo_keep(mo, sl, h, len, out);
 }
 
 /* ---------------------------------------------------------------- tokens */

@@ -32,6 +32,18 @@ struct tmpl_miner;
  */
 void tmpl_mask(const char *msg, size_t len, struct buf *out);
 
+/*
+ * A memo of masked messages for one thread: tmpl_memo_mask() gives what
+ * tmpl_mask() gives, byte for byte, and answers a message that differs
+ * from one masked before only in its digits without masking it again.
+ * Holds about 1 MiB.  tmpl_memo_free() accepts NULL.
+ */
+struct tmpl_memo;
+struct tmpl_memo *tmpl_memo_new(void);
+void tmpl_memo_free(struct tmpl_memo *mo);
+void tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
+    struct buf *out);
+
 struct tmpl_miner *tmpl_new(void);
 void tmpl_free(struct tmpl_miner *m);
 
