@@ -29,18 +29,18 @@
 /*
  * The job `arg` names.  A path to a directory or file on disk that the
  * cache holds no job for (by name or root) is indexed first, as
- * `trainscope JOBDIR` does, and stands for the job rooted at that
- * directory (a file's own directory).  Returns what to look up, to free;
- * NULL when that failed.
+ * `trainscope JOBDIR` does (on `threads` threads when not NULL), and
+ * stands for the job rooted at that directory (a file's own directory).
+ * Returns what to look up, to free; NULL when that failed.
  */
 static char *
 index_first(struct cmd_ctx *ctx, struct cache *c, const char *arg,
-    char **cause)
+    const char *threads, char **cause)
 {
 	struct diagdb_job dj;
 	struct stat sb;
-	char *words[3], *dir, *slash, *abs;
-	int rc;
+	char *words[5], *dir, *slash, *abs;
+	int rc, n = 0;
 
 	if (stat(arg, &sb) != 0 || (!S_ISDIR(sb.st_mode) &&
 	    !S_ISREG(sb.st_mode)) || (strchr(arg, '/') == NULL &&
@@ -61,10 +61,14 @@ index_first(struct cmd_ctx *ctx, struct cache *c, const char *arg,
 		diagdb_job_release(&dj);
 		return dir;
 	}
-	words[0] = (char *)"index";
-	words[1] = (char *)arg;
-	words[2] = NULL;
-	if (cmd_exec_argv(ctx, 2, words, cause) != CMD_OK) {
+	words[n++] = (char *)"index";
+	if (threads != NULL) {
+		words[n++] = (char *)"--threads";
+		words[n++] = (char *)threads;
+	}
+	words[n++] = (char *)arg;
+	words[n] = NULL;
+	if (cmd_exec_argv(ctx, n, words, cause) != CMD_OK) {
 		free(dir);
 		return NULL;
 	}
@@ -79,11 +83,12 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct model *m = NULL;
 	struct cache *c;
 	size_t nbase;
-	long top;
+	long top, threads;
 	int rc = CMD_FAIL;
 	char *job;
 
-	if (cmd_opt_long(a, "top", 10, 0, 1000000, &top, cause) != 0)
+	if (cmd_opt_long(a, "top", 10, 0, 1000000, &top, cause) != 0 ||
+	    cmd_opt_long(a, "threads", 0, 0, 64, &threads, cause) != 0)
 		return CMD_USAGE;
 	if (fmtname != NULL && diag_format_parse(fmtname, &fmt) != 0) {
 		ts_fail(cause, "diagnose: unknown format '%s' (text, tsv or "
@@ -91,7 +96,8 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	}
 	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
-	    (job = index_first(ctx, c, a->argv[0], cause)) == NULL)
+	    (job = index_first(ctx, c, a->argv[0], cmd_opt(a, "threads"),
+	    cause)) == NULL)
 		return CMD_FAIL;
 	nbase = cmd_opt_all(a, "baseline", &base);
 	if (job_model(c, job, base, nbase, cmd_has_opt(a, "no-flows") ?

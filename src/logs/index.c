@@ -32,6 +32,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,7 +55,7 @@
 #define CACHE_BYTES	(8 * 1024 * 1024)
 #define COMMIT_SECS	2.0
 #define NO_ENTRY	UINT32_MAX
-#define MAX_THREADS	16
+#define MAX_THREADS	64
 #define CHUNK_BYTES	(32 * 1024 * 1024)
 
 /* One distinct masked string of a segment or of the writer's cache. */
@@ -1242,11 +1243,19 @@ plan(struct writer *w, struct scan_job *j, struct logdb_file *old,
 
 /* ------------------------------------------------------------ running */
 
+/* The cores this process may run on (its affinity: a login node's cgroup). */
 static int
 ncpus(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = 0;
+#ifdef CPU_COUNT	/* glibc, musl: the affinity mask */
+	cpu_set_t set;
 
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+#endif
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
