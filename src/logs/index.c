@@ -151,23 +151,6 @@ struct worker {
 
 /* ------------------------------------------------------------ workers */
 
-/* A fast 64-bit hash, eight bytes at a time. */
-static uint64_t
-hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
-		h ^= h >> 31;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 29);
-}
-
 static void
 smap_init(struct smap *m)
 {
@@ -363,7 +346,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	struct logdb_occ at, occ;
 	struct occs *o;
 	uint32_t id = NO_ENTRY;
-	uint64_t lineno;
+	uint64_t lineno, h;
 	int created;
 
 	lp_parse(l->s, l->len, &lp);
@@ -388,9 +371,9 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	at.off = l->off;
 	at.ts = wf->ts;
 	if (lp.msg_len > 0) {
-		tmpl_memo_mask(wf->memo, lp.msg, lp.msg_len, &wf->masked);
-		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len,
-		    hash_bytes(buf_str(&wf->masked), wf->masked.len), &created);
+		h = tmpl_memo_mask(wf->memo, lp.msg, lp.msg_len, &wf->masked);
+		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len, h,
+		    &created);
 		if (created) {
 			s->occs = xgrow(s->occs, &s->ocap, s->map.nents,
 			    sizeof *s->occs);

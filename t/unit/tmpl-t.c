@@ -201,17 +201,24 @@ test_update(void)
 	tmpl_free(b);
 }
 
-/* The memo masks as tmpl_mask() does, also where digits are read. */
+/*
+ * The memo masks as tmpl_mask() does, also where digits are read, and
+ * hashes the masked text as a memo that never saw the message does.
+ */
 static void
 memo_is(struct tmpl_memo *mo, const char *in)
 {
+	struct tmpl_memo *fresh = tmpl_memo_new();
 	struct buf a = BUF_INIT, b = BUF_INIT;
 	char what[200];
+	uint64_t h;
 
 	tmpl_mask(in, strlen(in), &a);
-	tmpl_memo_mask(mo, in, strlen(in), &b);
+	h = tmpl_memo_mask(mo, in, strlen(in), &b);
 	snprintf(what, sizeof what, "memo '%.80s' -> '%.60s'", in, a.s);
 	is_str(b.s, a.s, what);
+	ok(h == tmpl_memo_mask(fresh, in, strlen(in), &b), "and its hash");
+	tmpl_memo_free(fresh);
 	buf_release(&a);
 	buf_release(&b);
 }
