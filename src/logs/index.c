@@ -4,7 +4,7 @@
  *   worker threads (one per core)        the calling thread (writer)
  *   take the next unit in order          waits for the segments of unit 0,
  *   read lines (reader.h)                then unit 1, ... in order;
- *   lp_parse(), tmpl_memo_mask()         maps each distinct masked string
+ *   lp_memo_parse(), tmpl_memo_mask()    maps each distinct masked string
  *   group lines by masked string         to a template id (a cache of
  *   in a per-segment hash table          masked string -> id, else
  *   hand over a segment every            tmpl_match(), which is not
@@ -56,6 +56,8 @@
 #define COMMIT_SECS	2.0
 #define NO_ENTRY	UINT32_MAX
 #define MAX_THREADS	64
+#define SHAPE_SLOTS	4096		/* a power of two */
+#define SHAPE_BYTES	(512 * 1024)
 #define CHUNK_BYTES	(32 * 1024 * 1024)
 
 /* One distinct masked string of a segment or of the writer's cache. */
@@ -142,11 +144,33 @@ struct pipe {
 	int stop;
 };
 
+/*
+ * A worker's masked texts by line shape (lp_memo_parse()): every line of
+ * a shape has its message at the same place, of the same skeleton, so
+ * when that skeleton masks to one text (tmpl_memo_mask()'s `same`) the
+ * shape's lines get it without masking; and they all hold a NUL or none.
+ */
+struct shape {
+	uint64_t id;		/* the shape, 0: empty */
+	uint64_t hash;		/* of the masked text */
+	uint32_t off, len;	/* the masked text in the arena */
+	uint32_t msg_at, msg_len;
+	int nul;
+};
+
+struct shapes {
+	struct shape *tab;	/* SHAPE_SLOTS, by id */
+	char *arena;
+	size_t alen;
+};
+
 struct worker {
 	struct pipe *p;
 	int id;
 	pthread_t thread;
 	struct tmpl_memo *memo;	/* the thread's masked messages */
+	struct lp_memo *lpmemo;	/* and parsed lines */
+	struct shapes shapes;
 };
 
 /* ------------------------------------------------------------ workers */
@@ -326,6 +350,8 @@ struct wfile {
 	struct reader *r;
 	const char *path;
 	struct tmpl_memo *memo;	/* the worker's (borrowed) */
+	struct lp_memo *lpmemo;	/* the worker's (borrowed) */
+	struct shapes *shapes;	/* the worker's (borrowed) */
 	struct buf masked;
 	double ts;		/* last timestamp seen, inherited */
 	int ts_kind;
@@ -339,6 +365,73 @@ struct wfile {
 	int partial;
 };
 
+/* The shape `sid` of a line whose message is lp's, when it is kept. */
+static const struct shape *
+shape_get(struct shapes *sh, uint64_t sid, const struct reader_line *l,
+    const struct lp_line *lp)
+{
+	const struct shape *e = &sh->tab[sid & (SHAPE_SLOTS - 1)];
+
+	if (sid == 0 || e->id != sid || e->msg_at != (size_t)(lp->msg - l->s) ||
+	    e->msg_len != lp->msg_len)
+		return NULL;
+	return e;
+}
+
+/* Keep masked text m[0..n) (hashed h) for the lines of shape `sid`. */
+static void
+shape_keep(struct shapes *sh, uint64_t sid, const struct reader_line *l,
+    const struct lp_line *lp, const char *m, size_t n, uint64_t h, int nul)
+{
+	struct shape *e = &sh->tab[sid & (SHAPE_SLOTS - 1)];
+
+	if (sh->alen + n > SHAPE_BYTES) {
+		memset(sh->tab, 0, SHAPE_SLOTS * sizeof *sh->tab);
+		sh->alen = 0;
+	}
+	e->id = sid;
+	e->hash = h;
+	e->off = (uint32_t)sh->alen;
+	e->len = (uint32_t)n;
+	e->msg_at = (uint32_t)(lp->msg - l->s);
+	e->msg_len = (uint32_t)lp->msg_len;
+	e->nul = nul;
+	memcpy(sh->arena + sh->alen, m, n);
+	sh->alen += n;
+}
+
+/*
+ * The masked text of the line's message (*m, *n, its hash *h): from its
+ * shape when kept, else masked (and kept for its shape when it may be).
+ * Says in *nul whether the line holds a NUL byte.
+ */
+static void
+line_masked(struct wfile *wf, uint64_t sid, const struct reader_line *l,
+    const struct lp_line *lp, const char **m, size_t *n, uint64_t *h,
+    int *nul)
+{
+	const struct shape *e = shape_get(wf->shapes, sid, l, lp);
+	int same = 0;
+
+	if (e != NULL) {
+		*m = wf->shapes->arena + e->off;
+		*n = e->len;
+		*h = e->hash;
+		*nul = e->nul;
+		return;
+	}
+	*nul = memchr(l->s, '\0', l->len) != NULL;
+	*h = 0;
+	buf_reset(&wf->masked);
+	if (lp->msg_len > 0)
+		*h = tmpl_memo_mask(wf->memo, lp->msg, lp->msg_len,
+		    &wf->masked, &same);
+	*m = buf_str(&wf->masked);
+	*n = wf->masked.len;
+	if (sid != 0 && (same || lp->msg_len == 0))
+		shape_keep(wf->shapes, sid, l, lp, *m, *n, *h, *nul);
+}
+
 static void
 add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 {
@@ -346,10 +439,13 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	struct logdb_occ at, occ;
 	struct occs *o;
 	uint32_t id = NO_ENTRY;
-	uint64_t lineno, h;
-	int created;
+	uint64_t lineno, h, sid;
+	const char *m;
+	size_t n;
+	int created, nul;
 
-	lp_parse(l->s, l->len, &lp);
+	sid = lp_memo_parse(wf->lpmemo, l->s, l->len, &lp);
+	line_masked(wf, sid, l, &lp, &m, &n, &h, &nul);
 	if (lp.ts_kind != LP_TS_NONE) {
 		wf->ts = lp.ts;
 		if (wf->ts_kind == LP_TS_NONE) {
@@ -361,7 +457,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 		seg_rank(s, lp.rank);
 	lineno = l->lineno - wf->shift;
 	s->text += l->full_len + l->newline;
-	if (wf->nul_line == 0 && memchr(l->s, '\0', l->len) != NULL)
+	if (wf->nul_line == 0 && nul)
 		wf->nul_line = s->nul_line = lineno;
 	if (wf->long_line == 0 && l->full_len > READER_LINE_MAX) {
 		wf->long_line = s->long_line = lineno;
@@ -371,9 +467,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	at.off = l->off;
 	at.ts = wf->ts;
 	if (lp.msg_len > 0) {
-		h = tmpl_memo_mask(wf->memo, lp.msg, lp.msg_len, &wf->masked);
-		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len, h,
-		    &created);
+		id = smap_get(&s->map, m, n, h, &created);
 		if (created) {
 			s->occs = xgrow(s->occs, &s->ocap, s->map.nents,
 			    sizeof *s->occs);
@@ -473,6 +567,8 @@ read_unit(struct pipe *p, struct worker *wk, size_t idx)
 	memset(&wf, 0, sizeof wf);
 	wf.path = w->sf->path;
 	wf.memo = wk->memo;
+	wf.lpmemo = wk->lpmemo;
+	wf.shapes = &wk->shapes;
 	wf.ts = NAN;
 	s = seg_new(idx, wk->id, u->first ? w->start_line + 1 : 1);
 	if (open_unit(u, w, &wf, &cause) != 0) {
@@ -513,6 +609,10 @@ worker_main(void *arg)
 	size_t idx;
 
 	wk->memo = tmpl_memo_new();
+	wk->lpmemo = lp_memo_new();
+	wk->shapes.tab = xcalloc(SHAPE_SLOTS, sizeof *wk->shapes.tab);
+	wk->shapes.arena = xmalloc(SHAPE_BYTES);
+	wk->shapes.alen = 0;
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
@@ -522,7 +622,11 @@ worker_main(void *arg)
 		read_unit(p, wk, idx);
 	}
 	tmpl_memo_free(wk->memo);
+	lp_memo_free(wk->lpmemo);
+	free(wk->shapes.tab);
+	free(wk->shapes.arena);
 	wk->memo = NULL;
+	wk->lpmemo = NULL;
 	return NULL;
 }
 

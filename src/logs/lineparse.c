@@ -19,6 +19,10 @@
  * The message starts after the tail.  Everything is bounded: at most
  * LP_MAXTOK header fields and LP_MAXHDR bytes are looked at, so a line of
  * megabytes costs no more than a short one.
+ *
+ * A thread parsing many lines keeps a memo (lp_memo_parse()): a line
+ * that differs from one parsed before only in its digits has only its
+ * time and rank read again (see the memo's comment).
  */
 #include "config.h"
 
@@ -52,6 +56,13 @@ struct lp_scan {
 	int syslog;		/* the timestamp had no year (host may follow) */
 	int kernel;		/* a dmesg header: no tag field follows */
 	struct lp_blanks *bl;	/* for lp_tokend() and lp_skipspace() */
+
+	/* What lp_memo_parse() keeps: where rank and time were read. */
+	int vchecks;		/* time parsers that read digits' values */
+	size_t rank_at;		/* the digits of out->rank */
+	size_t ts_at, ts_end;	/* the field that gave the time */
+	int ts_vchecks;		/* vchecks in it; -1: others read values */
+	enum lp_level ts_level;	/* the level before it */
 };
 
 /* Month and day names as three lower-case letters packed in an int. */
@@ -346,6 +357,7 @@ lp_ts_ymd(struct lp_scan *sc, size_t *i)
 	long y, m, d;
 	char sep;
 
+	sc->vchecks++;		/* a date and time in range */
 	if ((y = lp_num(s, &j, sc->end, 4)) < 0)
 		return -1;
 	if (j < sc->end && lp_digit((unsigned char)s[j])) {
@@ -386,6 +398,7 @@ lp_ts_short(struct lp_scan *sc, size_t *i)
 	double secs = 0;
 	char sep;
 
+	sc->vchecks++;		/* a date and time in range */
 	if ((a = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end)
 		return -1;
 	if (lp_digit((unsigned char)s[j])) {
@@ -438,6 +451,7 @@ lp_ts_monthname(struct lp_scan *sc, size_t *i)
 	double secs = 0;
 	int m;
 
+	sc->vchecks++;		/* a day, time and year in range */
 	if (j + 4 <= sc->end && (s[j + 3] == ' ' || s[j + 3] == ',') &&
 	    lp_name3(s + j) == LP_DAY) {
 		j += 4;
@@ -482,6 +496,7 @@ lp_ts_glog(struct lp_scan *sc, size_t *i)
 
 	if (c != 'I' && c != 'W' && c != 'E' && c != 'F' && c != 'D')
 		return -1;
+	sc->vchecks++;		/* a date and time in range */
 	if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
 	    (d = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
 	    s[j++] != ' ' || !lp_valid_date(1970, m, d) ||
@@ -521,6 +536,8 @@ lp_ts_number(struct lp_scan *sc, size_t *i, int uptime)
 	}
 	if (!lp_fieldend(s, j, sc->end) || nd == 0)
 		return -1;
+	if (!uptime)
+		sc->vchecks++;	/* epoch seconds in range */
 	if (uptime) {
 		if (!frac || nd > 8)
 			return -1;
@@ -578,6 +595,27 @@ lp_dmesg(struct lp_scan *sc, size_t *i)
 }
 
 /*
+ * A time field ended at `end` (after reading `vc` value checks and more):
+ * note where it was when it gave the line's time (for lp_memo_parse()),
+ * or that values were read for nothing when it did not.
+ */
+static void
+lp_ts_kept(struct lp_scan *sc, int had, int vc, enum lp_level level,
+    size_t end)
+{
+	if (had) {
+		if (sc->vchecks != vc)
+			sc->ts_vchecks = -1;
+		return;
+	}
+	sc->ts_at = sc->pos;
+	sc->ts_end = end;
+	sc->ts_level = level;
+	if (sc->ts_vchecks == 0)
+		sc->ts_vchecks = sc->vchecks - vc;
+}
+
+/*
  * Can a time start at s[j]: a digit, glog's level letter and a digit, or
  * a month or day name?  Most header fields are turned away here.
  */
@@ -605,7 +643,7 @@ lp_anchor_ts(struct lp_scan *sc)
 	const char *s = sc->s;
 	size_t j = sc->pos;
 	struct lp_line save;
-	int br = 0, have = sc->have_ts, sys = sc->syslog;
+	int br = 0, have = sc->have_ts, sys = sc->syslog, vc;
 
 	if (s[j] == '[') {
 		br = 1;
@@ -617,6 +655,7 @@ lp_anchor_ts(struct lp_scan *sc)
 	if (!lp_ts_start(sc, j))
 		return -1;
 	save = *sc->out;
+	vc = sc->vchecks;
 	if (br && lp_dmesg(sc, &j) == 0)
 		;
 	else if (lp_ts_any(sc, &j) != 0)
@@ -629,12 +668,15 @@ lp_anchor_ts(struct lp_scan *sc)
 	if (j < sc->end && (s[j] == ',' || s[j] == ':') &&
 	    (j + 1 >= sc->end || lp_space((unsigned char)s[j + 1])))
 		j++;
+	lp_ts_kept(sc, have, vc, save.level, j);
 	sc->pos = j;
 	return 0;
 fail:
 	*sc->out = save;
 	sc->have_ts = have;
 	sc->syslog = sys;
+	if (sc->vchecks != vc)
+		sc->ts_vchecks = -1;	/* a field read values, in vain */
 	return -1;
 }
 
@@ -674,7 +716,7 @@ static int
 lp_anchor_rank(struct lp_scan *sc)
 {
 	const char *s = sc->s;
-	size_t j = sc->pos;
+	size_t j = sc->pos, at;
 	int r, c;
 
 	if (s[j] != '[') {
@@ -682,6 +724,7 @@ lp_anchor_rank(struct lp_scan *sc)
 		    j + 1 >= sc->end || s[j] != ':' || s[j + 1] != ' ')
 			return -1;
 		sc->out->rank = r;
+		sc->rank_at = 0;
 		sc->pos = j + 2;
 		return 0;
 	}
@@ -694,7 +737,7 @@ lp_anchor_rank(struct lp_scan *sc)
 	if (lp_digit(c)) {
 		if (lp_small(s, &j, sc->end) < 0 || j >= sc->end || s[j] != ',')
 			return -1;
-		j++;
+		at = ++j;
 		if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end ||
 		    s[j] != ']')
 			return -1;
@@ -712,6 +755,7 @@ lp_anchor_rank(struct lp_scan *sc)
 		if (j < sc->end && s[j] == ':')
 			j++;
 		sc->out->rank = r;
+		sc->rank_at = at;
 		sc->pos = j;
 		return 0;
 	}
@@ -721,12 +765,14 @@ lp_anchor_rank(struct lp_scan *sc)
 		return -1;
 	if (j < sc->end && s[j] == ' ')
 		j++;
+	at = j;
 	if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end || s[j] != ']')
 		return -1;
 	j++;
 	if (j < sc->end && s[j] == ':')
 		j++;
 	sc->out->rank = r;
+	sc->rank_at = at;
 	sc->pos = j;
 	return 0;
 }
@@ -1128,10 +1174,10 @@ lp_anchor_host(struct lp_scan *sc)
  * message; only the rank and node are taken.
  */
 static void
-lp_mpirun(struct lp_line *out, const char *s, size_t end)
+lp_mpirun(struct lp_line *out, const char *s, size_t end, size_t *rank_at)
 {
 	static const char noticed[] = "mpirun noticed that process rank ";
-	size_t i = 0, j, k;
+	size_t i = 0, j, k, at;
 	long r;
 
 	while (i < end && s[i] == ' ')
@@ -1144,14 +1190,17 @@ lp_mpirun(struct lp_line *out, const char *s, size_t end)
 			k += 2;
 		else
 			return;
-		if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ']')
+		at = k;
+		if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ']') {
 			out->rank = (int)r;
+			*rank_at = at;
+		}
 		return;
 	}
 	if (end - i < sizeof noticed || memcmp(s + i, noticed,
 	    sizeof noticed - 1) != 0)
 		return;
-	k = i + sizeof noticed - 1;
+	at = k = i + sizeof noticed - 1;
 	if ((r = lp_small(s, &k, end)) < 0)
 		return;
 	for (j = k; j + 9 < end && memcmp(s + j, " on node ", 9) != 0; j++)
@@ -1164,6 +1213,7 @@ lp_mpirun(struct lp_line *out, const char *s, size_t end)
 	if (k == j || k >= end)
 		return;
 	out->rank = (int)r;
+	*rank_at = at;
 	out->host = s + j;
 	out->host_len = k - j;
 }
@@ -1174,7 +1224,7 @@ lp_mpirun(struct lp_line *out, const char *s, size_t end)
  * The line stays message; only the node and a single task are taken.
  */
 static void
-lp_srun(struct lp_line *out, const char *s, size_t end)
+lp_srun(struct lp_line *out, const char *s, size_t end, size_t *rank_at)
 {
 	size_t i = 13, j, k;
 	long r;
@@ -1192,7 +1242,7 @@ lp_srun(struct lp_line *out, const char *s, size_t end)
 	k = j + 6;
 	if (s[k] != ' ')
 		return;
-	k++;
+	*rank_at = ++k;
 	if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ':')
 		out->rank = (int)r;
 }
@@ -1725,8 +1775,19 @@ lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
 	}
 }
 
-void
-lp_parse(const char *line, size_t len, struct lp_line *out)
+/* Where lp_parse() read a line's fields (offsets after `skip`). */
+struct lp_rec {
+	size_t skip;		/* what lp_overwritten() dropped */
+	size_t rank_at;		/* SIZE_MAX: no rank */
+	size_t ts_at, ts_end;	/* SIZE_MAX: no time */
+	int ts_vchecks;		/* -1: values were read elsewhere too */
+	enum lp_level ts_level;
+};
+
+/* lp_parse(), saying in *rec where it read what. */
+static void
+lp_parse_rec(const char *line, size_t len, struct lp_line *out,
+    struct lp_rec *rec)
 {
 	struct lp_scan sc;
 	struct lp_blanks bl;
@@ -1737,8 +1798,6 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	out->rank = -1;
 	out->msg = line;
 	out->msg_len = len;
-	if (line == NULL || len == 0)
-		return;
 	skip = lp_overwritten(line, len);
 	line += skip;
 	len -= skip;
@@ -1749,20 +1808,287 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	sc.len = len;
 	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
 	sc.out = out;
+	sc.rank_at = sc.ts_at = SIZE_MAX;
 	bl.made = 0;
 	sc.bl = &bl;
 	start = lp_anchors(&sc, &seen);
 	if (seen)
 		lp_nccl_host(&sc, start);
 	if (!seen) {
-		lp_srun(out, line, sc.end);
-		lp_mpirun(out, line, sc.end);
+		lp_srun(out, line, sc.end, &sc.rank_at);
+		lp_mpirun(out, line, sc.end, &sc.rank_at);
+	} else {
+		start = lp_logger(&sc, start);
+		start = lp_tail(&sc, start);
+		while (start < len && lp_space((unsigned char)line[start]))
+			start++;
+		out->msg = line + start;
+		out->msg_len = len - start;
+	}
+	rec->skip = skip;
+	rec->rank_at = out->rank >= 0 ? sc.rank_at : SIZE_MAX;
+	rec->ts_at = sc.have_ts ? sc.ts_at : SIZE_MAX;
+	rec->ts_end = sc.ts_end;
+	rec->ts_vchecks = sc.ts_vchecks;
+	rec->ts_level = sc.ts_level;
+}
+
+void
+lp_parse(const char *line, size_t len, struct lp_line *out)
+{
+	struct lp_rec rec;
+
+	if (line == NULL || len == 0) {
+		memset(out, 0, sizeof *out);
+		out->rank = -1;
+		out->msg = line;
 		return;
 	}
-	start = lp_logger(&sc, start);
-	start = lp_tail(&sc, start);
-	while (start < len && lp_space((unsigned char)line[start]))
-		start++;
-	out->msg = line + start;
-	out->msg_len = len - start;
+	lp_parse_rec(line, len, out, &rec);
+}
+
+/* ------------------------------------------------------------ memo */
+
+/*
+ * A line's header is read from the classes of its bytes, with one
+ * exception: a time must be in range (a month from 1 to 12, a minute
+ * below 60, epoch seconds between 2000 and 2100).  So two lines that
+ * differ only in their digits parse alike -- the same message start,
+ * level and host, the rank and time from the same places -- when every
+ * value read was the time's own and the other line's time is in range
+ * too.  The memo keeps lines with every digit made '0' (the skeleton)
+ * and where their fields were; a line whose skeleton it holds has only
+ * its time and rank read again.  The key is the skeleton of the bytes
+ * that can matter (the header window after what a carriage return or a
+ * progress bar hides) and, for a short line, its length.
+ */
+#define LP_MEMO_SLOTS	4096		/* a power of two */
+#define LP_MEMO_BYTES	(1024 * 1024)	/* the skeletons */
+#define LP_MEMO_KEY	(2 * LP_MAXHDR)	/* bytes of a line that can matter */
+#define LP_NONE		UINT32_MAX
+
+struct lp_memo_ent {
+	uint64_t hash;			/* 0: empty */
+	uint32_t key, klen;		/* the skeleton, in the arena */
+	uint32_t len;			/* the line's length, 0 past LP_MEMO_KEY */
+	uint32_t skip, start;		/* the message at skip + start */
+	uint32_t rank_at, ts_at, ts_end;	/* after skip; LP_NONE */
+	uint32_t host_at, host_len;	/* after skip; host_len 0: none */
+	int ts_vchecks;
+	unsigned char level, ts_level;
+};
+
+struct lp_memo {
+	struct lp_memo_ent *ent;
+	size_t nused;
+	uint64_t gen;			/* times the memo was emptied */
+	char *arena;
+	size_t alen;
+	char key[LP_MEMO_KEY];
+};
+
+struct lp_memo *
+lp_memo_new(void)
+{
+	struct lp_memo *mo = xcalloc(1, sizeof *mo);
+
+	mo->ent = xcalloc(LP_MEMO_SLOTS, sizeof *mo->ent);
+	mo->arena = xmalloc(LP_MEMO_BYTES);
+	return mo;
+}
+
+void
+lp_memo_free(struct lp_memo *mo)
+{
+	if (mo == NULL)
+		return;
+	free(mo->ent);
+	free(mo->arena);
+	free(mo);
+}
+
+#define LP_K1	0xbf58476d1ce4e5b9ULL
+#define LP_K2	0x94d049bb133111ebULL
+#define LP_MIX(h, w)	((h) = ((h) ^ ((w) * LP_K1)) * LP_K2, (h) ^= (h) >> 31)
+
+/*
+ * The skeleton of s[0..n) into key, and its hash with `len` (never 0);
+ * four lanes of eight bytes, so that one lane's multiplications need
+ * not wait for another's.
+ */
+static uint64_t
+lp_memo_key(const char *s, size_t n, size_t len, char *key)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = a + LP_K1, c = a + LP_K2,
+	    d = a ^ LP_K1, w;
+	size_t k = 0;
+
+#ifdef __SSE2__
+	for (; k + 16 <= n; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+		__m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		__m128i dg = _mm_cmpeq_epi8(_mm_min_epu8(t,
+		    _mm_set1_epi8(9)), t);
+
+		x = _mm_or_si128(_mm_andnot_si128(dg, x),
+		    _mm_and_si128(dg, _mm_set1_epi8('0')));
+		_mm_storeu_si128((__m128i *)(key + k), x);
+	}
+#endif
+	for (; k < n; k++)
+		key[k] = lp_digit((unsigned char)s[k]) ? '0' : s[k];
+	for (k = 0; k + 32 <= n; k += 32) {
+		memcpy(&w, key + k, 8);
+		LP_MIX(a, w);
+		memcpy(&w, key + k + 8, 8);
+		LP_MIX(b, w);
+		memcpy(&w, key + k + 16, 8);
+		LP_MIX(c, w);
+		memcpy(&w, key + k + 24, 8);
+		LP_MIX(d, w);
+	}
+	for (; k + 8 <= n; k += 8) {
+		memcpy(&w, key + k, 8);
+		LP_MIX(b, w);
+	}
+	w = 0;
+	memcpy(&w, key + k, n - k);
+	LP_MIX(c, w);
+	a ^= (b << 17 | b >> 47) ^ (c << 31 | c >> 33) ^ (d << 47 | d >> 17);
+	LP_MIX(a, (uint64_t)len);
+	return a != 0 ? a : 1;
+}
+
+/*
+ * Read a line the memo knows the shape of: the kept fields, the rank
+ * and time read again where they were.  -1 when the time is not read
+ * as it was (a value out of range): then the line is parsed in full.
+ */
+static int
+lp_memo_replay(const struct lp_memo_ent *e, const char *line, size_t len,
+    struct lp_line *out)
+{
+	const char *base = line + e->skip;
+	size_t blen = len - e->skip, end = blen < LP_MAXHDR ? blen : LP_MAXHDR;
+	size_t k = e->rank_at;
+	struct lp_scan sc;
+	struct lp_blanks bl;
+	struct lp_line t;
+	long r;
+
+	memset(out, 0, sizeof *out);
+	out->msg = base + e->start;
+	out->msg_len = blen - e->start;
+	out->level = (enum lp_level)e->level;
+	out->rank = -1;
+	if (e->host_len > 0) {
+		out->host = base + e->host_at;
+		out->host_len = e->host_len;
+	}
+	if (e->rank_at != LP_NONE && (r = lp_small(base, &k, end)) >= 0)
+		out->rank = (int)r;
+	if (e->ts_at == LP_NONE)
+		return 0;
+	memset(&sc, 0, sizeof sc);
+	memset(&t, 0, sizeof t);
+	t.rank = -1;
+	t.level = (enum lp_level)e->ts_level;
+	sc.s = base;
+	sc.len = blen;
+	sc.end = end;
+	sc.out = &t;
+	sc.pos = e->ts_at;
+	bl.made = 0;
+	sc.bl = &bl;
+	if (lp_anchor_ts(&sc) != 0 || sc.pos != e->ts_end ||
+	    sc.ts_vchecks != e->ts_vchecks)
+		return -1;
+	out->ts = t.ts;
+	out->ts_kind = t.ts_kind;
+	out->tz_known = t.tz_known;
+	return 0;
+}
+
+/*
+ * Keep what the parse of the line with skeleton mo->key[0..n) found, at
+ * e or (when the memo is emptied for room) where it goes then.
+ */
+static struct lp_memo_ent *
+lp_memo_keep(struct lp_memo *mo, struct lp_memo_ent *e, uint64_t h,
+    size_t n, size_t len, const char *line, const struct lp_line *out,
+    const struct lp_rec *rec)
+{
+	const char *base = line + rec->skip;
+
+	if (mo->alen + n > LP_MEMO_BYTES ||
+	    (mo->nused + 1) * 4 > LP_MEMO_SLOTS * 3) {
+		memset(mo->ent, 0, LP_MEMO_SLOTS * sizeof *mo->ent);
+		mo->nused = 0;
+		mo->alen = 0;
+		mo->gen++;
+		e = &mo->ent[h & (LP_MEMO_SLOTS - 1)];	/* all free now */
+	}
+	e->hash = h;
+	e->key = (uint32_t)mo->alen;
+	e->klen = (uint32_t)n;
+	e->len = len <= LP_MEMO_KEY ? (uint32_t)len : 0;
+	memcpy(mo->arena + mo->alen, mo->key, n);
+	mo->alen += n;
+	e->skip = (uint32_t)rec->skip;
+	e->start = (uint32_t)(out->msg - base);
+	e->rank_at = rec->rank_at == SIZE_MAX ? LP_NONE :
+	    (uint32_t)rec->rank_at;
+	e->ts_at = rec->ts_at == SIZE_MAX ? LP_NONE : (uint32_t)rec->ts_at;
+	e->ts_end = (uint32_t)rec->ts_end;
+	e->host_at = out->host != NULL ? (uint32_t)(out->host - base) : 0;
+	e->host_len = out->host != NULL ? (uint32_t)out->host_len : 0;
+	e->ts_vchecks = rec->ts_vchecks;
+	e->level = (unsigned char)out->level;
+	e->ts_level = (unsigned char)rec->ts_level;
+	mo->nused++;
+	return e;
+}
+
+/* The shape of entry e: its slot and the memo's generation (not 0). */
+static uint64_t
+lp_memo_shape(const struct lp_memo *mo, const struct lp_memo_ent *e,
+    size_t len)
+{
+	if (len > LP_MEMO_KEY)
+		return 0;	/* the skeleton is of its head only */
+	return (mo->gen * LP_MEMO_SLOTS + (size_t)(e - mo->ent)) + 1;
+}
+
+uint64_t
+lp_memo_parse(struct lp_memo *mo, const char *line, size_t len,
+    struct lp_line *out)
+{
+	struct lp_memo_ent *e;
+	struct lp_rec rec;
+	size_t n = len < LP_MEMO_KEY ? len : LP_MEMO_KEY, j;
+	uint64_t h;
+
+	if (line == NULL || len == 0) {
+		lp_parse(line, len, out);
+		return 0;
+	}
+	h = lp_memo_key(line, n, len <= LP_MEMO_KEY ? len : 0, mo->key);
+	for (j = h & (LP_MEMO_SLOTS - 1);; j = (j + 1) & (LP_MEMO_SLOTS - 1)) {
+		e = &mo->ent[j];
+		if (e->hash == 0)
+			break;
+		if (e->hash == h && e->klen == n && e->len == (len <=
+		    LP_MEMO_KEY ? len : 0) && memcmp(mo->arena + e->key,
+		    mo->key, n) == 0) {
+			if (lp_memo_replay(e, line, len, out) == 0)
+				return lp_memo_shape(mo, e, len);
+			lp_parse(line, len, out);
+			return 0;
+		}
+	}
+	lp_parse_rec(line, len, out, &rec);
+	if (rec.ts_vchecks < 0)
+		return 0;
+	return lp_memo_shape(mo, lp_memo_keep(mo, e, h, n, len, line, out,
+	    &rec), len);
 }

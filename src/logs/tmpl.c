@@ -900,11 +900,6 @@ static void
 memo_keep(struct tmpl_memo *mo, struct memo_slot *sl, uint64_t h, size_t n,
     const struct buf *out, uint64_t ohash)
 {
-	size_t k;
-
-	for (k = 0; k < out->len; k++)
-		if (CLS(out->s[k]) & C_DIGIT)
-			return;		/* a kept name's digit: not for others */
 	if (mo->alen + n + out->len > MEMO_BYTES ||
 	    (mo->nused + 1) * 4 > MEMO_SLOTS * 3) {
 		memset(mo->slot, 0, MEMO_SLOTS * sizeof *mo->slot);
@@ -925,15 +920,30 @@ memo_keep(struct tmpl_memo *mo, struct memo_slot *sl, uint64_t h, size_t n,
 	mo->nused++;
 }
 
+/* Is there no digit in the masked text (no name kept with its digit)? */
+static int
+memo_digitless(const struct buf *out)
+{
+	size_t k;
+
+	for (k = 0; k < out->len; k++)
+		if (CLS(out->s[k]) & C_DIGIT)
+			return 0;
+	return 1;
+}
+
 uint64_t
 tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
-    struct buf *out)
+    struct buf *out, int *same)
 {
 	struct memo_slot *sl;
 	uint64_t h, oh;
 	size_t j;
-	int dated;
+	int dated, dummy;
 
+	if (same == NULL)
+		same = &dummy;
+	*same = 0;
 	if (len == 0 || len > MEMO_MAXLEN) {
 		tmpl_mask(msg, len, out);
 		return memo_hash(out->s, out->len);
@@ -947,13 +957,16 @@ tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
 		    memcmp(mo->arena + sl->key, mo->key, len) == 0) {
 			buf_reset(out);
 			buf_add(out, mo->arena + sl->out, sl->olen);
+			*same = 1;
 			return sl->ohash;
 		}
 	}
 	mask_run(msg, len, out, &dated);
 	oh = memo_hash(out->s, out->len);
-	if (!dated)
+	if (!dated && memo_digitless(out)) {
+		*same = 1;
 		memo_keep(mo, sl, h, len, out, oh);
+	}
 	return oh;
 }
 
