@@ -1866,6 +1866,15 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 #define LP_MEMO_BYTES	(1024 * 1024)	/* the skeletons */
 #define LP_MEMO_KEY	(2 * LP_MAXHDR)	/* bytes of a line that can matter */
 #define LP_NONE		UINT32_MAX
+/*
+ * Lines that are all different (ids of letters and digits in every one)
+ * would pay for the memo and never gain: when fewer than one lookup in
+ * LP_MEMO_GAIN finds its line's shape, over LP_MEMO_WINDOW lookups, the
+ * next LP_MEMO_REST lines are parsed without the memo.
+ */
+#define LP_MEMO_WINDOW	4096
+#define LP_MEMO_GAIN	5
+#define LP_MEMO_REST	32768
 
 struct lp_memo_ent {
 	uint64_t hash;			/* 0: empty */
@@ -1882,6 +1891,8 @@ struct lp_memo {
 	struct lp_memo_ent *ent;
 	size_t nused;
 	uint64_t gen;			/* times the memo was emptied */
+	unsigned looked, found;		/* lookups in this window, hits */
+	unsigned rest;			/* lines left to parse without it */
 	char *arena;
 	size_t alen;
 	char key[LP_MEMO_KEY];
@@ -2068,9 +2079,15 @@ lp_memo_parse(struct lp_memo *mo, const char *line, size_t len,
 	size_t n = len < LP_MEMO_KEY ? len : LP_MEMO_KEY, j;
 	uint64_t h;
 
-	if (line == NULL || len == 0) {
+	if (line == NULL || len == 0 || mo->rest > 0) {
+		mo->rest -= mo->rest > 0 && len > 0;
 		lp_parse(line, len, out);
 		return 0;
+	}
+	if (++mo->looked == LP_MEMO_WINDOW) {
+		if (mo->found * LP_MEMO_GAIN < mo->looked)
+			mo->rest = LP_MEMO_REST;
+		mo->looked = mo->found = 0;
 	}
 	h = lp_memo_key(line, n, len <= LP_MEMO_KEY ? len : 0, mo->key);
 	for (j = h & (LP_MEMO_SLOTS - 1);; j = (j + 1) & (LP_MEMO_SLOTS - 1)) {
@@ -2080,6 +2097,7 @@ lp_memo_parse(struct lp_memo *mo, const char *line, size_t len,
 		if (e->hash == h && e->klen == n && e->len == (len <=
 		    LP_MEMO_KEY ? len : 0) && memcmp(mo->arena + e->key,
 		    mo->key, n) == 0) {
+			mo->found++;
 			if (lp_memo_replay(e, line, len, out) == 0)
 				return lp_memo_shape(mo, e, len);
 			lp_parse(line, len, out);

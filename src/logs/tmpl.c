@@ -795,6 +795,10 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
 #define MEMO_SLOTS	4096		/* a power of two */
 #define MEMO_BYTES	(1024 * 1024)	/* skeletons and masked texts */
 #define MEMO_MAXLEN	1024		/* longer messages are not kept */
+/* Messages that are all different: see lineparse.c's LP_MEMO_GAIN. */
+#define MEMO_WINDOW	4096
+#define MEMO_GAIN	5
+#define MEMO_REST	32768
 
 struct memo_slot {
 	uint64_t hash;			/* 0: empty */
@@ -806,6 +810,8 @@ struct memo_slot {
 struct tmpl_memo {
 	struct memo_slot *slot;
 	size_t nused;
+	unsigned looked, found;		/* lookups in this window, hits */
+	unsigned rest;			/* messages left to mask without it */
 	char *arena;
 	size_t alen;
 	char key[MEMO_MAXLEN];		/* the message's skeleton */
@@ -948,6 +954,17 @@ tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
 		tmpl_mask(msg, len, out);
 		return memo_hash(out->s, out->len);
 	}
+	if (mo->rest > 0) {
+		mo->rest--;
+		mask_run(msg, len, out, &dated);
+		*same = !dated && memo_digitless(out);
+		return memo_hash(out->s, out->len);
+	}
+	if (++mo->looked == MEMO_WINDOW) {
+		if (mo->found * MEMO_GAIN < mo->looked)
+			mo->rest = MEMO_REST;
+		mo->looked = mo->found = 0;
+	}
 	h = memo_skeleton(msg, len, mo->key);
 	for (j = h & (MEMO_SLOTS - 1);; j = (j + 1) & (MEMO_SLOTS - 1)) {
 		sl = &mo->slot[j];
@@ -955,6 +972,7 @@ tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
 			break;
 		if (sl->hash == h && sl->klen == len &&
 		    memcmp(mo->arena + sl->key, mo->key, len) == 0) {
+			mo->found++;
 			buf_reset(out);
 			buf_add(out, mo->arena + sl->out, sl->olen);
 			*same = 1;
