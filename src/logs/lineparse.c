@@ -1935,16 +1935,23 @@ lp_memo_key(const char *s, size_t n, size_t len, char *key)
 	size_t k = 0;
 
 #ifdef __SSE2__
-	for (; k + 16 <= n; k += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
-		__m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
-		__m128i dg = _mm_cmpeq_epi8(_mm_min_epu8(t,
-		    _mm_set1_epi8(9)), t);
+	/* sixteen bytes at a time; the last sixteen overlap the ones before */
+	for (; n >= 16; k += 16) {
+		__m128i x, t, dg;
 
+		if (k + 16 > n)
+			k = n - 16;
+		x = _mm_loadu_si128((const __m128i *)(s + k));
+		t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		dg = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
 		x = _mm_or_si128(_mm_andnot_si128(dg, x),
 		    _mm_and_si128(dg, _mm_set1_epi8('0')));
 		_mm_storeu_si128((__m128i *)(key + k), x);
+		if (k + 16 == n)
+			break;
 	}
+	if (n >= 16)
+		k = n;
 #endif
 	for (; k < n; k++)
 		key[k] = lp_digit((unsigned char)s[k]) ? '0' : s[k];

@@ -882,16 +882,23 @@ memo_skeleton(const char *s, size_t n, char *key)
 	size_t k = 0;
 
 #ifdef __SSE2__
-	for (; k + 16 <= n; k += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
-		__m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
-		__m128i d = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)),
-		    t);
+	/* sixteen bytes at a time; the last sixteen overlap the ones before */
+	for (; n >= 16; k += 16) {
+		__m128i x, t, d;
 
+		if (k + 16 > n)
+			k = n - 16;
+		x = _mm_loadu_si128((const __m128i *)(s + k));
+		t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		d = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
 		x = _mm_or_si128(_mm_andnot_si128(d, x),
 		    _mm_and_si128(d, _mm_set1_epi8('0')));
 		_mm_storeu_si128((__m128i *)(key + k), x);
+		if (k + 16 == n)
+			break;
 	}
+	if (n >= 16)
+		k = n;
 #endif
 	for (; k < n; k++)
 		key[k] = CLS(s[k]) & C_DIGIT ? '0' : s[k];
