@@ -57,7 +57,7 @@
 #define NO_ENTRY	UINT32_MAX
 #define MAX_THREADS	64
 #define SHAPE_SLOTS	4096		/* a power of two */
-#define SHAPE_BYTES	(512 * 1024)
+#define SHAPE_BYTES	(256 * 1024)
 #define CHUNK_BYTES	(32 * 1024 * 1024)
 
 /* One distinct masked string of a segment or of the writer's cache. */

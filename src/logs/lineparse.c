@@ -1863,7 +1863,7 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
  * progress bar hides) and, for a short line, its length.
  */
 #define LP_MEMO_SLOTS	4096		/* a power of two */
-#define LP_MEMO_BYTES	(1024 * 1024)	/* the skeletons */
+#define LP_MEMO_BYTES	(512 * 1024)	/* the skeletons */
 #define LP_MEMO_KEY	(2 * LP_MAXHDR)	/* bytes of a line that can matter */
 #define LP_NONE		UINT32_MAX
 /*

@@ -64,7 +64,7 @@ void lp_parse(const char *line, size_t len, struct lp_line *out);
  * line's shape: not 0 when the memo keeps the line's skeleton (the line
  * with every digit made '0'), and then the same for every line of that
  * skeleton and length from this memo; 0 for a line it does not keep.
- * Holds about 1 MiB.  lp_memo_free() accepts NULL.
+ * Holds about 750 KiB.  lp_memo_free() accepts NULL.
  */
 struct lp_memo;
 struct lp_memo *lp_memo_new(void);

@@ -793,7 +793,7 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
  * the same things with other numbers millions of times.
  */
 #define MEMO_SLOTS	4096		/* a power of two */
-#define MEMO_BYTES	(1024 * 1024)	/* skeletons and masked texts */
+#define MEMO_BYTES	(512 * 1024)	/* skeletons and masked texts */
 #define MEMO_MAXLEN	1024		/* longer messages are not kept */
 /* Messages that are all different: see lineparse.c's LP_MEMO_GAIN. */
 #define MEMO_WINDOW	4096

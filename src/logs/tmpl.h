@@ -40,7 +40,7 @@ void tmpl_mask(const char *msg, size_t len, struct buf *out);
  * hash, whichever memo), for a caller's table of masked texts, and sets
  * *same (may be NULL) when every message of this one's skeleton (every
  * digit made '0') masks to this text, so a caller may keep it too.
- * Holds about 1 MiB.  tmpl_memo_free() accepts NULL.
+ * Holds about 640 KiB.  tmpl_memo_free() accepts NULL.
  */
 struct tmpl_memo;
 struct tmpl_memo *tmpl_memo_new(void);
