@@ -853,7 +853,8 @@ put_varint(struct buf *b, uint64_t v)
 {
 	unsigned char *p;
 
-	buf_grow(b, 10);
+	if (b->cap - b->len < 11)	/* ten bytes and the NUL: grow rarely */
+		buf_grow(b, 10);
 	p = (unsigned char *)b->s + b->len;
 	while (v >= 0x80) {
 		*p++ = (unsigned char)(v | 0x80);
