@@ -535,7 +535,7 @@ static const char *units[] = {
 static int
 mask_unit(const char *s, size_t n)
 {
-	size_t lo = 0, hi = TS_NELEM(units), mid;
+	size_t lo = 0, hi = TS_NELEM(units), mid, k;
 	int c;
 
 	while (n > 0 && (CLS(s[n - 1]) & C_CLOSE))
@@ -552,9 +552,11 @@ mask_unit(const char *s, size_t n)
 	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		c = strncmp(s, units[mid], n);
-		if (c == 0 && units[mid][n] != '\0')
-			c = -1;
+		for (k = 0; k < n && s[k] == units[mid][k]; k++)
+			;
+		/* s[0..n) against the unit, in byte order, shorter first */
+		c = k < n ? (unsigned char)s[k] - (unsigned char)units[mid][k] :
+		    units[mid][n] != '\0' ? -1 : 0;
 		if (c == 0)
 			return 1;
 		if (c < 0)
