@@ -72,6 +72,21 @@ test_expect_success 'trainscope JOBDIR indexes the job, then diagnoses it' '
 	grep "^indexed 1 job" err && grep "^job job7:" out &&
 	sed -n "/^suspect nodes/{n;p;}" out | grep node02
 '
+test_expect_success '--threads N, global or of index and diagnose, gives the same answer; 0 to 64' '
+	cp -r job7 job8 && cp -r job7 job9 &&
+	trainscope --cache t1.db --threads 1 job7 >o1 2>/dev/null &&
+	trainscope --cache t2.db diagnose --threads 2 ./job8 >o2 2>/dev/null &&
+	trainscope --cache t3.db --threads 2 index --threads 1 job9 2>/dev/null &&
+	trainscope --cache t3.db diagnose job9 >o3 &&
+	for i in 1 2 3; do grep . o$i | sed "s/job[789]/JOB/g" >n$i; done &&
+	test_cmp n1 n2 && test_cmp n1 n3 &&
+	test_must_fail 2 trainscope --threads 65 jobs 2>e1 &&
+	grep "^trainscope: --threads wants a number from 0 to 64, not .65.$" e1 &&
+	test_must_fail 2 trainscope --threads 2>e2 &&
+	grep "^trainscope: --threads requires a number$" e2 &&
+	test_must_fail 2 trainscope diagnose --threads x job7 2>e3 &&
+	grep "^trainscope: diagnose: --threads wants a whole number" e3
+'
 test_expect_success 'machine output stays clean: status lines go to stderr' '
 	mkdir -p clean/node01 &&
 	for i in 1 2 3; do

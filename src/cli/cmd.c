@@ -37,9 +37,9 @@ const struct cmd cmd_table[] = {
 	  "simulate a failed job and healthy runs, then diagnose it",
 	  cmd_demo, "" },
 	{ "diagnose", "[--baseline JOB]... [--top N] [--format text|tsv|json] "
-	  "[--no-flows] JOB|PATH", 1, 1,
+	  "[--no-flows] [--threads N] JOB|PATH", 1, 1,
 	  "rank the suspect events and nodes of a failed job, with reasons",
-	  cmd_diagnose, "baseline= top= format= no-flows" },
+	  cmd_diagnose, "baseline= top= format= no-flows threads=" },
 	{ "drill", "", 0, 0,
 	  "open what the selected row leads to (an event's lines, a node's events)",
 	  cmd_drill, "" },

@@ -41,6 +41,8 @@ struct cmd_ctx {
 	int quit;		/* set by a command that ends the session */
 	struct view *view;	/* the investigation (view/cmd-view.c), or NULL */
 	int keep_going;		/* `source` goes on after a failed line */
+	int threads;		/* --threads: threads for indexing (0: one
+				   per core available) */
 };
 
 /* One --option value as given on the command line. */

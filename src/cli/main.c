@@ -35,6 +35,7 @@ struct options {
 	const char *width;
 	int keep_going;
 	const char *cache;
+	const char *threads;
 	int batch;
 	int quiet;
 };
@@ -59,7 +60,8 @@ report(struct cmd_ctx *ctx, const char *line, const char *cause)
 static void
 usage_short(FILE *f)
 {
-	fputs("usage: trainscope [--cache FILE] COMMAND [ARGS...]\n"
+	fputs("usage: trainscope [--cache FILE] [--threads N] COMMAND "
+	    "[ARGS...]\n"
 	    "       trainscope [--cache FILE] -n -c CMD [-c CMD]... [PATH...]\n"
 	    "       trainscope [--cache FILE] --replay FILE [PATH...]\n"
 	    "Try 'trainscope --help' or 'trainscope help'.\n", f);
@@ -75,6 +77,7 @@ static const struct {
 	{ 'r', "--replay", "a file of commands" },
 	{ 'E', "--export", "a file (or -)" },
 	{ 'W', "--width", "a number" },
+	{ 'T', "--threads", "a number" },
 };
 
 /* "trainscope: --cache requires a file", or the option is unknown. */
@@ -112,6 +115,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "export", required_argument, NULL, 'E' },
 		{ "width", required_argument, NULL, 'W' },
 		{ "keep-going", no_argument, NULL, 'K' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -154,6 +158,9 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'K':
 			o->keep_going = 1;
 			break;
+		case 'T':
+			o->threads = optarg;
+			break;
 		case 'V':	/* the same text as the version command */
 			printf("trainscope %s (cache schema %d)\n",
 			    PACKAGE_VERSION, cache_schema_version());
@@ -165,6 +172,22 @@ parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	return 0;
+}
+
+/* --threads N: 0 (one per core available) to 64; -1 said, when not. */
+static int
+threads_arg(const char *s)
+{
+	char *end;
+	long n;
+
+	n = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || n < 0 || n > 64) {
+		fprintf(stderr, "trainscope: --threads wants a number from 0 "
+		    "to 64, not '%s'\n", s);
+		return -1;
+	}
+	return (int)n;
 }
 
 /* Index the PATHs given after the options, if the build can index. */
@@ -304,6 +327,8 @@ main(int argc, char **argv)
 	ctx.progress = !o.quiet && isatty(STDERR_FILENO);
 	if (o.cache != NULL)
 		cmd_ctx_set_cache_path(&ctx, o.cache);
+	if (o.threads != NULL && (ctx.threads = threads_arg(o.threads)) < 0)
+		return CMD_USAGE;
 
 	if (!o.batch && argc > 0 && cmd_find(argv[0]) != NULL) {
 		rc = cmd_exec_argv(&ctx, argc, argv, &cause);

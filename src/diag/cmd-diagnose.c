@@ -40,17 +40,17 @@ find(struct cache *c, const char *what, struct job_ref *job, char **cause)
 /*
  * The job `arg` names, resolved once into *job.  A path to a directory
  * or file on disk that the cache holds no job for (by name or root) is
- * indexed first, as `trainscope JOBDIR` does, and stands for the job
- * rooted at that directory (a file's own directory).  Returns 0, or -1
- * with *cause.
+ * indexed first, as `trainscope JOBDIR` does (on `threads` threads when
+ * not NULL), and stands for the job rooted at that directory (a file's
+ * own directory).  Returns 0, or -1 with *cause.
  */
 static int
 resolve(struct cmd_ctx *ctx, struct cache *c, const char *arg,
-    struct job_ref *job, char **cause)
+    const char *threads, struct job_ref *job, char **cause)
 {
 	struct stat sb;
-	char *words[3], *dir, *slash;
-	int rc;
+	char *words[5], *dir, *slash;
+	int rc, n = 0;
 
 	if (stat(arg, &sb) != 0 || (!S_ISDIR(sb.st_mode) &&
 	    !S_ISREG(sb.st_mode)) || (strchr(arg, '/') == NULL &&
@@ -60,10 +60,14 @@ resolve(struct cmd_ctx *ctx, struct cache *c, const char *arg,
 	if (S_ISREG(sb.st_mode) && (slash = strrchr(dir, '/')) != NULL)
 		slash[slash == dir] = '\0';	/* "/f" is in "/" */
 	if ((rc = jobdb_find(c, dir, job, cause)) == 0) {
-		words[0] = (char *)"index";
-		words[1] = (char *)arg;
-		words[2] = NULL;
-		rc = cmd_exec_argv(ctx, 2, words, cause) != CMD_OK ? -1 :
+		words[n++] = (char *)"index";
+		if (threads != NULL) {
+			words[n++] = (char *)"--threads";
+			words[n++] = (char *)threads;
+		}
+		words[n++] = (char *)arg;
+		words[n] = NULL;
+		rc = cmd_exec_argv(ctx, n, words, cause) != CMD_OK ? -1 :
 		    find(c, dir, job, cause);
 	}
 	free(dir);
@@ -79,10 +83,11 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	struct job_ref job;
 	struct cache *c;
 	size_t nbase;
-	long top;
+	long top, threads;
 	int rc = CMD_FAIL;
 
-	if (cmd_opt_long(a, "top", 10, 0, 1000000, &top, cause) != 0)
+	if (cmd_opt_long(a, "top", 10, 0, 1000000, &top, cause) != 0 ||
+	    cmd_opt_long(a, "threads", 0, 0, 64, &threads, cause) != 0)
 		return CMD_USAGE;
 	if (fmtname != NULL && diag_format_parse(fmtname, &fmt) != 0) {
 		ts_fail(cause, "diagnose: unknown format '%s' (text, tsv or "
@@ -90,7 +95,8 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	}
 	if (cmd_ctx_cache(ctx, &c, cause) != 0 ||
-	    resolve(ctx, c, a->argv[0], &job, cause) != 0)
+	    resolve(ctx, c, a->argv[0], cmd_opt(a, "threads"), &job,
+	    cause) != 0)
 		return CMD_FAIL;
 	nbase = cmd_opt_all(a, "baseline", &base);
 	if (job_model_ref(c, &job, base, nbase, cmd_has_opt(a, "no-flows") ?

@@ -78,7 +78,8 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		ts_fail(cause, "--job needs a name");
 		return CMD_USAGE;
 	}
-	if (cmd_opt_long(a, "threads", 0, 0, 64, &threads, cause) != 0)
+	if (cmd_opt_long(a, "threads", ctx->threads, 0, 64, &threads,
+	    cause) != 0)
 		return CMD_USAGE;
 	o.threads = (int)threads;
 	if (cmd_opt_long(a, "chunk", 0, 0, LONG_MAX, &chunk, cause) != 0)

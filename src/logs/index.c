@@ -4,7 +4,7 @@
  *   worker threads (one per core)        the calling thread (writer)
  *   take the next unit in order          waits for the segments of unit 0,
  *   read lines (reader.h)                then unit 1, ... in order;
- *   lp_parse(), tmpl_mask()              maps each distinct masked string
+ *   lp_memo_parse(), tmpl_memo_mask()    maps each distinct masked string
  *   group lines by masked string         to a template id (a cache of
  *   in a per-segment hash table          masked string -> id, else
  *   hand over a segment every            tmpl_match(), which is not
@@ -32,6 +32,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,7 +56,9 @@
 #define CACHE_BYTES	(8 * 1024 * 1024)
 #define COMMIT_SECS	2.0
 #define NO_ENTRY	UINT32_MAX
-#define MAX_THREADS	16
+#define MAX_THREADS	64
+#define SHAPE_SLOTS	4096		/* a power of two */
+#define SHAPE_BYTES	(256 * 1024)
 #define CHUNK_BYTES	(32 * 1024 * 1024)
 
 /* One distinct masked string of a segment or of the writer's cache. */
@@ -143,30 +146,36 @@ struct pipe {
 	int stop;
 };
 
+/*
+ * A worker's masked texts by line shape (lp_memo_parse()): every line of
+ * a shape has its message at the same place, of the same skeleton, so
+ * when that skeleton masks to one text (tmpl_memo_mask()'s `same`) the
+ * shape's lines get it without masking; and they all hold a NUL or none.
+ */
+struct shape {
+	uint64_t id;		/* the shape, 0: empty */
+	uint64_t hash;		/* of the masked text */
+	uint32_t off, len;	/* the masked text in the arena */
+	uint32_t msg_at, msg_len;
+	int nul;
+};
+
+struct shapes {
+	struct shape *tab;	/* SHAPE_SLOTS, by id */
+	char *arena;
+	size_t alen;
+};
+
 struct worker {
 	struct pipe *p;
 	int id;
 	pthread_t thread;
+	struct tmpl_memo *memo;	/* the thread's masked messages */
+	struct lp_memo *lpmemo;	/* and parsed lines */
+	struct shapes shapes;
 };
 
 /* ------------------------------------------------------------ workers */
-
-/* A fast 64-bit hash, eight bytes at a time. */
-static uint64_t
-hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
-		h ^= h >> 31;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 29);
-}
 
 static void
 smap_init(struct smap *m)
@@ -342,6 +351,9 @@ push(struct pipe *p, struct seg *s)
 struct wfile {
 	struct reader *r;
 	const char *path;
+	struct tmpl_memo *memo;	/* the worker's (borrowed) */
+	struct lp_memo *lpmemo;	/* the worker's (borrowed) */
+	struct shapes *shapes;	/* the worker's (borrowed) */
 	struct buf masked;
 	double ts;		/* last timestamp seen, inherited */
 	double ts_max;		/* latest timestamp seen, NaN: none */
@@ -358,6 +370,73 @@ struct wfile {
 	int partial;
 };
 
+/* The shape `sid` of a line whose message is lp's, when it is kept. */
+static const struct shape *
+shape_get(struct shapes *sh, uint64_t sid, const struct reader_line *l,
+    const struct lp_line *lp)
+{
+	const struct shape *e = &sh->tab[sid & (SHAPE_SLOTS - 1)];
+
+	if (sid == 0 || e->id != sid || e->msg_at != (size_t)(lp->msg - l->s) ||
+	    e->msg_len != lp->msg_len)
+		return NULL;
+	return e;
+}
+
+/* Keep masked text m[0..n) (hashed h) for the lines of shape `sid`. */
+static void
+shape_keep(struct shapes *sh, uint64_t sid, const struct reader_line *l,
+    const struct lp_line *lp, const char *m, size_t n, uint64_t h, int nul)
+{
+	struct shape *e = &sh->tab[sid & (SHAPE_SLOTS - 1)];
+
+	if (sh->alen + n > SHAPE_BYTES) {
+		memset(sh->tab, 0, SHAPE_SLOTS * sizeof *sh->tab);
+		sh->alen = 0;
+	}
+	e->id = sid;
+	e->hash = h;
+	e->off = (uint32_t)sh->alen;
+	e->len = (uint32_t)n;
+	e->msg_at = (uint32_t)(lp->msg - l->s);
+	e->msg_len = (uint32_t)lp->msg_len;
+	e->nul = nul;
+	memcpy(sh->arena + sh->alen, m, n);
+	sh->alen += n;
+}
+
+/*
+ * The masked text of the line's message (*m, *n, its hash *h): from its
+ * shape when kept, else masked (and kept for its shape when it may be).
+ * Says in *nul whether the line holds a NUL byte.
+ */
+static void
+line_masked(struct wfile *wf, uint64_t sid, const struct reader_line *l,
+    const struct lp_line *lp, const char **m, size_t *n, uint64_t *h,
+    int *nul)
+{
+	const struct shape *e = shape_get(wf->shapes, sid, l, lp);
+	int same = 0;
+
+	if (e != NULL) {
+		*m = wf->shapes->arena + e->off;
+		*n = e->len;
+		*h = e->hash;
+		*nul = e->nul;
+		return;
+	}
+	*nul = memchr(l->s, '\0', l->len) != NULL;
+	*h = 0;
+	buf_reset(&wf->masked);
+	if (lp->msg_len > 0)
+		*h = tmpl_memo_mask(wf->memo, lp->msg, lp->msg_len,
+		    &wf->masked, &same);
+	*m = buf_str(&wf->masked);
+	*n = wf->masked.len;
+	if (sid != 0 && (same || lp->msg_len == 0))
+		shape_keep(wf->shapes, sid, l, lp, *m, *n, *h, *nul);
+}
+
 static void
 add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 {
@@ -365,10 +444,13 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	struct logdb_occ at, occ;
 	struct occs *o;
 	uint32_t id = NO_ENTRY;
-	uint64_t lineno;
-	int created;
+	uint64_t lineno, h, sid;
+	const char *m;
+	size_t n;
+	int created, nul;
 
-	lp_parse(l->s, l->len, &lp);
+	sid = lp_memo_parse(wf->lpmemo, l->s, l->len, &lp);
+	line_masked(wf, sid, l, &lp, &m, &n, &h, &nul);
 	if (lp.ts_kind != LP_TS_NONE) {
 		wf->ts = lp.ts;
 		if (isnan(wf->ts_max) || lp.ts > wf->ts_max)
@@ -382,7 +464,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 		seg_rank(s, lp.rank);
 	lineno = l->lineno - wf->shift;
 	s->text += l->full_len + l->newline;
-	if (wf->nul_line == 0 && memchr(l->s, '\0', l->len) != NULL)
+	if (wf->nul_line == 0 && nul)
 		wf->nul_line = s->nul_line = lineno;
 	if (wf->long_line == 0 && l->full_len > READER_LINE_MAX) {
 		wf->long_line = s->long_line = lineno;
@@ -392,9 +474,7 @@ add_line(struct seg *s, struct wfile *wf, const struct reader_line *l)
 	at.off = l->off;
 	at.ts = wf->ts;
 	if (lp.msg_len > 0) {
-		tmpl_mask(lp.msg, lp.msg_len, &wf->masked);
-		id = smap_get(&s->map, buf_str(&wf->masked), wf->masked.len,
-		    hash_bytes(buf_str(&wf->masked), wf->masked.len), &created);
+		id = smap_get(&s->map, m, n, h, &created);
 		if (created) {
 			s->occs = xgrow(s->occs, &s->ocap, s->map.nents,
 			    sizeof *s->occs);
@@ -490,7 +570,7 @@ open_unit(const struct unit *u, const struct work *w, struct wfile *wf,
 }
 
 static void
-read_unit(struct pipe *p, int worker, size_t idx)
+read_unit(struct pipe *p, struct worker *wk, size_t idx)
 {
 	const struct unit *u = &p->units[idx];
 	const struct work *w = &p->work[u->work];
@@ -502,8 +582,11 @@ read_unit(struct pipe *p, int worker, size_t idx)
 
 	memset(&wf, 0, sizeof wf);
 	wf.path = w->sf->path;
+	wf.memo = wk->memo;
+	wf.lpmemo = wk->lpmemo;
+	wf.shapes = &wk->shapes;
 	wf.ts = wf.ts_max = NAN;
-	s = seg_new(idx, worker, u->first ? w->start_line + 1 : 1);
+	s = seg_new(idx, wk->id, u->first ? w->start_line + 1 : 1);
 	if (open_unit(u, w, &wf, &cause) != 0) {
 		s->last = s->failed = 1;
 		seg_warn(s, cause);
@@ -520,7 +603,7 @@ read_unit(struct pipe *p, int worker, size_t idx)
 			account(s, &wf);
 			if (!push(p, s))
 				goto out;
-			s = seg_new(idx, worker, l.lineno - wf.shift + 1);
+			s = seg_new(idx, wk->id, l.lineno - wf.shift + 1);
 		}
 	}
 	if (rc < 0) {
@@ -541,14 +624,25 @@ worker_main(void *arg)
 	struct pipe *p = wk->p;
 	size_t idx;
 
+	wk->memo = tmpl_memo_new();
+	wk->lpmemo = lp_memo_new();
+	wk->shapes.tab = xcalloc(SHAPE_SLOTS, sizeof *wk->shapes.tab);
+	wk->shapes.arena = xmalloc(SHAPE_BYTES);
+	wk->shapes.alen = 0;
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&p->mu);
 		if (idx == SIZE_MAX)
 			break;
-		read_unit(p, wk->id, idx);
+		read_unit(p, wk, idx);
 	}
+	tmpl_memo_free(wk->memo);
+	lp_memo_free(wk->lpmemo);
+	free(wk->shapes.tab);
+	free(wk->shapes.arena);
+	wk->memo = NULL;
+	wk->lpmemo = NULL;
 	return NULL;
 }
 
@@ -776,7 +870,8 @@ put_varint(struct buf *b, uint64_t v)
 {
 	unsigned char *p;
 
-	buf_grow(b, 10);
+	if (b->cap - b->len < 11)	/* ten bytes and the NUL: grow rarely */
+		buf_grow(b, 10);
 	p = (unsigned char *)b->s + b->len;
 	while (v >= 0x80) {
 		*p++ = (unsigned char)(v | 0x80);
@@ -1255,11 +1350,19 @@ plan(struct writer *w, struct scan_job *j, struct logdb_file *old,
 
 /* ------------------------------------------------------------ running */
 
+/* The cores this process may run on (its affinity: a login node's cgroup). */
 static int
 ncpus(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = 0;
+#ifdef CPU_COUNT	/* glibc, musl: the affinity mask */
+	cpu_set_t set;
 
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+#endif
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 

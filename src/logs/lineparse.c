@@ -19,11 +19,18 @@
  * The message starts after the tail.  Everything is bounded: at most
  * LP_MAXTOK header fields and LP_MAXHDR bytes are looked at, so a line of
  * megabytes costs no more than a short one.
+ *
+ * A thread parsing many lines keeps a memo (lp_memo_parse()): a line
+ * that differs from one parsed before only in its digits has only its
+ * time and rank read again (see the memo's comment).
  */
 #include "config.h"
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "logs/lineparse.h"
 #include "base/util.h"
@@ -31,6 +38,14 @@
 #define LP_MAXTOK 16		/* header fields looked at */
 #define LP_MAXHDR 512		/* header bytes looked at */
 #define LP_MAXWEAK 6		/* weak fields in a row before an anchor */
+#define LP_WORDS (LP_MAXHDR / 64)
+
+/* The blanks of the header window, 64 bytes to a word, made on demand. */
+struct lp_blanks {
+	uint64_t w[LP_WORDS];	/* bit k of w[j]: byte 64 j + k is a blank
+				   or past the window */
+	unsigned made;		/* bit j: w[j] is made */
+};
 
 struct lp_scan {
 	const char *s;		/* the line */
@@ -40,21 +55,18 @@ struct lp_scan {
 	int have_ts;
 	int syslog;		/* the timestamp had no year (host may follow) */
 	int kernel;		/* a dmesg header: no tag field follows */
+	struct lp_blanks *bl;	/* for lp_tokend() and lp_skipspace() */
+
+	/* What lp_memo_parse() keeps: where rank and time were read. */
+	int vchecks;		/* time parsers that read digits' values */
+	size_t rank_at;		/* the digits of out->rank */
+	size_t ts_at, ts_end;	/* the field that gave the time */
+	int ts_vchecks;		/* vchecks in it; -1: others read values */
+	enum lp_level ts_level;	/* the level before it */
 };
 
 /* Month and day names as three lower-case letters packed in an int. */
 #define LP_K3(a, b, c) ((uint32_t)(a) << 16 | (uint32_t)(b) << 8 | (c))
-static const uint32_t lp_months[] = {
-	LP_K3('j', 'a', 'n'), LP_K3('f', 'e', 'b'), LP_K3('m', 'a', 'r'),
-	LP_K3('a', 'p', 'r'), LP_K3('m', 'a', 'y'), LP_K3('j', 'u', 'n'),
-	LP_K3('j', 'u', 'l'), LP_K3('a', 'u', 'g'), LP_K3('s', 'e', 'p'),
-	LP_K3('o', 'c', 't'), LP_K3('n', 'o', 'v'), LP_K3('d', 'e', 'c')
-};
-static const uint32_t lp_days[] = {
-	LP_K3('m', 'o', 'n'), LP_K3('t', 'u', 'e'), LP_K3('w', 'e', 'd'),
-	LP_K3('t', 'h', 'u'), LP_K3('f', 'r', 'i'), LP_K3('s', 'a', 't'),
-	LP_K3('s', 'u', 'n')
-};
 
 static int
 lp_digit(int c)
@@ -81,7 +93,7 @@ lp_space(int c)
 }
 
 /* Read exactly n digits at s[*i]; -1 when they are not there. */
-static long
+static inline long
 lp_num(const char *s, size_t *i, size_t end, int n)
 {
 	long v = 0;
@@ -97,7 +109,7 @@ lp_num(const char *s, size_t *i, size_t end, int n)
 }
 
 /* Read 1 or 2 digits (a day or month that may lack its leading zero). */
-static long
+static inline long
 lp_num12(const char *s, size_t *i, size_t end)
 {
 	long v;
@@ -108,7 +120,7 @@ lp_num12(const char *s, size_t *i, size_t end)
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date. */
-static long
+static inline long
 lp_days_from_civil(long y, long m, long d)
 {
 	long era, yoe, doy, doe;
@@ -121,27 +133,71 @@ lp_days_from_civil(long y, long m, long d)
 	return era * 146097 + doe - 719468;
 }
 
-static int
+static inline int
 lp_valid_date(long y, long m, long d)
 {
 	return y >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31;
 }
 
-/* Index of the 3-letter name at s in keys[0..n), or -1. */
-static int
-lp_key3(const char *s, const uint32_t *keys, int n)
+/*
+ * The three letters at s (any case) as a key, or 0 when s[0] is no
+ * letter.  Setting bit 5 lower-cases a letter and turns no other byte
+ * into one, so a key of three lower-case letters comes only from letters.
+ */
+static inline uint32_t
+lp_key3(const char *s)
 {
-	uint32_t k;
-	int i;
-
 	if (!lp_alpha((unsigned char)s[0]))
-		return -1;
-	k = LP_K3(lp_lower((unsigned char)s[0]), lp_lower((unsigned char)s[1]),
-	    lp_lower((unsigned char)s[2]));
-	for (i = 0; i < n; i++)
-		if (keys[i] == k)
-			return i;
-	return -1;
+		return 0;
+	return LP_K3((unsigned char)s[0], (unsigned char)s[1],
+	    (unsigned char)s[2]) | LP_K3(0x20, 0x20, 0x20);
+}
+
+#define LP_DAY 13		/* lp_name3(): a day of the week */
+
+/*
+ * The month and day names by a perfect hash of their keys: the top five
+ * bits of key x LP_NAME_MUL are different for all nineteen, so a word is
+ * told by one multiplication, one load and one compare -- no branch on
+ * its letters (a switch on the first letter mispredicted on most words).
+ */
+#define LP_NAME_MUL	0x77f487bfU
+#define LP_NAME_SLOT(k)	((uint32_t)((k) * LP_NAME_MUL) >> 27)
+static const struct {
+	uint32_t key;
+	int what;		/* month 1..12, LP_DAY */
+} lp_names[32] = {
+	[4] = { LP_K3('m', 'a', 'y'), 5 }, [5] = { LP_K3('f', 'r', 'i'), LP_DAY },
+	[8] = { LP_K3('s', 'u', 'n'), LP_DAY },
+	[11] = { LP_K3('m', 'o', 'n'), LP_DAY }, [12] = { LP_K3('j', 'a', 'n'), 1 },
+	[13] = { LP_K3('w', 'e', 'd'), LP_DAY }, [14] = { LP_K3('a', 'u', 'g'), 8 },
+	[15] = { LP_K3('f', 'e', 'b'), 2 }, [16] = { LP_K3('j', 'u', 'n'), 6 },
+	[18] = { LP_K3('j', 'u', 'l'), 7 }, [19] = { LP_K3('t', 'u', 'e'), LP_DAY },
+	[20] = { LP_K3('n', 'o', 'v'), 11 }, [21] = { LP_K3('t', 'h', 'u'), LP_DAY },
+	[24] = { LP_K3('o', 'c', 't'), 10 }, [26] = { LP_K3('a', 'p', 'r'), 4 },
+	[27] = { LP_K3('m', 'a', 'r'), 3 }, [28] = { LP_K3('d', 'e', 'c'), 12 },
+	[29] = { LP_K3('s', 'e', 'p'), 9 }, [31] = { LP_K3('s', 'a', 't'), LP_DAY }
+};
+
+/*
+ * What the three letters at s name: a month (1..12), a day of the week
+ * (LP_DAY), or nothing (0).
+ */
+static inline int
+lp_name3(const char *s)
+{
+	uint32_t k = lp_key3(s), slot = LP_NAME_SLOT(k);
+
+	return k != 0 && lp_names[slot].key == k ? lp_names[slot].what : 0;
+}
+
+/* The month (1..12) that the three letters at s name, or 0. */
+static int
+lp_month3(const char *s)
+{
+	int n = lp_name3(s);
+
+	return n == LP_DAY ? 0 : n;
 }
 
 /* A month name (3 letters, any case, full name allowed) at s[*i]: 1..12. */
@@ -151,7 +207,7 @@ lp_month(const char *s, size_t *i, size_t end)
 	size_t k;
 	int m;
 
-	if (*i + 3 > end || (m = lp_key3(s + *i, lp_months, 12)) < 0)
+	if (*i + 3 > end || (m = lp_month3(s + *i)) == 0)
 		return 0;
 	k = *i + 3;
 	while (k < end && lp_alpha((unsigned char)s[k]))
@@ -159,7 +215,7 @@ lp_month(const char *s, size_t *i, size_t end)
 	if (k - *i > 9)
 		return 0;
 	*i = k;
-	return m + 1;
+	return m;
 }
 
 /*
@@ -167,7 +223,7 @@ lp_month(const char *s, size_t *i, size_t end)
  * writes 12:00:00:606); `sep` is the separator between the fields (':' or
  * '.' as in BGL's 15.42.50.675872).  Adds seconds since midnight to *secs.
  */
-static int
+static inline int
 lp_time(const char *s, size_t *i, size_t end, char sep, double *secs)
 {
 	size_t j = *i;
@@ -197,7 +253,7 @@ lp_time(const char *s, size_t *i, size_t end, char sep, double *secs)
 }
 
 /* A zone after a time: Z, +HH:MM, +HHMM, +HH.  Returns offset seconds. */
-static int
+static inline int
 lp_zone(const char *s, size_t *i, size_t end, double *off)
 {
 	size_t j = *i;
@@ -228,7 +284,7 @@ lp_zone(const char *s, size_t *i, size_t end, double *off)
 }
 
 /* Does a field end at s[i] (space, end, or closing punctuation)? */
-static int
+static inline int
 lp_fieldend(const char *s, size_t i, size_t end)
 {
 	int c;
@@ -240,7 +296,7 @@ lp_fieldend(const char *s, size_t i, size_t end)
 	    c == ':' || c == ';';
 }
 
-static void
+static inline void
 lp_set_ts(struct lp_scan *sc, double ts, enum lp_ts_kind kind, int tz)
 {
 	if (sc->have_ts)
@@ -301,6 +357,7 @@ lp_ts_ymd(struct lp_scan *sc, size_t *i)
 	long y, m, d;
 	char sep;
 
+	sc->vchecks++;		/* a date and time in range */
 	if ((y = lp_num(s, &j, sc->end, 4)) < 0)
 		return -1;
 	if (j < sc->end && lp_digit((unsigned char)s[j])) {
@@ -341,6 +398,7 @@ lp_ts_short(struct lp_scan *sc, size_t *i)
 	double secs = 0;
 	char sep;
 
+	sc->vchecks++;		/* a date and time in range */
 	if ((a = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end)
 		return -1;
 	if (lp_digit((unsigned char)s[j])) {
@@ -393,8 +451,9 @@ lp_ts_monthname(struct lp_scan *sc, size_t *i)
 	double secs = 0;
 	int m;
 
+	sc->vchecks++;		/* a day, time and year in range */
 	if (j + 4 <= sc->end && (s[j + 3] == ' ' || s[j + 3] == ',') &&
-	    lp_key3(s + j, lp_days, 7) >= 0) {
+	    lp_name3(s + j) == LP_DAY) {
 		j += 4;
 		while (j < sc->end && s[j] == ' ')
 			j++;
@@ -437,6 +496,7 @@ lp_ts_glog(struct lp_scan *sc, size_t *i)
 
 	if (c != 'I' && c != 'W' && c != 'E' && c != 'F' && c != 'D')
 		return -1;
+	sc->vchecks++;		/* a date and time in range */
 	if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
 	    (d = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
 	    s[j++] != ' ' || !lp_valid_date(1970, m, d) ||
@@ -476,6 +536,8 @@ lp_ts_number(struct lp_scan *sc, size_t *i, int uptime)
 	}
 	if (!lp_fieldend(s, j, sc->end) || nd == 0)
 		return -1;
+	if (!uptime)
+		sc->vchecks++;	/* epoch seconds in range */
 	if (uptime) {
 		if (!frac || nd > 8)
 			return -1;
@@ -533,6 +595,45 @@ lp_dmesg(struct lp_scan *sc, size_t *i)
 }
 
 /*
+ * A time field ended at `end` (after reading `vc` value checks and more):
+ * note where it was when it gave the line's time (for lp_memo_parse()),
+ * or that values were read for nothing when it did not.
+ */
+static void
+lp_ts_kept(struct lp_scan *sc, int had, int vc, enum lp_level level,
+    size_t end)
+{
+	if (had) {
+		if (sc->vchecks != vc)
+			sc->ts_vchecks = -1;
+		return;
+	}
+	sc->ts_at = sc->pos;
+	sc->ts_end = end;
+	sc->ts_level = level;
+	if (sc->ts_vchecks == 0)
+		sc->ts_vchecks = sc->vchecks - vc;
+}
+
+/*
+ * Can a time start at s[j]: a digit, glog's level letter and a digit, or
+ * a month or day name?  Most header fields are turned away here.
+ */
+static int
+lp_ts_start(const struct lp_scan *sc, size_t j)
+{
+	const char *s = sc->s;
+	int c = (unsigned char)s[j];
+
+	if (lp_digit(c))
+		return 1;
+	if ((c == 'I' || c == 'W' || c == 'E' || c == 'F' || c == 'D') &&
+	    j + 1 < sc->end && lp_digit((unsigned char)s[j + 1]))
+		return 1;
+	return j + 3 <= sc->end && lp_name3(s + j) != 0;
+}
+
+/*
  * A timestamp, possibly in brackets ("[2024-05-01 12:00:00]",
  * "[ 1234.567890]" for dmesg), followed by an optional ',' or ':'.
  */
@@ -541,8 +642,8 @@ lp_anchor_ts(struct lp_scan *sc)
 {
 	const char *s = sc->s;
 	size_t j = sc->pos;
-	struct lp_line save = *sc->out;
-	int br = 0, have = sc->have_ts, sys = sc->syslog;
+	struct lp_line save;
+	int br = 0, have = sc->have_ts, sys = sc->syslog, vc;
 
 	if (s[j] == '[') {
 		br = 1;
@@ -551,6 +652,10 @@ lp_anchor_ts(struct lp_scan *sc)
 		if (j >= sc->end)
 			return -1;
 	}
+	if (!lp_ts_start(sc, j))
+		return -1;
+	save = *sc->out;
+	vc = sc->vchecks;
 	if (br && lp_dmesg(sc, &j) == 0)
 		;
 	else if (lp_ts_any(sc, &j) != 0)
@@ -563,17 +668,20 @@ lp_anchor_ts(struct lp_scan *sc)
 	if (j < sc->end && (s[j] == ',' || s[j] == ':') &&
 	    (j + 1 >= sc->end || lp_space((unsigned char)s[j + 1])))
 		j++;
+	lp_ts_kept(sc, have, vc, save.level, j);
 	sc->pos = j;
 	return 0;
 fail:
 	*sc->out = save;
 	sc->have_ts = have;
 	sc->syslog = sys;
+	if (sc->vchecks != vc)
+		sc->ts_vchecks = -1;	/* a field read values, in vain */
 	return -1;
 }
 
 /* Read a small decimal (a rank) at s[*i]; -1 when absent. */
-static int
+static inline int
 lp_small(const char *s, size_t *i, size_t end)
 {
 	size_t j = *i;
@@ -588,7 +696,7 @@ lp_small(const char *s, size_t *i, size_t end)
 }
 
 /* Case-insensitive match of a lower-case word at s[*i]. */
-static int
+static inline int
 lp_word(const char *s, size_t *i, size_t end, const char *w)
 {
 	size_t j = *i;
@@ -608,21 +716,28 @@ static int
 lp_anchor_rank(struct lp_scan *sc)
 {
 	const char *s = sc->s;
-	size_t j = sc->pos;
-	int r;
+	size_t j = sc->pos, at;
+	int r, c;
 
 	if (s[j] != '[') {
 		if (j != 0 || (r = lp_small(s, &j, sc->end)) < 0 ||
 		    j + 1 >= sc->end || s[j] != ':' || s[j + 1] != ' ')
 			return -1;
 		sc->out->rank = r;
+		sc->rank_at = 0;
 		sc->pos = j + 2;
 		return 0;
 	}
 	j++;
+	/* what follows '[' tells the forms apart: a digit, 'd' or 'r' */
+	c = j < sc->end ? lp_lower((unsigned char)s[j]) : 0;
+	if (c != 'd' && c != 'r' && !lp_digit(c))
+		return -1;
 	/* mpirun --tag-output: "[jobid,rank]<stdout>:" */
-	if (lp_small(s, &j, sc->end) >= 0 && j < sc->end && s[j] == ',') {
-		j++;
+	if (lp_digit(c)) {
+		if (lp_small(s, &j, sc->end) < 0 || j >= sc->end || s[j] != ',')
+			return -1;
+		at = ++j;
 		if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end ||
 		    s[j] != ']')
 			return -1;
@@ -640,6 +755,7 @@ lp_anchor_rank(struct lp_scan *sc)
 		if (j < sc->end && s[j] == ':')
 			j++;
 		sc->out->rank = r;
+		sc->rank_at = at;
 		sc->pos = j;
 		return 0;
 	}
@@ -649,36 +765,39 @@ lp_anchor_rank(struct lp_scan *sc)
 		return -1;
 	if (j < sc->end && s[j] == ' ')
 		j++;
+	at = j;
 	if ((r = lp_small(s, &j, sc->end)) < 0 || j >= sc->end || s[j] != ']')
 		return -1;
 	j++;
 	if (j < sc->end && s[j] == ':')
 		j++;
 	sc->out->rank = r;
+	sc->rank_at = at;
 	sc->pos = j;
 	return 0;
 }
 
 static const struct {
 	const char *word;
+	size_t len;
 	enum lp_level level;
 } lp_levels[] = {
-	{ "alert", LP_LEVEL_FATAL },
-	{ "crit", LP_LEVEL_FATAL },
-	{ "critical", LP_LEVEL_FATAL },
-	{ "debug", LP_LEVEL_DEBUG },
-	{ "emerg", LP_LEVEL_FATAL },
-	{ "err", LP_LEVEL_ERROR },
-	{ "error", LP_LEVEL_ERROR },
-	{ "failure", LP_LEVEL_ERROR },
-	{ "fatal", LP_LEVEL_FATAL },
-	{ "info", LP_LEVEL_INFO },
-	{ "notice", LP_LEVEL_INFO },
-	{ "severe", LP_LEVEL_ERROR },
-	{ "trace", LP_LEVEL_DEBUG },
-	{ "verbose", LP_LEVEL_DEBUG },
-	{ "warn", LP_LEVEL_WARN },
-	{ "warning", LP_LEVEL_WARN },
+	{ "alert", 5, LP_LEVEL_FATAL },
+	{ "crit", 4, LP_LEVEL_FATAL },
+	{ "critical", 8, LP_LEVEL_FATAL },
+	{ "debug", 5, LP_LEVEL_DEBUG },
+	{ "emerg", 5, LP_LEVEL_FATAL },
+	{ "err", 3, LP_LEVEL_ERROR },
+	{ "error", 5, LP_LEVEL_ERROR },
+	{ "failure", 7, LP_LEVEL_ERROR },
+	{ "fatal", 5, LP_LEVEL_FATAL },
+	{ "info", 4, LP_LEVEL_INFO },
+	{ "notice", 6, LP_LEVEL_INFO },
+	{ "severe", 6, LP_LEVEL_ERROR },
+	{ "trace", 5, LP_LEVEL_DEBUG },
+	{ "verbose", 7, LP_LEVEL_DEBUG },
+	{ "warn", 4, LP_LEVEL_WARN },
+	{ "warning", 7, LP_LEVEL_WARN },
 };
 
 /*
@@ -704,11 +823,13 @@ lp_level_word(const char *s, size_t n, int bracketed)
 	if (!bracketed && !upper && !(cap && s[0] < 'a'))
 		return LP_LEVEL_NONE;
 	for (i = 0; i < TS_NELEM(lp_levels); i++) {
-		/* a shorter word stops the loop at its NUL */
-		for (k = 0; k < n; k++)
+		if (lp_levels[i].len != n ||
+		    lp_levels[i].word[0] != lp_lower((unsigned char)s[0]))
+			continue;
+		for (k = 1; k < n; k++)
 			if (lp_lower((unsigned char)s[k]) != lp_levels[i].word[k])
 				break;
-		if (k == n && lp_levels[i].word[n] == '\0')
+		if (k == n)
 			return lp_levels[i].level;
 	}
 	return LP_LEVEL_NONE;
@@ -811,21 +932,93 @@ lp_level_name(enum lp_level level)
 	}
 }
 
+/* The blanks of the 64 bytes at s, bit k for s[k]. */
+static uint64_t
+lp_blank_64(const char *s)
+{
+	uint64_t m = 0;
+	size_t k;
+
+#ifdef __SSE2__
+	for (k = 0; k < 64; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+
+		x = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(x) << k;
+	}
+#else
+	for (k = 0; k < 64; k++)
+		m |= (uint64_t)lp_space((unsigned char)s[k]) << k;
+#endif
+	return m;
+}
+
+/*
+ * Word j of the window's blanks (64 j < end), made when first asked for:
+ * a header is looked at token by token, often the same token by several
+ * rules, and a bit scan finds a token's end where a loop would test each
+ * byte again.
+ */
+static uint64_t
+lp_blank_make(const struct lp_scan *sc, size_t j)
+{
+	struct lp_blanks *bl = sc->bl;
+	size_t n = sc->end - 64 * j;
+	char pad[64];
+	uint64_t m;
+
+	/* a short last word: the window's last 64 bytes, or a padded copy */
+	if (n >= 64)
+		m = lp_blank_64(sc->s + 64 * j);
+	else if (sc->end >= 64)
+		m = lp_blank_64(sc->s + sc->end - 64) >> (64 - n) |
+		    ~(uint64_t)0 << n;
+	else {
+		memcpy(pad, sc->s, n);
+		memset(pad + n, ' ', sizeof pad - n);
+		m = lp_blank_64(pad);
+	}
+	bl->w[j] = m;
+	bl->made |= 1U << j;
+	return m;
+}
+
+static inline uint64_t
+lp_blank_word(const struct lp_scan *sc, size_t j)
+{
+	return sc->bl->made & 1U << j ? sc->bl->w[j] : lp_blank_make(sc, j);
+}
+
 /* End of the space-free token at `i` (bounded by the header window). */
-static size_t
+static inline size_t
 lp_tokend(const struct lp_scan *sc, size_t i)
 {
-	while (i < sc->end && !lp_space((unsigned char)sc->s[i]))
-		i++;
+	uint64_t m;
+
+	while (i < sc->end) {
+		if ((m = lp_blank_word(sc, i / 64) >> (i % 64)) != 0)
+			return i + (size_t)__builtin_ctzll(m);
+		i = (i / 64 + 1) * 64;
+	}
 	return i;
 }
 
-static size_t
+static inline size_t
 lp_skipspace(const struct lp_scan *sc, size_t i)
 {
-	while (i < sc->end && lp_space((unsigned char)sc->s[i]))
-		i++;
-	return i;
+	uint64_t m;
+
+	if (i >= sc->end)
+		return i;
+	while (i < sc->end) {
+		if ((m = ~lp_blank_word(sc, i / 64) >> (i % 64)) != 0) {
+			i += (size_t)__builtin_ctzll(m);
+			break;
+		}
+		i = (i / 64 + 1) * 64;
+	}
+	return i < sc->end ? i : sc->end;
 }
 
 /* A bracketed field without blanks ("[main]", "[Q[myid=1]/x@7]"): its end. */
@@ -981,10 +1174,10 @@ lp_anchor_host(struct lp_scan *sc)
  * message; only the rank and node are taken.
  */
 static void
-lp_mpirun(struct lp_line *out, const char *s, size_t end)
+lp_mpirun(struct lp_line *out, const char *s, size_t end, size_t *rank_at)
 {
 	static const char noticed[] = "mpirun noticed that process rank ";
-	size_t i = 0, j, k;
+	size_t i = 0, j, k, at;
 	long r;
 
 	while (i < end && s[i] == ' ')
@@ -997,14 +1190,17 @@ lp_mpirun(struct lp_line *out, const char *s, size_t end)
 			k += 2;
 		else
 			return;
-		if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ']')
+		at = k;
+		if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ']') {
 			out->rank = (int)r;
+			*rank_at = at;
+		}
 		return;
 	}
 	if (end - i < sizeof noticed || memcmp(s + i, noticed,
 	    sizeof noticed - 1) != 0)
 		return;
-	k = i + sizeof noticed - 1;
+	at = k = i + sizeof noticed - 1;
 	if ((r = lp_small(s, &k, end)) < 0)
 		return;
 	for (j = k; j + 9 < end && memcmp(s + j, " on node ", 9) != 0; j++)
@@ -1017,6 +1213,7 @@ lp_mpirun(struct lp_line *out, const char *s, size_t end)
 	if (k == j || k >= end)
 		return;
 	out->rank = (int)r;
+	*rank_at = at;
 	out->host = s + j;
 	out->host_len = k - j;
 }
@@ -1027,7 +1224,7 @@ lp_mpirun(struct lp_line *out, const char *s, size_t end)
  * The line stays message; only the node and a single task are taken.
  */
 static void
-lp_srun(struct lp_line *out, const char *s, size_t end)
+lp_srun(struct lp_line *out, const char *s, size_t end, size_t *rank_at)
 {
 	size_t i = 13, j, k;
 	long r;
@@ -1045,7 +1242,7 @@ lp_srun(struct lp_line *out, const char *s, size_t end)
 	k = j + 6;
 	if (s[k] != ' ')
 		return;
-	k++;
+	*rank_at = ++k;
 	if ((r = lp_small(s, &k, end)) >= 0 && k < end && s[k] == ':')
 		out->rank = (int)r;
 }
@@ -1069,7 +1266,7 @@ lp_anchor_dmesg_human(struct lp_scan *sc)
 		for (k++; k < sc->end && (lp_digit((unsigned char)s[k]) ||
 		    s[k] == '.' || s[k] == ':'); k++)
 			;
-	} else if (k + 3 < sc->end && lp_key3(s + k, lp_months, 12) >= 0) {
+	} else if (k + 3 < sc->end && lp_month3(s + k) != 0) {
 		for (k += 3; k < sc->end && (lp_digit((unsigned char)s[k]) ||
 		    s[k] == ' ' || s[k] == ':' || s[k] == ','); k++)
 			;
@@ -1087,9 +1284,25 @@ lp_anchor_dmesg_human(struct lp_scan *sc)
 static int
 lp_anchor(struct lp_scan *sc, int nweak, int idish)
 {
-	if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
-	    lp_anchor_host(sc) == 0 || lp_anchor_dmesg_human(sc) == 0)
-		return 0;
+	int c = (unsigned char)sc->s[sc->pos];
+
+	/*
+	 * By the first byte: '[' may open a rank, a time, dmesg -H's time
+	 * or a level; a digit starts a rank, a time or a host; a letter a
+	 * time, a host or a level; '<' only a level.
+	 */
+	if (c == '[') {
+		if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
+		    lp_anchor_dmesg_human(sc) == 0)
+			return 0;
+	} else if (lp_digit(c))
+		return lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
+		    lp_anchor_host(sc) == 0 ? 0 : -1;
+	else if (lp_alpha(c)) {
+		if (lp_anchor_ts(sc) == 0 || lp_anchor_host(sc) == 0)
+			return 0;
+	} else if (c != '<')
+		return -1;
 	if (nweak > 0 && !sc->have_ts && !idish)
 		return -1;
 	return lp_anchor_level(sc);
@@ -1413,10 +1626,12 @@ size_t
 lp_time_len(const char *s, size_t len)
 {
 	struct lp_scan sc;
+	struct lp_blanks bl;
 	struct lp_line out;
 	size_t i = 0;
 
-	if (len == 0 || !lp_alpha((unsigned char)s[0]))
+	/* most words name no month and no day: say so before any set-up */
+	if (len < 3 || lp_name3(s) == 0)
 		return 0;
 	memset(&sc, 0, sizeof sc);
 	memset(&out, 0, sizeof out);
@@ -1424,9 +1639,17 @@ lp_time_len(const char *s, size_t len)
 	sc.len = len;
 	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
 	sc.out = &out;
+	bl.made = 0;
+	sc.bl = &bl;
 	if (lp_ts_monthname(&sc, &i) != 0)
 		return 0;
 	return i;
+}
+
+int
+lp_time_name(const char *s, size_t len)
+{
+	return len >= 3 && lp_name3(s) != 0;
 }
 
 /* "INFO:root:message" (Python's basic layout): skip "root:" after "INFO:". */
@@ -1460,11 +1683,14 @@ lp_overwritten(const char *s, size_t len)
 {
 	size_t i, end = len < LP_MAXHDR ? len : LP_MAXHDR, k, skip = 0;
 
-	for (i = end; i > 0; i--)
-		if (s[i - 1] == '\r' && i < len) {
-			skip = i;
-			break;
-		}
+	/* the last CR before the last byte, looked for only when there is one */
+	k = end < len ? end : len - 1;
+	if (memchr(s, '\r', k) != NULL)
+		for (i = k; i > 0; i--)
+			if (s[i - 1] == '\r') {
+				skip = i;
+				break;
+			}
 	i = skip;
 	while (i < end && s[i] == ' ')
 		i++;
@@ -1526,8 +1752,9 @@ lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
 			if (t != NULL && t + 1 < s + k && t[1] == ':')
 				i = (size_t)(t + 2 - s);
 		}
-		/* name:digits:digits */
-		{
+		/* name:digits:digits (a name or a dashed address first) */
+		if (i < k && (lp_alpha((unsigned char)s[i]) ||
+		    lp_digit((unsigned char)s[i]))) {
 			const char *c1 = memchr(s + i, ':', k - i), *c2;
 
 			if (c1 != NULL && c1 > s + i && (lp_alpha(
@@ -1548,10 +1775,22 @@ lp_nccl_host(struct lp_scan *sc, size_t hdr_end)
 	}
 }
 
-void
-lp_parse(const char *line, size_t len, struct lp_line *out)
+/* Where lp_parse() read a line's fields (offsets after `skip`). */
+struct lp_rec {
+	size_t skip;		/* what lp_overwritten() dropped */
+	size_t rank_at;		/* SIZE_MAX: no rank */
+	size_t ts_at, ts_end;	/* SIZE_MAX: no time */
+	int ts_vchecks;		/* -1: values were read elsewhere too */
+	enum lp_level ts_level;
+};
+
+/* lp_parse(), saying in *rec where it read what. */
+static void
+lp_parse_rec(const char *line, size_t len, struct lp_line *out,
+    struct lp_rec *rec)
 {
 	struct lp_scan sc;
+	struct lp_blanks bl;
 	size_t start, skip;
 	int seen;
 
@@ -1559,8 +1798,6 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	out->rank = -1;
 	out->msg = line;
 	out->msg_len = len;
-	if (line == NULL || len == 0)
-		return;
 	skip = lp_overwritten(line, len);
 	line += skip;
 	len -= skip;
@@ -1571,18 +1808,312 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 	sc.len = len;
 	sc.end = len < LP_MAXHDR ? len : LP_MAXHDR;
 	sc.out = out;
+	sc.rank_at = sc.ts_at = SIZE_MAX;
+	bl.made = 0;
+	sc.bl = &bl;
 	start = lp_anchors(&sc, &seen);
 	if (seen)
 		lp_nccl_host(&sc, start);
 	if (!seen) {
-		lp_srun(out, line, sc.end);
-		lp_mpirun(out, line, sc.end);
+		lp_srun(out, line, sc.end, &sc.rank_at);
+		lp_mpirun(out, line, sc.end, &sc.rank_at);
+	} else {
+		start = lp_logger(&sc, start);
+		start = lp_tail(&sc, start);
+		while (start < len && lp_space((unsigned char)line[start]))
+			start++;
+		out->msg = line + start;
+		out->msg_len = len - start;
+	}
+	rec->skip = skip;
+	rec->rank_at = out->rank >= 0 ? sc.rank_at : SIZE_MAX;
+	rec->ts_at = sc.have_ts ? sc.ts_at : SIZE_MAX;
+	rec->ts_end = sc.ts_end;
+	rec->ts_vchecks = sc.ts_vchecks;
+	rec->ts_level = sc.ts_level;
+}
+
+void
+lp_parse(const char *line, size_t len, struct lp_line *out)
+{
+	struct lp_rec rec;
+
+	if (line == NULL || len == 0) {
+		memset(out, 0, sizeof *out);
+		out->rank = -1;
+		out->msg = line;
 		return;
 	}
-	start = lp_logger(&sc, start);
-	start = lp_tail(&sc, start);
-	while (start < len && lp_space((unsigned char)line[start]))
-		start++;
-	out->msg = line + start;
-	out->msg_len = len - start;
+	lp_parse_rec(line, len, out, &rec);
+}
+
+/* ------------------------------------------------------------ memo */
+
+/*
+ * A line's header is read from the classes of its bytes, with one
+ * exception: a time must be in range (a month from 1 to 12, a minute
+ * below 60, epoch seconds between 2000 and 2100).  So two lines that
+ * differ only in their digits parse alike -- the same message start,
+ * level and host, the rank and time from the same places -- when every
+ * value read was the time's own and the other line's time is in range
+ * too.  The memo keeps lines with every digit made '0' (the skeleton)
+ * and where their fields were; a line whose skeleton it holds has only
+ * its time and rank read again.  The key is the skeleton of the bytes
+ * that can matter (the header window after what a carriage return or a
+ * progress bar hides) and, for a short line, its length.
+ */
+#define LP_MEMO_SLOTS	4096		/* a power of two */
+#define LP_MEMO_BYTES	(512 * 1024)	/* the skeletons */
+#define LP_MEMO_KEY	(2 * LP_MAXHDR)	/* bytes of a line that can matter */
+#define LP_NONE		UINT32_MAX
+/*
+ * Lines that are all different (ids of letters and digits in every one)
+ * would pay for the memo and never gain: when fewer than one lookup in
+ * LP_MEMO_GAIN finds its line's shape, over LP_MEMO_WINDOW lookups, the
+ * next LP_MEMO_REST lines are parsed without the memo.
+ */
+#define LP_MEMO_WINDOW	4096
+#define LP_MEMO_GAIN	5
+#define LP_MEMO_REST	32768
+
+struct lp_memo_ent {
+	uint64_t hash;			/* 0: empty */
+	uint32_t key, klen;		/* the skeleton, in the arena */
+	uint32_t len;			/* the line's length, 0 past LP_MEMO_KEY */
+	uint32_t skip, start;		/* the message at skip + start */
+	uint32_t rank_at, ts_at, ts_end;	/* after skip; LP_NONE */
+	uint32_t host_at, host_len;	/* after skip; host_len 0: none */
+	int ts_vchecks;
+	unsigned char level, ts_level;
+};
+
+struct lp_memo {
+	struct lp_memo_ent *ent;
+	size_t nused;
+	uint64_t gen;			/* times the memo was emptied */
+	unsigned looked, found;		/* lookups in this window, hits */
+	unsigned rest;			/* lines left to parse without it */
+	char *arena;
+	size_t alen;
+	char key[LP_MEMO_KEY];
+};
+
+struct lp_memo *
+lp_memo_new(void)
+{
+	struct lp_memo *mo = xcalloc(1, sizeof *mo);
+
+	mo->ent = xcalloc(LP_MEMO_SLOTS, sizeof *mo->ent);
+	mo->arena = xmalloc(LP_MEMO_BYTES);
+	return mo;
+}
+
+void
+lp_memo_free(struct lp_memo *mo)
+{
+	if (mo == NULL)
+		return;
+	free(mo->ent);
+	free(mo->arena);
+	free(mo);
+}
+
+#define LP_K1	0xbf58476d1ce4e5b9ULL
+#define LP_K2	0x94d049bb133111ebULL
+#define LP_MIX(h, w)	((h) = ((h) ^ ((w) * LP_K1)) * LP_K2, (h) ^= (h) >> 31)
+
+/*
+ * The skeleton of s[0..n) into key, and its hash with `len` (never 0);
+ * four lanes of eight bytes, so that one lane's multiplications need
+ * not wait for another's.
+ */
+static uint64_t
+lp_memo_key(const char *s, size_t n, size_t len, char *key)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = a + LP_K1, c = a + LP_K2,
+	    d = a ^ LP_K1, w;
+	size_t k = 0;
+
+#ifdef __SSE2__
+	/* sixteen bytes at a time; the last sixteen overlap the ones before */
+	for (; n >= 16; k += 16) {
+		__m128i x, t, dg;
+
+		if (k + 16 > n)
+			k = n - 16;
+		x = _mm_loadu_si128((const __m128i *)(s + k));
+		t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		dg = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
+		x = _mm_or_si128(_mm_andnot_si128(dg, x),
+		    _mm_and_si128(dg, _mm_set1_epi8('0')));
+		_mm_storeu_si128((__m128i *)(key + k), x);
+		if (k + 16 == n)
+			break;
+	}
+	if (n >= 16)
+		k = n;
+#endif
+	for (; k < n; k++)
+		key[k] = lp_digit((unsigned char)s[k]) ? '0' : s[k];
+	for (k = 0; k + 32 <= n; k += 32) {
+		memcpy(&w, key + k, 8);
+		LP_MIX(a, w);
+		memcpy(&w, key + k + 8, 8);
+		LP_MIX(b, w);
+		memcpy(&w, key + k + 16, 8);
+		LP_MIX(c, w);
+		memcpy(&w, key + k + 24, 8);
+		LP_MIX(d, w);
+	}
+	for (; k + 8 <= n; k += 8) {
+		memcpy(&w, key + k, 8);
+		LP_MIX(b, w);
+	}
+	w = 0;
+	memcpy(&w, key + k, n - k);
+	LP_MIX(c, w);
+	a ^= (b << 17 | b >> 47) ^ (c << 31 | c >> 33) ^ (d << 47 | d >> 17);
+	LP_MIX(a, (uint64_t)len);
+	return a != 0 ? a : 1;
+}
+
+/*
+ * Read a line the memo knows the shape of: the kept fields, the rank
+ * and time read again where they were.  -1 when the time is not read
+ * as it was (a value out of range): then the line is parsed in full.
+ */
+static int
+lp_memo_replay(const struct lp_memo_ent *e, const char *line, size_t len,
+    struct lp_line *out)
+{
+	const char *base = line + e->skip;
+	size_t blen = len - e->skip, end = blen < LP_MAXHDR ? blen : LP_MAXHDR;
+	size_t k = e->rank_at;
+	struct lp_scan sc;
+	struct lp_blanks bl;
+	struct lp_line t;
+	long r;
+
+	memset(out, 0, sizeof *out);
+	out->msg = base + e->start;
+	out->msg_len = blen - e->start;
+	out->level = (enum lp_level)e->level;
+	out->rank = -1;
+	if (e->host_len > 0) {
+		out->host = base + e->host_at;
+		out->host_len = e->host_len;
+	}
+	if (e->rank_at != LP_NONE && (r = lp_small(base, &k, end)) >= 0)
+		out->rank = (int)r;
+	if (e->ts_at == LP_NONE)
+		return 0;
+	memset(&sc, 0, sizeof sc);
+	memset(&t, 0, sizeof t);
+	t.rank = -1;
+	t.level = (enum lp_level)e->ts_level;
+	sc.s = base;
+	sc.len = blen;
+	sc.end = end;
+	sc.out = &t;
+	sc.pos = e->ts_at;
+	bl.made = 0;
+	sc.bl = &bl;
+	if (lp_anchor_ts(&sc) != 0 || sc.pos != e->ts_end ||
+	    sc.ts_vchecks != e->ts_vchecks)
+		return -1;
+	out->ts = t.ts;
+	out->ts_kind = t.ts_kind;
+	out->tz_known = t.tz_known;
+	return 0;
+}
+
+/*
+ * Keep what the parse of the line with skeleton mo->key[0..n) found, at
+ * e or (when the memo is emptied for room) where it goes then.
+ */
+static struct lp_memo_ent *
+lp_memo_keep(struct lp_memo *mo, struct lp_memo_ent *e, uint64_t h,
+    size_t n, size_t len, const char *line, const struct lp_line *out,
+    const struct lp_rec *rec)
+{
+	const char *base = line + rec->skip;
+
+	if (mo->alen + n > LP_MEMO_BYTES ||
+	    (mo->nused + 1) * 4 > LP_MEMO_SLOTS * 3) {
+		memset(mo->ent, 0, LP_MEMO_SLOTS * sizeof *mo->ent);
+		mo->nused = 0;
+		mo->alen = 0;
+		mo->gen++;
+		e = &mo->ent[h & (LP_MEMO_SLOTS - 1)];	/* all free now */
+	}
+	e->hash = h;
+	e->key = (uint32_t)mo->alen;
+	e->klen = (uint32_t)n;
+	e->len = len <= LP_MEMO_KEY ? (uint32_t)len : 0;
+	memcpy(mo->arena + mo->alen, mo->key, n);
+	mo->alen += n;
+	e->skip = (uint32_t)rec->skip;
+	e->start = (uint32_t)(out->msg - base);
+	e->rank_at = rec->rank_at == SIZE_MAX ? LP_NONE :
+	    (uint32_t)rec->rank_at;
+	e->ts_at = rec->ts_at == SIZE_MAX ? LP_NONE : (uint32_t)rec->ts_at;
+	e->ts_end = (uint32_t)rec->ts_end;
+	e->host_at = out->host != NULL ? (uint32_t)(out->host - base) : 0;
+	e->host_len = out->host != NULL ? (uint32_t)out->host_len : 0;
+	e->ts_vchecks = rec->ts_vchecks;
+	e->level = (unsigned char)out->level;
+	e->ts_level = (unsigned char)rec->ts_level;
+	mo->nused++;
+	return e;
+}
+
+/* The shape of entry e: its slot and the memo's generation (not 0). */
+static uint64_t
+lp_memo_shape(const struct lp_memo *mo, const struct lp_memo_ent *e,
+    size_t len)
+{
+	if (len > LP_MEMO_KEY)
+		return 0;	/* the skeleton is of its head only */
+	return (mo->gen * LP_MEMO_SLOTS + (size_t)(e - mo->ent)) + 1;
+}
+
+uint64_t
+lp_memo_parse(struct lp_memo *mo, const char *line, size_t len,
+    struct lp_line *out)
+{
+	struct lp_memo_ent *e;
+	struct lp_rec rec;
+	size_t n = len < LP_MEMO_KEY ? len : LP_MEMO_KEY, j;
+	uint64_t h;
+
+	if (line == NULL || len == 0 || mo->rest > 0) {
+		mo->rest -= mo->rest > 0 && len > 0;
+		lp_parse(line, len, out);
+		return 0;
+	}
+	if (++mo->looked == LP_MEMO_WINDOW) {
+		if (mo->found * LP_MEMO_GAIN < mo->looked)
+			mo->rest = LP_MEMO_REST;
+		mo->looked = mo->found = 0;
+	}
+	h = lp_memo_key(line, n, len <= LP_MEMO_KEY ? len : 0, mo->key);
+	for (j = h & (LP_MEMO_SLOTS - 1);; j = (j + 1) & (LP_MEMO_SLOTS - 1)) {
+		e = &mo->ent[j];
+		if (e->hash == 0)
+			break;
+		if (e->hash == h && e->klen == n && e->len == (len <=
+		    LP_MEMO_KEY ? len : 0) && memcmp(mo->arena + e->key,
+		    mo->key, n) == 0) {
+			mo->found++;
+			if (lp_memo_replay(e, line, len, out) == 0)
+				return lp_memo_shape(mo, e, len);
+			lp_parse(line, len, out);
+			return 0;
+		}
+	}
+	lp_parse_rec(line, len, out, &rec);
+	if (rec.ts_vchecks < 0)
+		return 0;
+	return lp_memo_shape(mo, lp_memo_keep(mo, e, h, n, len, line, out,
+	    &rec), len);
 }

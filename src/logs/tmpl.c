@@ -12,6 +12,11 @@
  * letters (1.2.3.4:80, 12:00:00) is one <*>, and a run of <*> tokens is one
  * <*>, so variable-length lists do not split a template.
  *
+ * A thread masking many messages keeps a memo (tmpl_memo_mask()): a
+ * message that differs from one masked before only in its digits gets
+ * that one's masked text, when masking it read no digit's value (see
+ * the memo's comment).
+ *
  * Matching follows Drain (He et al., ICWS 2017): templates live in leaves
  * keyed by token count and first token; a message joins the most similar
  * template of its leaf when the share of equal positions reaches
@@ -35,6 +40,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "logs/lineparse.h"
 #include "logs/tmpl.h"
@@ -178,11 +186,12 @@ enum {
 	C_LOWER = 16,
 	C_OPEN = 32,	/* may open a quoted or bracketed token */
 	C_CLOSE = 64,	/* may close one, or end a sentence */
-	C_PATH = 128	/* '/', '\\', ':' -- paths, URLs, host:port */
+	C_PATH = 128,	/* '/', '\\', ':' -- paths, URLs, host:port */
+	C_DOT = 256	/* '.': may be part of a run of dots (a separator) */
 };
 
 #define D_ C_DELIM
-static const unsigned char cls[256] = {
+static const unsigned short cls[256] = {
 	['0' ... '9'] = C_DIGIT,
 	['a' ... 'z'] = C_ALPHA | C_LOWER,
 	['A' ... 'Z'] = C_ALPHA,
@@ -192,7 +201,7 @@ static const unsigned char cls[256] = {
 	['{'] = D_ | C_OPEN, ['}'] = D_ | C_CLOSE, ['<'] = D_ | C_OPEN,
 	['>'] = D_ | C_CLOSE, ['|'] = D_, ['\''] = D_ | C_OPEN | C_CLOSE,
 	['"'] = D_ | C_OPEN | C_CLOSE, ['/'] = D_ | C_PATH,
-	['\\'] = D_ | C_PATH, ['`'] = D_, ['.'] = C_CLOSE, ['!'] = C_CLOSE,
+	['\\'] = D_ | C_PATH, ['`'] = D_, ['.'] = C_CLOSE | C_DOT, ['!'] = C_CLOSE,
 	['?'] = C_CLOSE,
 	[' '] = C_SPACE, ['\t'] = C_SPACE, ['\n'] = C_SPACE, ['\r'] = C_SPACE,
 	['\v'] = C_SPACE, ['\f'] = C_SPACE, [0] = C_SPACE
@@ -209,6 +218,7 @@ struct mw {
 	char *o;
 	int alnum;	/* a letter or digit outside <*> */
 	int wild;	/* a <*> */
+	int dated;	/* a date was looked for after a month or day name */
 };
 
 static void
@@ -310,6 +320,10 @@ mask_whole(const char *s, size_t n)
 		return 1;
 	if (n > 3 && (CLS(s[0]) & C_ALPHA) && s[1] == ':' && s[2] == '\\')
 		return 1;
+	for (i = 0; i < n && s[i] != ':'; i++)
+		;
+	if (i == n)		/* a host:port and a URL have a colon */
+		return 0;
 	if (mask_hostport(s, n))
 		return 1;
 	for (i = 0; i + 2 < n && i < 16; i++)
@@ -436,6 +450,80 @@ mask_token(const char *s, size_t a, size_t len, struct mw *w)
 	return i;
 }
 
+/* Does s[0..n) hold a run of three dots (mask_token() cuts there)? */
+static int
+mask_dots3(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < n; i++)
+		if (s[i] == '.' && s[i + 1] == '.' && s[i + 2] == '.')
+			return 1;
+	return 0;
+}
+
+/*
+ * The tokens that are one segment, done without mask_token()'s pass
+ * and with its result: letters and unclassed bytes only (a word: masked
+ * when a boolean), or a digit and no delimiter nor run of three dots (a
+ * value: masked unless a name).  0: not one of them.
+ */
+static inline int
+mask_simple(const char *s, size_t n, unsigned bits, struct mw *w)
+{
+	if ((bits & ~(unsigned)(C_ALPHA | C_LOWER)) == 0) {
+		if ((n == 4 || n == 5) && mask_bool(s, n))
+			mw_wild(w);
+		else
+			mw_copy(w, s, n, (bits & C_ALPHA) != 0);
+		return 1;
+	}
+	if ((bits & (C_DIGIT | C_DELIM)) != C_DIGIT ||
+	    ((bits & C_DOT) && mask_dots3(s, n)))
+		return 0;
+	if (mask_name(s, n))
+		mw_copy(w, s, n, (bits & C_ALPHA) != 0);
+	else
+		mw_wild(w);
+	return 1;
+}
+
+/* The classes of s[0..n), OR-ed (four at a time; the last four overlap). */
+static inline unsigned
+mask_classes(const char *s, size_t n)
+{
+	unsigned bits = 0;
+	size_t k;
+
+	if (n < 4)
+		return (n > 2 ? CLS(s[2]) : 0) | (n > 1 ? CLS(s[1]) : 0) |
+		    (n > 0 ? CLS(s[0]) : 0);
+	for (k = 0; k + 4 < n; k += 4)
+		bits |= CLS(s[k]) | CLS(s[k + 1]) | CLS(s[k + 2]) |
+		    CLS(s[k + 3]);
+	return bits | CLS(s[n - 4]) | CLS(s[n - 3]) | CLS(s[n - 2]) |
+	    CLS(s[n - 1]);
+}
+
+/*
+ * A token of one such segment and a delimiter ("samples:", "12288,",
+ * "|"), done as mask_token() does it: the segment, then the delimiter.
+ * 0: not one.
+ */
+static int
+mask_trailed(const char *s, size_t n, struct mw *w)
+{
+	char d = s[n - 1];
+
+	/* "[" and "(" may open a number list that runs past the blank */
+	if (!(CLS(d) & C_DELIM) || d == '[' || d == '(')
+		return 0;
+	if (n > 1 && !mask_simple(s, n - 1, mask_classes(s, n - 1), w))
+		return 0;
+	*w->o++ = d;
+	return 1;
+}
+
 static const char *units[] = {
 	"%", "B", "G", "GB", "GiB", "K", "KB", "KiB", "M", "MB", "MiB", "PB",
 	"TB", "TiB", "b", "byte", "bytes", "d", "day", "days", "h", "hour",
@@ -447,18 +535,28 @@ static const char *units[] = {
 static int
 mask_unit(const char *s, size_t n)
 {
-	size_t lo = 0, hi = TS_NELEM(units), mid;
+	size_t lo = 0, hi = TS_NELEM(units), mid, k;
 	int c;
 
 	while (n > 0 && (CLS(s[n - 1]) & C_CLOSE))
 		n--;
 	if (n == 0 || n > 7)
 		return 0;
+	switch (s[0]) {		/* the units' first letters: most words stop here */
+	case '%': case 'B': case 'G': case 'K': case 'M': case 'P': case 'T':
+	case 'b': case 'd': case 'h': case 'k': case 'm': case 'n': case 's':
+	case 'u':
+		break;
+	default:
+		return 0;
+	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		c = strncmp(s, units[mid], n);
-		if (c == 0 && units[mid][n] != '\0')
-			c = -1;
+		for (k = 0; k < n && s[k] == units[mid][k]; k++)
+			;
+		/* s[0..n) against the unit, in byte order, shorter first */
+		c = k < n ? (unsigned char)s[k] - (unsigned char)units[mid][k] :
+		    units[mid][n] != '\0' ? -1 : 0;
 		if (c == 0)
 			return 1;
 		if (c < 0)
@@ -470,10 +568,36 @@ mask_unit(const char *s, size_t n)
 }
 
 /*
+ * Could a date with a month name start at the token msg[i..e) whose
+ * classes are `bits` (lp_time_len())?  Only where a word is followed by a
+ * blank and a digit (the month, then the day), three letters by a blank
+ * (a day, then the month) or a day's three letters by a comma: a quick
+ * test that spares most words the probe.
+ */
+static int
+mask_may_date(const char *msg, size_t i, size_t e, size_t len,
+    unsigned bits)
+{
+	size_t j;
+
+	if (e - i > 3 && msg[i + 3] == ',')
+		return 1;
+	if (e >= len || msg[e] != ' ')
+		return 0;
+	if (e - i == 3)
+		return 1;
+	if (bits & ~(unsigned)(C_ALPHA | C_LOWER))
+		return 0;
+	for (j = e; j < len && msg[j] == ' '; j++)
+		;
+	return j < len && (CLS(msg[j]) & C_DIGIT);
+}
+
+/*
  * Mask the token msg[i..e) whose classes are `bits`: a date with a month
- * name, a URL or path, a plain word, or segment by segment.  Returns
- * where the masked text ends (past e for a date or a number list that
- * runs over blanks).
+ * name, a token of one segment (and a delimiter), a URL or path, a plain
+ * word, or segment by segment.  Returns where the masked text ends (past
+ * e for a date or a number list that runs over blanks).
  */
 static size_t
 mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
@@ -482,11 +606,15 @@ mask_any(const char *msg, size_t i, size_t e, size_t len, unsigned bits,
 	size_t t;
 
 	if ((CLS(msg[i]) & C_ALPHA) && e - i >= 3 && e - i <= 9 &&
-	    (CLS(msg[i + 1]) & C_LOWER) &&
+	    (CLS(msg[i + 1]) & C_LOWER) && mask_may_date(msg, i, e, len, bits) &&
+	    (w->dated |= lp_time_name(msg + i, len - i)) &&
 	    (t = lp_time_len(msg + i, len - i)) != 0) {
 		mw_wild(w);
 		return i + t;
 	}
+	if (mask_simple(msg + i, e - i, bits, w) ||
+	    mask_trailed(msg + i, e - i, w))
+		return e;
 	if ((bits & C_PATH) && mask_quoted_whole(msg, i, e, w))
 		return e;
 	if (!(bits & (C_DIGIT | C_DELIM)) && e - i > 5) {
@@ -512,9 +640,96 @@ mask_empty(const char *start, const char *end)
 	    (start[0] == '"' && start[1] == '"'));
 }
 
-void
-tmpl_mask(const char *msg, size_t len, struct buf *out)
+/*
+ * The blanks of a message as a bitmap, 64 bytes at a time, for finding
+ * where tokens start and end by bit scans: a loop testing each byte
+ * costs a branch a byte and a mispredicted one a token.
+ */
+struct blanks {
+	const char *s;
+	size_t len;
+	size_t word;		/* the word `bits` holds, SIZE_MAX: none */
+	uint64_t bits;		/* bit k: byte 64 word + k is blank, or
+				   past the end */
+};
+
+/* The blanks of the 64 bytes at s, bit k for s[k]. */
+static uint64_t
+blank_64(const char *s)
 {
+	uint64_t m = 0;
+	size_t k;
+
+#ifdef __SSE2__
+	for (k = 0; k < 64; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(s + k));
+		__m128i t = _mm_sub_epi8(x, _mm_set1_epi8(9));
+
+		/* ' ', NUL, and \t \n \v \f \r (9..13) */
+		t = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t);
+		t = _mm_or_si128(t, _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+		t = _mm_or_si128(t, _mm_cmpeq_epi8(x, _mm_setzero_si128()));
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(t) << k;
+	}
+#else
+	for (k = 0; k < 64; k++)
+		m |= (uint64_t)((CLS(s[k]) & C_SPACE) != 0) << k;
+#endif
+	return m;
+}
+
+/*
+ * Word j of the blanks.  The last, short word is read as the message's
+ * last 64 bytes, or from a copy padded with NULs (blanks) when the whole
+ * message is shorter.
+ */
+static uint64_t
+blank_word(struct blanks *b, size_t j)
+{
+	size_t n = b->len - 64 * j;
+	char pad[64];
+	uint64_t m;
+
+	if (n >= 64)
+		m = blank_64(b->s + 64 * j);
+	else if (b->len >= 64)
+		m = blank_64(b->s + b->len - 64) >> (64 - n) |
+		    ~(uint64_t)0 << n;
+	else {
+		memcpy(pad, b->s, n);
+		memset(pad + n, 0, sizeof pad - n);
+		m = blank_64(pad);
+	}
+	b->word = j;
+	b->bits = m;
+	return m;
+}
+
+/* The first byte from i on that is blank (want 1) or not (0), or len. */
+static inline size_t
+blank_next(struct blanks *b, size_t i, int want)
+{
+	uint64_t m;
+
+	while (i < b->len) {
+		m = b->word == i / 64 ? b->bits : blank_word(b, i / 64);
+		if ((m = (want ? m : ~m) >> (i % 64)) != 0) {
+			i += (size_t)__builtin_ctzll(m);
+			return i < b->len ? i : b->len;
+		}
+		i = (i / 64 + 1) * 64;
+	}
+	return b->len;
+}
+
+/*
+ * tmpl_mask(); *dated says whether a date was looked for (the one rule
+ * that reads the values of digits, see tmpl_memo_mask()).
+ */
+static void
+mask_run(const char *msg, size_t len, struct buf *out, int *dated)
+{
+	struct blanks bl = { msg, len, SIZE_MAX, 0 };
 	struct mw w;
 	size_t i = 0, e;
 	char *start, *base;
@@ -524,14 +739,13 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
 	buf_reset(out);
 	buf_grow(out, 3 * len + 8);	/* "1" -> "<*>" is the worst case */
 	base = w.o = out->s;
+	w.dated = 0;
 	for (;;) {
-		while (i < len && (CLS(msg[i]) & C_SPACE))
-			i++;
-		if (i >= len)
+		if ((i = blank_next(&bl, i, 0)) >= len)
 			break;
 		start = w.o;
-		for (e = i, bits = 0; e < len && !(CLS(msg[e]) & C_SPACE); e++)
-			bits |= CLS(msg[e]);
+		e = blank_next(&bl, i, 1);
+		bits = mask_classes(msg + i, e - i);
 		if (prev_wild && e - i <= 8 && !(bits & C_DIGIT) &&
 		    mask_unit(msg + i, e - i)) {
 			i = e;		/* "12 ms", "(1.8 KB)" */
@@ -555,6 +769,232 @@ tmpl_mask(const char *msg, size_t len, struct buf *out)
 	}
 	out->len = (size_t)(w.o - base);
 	out->s[out->len] = '\0';
+	*dated = w.dated;
+}
+
+void
+tmpl_mask(const char *msg, size_t len, struct buf *out)
+{
+	int dated;
+
+	mask_run(msg, len, out, &dated);
+}
+
+/* ------------------------------------------------------------ memo */
+
+/*
+ * Masking looks at the classes of bytes, never at which digit a digit
+ * is, with two exceptions: a date after a month or day name (its day
+ * and time must be in range) and a name whose digit is kept
+ * ("mlx5_core").  So two messages that differ only in their digits mask
+ * the same when neither exception is met -- which masking itself
+ * tells: no date was looked for, and no digit is in the masked text.
+ * The memo keeps such messages with every digit made '0' (the
+ * skeleton) and their masked text, and answers a message whose
+ * skeleton it holds without masking it.  A training job's logs say
+ * the same things with other numbers millions of times.
+ */
+#define MEMO_SLOTS	4096		/* a power of two */
+#define MEMO_BYTES	(512 * 1024)	/* skeletons and masked texts */
+#define MEMO_MAXLEN	1024		/* longer messages are not kept */
+/* Messages that are all different: see lineparse.c's LP_MEMO_GAIN. */
+#define MEMO_WINDOW	4096
+#define MEMO_GAIN	5
+#define MEMO_REST	32768
+
+struct memo_slot {
+	uint64_t hash;			/* 0: empty */
+	uint64_t ohash;			/* memo_hash() of the masked text */
+	uint32_t key, out;		/* offsets in the arena */
+	uint32_t klen, olen;
+};
+
+struct tmpl_memo {
+	struct memo_slot *slot;
+	size_t nused;
+	unsigned looked, found;		/* lookups in this window, hits */
+	unsigned rest;			/* messages left to mask without it */
+	char *arena;
+	size_t alen;
+	char key[MEMO_MAXLEN];		/* the message's skeleton */
+};
+
+struct tmpl_memo *
+tmpl_memo_new(void)
+{
+	struct tmpl_memo *mo = xcalloc(1, sizeof *mo);
+
+	mo->slot = xcalloc(MEMO_SLOTS, sizeof *mo->slot);
+	mo->arena = xmalloc(MEMO_BYTES);
+	return mo;
+}
+
+void
+tmpl_memo_free(struct tmpl_memo *mo)
+{
+	if (mo == NULL)
+		return;
+	free(mo->slot);
+	free(mo->arena);
+	free(mo);
+}
+
+#define MEMO_K1	0xbf58476d1ce4e5b9ULL
+#define MEMO_K2	0x94d049bb133111ebULL
+#define MEMO_MIX(h, w)	((h) = ((h) ^ ((w) * MEMO_K1)) * MEMO_K2, (h) ^= (h) >> 31)
+
+/*
+ * A 64-bit hash of s[0..n), never 0: four lanes of eight bytes, so that
+ * the multiplications of one lane wait for those of the lane before
+ * less (a single chain costs some 10 cycles every eight bytes).
+ */
+static uint64_t
+memo_hash(const char *s, size_t n)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = a + MEMO_K1, c = a + MEMO_K2,
+	    d = a ^ MEMO_K1, w;
+	size_t k = 0;
+
+	for (; k + 32 <= n; k += 32) {
+		memcpy(&w, s + k, 8);
+		MEMO_MIX(a, w);
+		memcpy(&w, s + k + 8, 8);
+		MEMO_MIX(b, w);
+		memcpy(&w, s + k + 16, 8);
+		MEMO_MIX(c, w);
+		memcpy(&w, s + k + 24, 8);
+		MEMO_MIX(d, w);
+	}
+	for (; k + 8 <= n; k += 8) {
+		memcpy(&w, s + k, 8);
+		MEMO_MIX(b, w);
+	}
+	w = 0;
+	memcpy(&w, s + k, n - k);
+	MEMO_MIX(c, w);
+	a ^= (b << 17 | b >> 47) ^ (c << 31 | c >> 33) ^ (d << 47 | d >> 17);
+	MEMO_MIX(a, n);
+	return a != 0 ? a : 1;
+}
+
+/* Write the skeleton of s[0..n) to key; return its hash. */
+static uint64_t
+memo_skeleton(const char *s, size_t n, char *key)
+{
+	size_t k = 0;
+
+#ifdef __SSE2__
+	/* sixteen bytes at a time; the last sixteen overlap the ones before */
+	for (; n >= 16; k += 16) {
+		__m128i x, t, d;
+
+		if (k + 16 > n)
+			k = n - 16;
+		x = _mm_loadu_si128((const __m128i *)(s + k));
+		t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+		d = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
+		x = _mm_or_si128(_mm_andnot_si128(d, x),
+		    _mm_and_si128(d, _mm_set1_epi8('0')));
+		_mm_storeu_si128((__m128i *)(key + k), x);
+		if (k + 16 == n)
+			break;
+	}
+	if (n >= 16)
+		k = n;
+#endif
+	for (; k < n; k++)
+		key[k] = CLS(s[k]) & C_DIGIT ? '0' : s[k];
+	return memo_hash(key, n);
+}
+
+/*
+ * Keep the skeleton in mo->key[0..n) and its masked text (hashed ohash)
+ * at slot sl.
+ */
+static void
+memo_keep(struct tmpl_memo *mo, struct memo_slot *sl, uint64_t h, size_t n,
+    const struct buf *out, uint64_t ohash)
+{
+	if (mo->alen + n + out->len > MEMO_BYTES ||
+	    (mo->nused + 1) * 4 > MEMO_SLOTS * 3) {
+		memset(mo->slot, 0, MEMO_SLOTS * sizeof *mo->slot);
+		mo->nused = 0;
+		mo->alen = 0;
+		sl = &mo->slot[h & (MEMO_SLOTS - 1)];	/* all free now */
+	}
+	sl->hash = h;
+	sl->ohash = ohash;
+	sl->key = (uint32_t)mo->alen;
+	sl->klen = (uint32_t)n;
+	memcpy(mo->arena + mo->alen, mo->key, n);
+	mo->alen += n;
+	sl->out = (uint32_t)mo->alen;
+	sl->olen = (uint32_t)out->len;
+	memcpy(mo->arena + mo->alen, out->s, out->len);
+	mo->alen += out->len;
+	mo->nused++;
+}
+
+/* Is there no digit in the masked text (no name kept with its digit)? */
+static int
+memo_digitless(const struct buf *out)
+{
+	size_t k;
+
+	for (k = 0; k < out->len; k++)
+		if (CLS(out->s[k]) & C_DIGIT)
+			return 0;
+	return 1;
+}
+
+uint64_t
+tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
+    struct buf *out, int *same)
+{
+	struct memo_slot *sl;
+	uint64_t h, oh;
+	size_t j;
+	int dated, dummy;
+
+	if (same == NULL)
+		same = &dummy;
+	*same = 0;
+	if (len == 0 || len > MEMO_MAXLEN) {
+		tmpl_mask(msg, len, out);
+		return memo_hash(out->s, out->len);
+	}
+	if (mo->rest > 0) {
+		mo->rest--;
+		mask_run(msg, len, out, &dated);
+		*same = !dated && memo_digitless(out);
+		return memo_hash(out->s, out->len);
+	}
+	if (++mo->looked == MEMO_WINDOW) {
+		if (mo->found * MEMO_GAIN < mo->looked)
+			mo->rest = MEMO_REST;
+		mo->looked = mo->found = 0;
+	}
+	h = memo_skeleton(msg, len, mo->key);
+	for (j = h & (MEMO_SLOTS - 1);; j = (j + 1) & (MEMO_SLOTS - 1)) {
+		sl = &mo->slot[j];
+		if (sl->hash == 0)
+			break;
+		if (sl->hash == h && sl->klen == len &&
+		    memcmp(mo->arena + sl->key, mo->key, len) == 0) {
+			mo->found++;
+			buf_reset(out);
+			buf_add(out, mo->arena + sl->out, sl->olen);
+			*same = 1;
+			return sl->ohash;
+		}
+	}
+	mask_run(msg, len, out, &dated);
+	oh = memo_hash(out->s, out->len);
+	if (!dated && memo_digitless(out)) {
+		*same = 1;
+		memo_keep(mo, sl, h, len, out, oh);
+	}
+	return oh;
 }
 
 /* ---------------------------------------------------------------- tokens */

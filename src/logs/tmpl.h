@@ -32,6 +32,22 @@ struct tmpl_miner;
  */
 void tmpl_mask(const char *msg, size_t len, struct buf *out);
 
+/*
+ * A memo of masked messages for one thread: tmpl_memo_mask() gives what
+ * tmpl_mask() gives, byte for byte, and answers a message that differs
+ * from one masked before only in its digits without masking it again.
+ * It returns a 64-bit hash of the masked text (the same text, the same
+ * hash, whichever memo), for a caller's table of masked texts, and sets
+ * *same (may be NULL) when every message of this one's skeleton (every
+ * digit made '0') masks to this text, so a caller may keep it too.
+ * Holds about 640 KiB.  tmpl_memo_free() accepts NULL.
+ */
+struct tmpl_memo;
+struct tmpl_memo *tmpl_memo_new(void);
+void tmpl_memo_free(struct tmpl_memo *mo);
+uint64_t tmpl_memo_mask(struct tmpl_memo *mo, const char *msg, size_t len,
+    struct buf *out, int *same);
+
 struct tmpl_miner *tmpl_new(void);
 void tmpl_free(struct tmpl_miner *m);
 

@@ -6,8 +6,11 @@
  *
  * The file is read into memory once (REPEAT times over, default 1) and
  * each stage runs over all its lines: the baseline (find newlines, touch
- * each line), lp_parse(), lp_parse()+tmpl_mask(), and the whole
- * lp_parse()+tmpl_mask()+tmpl_match().  Prints one row per stage with
+ * each line), lp_parse(), lp_parse()+tmpl_mask(), the whole
+ * lp_parse()+tmpl_mask()+tmpl_match(), and the per-thread memos that
+ * index uses, lp_memo_parse() and lp_memo_parse()+tmpl_memo_mask() (the
+ * same results; faster where lines repeat but for their numbers).
+ * Prints one row per stage with
  * lines/s, MB/s and the ratio of its time to the baseline's.  Times
  * are the thread's CPU time, so other processes on the machine disturb
  * them less than wall-clock time would.
@@ -40,6 +43,8 @@ static void
 stage(int level, struct tmpl_miner *m, struct buf *b)
 {
 	const char *s = data, *end = data + len, *nl;
+	struct lp_memo *lm = level >= 4 ? lp_memo_new() : NULL;
+	struct tmpl_memo *tm = level >= 5 ? tmpl_memo_new() : NULL;
 	struct lp_line lp;
 	size_t acc = 0, n;
 
@@ -51,6 +56,13 @@ stage(int level, struct tmpl_miner *m, struct buf *b)
 			acc += n + (n ? (unsigned char)s[0] : 0);
 			continue;
 		}
+		if (level >= 4) {
+			acc += lp_memo_parse(lm, s, n, &lp) + lp.msg_len;
+			if (level >= 5)
+				acc += tmpl_memo_mask(tm, lp.msg, lp.msg_len, b,
+				    NULL);
+			continue;
+		}
 		lp_parse(s, n, &lp);
 		acc += lp.msg_len;
 		if (level >= 2)
@@ -59,16 +71,19 @@ stage(int level, struct tmpl_miner *m, struct buf *b)
 			acc += tmpl_match(m, b->s, b->len, NULL);
 	}
 	sink = acc;
+	lp_memo_free(lm);
+	tmpl_memo_free(tm);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const char *names[] = { "baseline (split lines)", "lp_parse",
-	    "lp_parse+mask", "lp_parse+mask+match" };
+	    "lp_parse+mask", "lp_parse+mask+match", "memo: parse",
+	    "memo: parse+mask" };
 	struct buf b = BUF_INIT, in = BUF_INIT;
 	struct tmpl_miner *m;
-	double t0, t[4];
+	double t0, t[6];
 	FILE *f;
 	char tmp[65536];
 	size_t n, i;
@@ -89,7 +104,7 @@ main(int argc, char **argv)
 	len = in.len;
 	for (i = 0; i < len; i++)
 		nlines += data[i] == '\n';
-	for (level = 0; level < 4; level++) {
+	for (level = 0; level < 6; level++) {
 		m = tmpl_new();
 		t0 = cputime();
 		stage(level, m, &b);
@@ -100,7 +115,7 @@ main(int argc, char **argv)
 	}
 	printf("# %zu lines, %.1f MB\n", nlines, len / 1e6);
 	printf("%-24s %12s %10s %8s\n", "stage", "lines/s", "MB/s", "x base");
-	for (level = 0; level < 4; level++)
+	for (level = 0; level < 6; level++)
 		printf("%-24s %12.0f %10.1f %8.1f\n", names[level],
 		    nlines / t[level], len / 1e6 / t[level], t[level] / t[0]);
 	buf_release(&b);

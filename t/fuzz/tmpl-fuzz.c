@@ -2,8 +2,10 @@
  * tmpl-fuzz.c -- fuzz target for masking and mining: each line of the
  * input is parsed, masked and matched.  Checks: masking is idempotent on
  * single blanks, no NUL), every id has a text, a second miner fed the
- * same lines gives the same ids (determinism), and restoring the
- * templates into a new miner keeps ids and texts.
+ * same lines gives the same ids (determinism), restoring the
+ * templates into a new miner keeps ids and texts, and the memo masks
+ * each message, and the message with its digits changed, as tmpl_mask()
+ * does.
  */
 #include "config.h"
 
@@ -40,6 +42,37 @@ feed(struct tmpl_miner *m, const char *s, size_t n, struct buf *b)
 	return id;
 }
 
+/* The memo against tmpl_mask(): the message, then with other digits. */
+static void
+check_memo(struct tmpl_memo *mo, const char *s, size_t n, struct buf *b)
+{
+	struct buf want = BUF_INIT, first = BUF_INIT;
+	char *v = xmalloc(n + 1);
+	size_t i;
+	int round, same = 0, same0 = 0;
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < n; i++)
+			v[i] = round && s[i] >= '0' && s[i] <= '9' ?
+			    (char)('0' + (s[i] - '0' + 7) % 10) : s[i];
+		tmpl_mask(v, n, &want);
+		tmpl_memo_mask(mo, v, n, b, &same);
+		if (want.len != b->len || memcmp(want.s, b->s, b->len) != 0)
+			abort();
+		/* "same": the other digits mask to the same text */
+		if (round == 0) {
+			same0 = same;
+			buf_reset(&first);
+			buf_add(&first, want.s, want.len);
+		} else if (same0 && (want.len != first.len ||
+		    memcmp(want.s, first.s, first.len) != 0))
+			abort();
+	}
+	free(v);
+	buf_release(&want);
+	buf_release(&first);
+}
+
 static void
 check_restore(struct tmpl_miner *m)
 {
@@ -64,6 +97,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tmpl_miner *m = tmpl_new(), *m2;
+	struct tmpl_memo *mo = tmpl_memo_new();
 	struct buf b = BUF_INIT;
 	const char *s, *nl, *end = (const char *)data + size;
 	const char *ls[MAXLINES];
@@ -76,6 +110,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ls[n] = s;
 		ln[n] = (size_t)(nl - s);
 		ids[n] = feed(m, ls[n], ln[n], &b);
+		check_memo(mo, ls[n], ln[n], &b);
 		n++;
 	}
 	m2 = tmpl_new();
@@ -85,6 +120,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tmpl_free(m2);
 	check_restore(m);
 	buf_release(&b);
+	tmpl_memo_free(mo);
 	tmpl_free(m);
 	return 0;
 }

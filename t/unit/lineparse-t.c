@@ -286,6 +286,105 @@ test_garbage(void)
 	}
 }
 
+/* Every month and day name, in any case, full or short. */
+static void
+test_names(void)
+{
+	static const char *const months[] = { "Jan", "feb", "MAR", "April",
+	    "May", "june", "Jul", "August", "Sep", "October", "nov", "DEC" };
+	static const int before[] = { 0, 31, 59, 90, 120, 151, 181, 212, 243,
+	    273, 304, 334 };	/* days of 1970 before each month */
+	static const char *const days[] = { "Mon", "tue", "WED", "Thu", "Fri",
+	    "sat", "Sun" };
+	char line[128], what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof months / sizeof months[0]; i++) {
+		snprintf(line, sizeof line, "%s  3 04:05:06 host sshd[1]: x",
+		    months[i]);
+		check(line, "x", (before[i] + 2) * 86400.0 + 4 * 3600 + 5 * 60 + 6,
+		    LP_TS_NOYEAR);
+	}
+	for (i = 0; i < sizeof days / sizeof days[0]; i++) {
+		snprintf(line, sizeof line, "%s Jul 10 03:55:15 2005 x", days[i]);
+		snprintf(what, sizeof what, "date length of '%s ...'", days[i]);
+		is_int((long)lp_time_len(line, strlen(line)), 24, what);
+	}
+	is_int((long)lp_time_len("Jun 3", 5), 0, "no time, no date");
+	is_int((long)lp_time_len("Jux 10 03:55:15", 15), 0, "no month 'Jux'");
+	is_int((long)lp_time_len("Son Jul 10 03:55:15", 19), 0,
+	    "no day 'Son': no date");
+}
+
+/* The memo reads `line` as lp_parse() does; returns its shape. */
+static uint64_t
+memo_is(struct lp_memo *mo, const char *line)
+{
+	struct lp_line want, got;
+	char what[160];
+	uint64_t shape;
+
+	lp_parse(line, strlen(line), &want);
+	shape = lp_memo_parse(mo, line, strlen(line), &got);
+	snprintf(what, sizeof what, "memo reads '%.70s'", line);
+	ok(got.msg == want.msg && got.msg_len == want.msg_len &&
+	    got.ts_kind == want.ts_kind && got.ts == want.ts &&
+	    got.tz_known == want.tz_known && got.level == want.level &&
+	    got.rank == want.rank && got.host == want.host &&
+	    got.host_len == want.host_len, what);
+	return shape;
+}
+
+static void
+test_memo(void)
+{
+	static const char *const lines[] = {
+		"[2024-05-01 10:00:14.830] [INFO] [rank 3]  iteration 4/ 500 |",
+		"node000:4003:4103 [3] NCCL INFO comm 0x155cf1 rank 3 nranks 256",
+		"May  1 10:00:00 node000 kernel: [ 6000.000000] mlx5_core 0000:0c",
+		"I0501 12:00:00.123456  4242 main.cc:81] step 12",
+		"1714557600 INFO epoch 3",
+		"[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79",
+		"3: [2024-05-01 12:00:00,123] [WARNING] oom at step 7",
+		"srun: error: node-17: task 12: Out Of Memory",
+		"2024-05-01T12:00:00+02:00 host-7 sshd[42]: ok",
+	};
+	struct lp_memo *mo = lp_memo_new();
+	char big[1100], v[128];
+	uint64_t a, b;
+	size_t i, k;
+
+	for (i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		memo_is(mo, lines[i]);
+		snprintf(v, sizeof v, "%s", lines[i]);
+		for (k = 0; v[k] != '\0'; k++)	/* other digits, in range */
+			if (v[k] >= '1' && v[k] <= '8')
+				v[k] = (char)(v[k] == '1' ? '0' : v[k] - 1);
+		memo_is(mo, v);
+	}
+	/* a time out of range after one in range: parsed again, no shape */
+	a = memo_is(mo, "2024-12-01 10:00:00 INFO start 1");
+	ok(a != 0, "a line with a time has a shape");
+	b = memo_is(mo, "2024-12-01 10:00:00 INFO start 2");
+	ok(b == a, "another of its skeleton has the same");
+	ok(memo_is(mo, "2024-13-01 10:00:00 INFO start 1") == 0,
+	    "month 13: no shape");
+	ok(memo_is(mo, "2024-12-01 29:00:00 INFO start 1") == 0,
+	    "hour 29: no shape");
+	memo_is(mo, "Dec  3 10:00:00 2024 host sshd[1]: ok");
+	memo_is(mo, "Dec  3 10:00:00 0999 host sshd[1]: ok");
+	memo_is(mo, "9999999999 INFO epoch");
+	ok(memo_is(mo, "2024-12-01 10:00:00 WARN start 1") != a,
+	    "another level, another shape");
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	memcpy(big, "[2024-05-01 10:00:14.830] [INFO] ", 33);
+	memo_is(mo, big);
+	ok(memo_is(mo, big) == 0, "a line past 1 KiB has no shape");
+	lp_memo_free(mo);
+	lp_memo_free(NULL);
+}
+
 int
 main(void)
 {
@@ -294,5 +393,7 @@ main(void)
 	test_timestamps();
 	test_ranks_levels();
 	test_garbage();
+	test_names();
+	test_memo();
 	return done_testing();
 }

@@ -201,6 +201,61 @@ test_update(void)
 	tmpl_free(b);
 }
 
+/*
+ * The memo masks as tmpl_mask() does, also where digits are read, and
+ * hashes the masked text as a memo that never saw the message does.
+ */
+static void
+memo_is(struct tmpl_memo *mo, const char *in)
+{
+	struct tmpl_memo *fresh = tmpl_memo_new();
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	char what[200];
+	uint64_t h;
+
+	tmpl_mask(in, strlen(in), &a);
+	h = tmpl_memo_mask(mo, in, strlen(in), &b, NULL);
+	snprintf(what, sizeof what, "memo '%.80s' -> '%.60s'", in, a.s);
+	is_str(b.s, a.s, what);
+	ok(h == tmpl_memo_mask(fresh, in, strlen(in), &b, NULL),
+	    "and its hash");
+	tmpl_memo_free(fresh);
+	buf_release(&a);
+	buf_release(&b);
+}
+
+static void
+test_memo(void)
+{
+	struct tmpl_memo *mo = tmpl_memo_new();
+	char line[128];
+	int i;
+
+	/* the same shape with other numbers: answered from the memo */
+	for (i = 0; i < 300; i++) {
+		snprintf(line, sizeof line, "iteration %8d/ 500 | loss: "
+		    "%.6E | grad norm: %.3f |", i, 3.5 / (i + 1), i * 0.01);
+		memo_is(mo, line);
+	}
+	/* a name keeps its digit: another digit is another name */
+	memo_is(mo, "mlx5_core 0000:0c:00.0: link up");
+	memo_is(mo, "mlx7_core 0000:0c:00.0: link up");
+	memo_is(mo, "mlx5_core 0000:0c:00.0: link up");
+	/* a date's day and time must be in range */
+	memo_is(mo, "opened Jul 10 03:55:15 by root");
+	memo_is(mo, "opened Jul 99 03:55:15 by root");
+	memo_is(mo, "opened Jul 10 03:55:15 by root");
+	memo_is(mo, "Sun, Jul 10 93:55:15 2005 up");
+	memo_is(mo, "Sun, Jul 10 03:55:15 2005 up");
+	memo_is(mo, "");
+	/* longer than the memo keeps: masked each time */
+	memset(line, 'x', sizeof line - 1);
+	line[sizeof line - 1] = '\0';
+	memo_is(mo, line);
+	tmpl_memo_free(mo);
+	tmpl_memo_free(NULL);
+}
+
 int
 main(void)
 {
@@ -208,5 +263,6 @@ main(void)
 	test_match();
 	test_bounds();
 	test_update();
+	test_memo();
 	return done_testing();
 }
