@@ -528,11 +528,10 @@ seek_failure(struct show *sh, struct lm_cursor *cur, char **cause)
 static int
 seek_at(struct show *sh, struct lm_cursor *cur, const char *at, char **cause)
 {
-	struct tm tm;
-	double first, last, t, frac = 0;
 	size_t file;
 	uint64_t line;
-	char *end;
+	double t;
+	char *why = NULL;
 
 	if (at == NULL || strcmp(at, "first") == 0)
 		return lm_seek_first(cur, cause);
@@ -545,34 +544,13 @@ seek_at(struct show *sh, struct lm_cursor *cur, const char *at, char **cause)
 			return -1;
 		return lm_seek_line(cur, file, line, cause);
 	}
-	if (at[0] == '@') {
-		t = strtod(at + 1, &end);
-		if (end != at + 1 && *end == '\0')
-			return lm_seek_time(cur, t, cause);
-	}
-	memset(&tm, 0, sizeof tm);
-	lm_span(sh->m, &first, &last);
-	end = strptime(at, "%Y-%m-%d %H:%M:%S", &tm);
-	if (end == NULL)
-		end = strptime(at, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (end == NULL && !isnan(last)) {	/* a time of the job's last day */
-		time_t s = (time_t)last;
-
-		gmtime_r(&s, &tm);
-		end = strptime(at, "%H:%M:%S", &tm);
-	}
-	if (end != NULL && *end == '.')
-		frac = strtod(end, &end);
-	if (end == NULL || *end != '\0') {
+	if (lm_parse_time(sh->m, at, &t, &why) != 0) {
+		free(why);
 		ts_fail(cause, "lines: --at wants first, last, failure, "
 		    "[YYYY-MM-DD ]HH:MM:SS[.FFF], @EPOCH or PATH:LINE, not '%s'",
 		    at);
 		return -1;
 	}
-	t = (double)timegm(&tm) + frac;
-	/* a time of day after the job's end: the day before */
-	if (strlen(at) <= 12 && !isnan(last) && t > last + 43200)
-		t -= 86400;
 	return lm_seek_time(cur, t, cause);
 }
 
