@@ -178,6 +178,7 @@ lines_draw(struct view *v, struct area *a, int *used)
 			break;
 		v->page++;
 		x = lines_row(v, a, row, i, top, pw, nw);
+		draw_map(a, row, (long)i);
 		if ((int)i == v->st.cursor[PANE_LINES])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 		if (v->search_re != NULL && v->lines[i].text != NULL &&

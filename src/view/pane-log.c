@@ -38,7 +38,7 @@
 #define DETAIL		5	/* rows under the list for the cursor's line */
 #define WIN_MAX		4096	/* rows kept before the window is trimmed */
 #define SCAN_MAX	200000	/* hidden rows stepped over in one go */
-#define NEAR		2000	/* rows a search reads before it waits */
+#define NEAR		600	/* rows a search reads before it waits */
 
 /* A mark of the captures at a time. */
 struct lmark {

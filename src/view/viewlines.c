@@ -33,7 +33,7 @@
 /* Texts kept beyond the rows being drawn. */
 #define KEEP 400
 /* Rows a search reads before it waits for the whole job's answer. */
-#define NEAR 2000
+#define NEAR 600
 
 void
 view_lines_clear(struct view *v)
