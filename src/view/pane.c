@@ -111,13 +111,14 @@ char *
 view_row_key(struct view *v)
 {
 	const struct pane_ops *ops = usable(v);
-	int cur;
+	int n, cur;
 
 	if (ops == NULL || ops->key == NULL || (unsigned)v->st.pane >=
 	    PANE_COUNT)
 		return NULL;
+	n = view_nrows(v);	/* (rows built first: they place the cursor) */
 	cur = v->st.cursor[v->st.pane];
-	if (cur < 0 || cur >= view_nrows(v))
+	if (cur < 0 || cur >= n)
 		return NULL;
 	return ops->key(v, (size_t)cur);
 }
