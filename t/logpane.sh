@@ -42,6 +42,16 @@ test_expect_success 'the captures are marked at their times' '
 	trainscope -n -c "open gpt-run4" -c "pane log" -c "export --width 120 x.txt" &&
 	test $(grep -c "── capture iteration [0-9]* begins" x.txt) -ge 30
 '
+test_expect_success 'a slow link found in the captures is marked where it begins' '
+	trainscope simulate --nodes 4 --iters 30 --fault slow-link@2:10 sl >/dev/null 2>&1 &&
+	trainscope index sl >/dev/null 2>&1 &&
+	trainscope -n -c "open sl" -c "pane log" -c "export --width 120 sl.txt" &&
+	grep "^ \(11:[0-9:.]*\) ── flows: slow-link 10.42.0.[0-9]-10.42.0.[0-9] from capture iteration [0-9]*" sl.txt &&
+	t=$(sed -n "s/^ \([0-9:.]*\) ── flows: slow-link.*/\1/p" sl.txt) &&
+	before=$(grep -B1 "── flows: slow-link" sl.txt | head -1 | sed "s/^[ ~]\([0-9:.]*\) .*/\1/") &&
+	after=$(grep -A1 "── flows: slow-link" sl.txt | tail -1 | sed "s/^[ ~]\([0-9:.]*\) .*/\1/") &&
+	test "$before" \< "$t" -o "$before" = "$t" && test "$t" \< "$after" -o "$t" = "$after"
+'
 test_expect_success 'goto time, iter and line put it there' '
 	trainscope view log gpt-run4 -c "goto time 17:08:40.196" >t &&
 	detail t | grep "17:08:40.196" &&

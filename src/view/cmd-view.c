@@ -106,8 +106,9 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 	char *key;
 
 	buf_init(&b);
-	if (strcmp(a->name, "move") == 0 && (key = view_row_key(v)) != NULL &&
-	    (pane_active(v)->flags & PF_MERGED)) {
+	if (strcmp(a->name, "move") == 0 &&
+	    (pane_active(v)->flags & PF_MERGED) &&
+	    (key = view_row_key(v)) != NULL) {
 		/* the merged log's place is its row's key, not its index */
 		buf_adds(&b, "goto line ");
 		quote_word(&b, key);

@@ -176,6 +176,7 @@ open_own(struct slot *s, char **cause)
 static void
 close_own(struct slot *s)
 {
+	stage_thread_end();	/* the tracker's match data of this thread */
 	linetag_free(s->t);
 	lm_free(s->m);
 	cache_close(s->c);

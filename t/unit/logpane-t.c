@@ -263,6 +263,62 @@ test_seeks(struct view *v)
 	draw(v);
 }
 
+/* The status line of a frame, into buf. */
+static void
+status_of(struct view *v, char *buf, size_t len)
+{
+	struct canvas cv;
+
+	canvas_init(&cv, 100, 0);
+	view_draw(v, &cv, 100, 30);
+	canvas_row_text(&cv, cv.nrows - 1, buf, len);
+	canvas_release(&cv);
+}
+
+/* Take the background's answers in until there is none to wait for. */
+static int
+settle(struct view *v)
+{
+	int i;
+
+	for (i = 0; i < 10000 && view_busy(v); i++) {
+		usleep(1000);
+		view_poll(v);
+	}
+	return !view_busy(v);
+}
+
+/* As the screen has it: tags, a search and a count in the background. */
+static void
+test_background(void)
+{
+	struct view v;
+	char st[256], *why = NULL;
+
+	view_of(&v);
+	v.async = 1;
+	draw(&v);
+	ok(settle(&v), "the background answers the first frame's tags");
+	ok(view_goto(&v, "line", "node-002/rank-1.log:1001", &why) == 0 &&
+	    view_search(&v, "/seq=1099[0-9]\\b/", &why) == 0 &&
+	    v.find_pending != 0, "a search with no match near waits");
+	ok(settle(&v) && at(&v, "node-002/rank-1.log:992"),
+	    "and goes to the first match when the answer comes");
+	status_of(&v, st, sizeof st);
+	if (!ok(strstr(st, "match 1 of 8") != NULL, "the status line counts "
+	    "them"))
+		printf("# %s\n", st);
+	ok(view_filter(&v, "/beacon/", 0, &why) == 0, "a filter");
+	status_of(&v, st, sizeof st);
+	ok(strstr(st, "counting hidden") != NULL || strstr(st, "hidden") !=
+	    NULL, "its hidden lines are counted");
+	settle(&v);
+	status_of(&v, st, sizeof st);
+	if (!ok(strstr(st, " 8229 hidden") != NULL, "in the background"))
+		printf("# %s\n", st);
+	view_release(&v);
+}
+
 int
 main(void)
 {
@@ -298,6 +354,7 @@ main(void)
 	test_filter(&v, m, "step [0-9]*[05] ", 1);
 	test_seeks(&v);
 	view_release(&v);
+	test_background();
 	lm_free(m);
 	jobdb_release(&ref);
 	cache_close(cache);
