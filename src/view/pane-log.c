@@ -1124,6 +1124,7 @@ log_status(struct view *v, char *buf, size_t len)
 {
 	struct logwin *w = ready(v);
 	const struct lm_row *r = NULL;
+	const struct rawf *rf;
 	uint64_t total, kept;
 	size_t k;
 
@@ -1140,7 +1141,11 @@ log_status(struct view *v, char *buf, size_t len)
 	} else
 		snprintf(buf, len, "log 0/%llu", (unsigned long long)total);
 	k = strlen(buf);
-	if (rawf_any(viewlog_filter(w->vl, v)) && k < len) {
+	rf = viewlog_filter(w->vl, v);
+	if (viewlog_filter_error(w->vl) != NULL && k < len)
+		snprintf(buf + k, len - k, "  %s (the lines are not filtered)",
+		    viewlog_filter_error(w->vl));
+	else if (rawf_any(rf) && k < len) {
 		switch (viewlog_kept(w->vl, v, &kept)) {
 		case VLS_READY:
 			snprintf(buf + k, len - k, "  %llu hidden",
