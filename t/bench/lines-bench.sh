@@ -104,6 +104,8 @@ for s in "$SMALL" "$SIZE"; do
 	m=$(rss "$TS_BIN" --cache "$dir/cache.db" lines --merged --at "$at" -n 2000 "$j")
 	g=$(rss "$TS_BIN" --cache "$dir/cache.db" lines --grep "$sel" --count "$j")
 	l=$(rss "$TS_BIN" --cache "$dir/cache.db" lines --grep "$sel" "$j")
+	# (the model kept again: the runs above may have changed its pool)
+	ts view events "$j" >/dev/null 2>&1
 	e=$(rss "$TS_BIN" --cache "$dir/cache.db" view --width 200 --height 50 events "$j")
 	p=$(rss "$TS_BIN" --cache "$dir/cache.db" view --width 200 --height 50 log "$j" -c "move pgdn" -c "move pgdn")
 	echo "peak RSS at $s: merged window ${m} KB, grep --count ${g} KB, grep printing ${l} KB, view log ${p} KB (view events ${e} KB)"
