@@ -824,8 +824,9 @@ near_pattern(struct view *v, struct logwin *w)
 	return w->g;
 }
 
+/* The first row: how many lines of how many files, over what time. */
 static void
-log_title(struct view *v, struct logwin *w, struct area *a, int row)
+log_title(struct logwin *w, struct area *a, int row)
 {
 	struct logmerge *m = viewlog_merge(w->vl);
 	double first, last;
@@ -838,7 +839,6 @@ log_title(struct view *v, struct logwin *w, struct area *a, int row)
 	    "time order, %s to %s", (unsigned long long)lm_total(m),
 	    lm_total(m) == 1 ? "" : "s", lm_nfiles(m), lm_nfiles(m) == 1 ?
 	    "" : "s", b1, b2);
-	(void)v;
 }
 
 /* The rows from the top of the page down, and the marks between them. */
@@ -1090,7 +1090,7 @@ log_draw(struct view *v, struct area *a, int *used)
 		    strlen(w->error));
 		return;
 	}
-	log_title(v, w, a, row);
+	log_title(w, a, row);
 	if (a->nrows < 0) {
 		log_export(v, w, a, used);
 		return;
