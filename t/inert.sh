@@ -74,14 +74,21 @@ test_expect_success 'view: every pane as text' '
 	for p in events heatmap timeline groups jobs; do
 		trainscope view --width 200 $p "$J" >v.$p && inert v.$p || exit 1
 	done &&
-	trainscope view --width 200 events "$J" -c "search /owned/" -c drill >v.lines &&
-	inert v.lines && grep -F "owned ^[]0;pwned^G ^[[2J <U+009B>31m \\x9BX ^?" v.lines
+	trainscope view --width 200 events "$J" -c "search /owned/" -c drill \
+	    -c "pane lines" >v.lines &&
+	inert v.lines && grep -F "owned ^[]0;pwned^G ^[[2J <U+009B>31m \\x9BX ^?" v.lines &&
+	trainscope view --width 200 events "$J" -c "search /owned/" -c drill >v.log &&
+	inert v.log && grep -F "owned ^[]0;pwned^G ^[[2J <U+009B>31m \\x9BX ^?" v.log &&
+	grep -F "rank-0^[[2J\\x9B.log:6 " v.log
 '
 test_expect_success 'view and export: the panes as tsv' '
-	for p in events heatmap groups jobs; do
+	for p in events heatmap groups jobs log; do
 		trainscope view --format tsv $p "$J" >v.$p.tsv &&
 		inert v.$p.tsv tsv || exit 1
 	done &&
+	trainscope view --format json log "$J" >v.log.json && inert v.log.json &&
+	grep -F "owned \\u001b]0;pwned" v.log.json &&
+	trainscope -n -c "open $J" -c "pane log" -c "export lx.txt" && inert lx.txt &&
 	grep -F "owned ^[]<*>;pwned^G <*> \\x9BX ^?" v.events.tsv &&
 	trainscope -n -c "open $J" -c "export --format tsv e.tsv" -c "export e.txt" &&
 	inert e.tsv tsv && inert e.txt

@@ -78,9 +78,11 @@ test_expect_success 'history is there in the next run' '
 	keys : && keys "sort count" Enter && wait_for "events 1/" &&
 	keys : && keys "sort score" Enter && wait_for "events 1/"
 '
-test_expect_success 'j moves, Enter drills into the lines, q goes back' '
+test_expect_success 'j moves, Enter opens the log at the event, 5 its lines, q goes back' '
 	keys j j && wait_for "events 3/" &&
-	keys Enter && wait_for "with context) of" && grep "→" screen &&
+	keys Enter && wait_for "lines of 24 files in time order" &&
+	grep "^logs/node-003/rank-8.log:107 " screen &&
+	keys 5 && wait_for "with context) of" && grep "→" screen &&
 	keys q && wait_for "events 3/"
 '
 test_expect_success 'number keys and Tab switch panes' '
@@ -152,6 +154,32 @@ test_expect_success 'the screen follows a resize' '
 	test "$(wc -l <screen)" -ge 30 &&
 	tm resize-window -x 80 -y 24 && sleep 0.5 &&
 	wait_for "events 2/"
+'
+test_expect_success '7 opens the log at the failure; / reads the raw lines, n and N go on' '
+	keys 7 && wait_for "lines of 24 files in time order" &&
+	grep "^host/node-003.log:8 " screen && tail -1 screen | grep "^log 1623/1808" &&
+	keys / && keys "SeqNum=810" Enter && wait_for "match 1 of 16" &&
+	keys n && wait_for "match 2 of 16" &&
+	sed -n "/^────/,\$p" screen | grep "SeqNum=810" &&
+	keys N && wait_for "match 1 of 16" &&
+	keys : && keys "search" Enter && sleep 0.3
+'
+test_expect_success 'a filter hides the lines of other nodes; the status line counts them' '
+	keys : && keys "filter node=node-002" Enter && wait_for "1352 hidden" &&
+	grep "\[1 filter\]" screen &&
+	! sed -n "4,18p" screen | grep -v "^[ ~][0-9:]* node-002 " &&
+	keys F && sleep 0.3 && tm capture-pane -p >screen && ! grep hidden screen
+'
+test_expect_success 'at 200x50 the log shows milliseconds and stage names; PgDn and back' '
+	tm resize-window -x 200 -y 50 && sleep 0.5 &&
+	keys : && keys "goto line host/node-003.log:8" Enter &&
+	wait_for "log 1623/1808" && grep "training 41" screen &&
+	grep "^ 17:09:06.981 node-003 " screen &&
+	keys PgDn && wait_for "log 1664/1808" &&
+	keys PgUp && wait_for "log 1623/1808" &&
+	grep "^ 17:09:06.981 node-003 " screen &&
+	tm resize-window -x 80 -y 24 && sleep 0.5 &&
+	keys 1 && wait_for "events 1/"
 '
 test_expect_success 'a session saved on the screen replays to the same export' '
 	keys 2 && wait_for "suspicion" && keys j Enter && wait_for "[1 filter]" &&
@@ -239,7 +267,7 @@ test_expect_success 'a C locale: the cursor line wraps as it is drawn, no text l
 	echo "[2024-05-01 12:00:17,000] ERROR RuntimeError: bad漢000漢001漢002漢003漢004漢005漢006漢007漢008漢009" \
 	    >>"$TRASH/kanji/node01/rank-0.log" &&
 	start_args="$TRASH/kanji" start_on vt100 C && keys Enter &&
-	wait_for "lines 4/4" &&
+	wait_for "log 5/5" &&
 	grep -F "bad\xE6\xBC\xA2000\xE6\xBC\xA2001" screen &&
 	grep -F "\xE6\xBC\xA2009" screen &&
 	keys q && keys q && wait_for "EXITED 0"

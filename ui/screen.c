@@ -796,6 +796,7 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 		}
 	}
 	ctx->view->ascii = S.ascii;
+	ctx->view->async = 1;	/* slow answers come in the background */
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
@@ -818,6 +819,8 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	canvas_init(&S.cv, COLS, S.ascii);
 	while (!got_term && !ctx->quit) {
 		draw();
+		/* an answer awaited shows within a key's time */
+		timeout(view_busy(ctx->view) ? 40 : 250);
 		ch = getch();
 		if (ch == ERR || ch == KEY_RESIZE)
 			continue;

@@ -26,6 +26,7 @@
 #include "logs/scan.h"
 #include "diag/stage.h"
 #include "base/util.h"
+#include "view/pane.h"
 #include "view/view.h"
 #include "db/viewdb.h"
 #include "view/viewint.h"
@@ -102,8 +103,25 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 	struct buf b;
 	size_t i;
 	int k;
+	char *key;
 
 	buf_init(&b);
+	if (strcmp(a->name, "move") == 0 &&
+	    (pane_active(v)->flags & PF_MERGED) &&
+	    (key = view_row_key(v)) != NULL) {
+		/* the merged log's place is its row's key, not its index */
+		buf_adds(&b, "goto line ");
+		quote_word(&b, key);
+		free(key);
+		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1],
+		    "goto line ")) {
+			free(v->log[v->nlog - 1]);
+			v->log[v->nlog - 1] = buf_detach(&b);
+			return;
+		}
+		log_line(v, buf_detach(&b));
+		return;
+	}
 	if (strcmp(a->name, "move") == 0) {
 		buf_addf(&b, "move %d", v->st.cursor[v->st.pane] + 1);
 		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1], "move ")) {
@@ -158,8 +176,10 @@ open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
 {
 	struct view *v = ctx_view(ctx);
 	const char **base = NULL;
+	struct job_ref ref;
 	struct model *m;
 	size_t nbase = 0;
+	int64_t id;
 	int flags = 0, rc;
 
 	if (v->cache == NULL && cmd_ctx_cache(ctx, &v->cache, cause) != 0)
@@ -169,12 +189,22 @@ open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
 		if (cmd_has_opt(a, "no-flows"))
 			flags |= JOBMODEL_NO_FLOWS;
 	}
-	rc = job_model(v->cache, name, base, nbase, flags, ctx->err,
+	/* found once here: the view keeps its id for the merged log */
+	if ((rc = jobdb_find(v->cache, name, &ref, cause)) <= 0) {
+		free(base);
+		if (rc == 0)
+			ts_fail(cause, "no job '%s' (index it first)", name);
+		return CMD_FAIL;
+	}
+	rc = job_model_ref(v->cache, &ref, base, nbase, flags, ctx->err,
 	    a != NULL ? a->name : "open", &m, cause);
+	id = ref.id;
+	jobdb_release(&ref);
 	free(base);
 	if (rc != 0)
 		return CMD_FAIL;
 	view_set_model(v, m->name, m);
+	v->job_id = id;
 	return CMD_OK;
 }
 
@@ -354,8 +384,12 @@ write_view(struct view *v, FILE *f, long width, long height)
 	int rc;
 
 	canvas_init(&cv, (int)width, 0);
-	view_draw(v, &cv, (int)width, (int)height);
-	rc = canvas_write(&cv, 0, cv.nrows, f);
+	if (height == 0)	/* whole: written as it is drawn */
+		rc = view_write(v, &cv, (int)width, f);
+	else {
+		view_draw(v, &cv, (int)width, (int)height);
+		rc = canvas_write(&cv, 0, cv.nrows, f);
+	}
 	canvas_release(&cv);
 	return rc;
 }
@@ -385,7 +419,7 @@ cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (a->argc > 0 && strcmp(a->argv[0], "-c") != 0 &&
 	    view_pane_parse(a->argv[0]) < 0) {
 		ts_fail(cause, "view: no pane '%s' (events, heatmap, timeline, "
-		    "groups, lines or jobs)", a->argv[0]);
+		    "groups, lines, jobs or log)", a->argv[0]);
 		return CMD_USAGE;
 	}
 	if (a->argc > 1 && strcmp(a->argv[1], "-c") != 0 &&
