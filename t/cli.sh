@@ -35,19 +35,19 @@ test_expect_success 'batch -c error shows the line and a caret under the bad wor
 	grep "^  help --nope$" err && grep "^       ^$" err
 '
 test_expect_success 'replay: errors come back as FILE:LINE: message' '
-	printf "version\n# comment\n\nversion too many\n" >session &&
+	printf "quit 1\n# comment\n\nquit too many\n" >session &&
 	test_must_fail 2 trainscope --replay session 2>err >out &&
-	grep "^trainscope: session:4: usage: version$" err &&
-	grep "^trainscope " out
+	grep "^trainscope: session:1: usage: quit$" err
 '
 test_expect_success 'replay of a missing file fails with status 1' '
 	test_must_fail 1 trainscope --replay nosuch 2>err &&
 	grep "cannot open .nosuch." err
 '
-test_expect_success 'source nests and reports the inner place' '
-	printf "version x\n" >inner && printf "source inner\n" >outer &&
+test_expect_success 'a file of commands may not source another' '
+	printf "quit x\n" >inner && printf "source inner\n" >outer &&
 	test_must_fail 2 trainscope source outer 2>err &&
-	grep "outer:1: inner:1: usage: version" err
+	grep "^trainscope: outer:1: .source. is not allowed in a session file$" err &&
+	! grep "inner:" err
 '
 test_expect_success 'subcommand options may come after the command' '
 	trainscope cache path --cache "$PWD/c.db" >out &&
@@ -171,7 +171,7 @@ test_expect_success 'plurals: a one-node job reads 1 node, 1 file, 1 line' '
 	trainscope view events one | head -1 | grep "  1 node  [0-9]* healthy runs* compared"
 '
 test_expect_success 'a file of commands with a line past 64 KiB is refused, not read whole' '
-	{ echo version; head -c 100000 /dev/zero | tr "\\0" x; echo; } >long.ts &&
+	{ echo "pane events"; head -c 100000 /dev/zero | tr "\\0" x; echo; } >long.ts &&
 	test_must_fail 2 trainscope --replay long.ts >out 2>err &&
 	test ! -s out &&
 	grep "^trainscope: long.ts:2: a line of more than 65536 bytes (not a file of commands?)$" err &&

@@ -339,11 +339,8 @@ cmd_report(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	r.v = ctx->view;
 	if (strcmp(path, "-") == 0)
 		r.f = ctx->out;
-	else if ((r.f = fopen(path, "w")) == NULL) {
-		ts_fail(cause, "report: cannot write '%s': %s", path,
-		    strerror(errno));
+	else if (cmd_ctx_open_out(ctx, path, &r.f, cause) != 0)
 		return CMD_FAIL;
-	}
 	summary(&r, cmd_has_opt(a, "paths"));
 	nodes(&r);
 	events(&r);

@@ -66,19 +66,7 @@ done(int rc)
 static void
 quote_word(struct buf *b, const char *w)
 {
-	const char *p;
-
-	if (w[0] != '\0' && strpbrk(w, " \t'\"\\#") == NULL) {
-		buf_adds(b, w);
-		return;
-	}
-	buf_addc(b, '"');
-	for (p = w; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\')
-			buf_addc(b, '\\');
-		buf_addc(b, *p);
-	}
-	buf_addc(b, '"');
+	cmd_quote(b, w);
 }
 
 static void
@@ -135,6 +123,13 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 			quote_word(&b, a->opts[i].value);
 		}
 	}
+	/* a job named like an option is no option on replay */
+	for (k = 0; k < a->argc; k++)
+		if (strncmp(a->argv[k], "--", 2) == 0 ||
+		    strcmp(a->argv[k], "-h") == 0) {
+			buf_adds(&b, " --");
+			break;
+		}
 	for (k = 0; k < a->argc; k++) {
 		buf_addc(&b, ' ');
 		quote_word(&b, a->argv[k]);
@@ -448,11 +443,8 @@ cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	if (strcmp(path, "-") == 0)
 		f = ctx->out;
-	else if ((f = fopen(path, "w")) == NULL) {
-		ts_fail(cause, "export: cannot write '%s': %s", path,
-		    strerror(errno));
+	else if (cmd_ctx_open_out(ctx, path, &f, cause) != 0)
 		return CMD_FAIL;
-	}
 	if (fmt != NULL && strcmp(fmt, "text") != 0) {
 		rc = view_data(v, f, strcmp(fmt, "tsv") == 0, &why);
 		if (rc != 0) {
@@ -478,23 +470,32 @@ cmd_save(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	struct view *v = ctx_view(ctx);
 	const char *path = a->argv[0];
+	struct buf b;
 	FILE *f;
 	size_t i;
 	int bad;
 
-	if ((f = fopen(path, "w")) == NULL) {
-		ts_fail(cause, "save: cannot write '%s': %s", path,
-		    strerror(errno));
+	if (cmd_ctx_open_out(ctx, path, &f, cause) != 0)
 		return CMD_FAIL;
+	/* every word quoted: a name cannot end the comment line */
+	buf_init(&b);
+	buf_addf(&b, "# trainscope session\n# version %s\n", PACKAGE_VERSION);
+	if (v->cache != NULL) {
+		buf_adds(&b, "# cache ");
+		quote_word(&b, cache_path(v->cache));
+		buf_addc(&b, '\n');
 	}
-	fprintf(f, "# trainscope session\n# version %s\n", PACKAGE_VERSION);
-	if (v->cache != NULL)
-		fprintf(f, "# cache %s\n", cache_path(v->cache));
-	if (v->m != NULL)
-		fprintf(f, "# job %s %s\n", v->m->name, v->m->root != NULL ?
-		    v->m->root : "-");
-	fputs("# replay: trainscope --replay FILE [--export OUT --width N]\n",
-	    f);
+	if (v->m != NULL) {
+		buf_adds(&b, "# job ");
+		quote_word(&b, v->m->name);
+		buf_addc(&b, ' ');
+		quote_word(&b, v->m->root != NULL ? v->m->root : "-");
+		buf_addc(&b, '\n');
+	}
+	fputs(buf_str(&b), f);
+	buf_release(&b);
+	fputs("# replay: trainscope --replay FILE [--export OUT --width N] "
+	    "[--report OUT --format md]\n", f);
 	for (i = 0; i < v->nlog; i++)
 		fprintf(f, "%s\n", v->log[i]);
 	bad = ferror(f);
