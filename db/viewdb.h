@@ -67,6 +67,22 @@ int viewdb_each_file(struct cache *c, int64_t job,
     int (*fn)(void *arg, const char *path, int64_t size, double mtime),
     void *arg, char **cause);
 
+/* What the index saw of a file on the disk when it read it. */
+struct viewdb_disk {
+	int64_t size;
+	double mtime;
+	int64_t inode;
+	int gz;			/* offsets are of the uncompressed text */
+};
+
+/*
+ * The size, mtime and inode file `file` (an id) had when it was indexed,
+ * and whether it is gzip.
+ * Returns 1, 0 when there is no such file, -1 with *cause.
+ */
+int viewdb_file_disk(struct cache *c, int64_t file, struct viewdb_disk *d,
+    char **cause);
+
 /*
  * Remove job `name` and all that is its own (files, line lists,
  * checkpoints, node summaries, captures, flow sets, kept results) in one
