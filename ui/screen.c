@@ -12,9 +12,15 @@
  * its output goes nowhere, and the variables the screen relies on are
  * set after the user's inputrc is read.
  *
+ * Keys that are waiting are all handed to readline before the next frame,
+ * and the terminal brackets pastes, so a paste of any size is one frame
+ * and arrives as text, never as keys.
+ *
  * Output of commands that print (help, filters, diagnose, ...) opens in a
  * pager over the pane; errors show on the status line with the bad word
- * marked.
+ * marked.  A terminal that cannot hold the screen (unknown to terminfo,
+ * or unable to move the cursor) gets plain text: the view, then a
+ * command a line.
  */
 #include "config.h"
 
@@ -42,7 +48,6 @@
 
 /* last: its capability macros (lines, columns, ...) would hit names above */
 #include <term.h>
-
 
 static struct screen {
 	struct cmd_ctx *ctx;
