@@ -117,18 +117,27 @@ heading(struct rep *r, const char *title)
 }
 
 
+/*
+ * Is ts a time a log can hold (epoch seconds, years 0 to 9999)?  A model
+ * read back from the cache may hold any number; converting one past
+ * time_t is undefined.
+ */
+static int
+time_known(double ts)
+{
+	return isfinite(ts) && ts > -62167219200.0 && ts < 253402300800.0;
+}
+
 static void
 utc(double ts, char *buf, size_t len)
 {
 	struct tm tm;
 	time_t t;
 
-	if (!isfinite(ts)) {
+	if (!time_known(ts) || (t = (time_t)ts, gmtime_r(&t, &tm)) == NULL) {
 		snprintf(buf, len, "unknown");
 		return;
 	}
-	t = (time_t)ts;
-	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
@@ -280,13 +289,14 @@ events(struct rep *r)
 		    e->score);
 		free(cat);
 		free(text);
-		diag_clock_str(e->ts, t, sizeof t);
+		diag_clock_str(time_known(e->ts) ? e->ts : NAN, t, sizeof t);
 		fprintf(r->f, "   %llu line%s on %zu node%s; first ",
 		    (unsigned long long)e->count, e->count == 1 ? "" : "s",
 		    e->nnodes, e->nnodes == 1 ? "" : "s");
 		put(r, "%s", e->path ? e->path : "-");
-		fprintf(r->f, ":%ld%s%s, %s", e->line, isnan(e->ts) ? "" : " at ",
-		    isnan(e->ts) ? "" : t, stage_name((enum stage)e->stage));
+		fprintf(r->f, ":%ld%s%s, %s", e->line, time_known(e->ts) ?
+		    " at " : "", time_known(e->ts) ? t : "",
+		    stage_name((enum stage)e->stage));
 		if (e->iteration >= 0)
 			fprintf(r->f, ", iteration %ld", e->iteration);
 		fputc('\n', r->f);
