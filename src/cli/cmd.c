@@ -419,7 +419,7 @@ word_plain(const char *w)
 {
 	const unsigned char *p;
 
-	if (w[0] == '\0')
+	if (w[0] == '\0' || w[0] == ':')	/* ':' first is dropped */
 		return 0;
 	for (p = (const unsigned char *)w; *p != '\0'; p++)
 		if (*p <= ' ' || *p >= 0x7f || strchr("'\"\\#", *p) != NULL)

@@ -91,7 +91,7 @@ test_quote(void)
 		"plain", "", "a b", "y\nsimulate x\n#", "#x", "q\"uote", "'",
 		"back\\slash", "tab\there", "cr\r", "\033]0;t\007", "\x7f",
 		"caf\xc3\xa9", "bad\xff\xfe utf8", "c1 \xc2\x9b" "2J", "x|y",
-		"\\x41", "\\n",
+		"\\x41", "\\n", ":", "::x",
 	};
 	struct buf b = BUF_INIT;
 	char **argv, *cause = NULL;
