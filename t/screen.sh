@@ -31,7 +31,9 @@ start_on() {
 	    XDG_CACHE_HOME='$XDG_CACHE_HOME' XDG_STATE_HOME='$TRASH/state' \
 	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $start_args' \
 	    2>'$TRASH/stderr'; echo EXITED \$?; sleep 600"
-	wait_for "healthy runs compared"
+	# the status line: only the screen (or its plain text) draws it, while
+	# 'healthy runs compared' is also in what 'demo' prints before it
+	wait_for "? help  : command  q quit"
 }
 
 # Every check waits for a condition, never for a fixed time: on a loaded
