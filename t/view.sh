@@ -406,6 +406,20 @@ test_expect_success 'a damaged kept model is made again, not trusted' '
 	trainscope view events grow >again &&
 	grep "an illegal mem" again
 '
+test_expect_success 'a kept model whose numbers changed, its layout intact, is made again' '
+	trainscope view --height all events grow >n0 &&
+	q="FROM results r JOIN jobs j ON j.id = r.job_id WHERE j.name = '"'grow'"'" &&
+	sqlite3 "$DB" "SELECT hex(model) $q" >hex0 &&
+	root=$(sqlite3 "$DB" "SELECT root FROM jobs WHERE name = '"'grow'"'") &&
+	# the lowest byte of first_ts: after the magic, name, root and ten numbers
+	off=$((8 + 8 + 4 + 8 + ${#root} + 10 * 8)) &&
+	b=$(sqlite3 "$DB" "SELECT hex(substr(model, $off + 1, 1)) $q") &&
+	nb=$(printf %02X $((0x$b ^ 1))) &&
+	sqlite3 "$DB" "UPDATE results SET model = substr(model, 1, $off) || x'"'"'$nb'"'"' || substr(model, $off + 2) WHERE job_id = (SELECT id FROM jobs WHERE name = '"'grow'"')" &&
+	sqlite3 "$DB" "SELECT hex(model) $q" >hex1 && ! cmp -s hex0 hex1 &&
+	trainscope view --height all events grow >n1 && test_cmp n0 n1 &&
+	sqlite3 "$DB" "SELECT hex(model) $q" >hex2 && test_cmp hex0 hex2
+'
 
 # The heatmap with every node of the demo job filtered out.
 heatmap_of_none() {
