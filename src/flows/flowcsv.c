@@ -373,6 +373,8 @@ parse_u64(const char *s, uint64_t *out)
 		end++;
 	if (*end == 'M' || *end == 'G') {	/* nfdump "1.2 M" */
 		d = strtod(s, NULL) * (*end == 'M' ? 1e6 : 1e9);
+		if (!isfinite(d) || d < 0 || d > 1.8e19)
+			return -1;
 		*out = (uint64_t)d;
 		end++;
 	}

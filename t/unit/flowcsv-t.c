@@ -196,6 +196,11 @@ test_generic(void)
 	    &info, &cause) == 0 && g.n == 1 && g.r[0].bytes == 10,
 	    "tab-separated with named columns");
 	is_str(info.format, "flow-tsv", "tsv format");
+	ok(read_text("big.tsv", "time\tsrc\tdst\tbytes\n"
+	    "1.5\t::1\t::2\t5555555555555 G\n2.5\t::1\t::2\t1.5 M\n", &g,
+	    &info, &cause) == 0 && g.n == 1 && g.r[0].bytes == 1500000 &&
+	    strstr(buf_str(&g.warn), "big.tsv:2: bad") != NULL,
+	    "a count that overflows with its unit is a bad row, not a wrap");
 	ok(read_text("hdr.csv", "ts,src,dst\n", &g, &info, &cause) == 0 &&
 	    g.n == 0, "a header alone is an empty capture, not an error");
 	ok(read_text("x.csv", "name,age\nbob,3\n", &g, &info, &cause) == -1 &&
