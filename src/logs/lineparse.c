@@ -499,7 +499,9 @@ lp_ts_glog(struct lp_scan *sc, size_t *i)
 	if (c != 'I' && c != 'W' && c != 'E' && c != 'F' && c != 'D')
 		return -1;
 	sc->vchecks++;		/* a date and time in range */
-	if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
+	/* c10d's copy of the format does not pad the month: "E916" */
+	if ((m = lp_num(s, &j, sc->end, j + 3 < sc->end && s[j + 3] == ' ' ?
+	    1 : 2)) < 0 ||
 	    (d = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
 	    s[j++] != ' ' || !lp_valid_date(1970, m, d) ||
 	    lp_time(s, &j, sc->end, ':', &secs) != 0 ||
@@ -636,6 +638,30 @@ lp_ts_start(const struct lp_scan *sc, size_t j)
 }
 
 /*
+ * The source location c10d's logger puts after its glog-style time inside
+ * the brackets, "[E0312 08:15:00.123456789 ProcessGroupNCCL.cpp:1515]":
+ * one field with a colon, ending in a digit, then ']'.  Where the ']' is,
+ * or i when there is none.
+ */
+static size_t
+lp_where_end(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t k;
+	int colon = 0;
+
+	for (k = i; k < sc->end && k - i < 120 && s[k] != ']'; k++) {
+		if (lp_space((unsigned char)s[k]) || s[k] == '[')
+			return i;
+		colon |= s[k] == ':';
+	}
+	if (k >= sc->end || s[k] != ']' || !colon || k == i ||
+	    !lp_digit((unsigned char)s[k - 1]))
+		return i;
+	return k;
+}
+
+/*
  * A timestamp, possibly in brackets ("[2024-05-01 12:00:00]",
  * "[ 1234.567890]" for dmesg), followed by an optional ',' or ':'.
  */
@@ -663,6 +689,9 @@ lp_anchor_ts(struct lp_scan *sc)
 	else if (lp_ts_any(sc, &j) != 0)
 		goto fail;
 	if (br) {
+		if (j < sc->end && s[j] == ' ' && lp_alpha((unsigned char)
+		    s[sc->pos + 1]))
+			j = lp_where_end(sc, j + 1);
 		if (j >= sc->end || s[j] != ']')
 			goto fail;
 		j++;

@@ -194,6 +194,18 @@ test_timestamps(void)
 	check("I0501 12:00:00.123456  1234 train.cc:12] step done",
 	    "step done", 120 * 86400.0 + 43200.123456, LP_TS_NOYEAR);
 	is_int(lp.level, LP_LEVEL_INFO, "glog I is INFO");
+	/* c10d: glog's letter and time in brackets with the source, the
+	   month unpadded */
+	check("[rank2]:[E501 12:00:00.123456789 ProcessGroupNCCL.cpp:12] [Rank "
+	    "2] boom", "boom", 120 * 86400.0 + 43200.123457,
+	    LP_TS_NOYEAR);
+	is_int(lp.level, LP_LEVEL_ERROR, "c10d's E in brackets is ERROR");
+	is_int(lp.rank, 2, "c10d's line keeps the rank of its prefix");
+	check("[W1101 07:00:00.5 socket.cpp:3] retry", "retry",
+	    304 * 86400.0 + 25200.5, LP_TS_NOYEAR);
+	is_int(lp.level, LP_LEVEL_WARN, "c10d's W in brackets is WARN");
+	check("[E501 12:00:00.1 no source] x", "[E501 12:00:00.1 no source] x",
+	    0, LP_TS_NONE);
 	check("1714564800 job started", "job started", 1714564800,
 	    LP_TS_EPOCH);
 	check("[ 1234.567890] mlx5_core 0000:3b:00.0: link down",
