@@ -546,6 +546,59 @@ test_expect_success 'lines --node --iter: a node'"'"'s lines of one iteration, a
 	test_must_fail 2 trainscope lines --node node-001 comb 2>err
 '
 
+test_expect_success 'a scheduler that ends the job ranks above the stopped tasks' '
+	mkdir -p sched &&
+	cat >sched/out.log <<-\EOF &&
+	[2025-03-01 10:00:00,000] INFO step 40 loss 1.9
+	slurmstepd: error: *** JOB 5521 ON cn-12 CANCELLED AT 2025-03-01T10:00:07 DUE TO TIME LIMIT ***
+	slurmstepd: error: *** STEP 5521.0 ON cn-12 CANCELLED AT 2025-03-01T10:00:07 DUE TO TIME LIMIT ***
+	slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused
+	srun: error: cn-12: tasks 0-3: Exited with exit code 1
+	EOF
+	trainscope diagnose --format json ./sched >d.json 2>/dev/null &&
+	jq -r ".events[0].category" d.json | grep -x scheduler &&
+	jq -r ".events[0].template" d.json | grep "DUE TO TIME LIMIT"
+'
+
+test_expect_success 'Ray worker prefixes: the node is the worker address, the adapter error first' '
+	mkdir -p ray &&
+	cat >ray/driver.log <<-\EOF &&
+	(Actor pid=7001, ip=10.9.0.4) step 12 loss 0.8
+	(Actor pid=7002, ip=10.9.0.5) step 12 loss 0.8
+	(Actor pid=7002, ip=10.9.0.5) mlx5: gpu-box: got completion with error:
+	(Actor pid=7002, ip=10.9.0.5) [rank1]: RuntimeError: NCCL error: remote process exited or there was a network error
+	(Actor pid=7001, ip=10.9.0.4) [rank0]: RuntimeError: NCCL error: remote process exited or there was a network error
+	EOF
+	trainscope diagnose --format json ./ray >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "got completion with error" &&
+	test "$(jq -c ".events[0].nodes" d.json)" = "[\"10.9.0.5\"]" &&
+	jq -r ".events[].template" d.json | grep "^RuntimeError: NCCL error: remote"
+'
+
+test_expect_success 'XLA: the NCCL call that failed ranks above the replica summaries' '
+	mkdir -p xla &&
+	cat >xla/log.txt <<-\EOF &&
+	2025-02-01 08:00:00.000100: W xla/support.cc:10] Intercepted XLA runtime error:
+	INTERNAL: xla/nccl_utils.cc:20: NCCL operation ncclAllReduce(a, b, n, t, op, c, s) failed: unhandled cuda error
+	2025-02-01 08:00:00.000200: E xla/client.cc:30] Execution of replica 0 failed: INTERNAL: NCCL operation ncclAllReduce(a, b, n, t, op, c, s) failed: unhandled cuda error
+	2025-02-01 08:00:00.000300: E xla/client.cc:30] Execution of replica 1 failed: INTERNAL: NCCL operation ncclAllReduce(a, b, n, t, op, c, s) failed: unhandled cuda error
+	EOF
+	trainscope diagnose --format json ./xla >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^INTERNAL: .*unhandled cuda error"
+'
+
+test_expect_success 'a process tag in brackets names the node of a crash' '
+	mkdir -p segv &&
+	cat >segv/log.txt <<-\EOF &&
+	[box-a7:5120:0:5133] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x20)
+	[box-a7:5121:0:5134] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x28)
+	==== backtrace (tid:   5133) ====
+	EOF
+	trainscope diagnose --format json ./segv >d.json 2>/dev/null &&
+	jq -r ".events[0].category" d.json | grep -x crash &&
+	test "$(jq -r ".nodes[0].node" d.json)" = box-a7
+'
+
 FL="$TS_SHARED/data/failure-logs"
 if ! test -d "$FL"; then
 	test_skip 'real failure logs' "no $FL"

@@ -352,7 +352,8 @@ static const struct {
 	{ "oom", 0.9 }, { "nan", 0.85 }, { "checkpoint", 0.85 },
 	{ "config", 0.85 }, { "dataloader", 0.8 }, { "hardware", 1.0 },
 	{ "link", 0.95 }, { "gpu", 0.9 }, { "hang", 0.8 },
-	{ "collective", 0.6 }, { "stop", 0.8 },
+	{ "collective", 0.6 }, { "stop", 0.8 }, { "scheduler", 0.85 },
+	{ "crash", 0.8 },
 	{ "disconnect", 0.5 }, { "timeout", 0.35 }, { "process", 0.2 },
 	{ "retry", 0.2 }, { "benign", 0 },
 };

@@ -6,8 +6,10 @@
  * regular expressions, no backtracking beyond a fixed number of tokens).
  * A header is a run of space-separated fields at the start of the line:
  *
- *   anchors   rank prefixes, timestamps (optionally in brackets) and level
- *             words -- things that can only be header;
+ *   anchors   rank prefixes, timestamps (optionally in brackets), level
+ *             words, and at the start of the line a process tag (Ray's
+ *             "(Actor pid=N, ip=A)", "[host:pid]", "[host:pid:n:tid]") --
+ *             things that can only be header;
  *   weak      numbers, ids with digits (node-17, R02-M1, host:pid:tid),
  *             dotted names (unix.hw), upper-case words (RAS, NCCL), "-" --
  *             things that are header only when an anchor follows;
@@ -497,7 +499,9 @@ lp_ts_glog(struct lp_scan *sc, size_t *i)
 	if (c != 'I' && c != 'W' && c != 'E' && c != 'F' && c != 'D')
 		return -1;
 	sc->vchecks++;		/* a date and time in range */
-	if ((m = lp_num(s, &j, sc->end, 2)) < 0 ||
+	/* c10d's copy of the format does not pad the month: "E916" */
+	if ((m = lp_num(s, &j, sc->end, j + 3 < sc->end && s[j + 3] == ' ' ?
+	    1 : 2)) < 0 ||
 	    (d = lp_num(s, &j, sc->end, 2)) < 0 || j >= sc->end ||
 	    s[j++] != ' ' || !lp_valid_date(1970, m, d) ||
 	    lp_time(s, &j, sc->end, ':', &secs) != 0 ||
@@ -634,6 +638,30 @@ lp_ts_start(const struct lp_scan *sc, size_t j)
 }
 
 /*
+ * The source location c10d's logger puts after its glog-style time inside
+ * the brackets, "[E0312 08:15:00.123456789 ProcessGroupNCCL.cpp:1515]":
+ * one field with a colon, ending in a digit, then ']'.  Where the ']' is,
+ * or i when there is none.
+ */
+static size_t
+lp_where_end(const struct lp_scan *sc, size_t i)
+{
+	const char *s = sc->s;
+	size_t k;
+	int colon = 0;
+
+	for (k = i; k < sc->end && k - i < 120 && s[k] != ']'; k++) {
+		if (lp_space((unsigned char)s[k]) || s[k] == '[')
+			return i;
+		colon |= s[k] == ':';
+	}
+	if (k >= sc->end || s[k] != ']' || !colon || k == i ||
+	    !lp_digit((unsigned char)s[k - 1]))
+		return i;
+	return k;
+}
+
+/*
  * A timestamp, possibly in brackets ("[2024-05-01 12:00:00]",
  * "[ 1234.567890]" for dmesg), followed by an optional ',' or ':'.
  */
@@ -661,6 +689,9 @@ lp_anchor_ts(struct lp_scan *sc)
 	else if (lp_ts_any(sc, &j) != 0)
 		goto fail;
 	if (br) {
+		if (j < sc->end && s[j] == ' ' && lp_alpha((unsigned char)
+		    s[sc->pos + 1]))
+			j = lp_where_end(sc, j + 1);
 		if (j >= sc->end || s[j] != ']')
 			goto fail;
 		j++;
@@ -1167,6 +1198,123 @@ lp_anchor_host(struct lp_scan *sc)
 	return 0;
 }
 
+static int lp_dashed_ip(const char *, size_t);
+
+/* A host name's bytes: letters, digits, '-', '.', '_'; the end. */
+static size_t
+lp_hostchars(const char *s, size_t j, size_t end)
+{
+	size_t k;
+
+	for (k = j; k < end && k - j <= 64 && (lp_alpha((unsigned char)s[k]) ||
+	    lp_digit((unsigned char)s[k]) || s[k] == '-' || s[k] == '.' ||
+	    s[k] == '_'); k++)
+		;
+	return k;
+}
+
+/* Does the name of n bytes at s end like a source file ("x.py")? */
+static int
+lp_source_name(const char *s, size_t n)
+{
+	static const char *const ext[] = { ".py", ".c", ".cc", ".cpp", ".h",
+	    ".cu", ".go", ".rs", ".java", ".js", ".rb", ".lua" };
+	size_t i, e;
+
+	for (i = 0; i < TS_NELEM(ext); i++) {
+		e = strlen(ext[i]);
+		if (n > e && memcmp(s + n - e, ext[i], e) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A process tag in brackets at the start of the line: Open MPI's and
+ * PMIx's "[host:pid]" and UCX's "[host:pid:thread:tid]" -- a host name,
+ * then one to four numbers after colons.  A source file's "[x.py:12]" is
+ * not one.
+ */
+static int
+lp_anchor_proc_tag(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = 1, k, nnum = 0;
+
+	if (sc->pos != 0 || sc->out->host != NULL || s[0] != '[')
+		return -1;
+	k = lp_hostchars(s, j, sc->end);
+	if (k == j || k >= sc->end || s[k] != ':' || s[k - 1] == '.' ||
+	    s[k - 1] == '-' || lp_source_name(s + j, k - j) ||
+	    (!lp_alpha((unsigned char)s[j]) && !lp_dashed_ip(s + j, k - j)))
+		return -1;
+	sc->out->host = s + j;
+	sc->out->host_len = k - j;
+	while (k < sc->end && s[k] == ':' && nnum < 4) {
+		size_t d = ++k;
+
+		while (k < sc->end && k - d < 10 && lp_digit((unsigned char)s[k]))
+			k++;
+		if (k == d)
+			break;
+		nnum++;
+	}
+	if (nnum == 0 || k + 1 >= sc->end || s[k] != ']' || s[k + 1] != ' ') {
+		sc->out->host = NULL;
+		sc->out->host_len = 0;
+		return -1;
+	}
+	sc->pos = k + 2;
+	return 0;
+}
+
+/*
+ * Ray's prefix of a worker's output at the start of the line: "(raylet) ",
+ * "(pid=42) ", "(Actor pid=42) ", "(Actor pid=42, ip=10.0.0.3) ".  The
+ * address, when given, is the node.
+ */
+static int
+lp_anchor_ray(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t k, v, ip = 0, iplen = 0;
+	int nfield = 0, raylet;
+
+	if (sc->pos != 0 || sc->out->host != NULL || s[0] != '(')
+		return -1;
+	k = lp_hostchars(s, 1, sc->end);
+	raylet = k == 7 && memcmp(s + 1, "raylet", 6) == 0;
+	if (k < sc->end && s[k] == '=')
+		k = 1;			/* "(pid=42)": no name */
+	while (k < sc->end && s[k] != ')') {
+		if (s[k] == ' ' || s[k] == ',') {
+			k++;
+			continue;
+		}
+		if (sc->end - k > 4 && memcmp(s + k, "pid=", 4) == 0) {
+			for (v = k += 4; k < sc->end && lp_digit(
+			    (unsigned char)s[k]); k++)
+				;
+		} else if (sc->end - k > 3 && memcmp(s + k, "ip=", 3) == 0) {
+			v = ip = k += 3;
+			k = lp_hostchars(s, k, sc->end);
+			iplen = k - ip;
+		} else
+			return -1;
+		if (k == v)
+			return -1;
+		nfield++;
+	}
+	if ((nfield == 0 && !raylet) || k + 1 >= sc->end || s[k + 1] != ' ')
+		return -1;
+	if (iplen > 0) {
+		sc->out->host = s + ip;
+		sc->out->host_len = iplen;
+	}
+	sc->pos = k + 2;
+	return 0;
+}
+
 /*
  * Open MPI's reports of the process that failed first: "Process name:
  * [[61482,1],3]" (rank 3) and "mpirun noticed that process rank 3 with
@@ -1293,9 +1441,11 @@ lp_anchor(struct lp_scan *sc, int nweak, int idish)
 	 */
 	if (c == '[') {
 		if (lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
-		    lp_anchor_dmesg_human(sc) == 0)
+		    lp_anchor_dmesg_human(sc) == 0 || lp_anchor_proc_tag(sc) == 0)
 			return 0;
-	} else if (lp_digit(c))
+	} else if (c == '(')
+		return lp_anchor_ray(sc);
+	else if (lp_digit(c))
 		return lp_anchor_rank(sc) == 0 || lp_anchor_ts(sc) == 0 ||
 		    lp_anchor_host(sc) == 0 ? 0 : -1;
 	else if (lp_alpha(c)) {

@@ -6,6 +6,9 @@
  *                      mpirun --tag-output "[1,3]<stderr>:"
  *   host prefixes      "10.0.0.3: ", "node-7: " at the start (pdsh and the
  *                      launchers built on it), NCCL's "host:pid:tid"
+ *   process tags       at the start: Ray's "(Actor pid=42, ip=10.0.0.3) ",
+ *                      "(raylet) " (the address is the host), Open MPI's
+ *                      and PMIx's "[host:pid] ", UCX's "[host:pid:n:tid] "
  *   progress bars      a tqdm bar glued in front ("45%|###  | 9/20 [..]"),
  *                      and anything before the last carriage return
  *   timestamps         ISO 8601 with or without zone ("2024-05-01T12:00:00.123Z",

@@ -128,6 +128,44 @@ test_wider(void)
 		  "watchdog teardown" },
 		{ "communicator encountered a fatal error (detected in "
 		  "ncclIbTest)", "collective", "NCCL fatal-error summary" },
+		{ "mlx5: gpu-9: got completion with error:", "network",
+		  "the verbs provider's failed completion" },
+		{ "*** JOB 17 ON cn-3 CANCELLED AT 2025-01-02T03:04:05 DUE TO "
+		  "TIME LIMIT ***", "scheduler", "Slurm time limit" },
+		{ "*** STEP 17.0 ON cn-3 CANCELLED AT 2025-01-02T03:04:05 DUE TO "
+		  "PREEMPTION ***", "scheduler", "Slurm preemption" },
+		{ "Caught SIGTERM on cn-3: the job is preempted.", "scheduler",
+		  "a job told it is preempted" },
+		{ "*** JOB 17 ON cn-3 CANCELLED AT 2025-01-02T03:04:05 ***",
+		  "(none)", "a job cancelled by its user: no fault" },
+		{ "Attempted loss scale: 1, reducing to 1", "nan",
+		  "the loss scaler at its floor" },
+		{ "Attempted loss scale: 4, reducing to 2", "(none)",
+		  "a scale still lowered is no floor" },
+		{ "Current loss scale already at minimum - cannot decrease scale "
+		  "anymore. Exiting run.", "nan", "DeepSpeed gives up" },
+		{ "[cn-3:1200:0:1201] Caught signal 11 (Segmentation fault: "
+		  "invalid permissions for mapped object at address 0x10)",
+		  "crash", "UCX's segfault report" },
+		{ "Signal: Segmentation fault (11)", "crash",
+		  "Open MPI's segfault report" },
+		{ "INTERNAL: a/nccl_utils.cc:9: NCCL operation ncclAllReduce(s, "
+		  "r, n, t, op, c, st) failed: unhandled cuda error", "cuda",
+		  "XLA: a CUDA call inside NCCL" },
+		{ "INTERNAL: a/nccl_utils.cc:9: NCCL operation ncclCommInitRank("
+		  "&c, n, id, r) failed: unhandled system error (run with "
+		  "NCCL_DEBUG=INFO)", "network", "XLA: a system call inside NCCL" },
+		{ "Execution of replica 2 failed: INTERNAL: NCCL operation "
+		  "ncclCommInitRank(&c, n, id, r) failed: unhandled cuda error",
+		  "process", "XLA's per-replica summary" },
+		{ "RuntimeError: NCCL error in: x.cpp:1, unhandled cuda error",
+		  "collective", "PyTorch's NCCL summary stays a consequence" },
+		{ "[h7:4100] PMIX ERROR: ERROR in file ../src/mca/gds/ds12/"
+		  "gds_ds12_lock_pthread.c at line 169", "benign",
+		  "PMIx's lock-file message" },
+		{ "[h7:4100] PMIX ERROR: OUT-OF-RESOURCE in file "
+		  "server/pmix_server.c at line 3408", "(none)",
+		  "another PMIx error is not benign" },
 	};
 	struct faults *f = faults_new();
 	size_t i;

@@ -61,6 +61,36 @@ check_prefix(const char *line, const char *msg, int rank, const char *host)
 	is_str(got, host != NULL ? host : "", what);
 }
 
+/*
+ * Process tags in front of a line: Ray's "(Name pid=N, ip=A)", Open
+ * MPI's "[host:pid]", UCX's "[host:pid:thread:tid]"; and the look-alikes
+ * that are not one.
+ */
+static void
+test_process_tags(void)
+{
+	check_prefix("(Worker pid=4242, ip=10.1.2.3) [rank5]: ValueError: x",
+	    "ValueError: x", 5, "10.1.2.3");
+	check_prefix("(Worker pid=4242, ip=10.1.2.3) [rank5]:[E0312 08:15:00."
+	    "123456 ProcessGroupNCCL.cpp:1] boom", "boom", 5, "10.1.2.3");
+	check_prefix("(pid=77) Running 4/4 CPU", "Running 4/4 CPU", -1, NULL);
+	check_prefix("(raylet) A worker died", "A worker died", -1, NULL);
+	check_prefix("(Trainer pid=9) Worker 0 has failed.",
+	    "Worker 0 has failed.", -1, NULL);
+	check_prefix("(1) the first step", "(1) the first step", -1, NULL);
+	check_prefix("(see below) x", "(see below) x", -1, NULL);
+	check_prefix("(Worker pid=) x", "(Worker pid=) x", -1, NULL);
+	check_prefix("[gpu-a12:31337] *** Process received signal ***",
+	    "*** Process received signal ***", -1, "gpu-a12");
+	check_prefix("[box-3-1:4100:0:4180] Caught signal 11 (Segmentation "
+	    "fault)", "Caught signal 11 (Segmentation fault)", -1, "box-3-1");
+	check_prefix("[10-1-2-3:88] PMIX ERROR: x", "PMIX ERROR: x", -1,
+	    "10-1-2-3");
+	check_prefix("[train.py:12] loss 3", "[train.py:12] loss 3", -1, NULL);
+	check_prefix("[main:x] y", "[main:x] y", -1, NULL);
+	check_prefix("[node-1:12]x", "[node-1:12]x", -1, NULL);
+}
+
 /* The line shapes launchers put in front of a rank's output. */
 static void
 test_launchers(void)
@@ -99,6 +129,7 @@ test_launchers(void)
 	check_prefix("E0312 08:15:00.123456 12345 nccl.cc:42] NCCL error: x",
 	    "NCCL error: x", -1, NULL);
 	is_int(lp.level, LP_LEVEL_ERROR, "glog E is ERROR");
+	test_process_tags();
 }
 
 /* Headers met in real pastes: collectors, tags, Slurm's own lines. */
@@ -163,6 +194,18 @@ test_timestamps(void)
 	check("I0501 12:00:00.123456  1234 train.cc:12] step done",
 	    "step done", 120 * 86400.0 + 43200.123456, LP_TS_NOYEAR);
 	is_int(lp.level, LP_LEVEL_INFO, "glog I is INFO");
+	/* c10d: glog's letter and time in brackets with the source, the
+	   month unpadded */
+	check("[rank2]:[E501 12:00:00.123456789 ProcessGroupNCCL.cpp:12] [Rank "
+	    "2] boom", "boom", 120 * 86400.0 + 43200.123457,
+	    LP_TS_NOYEAR);
+	is_int(lp.level, LP_LEVEL_ERROR, "c10d's E in brackets is ERROR");
+	is_int(lp.rank, 2, "c10d's line keeps the rank of its prefix");
+	check("[W1101 07:00:00.5 socket.cpp:3] retry", "retry",
+	    304 * 86400.0 + 25200.5, LP_TS_NOYEAR);
+	is_int(lp.level, LP_LEVEL_WARN, "c10d's W in brackets is WARN");
+	check("[E501 12:00:00.1 no source] x", "[E501 12:00:00.1 no source] x",
+	    0, LP_TS_NONE);
 	check("1714564800 job started", "job started", 1714564800,
 	    LP_TS_EPOCH);
 	check("[ 1234.567890] mlx5_core 0000:3b:00.0: link down",
