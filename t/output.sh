@@ -304,6 +304,30 @@ else
 	test_skip 'bash completion: commands, options, panes, jobs, paths' 'no bash'
 fi
 
+# zcomp WORDS...: what the zsh completion function adds for the last
+# word (compadd and _files stand in for zsh's own)
+zcomp() {
+	mkdir -p bin && ln -sf "$TS_BIN" bin/trainscope &&
+	PATH="$PWD/bin:$PATH" zsh -fc '
+		compadd() { if [[ $1 == -a ]]; then shift
+			for a; do print -l -- ${(P)a}; done
+			else print -l -- "$@"; fi }
+		_files() { print FILES; }
+		f=$1; shift; words=("$@"); CURRENT=$#; PREFIX=$words[CURRENT]
+		source $f' _ "$TS_SRCDIR/help/completion/_trainscope" "$@"
+}
+if command -v zsh >/dev/null 2>&1; then
+	test_expect_success 'zsh completion: panes, jobs, options, paths' '
+		zcomp trainscope pane he >c && grep -x heatmap c && grep -x next c &&
+		zcomp trainscope open g >c && grep -x gpt-run4 c &&
+		zcomp trainscope report --f >c && grep -x -- --full c &&
+		zcomp trainscope save x >c && grep -x FILES c &&
+		zcomp trainscope --format j >c && grep -x json c
+	'
+else
+	test_skip 'zsh completion: panes, jobs, options, paths' 'no zsh'
+fi
+
 test_expect_success 'make install puts the completion scripts where the shells look' '
 	grep -q "^dist_bashcomp_DATA = help/completion/trainscope" "$TS_SRCDIR/Makefile.am" &&
 	grep -q "^dist_zshcomp_DATA = help/completion/_trainscope" "$TS_SRCDIR/Makefile.am" &&
