@@ -135,8 +135,8 @@ test_expect_success 'lines JOB PATH:LINE -C N, as grep takes it; a line or event
 	test_must_fail 1 trainscope lines lj node01/rank-0.log:12 >out 2>err &&
 	test ! -s out &&
 	grep "^trainscope: lines: .node01/rank-0.log. has 9 lines in the index, not 12$" err &&
-	test_must_fail 1 trainscope lines --event 99999 lj 2>err &&
-	grep "^trainscope: lines: job lj has no event 99999" err &&
+	test_must_fail 1 trainscope lines --template 99999 lj 2>err &&
+	grep "^trainscope: lines: job lj has no event of template 99999" err &&
 	test_must_fail 2 trainscope lines lj node01/rank-0.log:5 -C 2>err &&
 	grep "^trainscope: lines: --context requires a number$" err
 '
@@ -148,7 +148,7 @@ test_expect_success 'lines warns when a file changed since it was indexed, size 
 	trainscope index rw 2>/dev/null &&
 	trainscope lines -C0 rw node01/rank-0.log:4500 >l0 2>e0 &&
 	grep "step 4500 of" l0 && test ! -s e0 &&
-	trainscope lines -C0 --event "$(trainscope templates --format tsv rw |
+	trainscope lines -C0 --template "$(trainscope templates --format tsv rw |
 	    awk -F "\t" "NR == 2 { print \$2 }")" rw >/dev/null 2>e0 && test ! -s e0 &&
 	cp -p rw/node01/rank-0.log keep.log &&
 	{ echo "[2024-05-01 12:00:00,000] INFO step 0000 of 5000 okX" &&

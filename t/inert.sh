@@ -97,7 +97,7 @@ test_expect_success 'lines: PATH:LINE, --event and --node --iter' '
 	trainscope lines "$J" "node02/$F:6" >l1 && inert l1 &&
 	grep -F "node02/rank-0^[[2J\\x9B.log:6:>" l1 &&
 	id=$(trainscope diagnose --format json "$J" | jq ".events[0].template_id") &&
-	trainscope lines --event "$id" "$J" >l2 && inert l2 &&
+	trainscope lines --template "$id" "$J" >l2 && inert l2 &&
 	trainscope lines --node node02 --iter 3 "$J" >l3 && inert l3
 '
 test_expect_success 'report: text and markdown' '

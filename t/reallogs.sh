@@ -615,7 +615,7 @@ else
 			rank=0 k=0 &&
 			for tid in $(jq -r ".events[0:3][].template_id" d.json); do
 				k=$((k + 1))
-				for l in $(trainscope lines --context 0 --event "$tid" "$id" | cut -d: -f2); do
+				for l in $(trainscope lines --context 0 --template "$tid" "$id" | cut -d: -f2); do
 					for r in $roots; do
 						test "$l" != "$r" || { rank=$k; break 3; }
 					done

@@ -88,7 +88,7 @@ else
 		head -1 l | grep "^div  diverged in training at iteration 16" &&
 		sed -n 3p l | grep "^4 lines (28 with context) of iteration" &&
 		id=$(trainscope diagnose --format json div | jq -r ".events[0].template_id") &&
-		trainscope lines --context 0 --event "$id" div | cut -d: -f1,2 | sort >got &&
+		trainscope lines --context 0 --template "$id" div | cut -d: -f1,2 | sort >got &&
 		jq -r ".log_truth.root_cause[] | \"\\(.path):\\(.line)\"" \
 		    "$REAL/o_nan_divergence_dp4/truth.json" | sort >want &&
 		test_cmp want got
@@ -104,7 +104,7 @@ else
 			trainscope index $n >/dev/null 2>&1 &&
 			every_pane $n &&
 			trainscope view --format json events $n >j &&
-			head -c 1 j | grep -q '\['
+			jq -e '.schema == 2 and (.data | type == \"array\")' j >/dev/null
 		"
 	done
 fi

@@ -62,7 +62,7 @@ test_expect_success 'the table-like panes as JSON and TSV' '
 	trainscope view --format json events gpt-run4 >e.json &&
 	grep "\"template\": \"RuntimeError: CUDA error: unspecified launch failure\"" e.json &&
 	trainscope view --format json events gpt-run4 -c "filter category=xid" >x.json &&
-	test "$(grep -c "\"rank\"" x.json)" = 2 &&
+	test "$(grep -c "\"position\"" x.json)" = 2 &&
 	trainscope view --format tsv heatmap gpt-run4 >h.tsv &&
 	head -1 h.tsv | grep "^node	score	1	2" &&
 	grep "^node-003	0.950	" h.tsv &&
@@ -73,8 +73,8 @@ test_expect_success 'the table-like panes as JSON and TSV' '
 	grep -A1 "\"join\": {" t.json | grep "\"by\": \"time\"" &&
 	trainscope view --format tsv timeline gpt-run4 >t.tsv &&
 	head -1 t.tsv | grep "^capture	log	start	end	wire_ms	log_ms	disagreement_ms$" &&
-	test_expect_code 1 trainscope view --format json lines gpt-run4 2>e &&
-	grep "text only" e &&
+	trainscope view --format json events gpt-run4 -c drill -c "pane lines" >l.json &&
+	grep "\"kind\": \"hit\"" l.json &&
 	trainscope -n -c "open gpt-run4" -c "export --format tsv ev.tsv" &&
 	test "$(wc -l <ev.tsv)" = 84
 '
@@ -93,7 +93,7 @@ test_expect_success 'lines prints raw lines around a line, or of an event' '
 	trainscope lines --context 2 gpt-run4 logs/node-003/rank-8.log:107 >l &&
 	test $(wc -l <l) = 5 &&
 	sed -n 3p l | grep "^logs/node-003/rank-8.log:107:>RuntimeError: CUDA error" &&
-	trainscope lines --context 0 --event 9 gpt-run4 >e &&
+	trainscope lines --context 0 --template 9 gpt-run4 >e &&
 	grep "^host/node-003.log:8:>.*GPU has fallen off the bus" e &&
 	test_expect_code 2 trainscope lines gpt-run4 nocolon 2>err &&
 	grep "not PATH:LINE" err &&
@@ -187,7 +187,7 @@ test_expect_success 'where a rank stopped, the heatmap says so over the cell, in
 	test "$(awk -F"\t" "\$1 == \"node-003\" { print \$(NF - 1) }" h.tsv)" = -3 &&
 	test "$(grep -c -- "	-3	" h.tsv)" = 1 &&
 	trainscope view --format json heatmap gpt-run4 |
-	    jq -e "[.rows[] | select(.node == \"node-003\") | .cells[] | select(. == -3)] | length == 1"
+	    jq -e "[.data.rows[] | select(.node == \"node-003\") | .cells[] | select(. == -3)] | length == 1"
 '
 test_expect_success 'without captures the groups pane lists every node, and scrolls' '
 	trainscope view groups big -c "move 300" >g &&
@@ -238,9 +238,9 @@ test_expect_success 'an error'"'"'s lines show its trace above it, unless no con
 	grep "^ 98       iteration, num_floating" l &&
 	grep "^ 99 │   File " l && grep "^106 │     mlp_output_with_bias" l &&
 	grep "^107 → RuntimeError: CUDA error: unspecified launch failure" l &&
-	trainscope lines --context 0 --event "$id" gpt-run4 >c0 &&
+	trainscope lines --context 0 --template "$id" gpt-run4 >c0 &&
 	test "$(wc -l <c0)" = 1 && grep ":107:>RuntimeError: CUDA error" c0 &&
-	trainscope lines --context 1 --event "$id" gpt-run4 >c1 &&
+	trainscope lines --context 1 --template "$id" gpt-run4 >c1 &&
 	test "$(wc -l <c1)" = 11 && head -1 c1 | grep "rank-8.log:98: "
 '
 test_expect_success 'the selected event shows the trace of its error' '
@@ -248,11 +248,11 @@ test_expect_success 'the selected event shows the trace of its error' '
 	grep "^trace (6 above) output_tensor, num_tokens = forward_step($" e &&
 	grep "^      mlp_output_with_bias = self.mlp(pre_mlp_layernorm_output)$" e
 '
-test_expect_success 'the diagnosis'"'"'s own event (no template): lines --event prints its place' '
+test_expect_success 'the diagnosis'"'"'s own event (no template): lines --template prints its place' '
 	id=$(trainscope diagnose --format json gpt-run4 |
 	    jq -r "[.events[] | select(.category == \"stop\")][0].template_id") &&
 	test "$id" -ge 4294901760 &&
-	trainscope lines --context 1 --event "$id" gpt-run4 >o &&
+	trainscope lines --context 1 --template "$id" gpt-run4 >o &&
 	test "$(wc -l <o)" = 2 &&
 	grep "^logs/node-003/torchrun.log:37:>" o
 '
@@ -277,11 +277,11 @@ miss_job() {
 		echo "[2024-05-01 12:10:16,000] ERROR [rank $((n - 1))] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>"$1/node0$n/rank-$((n - 1)).log" || return 1
 	done
 }
-test_expect_success 'an own event of no line (a node that logged nothing): lines --event says so' '
+test_expect_success 'an own event of no line (a node that logged nothing): lines --template says so' '
 	miss_job miss && trainscope index miss >/dev/null 2>&1 &&
 	id=$(trainscope diagnose --format json miss | jq -r ".events[0].template_id") &&
 	test "$(trainscope diagnose --format json miss | jq -r ".events[0].category")" = stop &&
-	test_expect_code 1 trainscope lines --event "$id" miss 2>err &&
+	test_expect_code 1 trainscope lines --template "$id" miss 2>err &&
 	grep "^trainscope: lines: no line: this event is what was not logged$" err
 '
 test_expect_success 'an own event of no line says so in its detail and on a drill' '
@@ -289,7 +289,7 @@ test_expect_success 'an own event of no line says so in its detail and on a dril
 	sed -n 4p e | grep " stop .* no log at all" &&
 	grep "^no line (what was not logged)  training" e &&
 	test_expect_code 1 trainscope view events miss -c drill 2>err &&
-	grep "drill: no line: this event is what was not logged" err
+	grep "view: -c .drill.: no line: this event is what was not logged$" err
 '
 
 # div_job DIR: two ranks, 30 iterations run to the end; the loss
@@ -313,7 +313,7 @@ test_expect_success 'an event of one iteration: its lines are those of that iter
 	test "$(grep -c " → " l)" = 2 && test "$(grep -c " 16 → " l)" = 2 &&
 	grep "^node00/rank-0.log 13 " l && grep "^node01/rank-1.log 13 " l &&
 	id=$(trainscope diagnose --format json div | jq -r ".events[0].template_id") &&
-	trainscope lines --context 0 --event "$id" div >c0 &&
+	trainscope lines --context 0 --template "$id" div >c0 &&
 	printf "node00/rank-0.log:16\nnode01/rank-1.log:16\n" >want &&
 	cut -d: -f1,2 c0 >got && test_cmp want got
 '
@@ -332,7 +332,7 @@ test_expect_success 'the lines of an event: lines closer than the context are sh
 	trainscope index twice >/dev/null 2>&1 &&
 	id=$(trainscope diagnose --format json twice |
 	    jq -r ".events[] | select(.template | test(\"boom\")) | .template_id") &&
-	trainscope lines --event "$id" twice >l &&
+	trainscope lines --template "$id" twice >l &&
 	cut -d: -f2 l >got && seq 7 18 >want && test_cmp want got &&
 	! grep "no such line" l
 '

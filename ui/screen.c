@@ -303,6 +303,7 @@ static void
 draw_error(struct view *v, int y)
 {
 	struct canvas cv;
+	const char *msg = v->message;
 	int r, x = 0, col;
 
 	canvas_init(&cv, COLS, S.ascii);
@@ -323,9 +324,9 @@ draw_error(struct view *v, int y)
 		x = canvas_put(&cv, r, x, CS_NORMAL, S.err_line + end,
 		    len - end);
 		x = canvas_puts(&cv, r, x, CS_NORMAL, ": ");
+		msg = cmd_msg_beside(S.err_line, msg);
 	}
-	canvas_put_clip(&cv, r, x, COLS, CS_ERROR, v->message,
-	    strlen(v->message));
+	canvas_put_clip(&cv, r, x, COLS, CS_ERROR, msg, strlen(msg));
 	move(y, 0);
 	clrtoeol();
 	paint_row(&cv, r, y);
@@ -434,6 +435,20 @@ add_match(const char *s, const char *text)
 	match_list[match_n++] = xstrdup(s);
 }
 
+/* Commands whose argument is a file: completed as paths. */
+static int
+takes_path(const char *cmd)
+{
+	static const char *const cmds[] = { "index", "save", "export",
+	    "report", "source" };
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(cmds); i++)
+		if (strcmp(cmd, cmds[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static char **
 complete(const char *text, int start, int end)
 {
@@ -453,6 +468,12 @@ complete(const char *text, int start, int end)
 		const char *c = rl_line_buffer + strspn(rl_line_buffer, " ");
 		char *cmd = xstrndup(c, strcspn(c, " "));
 
+		if (takes_path(cmd) && text[0] != '-') {
+			/* readline's own: a directory gets its slash */
+			free(cmd);
+			return rl_completion_matches(text,
+			    rl_filename_completion_function);
+		}
 		n = view_complete(S.ctx->view, cmd, text, &words);
 		free(cmd);
 		for (i = 0; i < n; i++) {

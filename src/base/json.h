@@ -23,6 +23,14 @@
 
 #define JSON_MAX_DEPTH 64
 
+/*
+ * The version of trainscope's JSON outputs (diagnose, view, export,
+ * jobs): its "schema" field.  It goes up when a field is renamed or
+ * removed or changes its meaning; help/trainscope.1 (JSON OUTPUT) lists
+ * the fields.
+ */
+#define JSON_SCHEMA 2
+
 struct json {
 	FILE *out;
 	int pretty;

@@ -74,18 +74,18 @@ const struct cmd cmd_table[] = {
 	  "[--threads N] [--chunk BYTES] [--commit SECS] PATH...", 1, -1,
 	  "index the logs of one or more jobs into the cache",
 	  cmd_index, "job= map= hostfile= log= threads= chunk= commit=", 0 },
-	{ "jobs", "[--format text|tsv|json]", 0, 0,
+	{ "jobs", "[--format text|tsv|json] [--names]", 0, 0,
 	  "list the jobs in the cache",
-	  cmd_jobs, "format=", 0 },
+	  cmd_jobs, "format= names", 0 },
 	{ "lines", "[-C|--context N] JOB PATH:LINE | [-C|--context N] --event "
-	  "ID JOB | --node NAME --iter N JOB | --grep RE [--node NAME] "
+	  "N|--template ID JOB | --node NAME --iter N JOB | --grep RE [--node NAME] "
 	  "[--stage S] [--iter A..B] [-v|--invert] [--count] "
 	  "[--format text|tsv|json] JOB | --merged [--at WHERE] [-n|--rows N] "
 	  "[--back] [filters] JOB", 1, 2,
 	  "print the raw lines of a job around a line, of an event, or of a "
 	  "node in an iteration",
-	  cmd_lines, "context=/C event= node= iter= grep= stage= invert/v "
-	  "count format= merged at= rows=/n back", 0 },
+	  cmd_lines, "context=/C event= template= node= iter= grep= stage= "
+	  "invert/v count format= merged at= rows=/n back", 0 },
 	{ "mark", "[--for JOB]... JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
 	  cmd_mark, "for=", 0 },
@@ -110,9 +110,9 @@ const struct cmd cmd_table[] = {
 	{ "quit", "", 0, 0,
 	  "leave the screen (a batch or a replay stops here)",
 	  cmd_quit, "", CMD_SESSION },
-	{ "report", "[--format text|md] [--paths] FILE|-", 1, 1,
+	{ "report", "[--format text|md] [--paths] [--full] FILE|-", 1, 1,
 	  "write a failure report of the open job for a ticket",
-	  cmd_report, "format= paths", 0 },
+	  cmd_report, "format= paths full", 0 },
 	{ "save", "FILE", 1, 1,
 	  "save the session: the commands that made the current view",
 	  cmd_save, "", 0 },
@@ -893,6 +893,19 @@ cmd_say(FILE *out, const char *msg)
 			break;
 		msg = nl + 1;
 	}
+}
+
+const char *
+cmd_msg_beside(const char *line, const char *msg)
+{
+	size_t n;
+
+	line += strspn(line, " \t");
+	n = strcspn(line, " \t");
+	if (n > 0 && strncmp(msg, line, n) == 0 && msg[n] == ':' &&
+	    msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
 }
 
 /* Longest line of a file of commands; a longer one is no command. */

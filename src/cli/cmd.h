@@ -37,6 +37,7 @@ struct cmd_ctx {
 	char *cache_path;	/* NULL: the default path */
 	struct cache *cache;
 	int progress;		/* nonzero: draw progress on err */
+	int quiet;		/* -q: no summary line on err */
 	int depth;		/* nesting of `source` */
 	int err_col;		/* byte offset of the bad word, or -1 */
 	int quit;		/* set by a command that ends the session */
@@ -154,6 +155,13 @@ int cmd_exec_argv(struct cmd_ctx *ctx, int argc, char **argv, char **cause);
  * a log in a message cannot retitle or clear the terminal).
  */
 void cmd_say(FILE *out, const char *msg);
+
+/*
+ * The message of a failed command line, to show beside that line: msg
+ * without its leading "NAME: " when NAME is the line's first word (the
+ * line names the command already).  Points into msg.
+ */
+const char *cmd_msg_beside(const char *line, const char *msg);
 
 /*
  * Run every line of `path` as a command of a session file: only commands

@@ -7,6 +7,7 @@
  *	trainscope --replay FILE [--export OUT] [--report OUT] [PATH...]
  *						run a saved session
  *	trainscope JOBDIR			index, then diagnose
+ *	trainscope JOB | open JOB		the screen on a job of the cache
  *
  * This file is the only part of the core that prints to the terminal or
  * chooses an exit status.
@@ -21,9 +22,12 @@
 #include <unistd.h>
 
 #include "db/cache.h"
+#include "db/jobdb.h"
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "cli/help.h"
+#include "view/canvas.h"
+#include "view/view.h"
 #include "logs/scan.h"
 #include "ui/ui.h"
 #include "base/util.h"
@@ -274,6 +278,67 @@ index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 /*
+ * `trainscope open JOB` and `trainscope JOB`: the job is open; the
+ * screen shows it, or the output is no terminal and that is said.
+ */
+static int
+open_screen(struct cmd_ctx *ctx, const char *job)
+{
+	if (on_terminal())
+		return ui_run(ctx, NULL);
+	fputs("trainscope: open: no terminal to open the screen on (standard "
+	    "input and output must be one); as text: trainscope view events ",
+	    stderr);
+	canvas_fput(stderr, job);
+	fputc('\n', stderr);
+	return CMD_FAIL;
+}
+
+/*
+ * Whether NAME is a job of the cache (a cache not made yet is not
+ * made by asking).
+ */
+static int
+cached_job(struct cmd_ctx *ctx, const char *name)
+{
+	struct job_ref ref;
+	struct cache *c;
+	char *path, *cause = NULL;
+	int rc;
+
+	path = ctx->cache_path != NULL ? xstrdup(ctx->cache_path) :
+	    cache_default_path();
+	rc = access(path, F_OK);
+	free(path);
+	if (rc != 0 || cmd_ctx_cache(ctx, &c, &cause) != 0) {
+		free(cause);
+		return 0;
+	}
+	if ((rc = jobdb_find(c, name, &ref, &cause)) > 0)
+		jobdb_release(&ref);
+	free(cause);
+	return rc > 0;
+}
+
+/* `trainscope JOB`: `open JOB`, then the screen. */
+static int
+open_cached(struct cmd_ctx *ctx, char *job)
+{
+	char *words[] = { (char *)"open", (char *)"--", job, NULL };
+	char *cause = NULL;
+	int rc;
+
+	if (!on_terminal())
+		return open_screen(ctx, job);
+	if ((rc = cmd_exec_argv(ctx, 3, words, &cause)) != CMD_OK) {
+		report(ctx, NULL, cause);
+		free(cause);
+		return rc;
+	}
+	return open_screen(ctx, job);
+}
+
+/*
  * `export` or `report` of the view a replay left, to OUT: what the user
  * asked for on the command line (a session file may write nothing).
  */
@@ -400,6 +465,7 @@ main(int argc, char **argv)
 
 	cmd_ctx_init(&ctx, stdout, stderr);
 	ctx.progress = !o.quiet && isatty(STDERR_FILENO);
+	ctx.quiet = o.quiet;
 	if (o.cache != NULL)
 		cmd_ctx_set_cache_path(&ctx, o.cache);
 	if (o.threads != NULL && (ctx.threads = threads_arg(o.threads)) < 0)
@@ -412,12 +478,18 @@ main(int argc, char **argv)
 		else if (argc == 1 && strcmp(argv[0], "demo") == 0 &&
 		    on_terminal())
 			rc = ui_run(&ctx, DEMO_JOB);
+		else if (strcmp(argv[0], "open") == 0 && ctx.view != NULL &&
+		    ctx.view->job != NULL)	/* not its --help */
+			rc = open_screen(&ctx, ctx.view->job);
 	} else if (o.batch || (o.replay != NULL && !on_terminal())) {
 		rc = run_batch(&ctx, &o, argc, argv);
 	} else if (o.replay != NULL) {
 		/* the session replayed, then the screen where it left off */
 		if ((rc = run_batch(&ctx, &o, argc, argv)) == CMD_OK)
 			rc = ui_run(&ctx, NULL);
+	} else if (argc == 1 && strchr(argv[0], '/') == NULL &&
+	    access(argv[0], F_OK) != 0 && cached_job(&ctx, argv[0])) {
+		rc = open_cached(&ctx, argv[0]);
 	} else if (argc > 0 && strchr(argv[0], '/') == NULL &&
 	    access(argv[0], F_OK) != 0) {
 		fprintf(stderr, "trainscope: unknown command '%s' (try "

@@ -313,9 +313,11 @@ struct model *model_decode(const unsigned char *p, size_t len);
  */
 int model_print(FILE *out, const struct model *m, int fmt, size_t top);
 
-/* Write event i of the model as a JSON object, numbered `rank`. */
-void model_json_event(struct json *j, const struct model *m, size_t i,
-    size_t rank);
+/*
+ * Write event i of the model as a JSON object; its "position" is i + 1,
+ * its place in the ranked list (as diagnose and `lines --event N` count).
+ */
+void model_json_event(struct json *j, const struct model *m, size_t i);
 
 /* Add a note (copied) to the model. */
 void model_note(struct model *m, const char *fmt, ...) TS_PRINTF(2, 3);

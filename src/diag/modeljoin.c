@@ -327,8 +327,9 @@ json_timeline(struct json *j, const struct model *m)
 		const struct model_span *sp = &m->spans[i];
 
 		json_obj_begin(j);
-		json_key(j, "stage");
-		json_str(j, stage_name((enum stage)sp->stage));
+		json_key(j, "stage");	/* null: a span of no known stage */
+		json_str(j, sp->stage == STAGE_NONE ? NULL :
+		    stage_name((enum stage)sp->stage));
 		json_key(j, "start"); json_numf(j, sp->start, 6);
 		json_key(j, "end"); json_numf(j, sp->end, 6);
 		json_obj_end(j);

@@ -72,15 +72,22 @@ json_iter(struct json *j, const char *key, long v)
 		json_int(j, v);
 }
 
+/* A stage, or null for none known. */
+static void
+json_stage(struct json *j, const char *key, int stage)
+{
+	json_key(j, key);
+	json_str(j, stage == STAGE_NONE ? NULL : stage_name((enum stage)stage));
+}
+
 void
-model_json_event(struct json *j, const struct model *m, size_t i,
-    size_t rank)
+model_json_event(struct json *j, const struct model *m, size_t i)
 {
 	const struct model_event *e = &m->events[i];
 	size_t k;
 
 	json_obj_begin(j);
-	json_key(j, "rank"); json_int(j, (int64_t)rank);
+	json_key(j, "position"); json_int(j, (int64_t)i + 1);
 	json_key(j, "score"); json_numf(j, e->score, 3);
 	json_key(j, "template_id"); json_int(j, e->id);
 	json_key(j, "template"); json_str(j, e->text);
@@ -101,8 +108,9 @@ model_json_event(struct json *j, const struct model *m, size_t i,
 	else
 		json_numf(j, e->ts, 3);
 	json_obj_end(j);
-	json_key(j, "stage"); json_str(j, stage_name((enum stage)e->stage));
+	json_stage(j, "stage", e->stage);
 	json_iter(j, "iteration", e->iteration);
+	json_key(j, "fault_rule"); json_str(j, e->rule);
 	json_reasons(j, e->reasons, e->nreasons);
 	json_key(j, "trace");
 	json_arr_begin(j);
@@ -119,10 +127,8 @@ model_json_event(struct json *j, const struct model *m, size_t i,
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	if (e->rule != NULL) {
-		json_key(j, "explain"); json_str(j, e->explain);
-		json_key(j, "action"); json_str(j, e->action);
-	}
+	json_key(j, "explain"); json_str(j, e->explain);
+	json_key(j, "action"); json_str(j, e->action);
 	json_obj_end(j);
 }
 
@@ -136,13 +142,14 @@ print_json(FILE *out, const struct model *m, size_t top)
 
 	json_init(&j, out, 1);
 	json_obj_begin(&j);
+	json_key(&j, "schema"); json_int(&j, JSON_SCHEMA);
 	json_key(&j, "job"); json_str(&j, m->name);
 	json_key(&j, "root");
 	if (m->root != NULL)
 		json_str(&j, m->root);
 	else
 		json_null(&j);
-	json_key(&j, "stage"); json_str(&j, stage_name((enum stage)m->stage));
+	json_stage(&j, "stage", m->stage);
 	json_key(&j, "outcome");
 	json_str(&j, diag_outcome_name((enum diag_outcome)m->outcome));
 	json_iter(&j, "failure_iteration", m->failure_iter);
@@ -185,7 +192,7 @@ print_json(FILE *out, const struct model *m, size_t top)
 	json_key(&j, "events");
 	json_arr_begin(&j);
 	for (i = 0; i < limit(m->nevents, top); i++)
-		model_json_event(&j, m, i, i + 1);
+		model_json_event(&j, m, i);
 	json_arr_end(&j);
 	json_captures(&j, m);
 	json_obj_end(&j);

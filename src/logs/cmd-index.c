@@ -103,7 +103,7 @@ cmd_index(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		free(st.empty);
 		goto out;
 	}
-	if (st.jobs > 0)
+	if (st.jobs > 0 && !ctx->quiet)
 		print_stats(ctx->err, &st);
 	free(st.names);
 	if (st.nempty > 0) {

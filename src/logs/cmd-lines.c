@@ -287,7 +287,7 @@ begin(struct show *sh, const char *mode)
 	json_init(&sh->j, sh->ctx->out, 1);
 	json_obj_begin(&sh->j);
 	json_key(&sh->j, "schema");
-	json_str(&sh->j, "trainscope-lines-1");
+	json_int(&sh->j, JSON_SCHEMA);
 	json_key(&sh->j, "job");
 	json_str(&sh->j, lm_job(sh->m));
 	json_key(&sh->j, "mode");
@@ -331,7 +331,7 @@ run_grep(struct show *sh, const char *pat, int count_only, char **cause)
 			json_init(&sh->j, sh->ctx->out, 1);
 			json_obj_begin(&sh->j);
 			json_key(&sh->j, "schema");
-			json_str(&sh->j, "trainscope-lines-1");
+			json_int(&sh->j, JSON_SCHEMA);
 			json_key(&sh->j, "job");
 			json_str(&sh->j, lm_job(sh->m));
 			json_key(&sh->j, "pattern");
@@ -513,8 +513,9 @@ static int
 check_opts(struct cmd_args *a, int merged, char **cause)
 {
 	static const char *const grep_no[] = { "at", "rows", "back", "event",
+	    "template", "context" };
+	static const char *const merged_no[] = { "count", "event", "template",
 	    "context" };
-	static const char *const merged_no[] = { "count", "event", "context" };
 	const char *const *no = merged ? merged_no : grep_no;
 	size_t i, n = merged ? TS_NELEM(merged_no) : TS_NELEM(grep_no);
 

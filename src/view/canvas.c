@@ -128,6 +128,20 @@ canvas_init(struct canvas *c, int width, int ascii)
 	c->ascii = ascii;
 }
 
+int
+canvas_env_ascii(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	const char *s = NULL;
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(vars) && (s == NULL || *s == '\0'); i++)
+		s = getenv(vars[i]);
+	if (s == NULL || *s == '\0')
+		return 0;
+	return strcasestr(s, "utf-8") == NULL && strcasestr(s, "utf8") == NULL;
+}
+
 void
 canvas_release(struct canvas *c)
 {

@@ -78,6 +78,13 @@ enum canvas_glyph {
 };
 
 void canvas_init(struct canvas *c, int width, int ascii);
+/*
+ * Whether the locale the environment names (LC_ALL, else LC_CTYPE, else
+ * LANG) is not a UTF-8 one, so text for it is drawn in ASCII as the
+ * screen draws it: 1 for C, POSIX or another character set, 0 for UTF-8
+ * or when none is named (output to a file).
+ */
+int canvas_env_ascii(void);
 void canvas_release(struct canvas *c);
 /* Drop every row (the width stays). */
 void canvas_reset(struct canvas *c);

@@ -381,7 +381,8 @@ write_view(struct view *v, FILE *f, long width, long height)
 	struct canvas cv;
 	int rc;
 
-	canvas_init(&cv, (int)width, 0);
+	/* the screen's glyphs, or ASCII when the locale is not UTF-8 */
+	canvas_init(&cv, (int)width, v->ascii || canvas_env_ascii());
 	if (height == 0)	/* whole: written as it is drawn */
 		rc = view_write(v, &cv, (int)width, f);
 	else {
@@ -445,7 +446,8 @@ cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		}
 		if ((rc = cmd_exec_line(ctx, a->argv[++i], &inner)) != CMD_OK) {
 			ts_fail(cause, "view: -c '%s': %s", a->argv[i],
-			    inner != NULL ? inner : "failed");
+			    inner != NULL ? cmd_msg_beside(a->argv[i], inner) :
+			    "failed");
 			free(inner);
 			return rc;
 		}
@@ -544,13 +546,85 @@ cmd_save(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	return CMD_OK;
 }
 
+static int
+widest_job(void *arg, const struct viewdb_job *vj)
+{
+	int *w = arg, n, r;
+
+	n = canvas_text_width(vj->name, strlen(vj->name));
+	r = canvas_text_width(vj->root, strlen(vj->root));
+	if (n > w[0])
+		w[0] = n;
+	if (r > w[1])
+		w[1] = r;
+	return 0;
+}
+
+/*
+ * The width that draws every job's name and root whole (output to a
+ * file or a pipe is never cut): the jobs pane widens its name column
+ * when the screen leaves the root 40 columns.
+ */
+static int
+uncut_width(struct cache *c)
+{
+	int w[2] = { 16, 0 }, need;
+	char *why = NULL;
+
+	if (viewdb_each_job(c, widest_job, w, &why) != 0)
+		free(why);
+	need = 57 + w[0] + w[1] + 1;
+	if (need < w[0] + 97)
+		need = w[0] + 97;
+	return need > 200 ? need : 200;
+}
+
+static int
+print_name(void *arg, const struct viewdb_job *vj)
+{
+	canvas_fput(arg, vj->name);
+	fputc('\n', arg);
+	return 0;
+}
+
+/*
+ * `jobs --names`: the names alone, one a line, for completion: quick and
+ * quiet (no cache yet: nothing, and none is made).
+ */
+static int
+jobs_names(struct cmd_ctx *ctx, int fmt, char **cause)
+{
+	struct cache *c;
+	char *path, *why = NULL;
+	int there;
+
+	if (fmt) {
+		ts_fail(cause, "jobs: --names takes no --format");
+		return CMD_USAGE;
+	}
+	path = ctx->cache_path != NULL ? xstrdup(ctx->cache_path) :
+	    cache_default_path();
+	there = access(path, F_OK) == 0;
+	free(path);
+	if (!there)
+		return CMD_OK;
+	if (cmd_ctx_cache(ctx, &c, cause) != 0)
+		return CMD_FAIL;
+	if (viewdb_each_job(c, print_name, ctx->out, &why) != 0) {
+		ts_fail(cause, "jobs: %s", why);
+		free(why);
+		return CMD_FAIL;
+	}
+	return CMD_OK;
+}
+
 int
 cmd_jobs(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	const char *fmt = cmd_opt(a, "format");
 	struct view v;
 	struct canvas cv;
-	int rc = CMD_OK;
+	int rc = CMD_OK, width;
 
 	if (fmt != NULL && strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0 &&
 	    strcmp(fmt, "tsv") != 0) {
@@ -558,6 +632,8 @@ cmd_jobs(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		    fmt);
 		return CMD_USAGE;
 	}
+	if (cmd_has_opt(a, "names"))
+		return jobs_names(ctx, fmt != NULL, cause);
 	view_init(&v, NULL);
 	if (cmd_ctx_cache(ctx, &v.cache, cause) != 0)
 		return CMD_FAIL;
@@ -567,8 +643,9 @@ cmd_jobs(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 			rc = CMD_FAIL;
 	} else {
 		/* the jobs pane, whole and wide enough for the roots */
-		canvas_init(&cv, 200, 0);
-		view_draw(&v, &cv, 200, 0);
+		width = isatty(fileno(ctx->out)) ? 200 : uncut_width(v.cache);
+		canvas_init(&cv, width, 0);
+		view_draw(&v, &cv, width, 0);
 		if (canvas_write(&cv, 2, cv.nrows, ctx->out) != 0)
 			rc = CMD_FAIL;
 		canvas_release(&cv);
@@ -900,8 +977,9 @@ lines_target(struct cache *c, const struct model *m, long id,
 		for (i = 0; i < m->nevents; i++)
 			if (m->events[i].id == (uint32_t)id)
 				return 0;
-		return ts_fail(cause, "lines: job %s has no event %ld (the ids "
-		    "of 'templates' or 'diagnose --format json')", m->name, id);
+		return ts_fail(cause, "lines: job %s has no event of template "
+		    "%ld (the ids of 'templates' or 'diagnose --format json')",
+		    m->name, id);
 	}
 	if ((rc = viewdb_file(c, m->name, path, &file, &gz, &nl, cause)) < 0)
 		return -1;
@@ -910,6 +988,23 @@ lines_target(struct cache *c, const struct model *m, long id,
 		    "index, not %ld", path, (unsigned long long)nl, nl == 1 ?
 		    "" : "s", line);
 	return 0;
+}
+
+/*
+ * The template id of the event at place pos (1: the top) of the ranked
+ * list, as the events pane and diagnose number them; -1 with *cause.
+ */
+static long
+event_at(const struct model *m, long pos, char **cause)
+{
+	if ((size_t)pos > m->nevents) {
+		ts_fail(cause, "lines: job %s has %zu event%s, not %ld (--event "
+		    "N: the place in diagnose's list; --template ID: a "
+		    "template id)", m->name, m->nevents, m->nevents == 1 ? "" :
+		    "s", pos);
+		return -1;
+	}
+	return (long)m->events[pos - 1].id;
 }
 
 /* "trainscope: lines: warning: ..." on ctx->err, the path inert. */
@@ -983,11 +1078,11 @@ lines_check_rows(struct cmd_ctx *ctx, struct cache *c, struct view *v,
 int
 cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
-	const char *ev = cmd_opt(a, "event");
+	const char *ev = cmd_opt(a, "event"), *tp = cmd_opt(a, "template");
 	struct view v;
 	struct model *m;
 	struct cache *c;
-	long ctxn = 3, id = -1, line = 0;
+	long ctxn = 3, id = -1, pos = 0, line = 0;
 	char *path = NULL;
 	size_t i, from, to;
 	int rc = CMD_FAIL;
@@ -1000,8 +1095,12 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		ts_fail(cause, "lines: --node and --iter go together");
 		return CMD_USAGE;
 	}
+	if (ev != NULL && tp != NULL) {
+		ts_fail(cause, "lines: --event N or --template ID, not both");
+		return CMD_USAGE;
+	}
 	if (cmd_opt(a, "node") != NULL) {
-		if (ev != NULL || a->argc != 1) {
+		if (ev != NULL || tp != NULL || a->argc != 1) {
 			ts_fail(cause, "lines: --node NAME --iter N take only "
 			    "JOB");
 			return CMD_USAGE;
@@ -1009,15 +1108,25 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return lines_node_iter(ctx, a->argv[0], cmd_opt(a, "node"),
 		    cmd_opt(a, "iter"), cause);
 	}
-	if ((ev == NULL) == (a->argc < 2)) {
-		ts_fail(cause, "lines: give PATH:LINE or --event ID");
+	if (tp != NULL)
+		ev = NULL;	/* from here on, ev or tp: an event */
+	if ((ev == NULL && tp == NULL) == (a->argc < 2)) {
+		ts_fail(cause, "lines: give PATH:LINE, --event N or --template "
+		    "ID");
 		return CMD_USAGE;
 	}
-	if (ev != NULL && (ts_parse_long(ev, &id) != 0 || id < 0)) {
-		ts_fail(cause, "lines: --event wants a template id, not '%s'", ev);
+	if (ev != NULL && (ts_parse_long(ev, &pos) != 0 || pos < 1)) {
+		ts_fail(cause, "lines: --event wants the event's place in the "
+		    "ranked list (1 is the top event), not '%s'", ev);
 		return CMD_USAGE;
 	}
-	if (ev == NULL && parse_location(a->argv[1], &path, &line) != 0) {
+	if (tp != NULL && (ts_parse_long(tp, &id) != 0 || id < 0)) {
+		ts_fail(cause, "lines: --template wants a template id, not '%s'",
+		    tp);
+		return CMD_USAGE;
+	}
+	if (ev == NULL && tp == NULL && parse_location(a->argv[1], &path,
+	    &line) != 0) {
 		ts_fail(cause, "lines: '%s' is not PATH:LINE", a->argv[1]);
 		return CMD_USAGE;
 	}
@@ -1029,10 +1138,12 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	view_init(&v, c);
 	view_set_model(&v, m->name, m);
+	if (pos > 0 && (id = event_at(m, pos, cause)) < 0)
+		goto out;
 	if (lines_target(c, m, id, path, line, cause) != 0)
 		goto out;
 	v.st.context = (int)ctxn;
-	if (ev != NULL) {
+	if (ev != NULL || tp != NULL) {
 		v.st.lsrc = LS_EVENT;
 		v.st.l_event = (uint32_t)id;
 	} else {
@@ -1048,7 +1159,7 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	from = 0;
 	to = v.nlines;
-	if (ev == NULL) {
+	if (ev == NULL && tp == NULL) {
 		/* the file's window: keep the context asked for */
 		for (i = 0; i < v.nlines; i++) {
 			if ((long)v.lines[i].line < line - ctxn)

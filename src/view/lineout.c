@@ -142,7 +142,7 @@ lineout_json(struct json *j, const struct lm_row *r, int stage, long iter,
 	json_key(j, "effective_time");
 	json_num(j, r->eff);
 	json_key(j, "stage");
-	json_str(j, stage >= 0 ? stage_name((enum stage)stage) : NULL);
+	json_str(j, stage > STAGE_NONE ? stage_name((enum stage)stage) : NULL);
 	json_key(j, "iteration");
 	if (iter >= 0)
 		json_int(j, iter);

@@ -26,6 +26,9 @@
 #include "view/view.h"
 #include "view/viewint.h"
 
+/* The width of the nodes' names on a wide screen. */
+#define NAMES_W	24
+
 /* A count in at most five columns: 9999, 9999k, 9999M, ... 18E. */
 static const char *
 short_count(uint64_t n, char *buf, size_t len)
@@ -164,9 +167,9 @@ event_detail(struct view *v, struct area *a, int *used, size_t e)
 		    strlen(ev->action), rdo);
 }
 
-/* Where the columns go: narrow screens drop some, wide ones add two. */
+/* Where the columns go: narrow screens drop some, wide ones add three. */
 struct cols {
-	int wide;		/* stage and iteration too */
+	int wide;		/* stage, iteration and the nodes' names too */
 	int narrow;		/* no count, nodes and time */
 	int x0;			/* where the stage, or the event, starts */
 };
@@ -181,16 +184,50 @@ events_titles(struct area *a, int *used, const struct cols *c)
 	if (!c->narrow)
 		canvas_puts(a->cv, row, 18, CS_BOLD, "count nodes    first");
 	if (c->wide) {
-		canvas_puts(a->cv, row, x, CS_BOLD, "stage            iter");
-		x += 23;
+		canvas_puts(a->cv, row, x, CS_BOLD, "stage            iter  "
+		    "on");
+		x += 23 + NAMES_W + 1;
 	}
 	canvas_puts(a->cv, row, x, CS_BOLD, "event");
 }
 
+/*
+ * The nodes an event is on, by name in NAMES_W columns at x: as many
+ * as fit, then "+N" for the rest.
+ */
+static void
+event_nodes(const struct model *m, const struct model_event *ev,
+    struct canvas *cv, int row, int x)
+{
+	const char *name;
+	char more[24];
+	int used = 0, w;
+	size_t i;
+
+	for (i = 0; i < ev->nnodes; i++) {
+		name = m->nodes[ev->nodes[i]].name;
+		w = canvas_drawn_width(cv, name, strlen(name)) + (i > 0);
+		snprintf(more, sizeof more, " +%zu", ev->nnodes - i - 1);
+		/* room for this one, and for the count of the rest */
+		if (used + w + (i + 1 < ev->nnodes ? (int)strlen(more) : 0) >
+		    NAMES_W)
+			break;
+		if (i > 0)
+			canvas_puts(cv, row, x + used, CS_DIM, ",");
+		canvas_puts(cv, row, x + used + (i > 0), CS_NORMAL, name);
+		used += w;
+	}
+	if (i < ev->nnodes) {
+		snprintf(more, sizeof more, "%s+%zu", i > 0 ? " " : "",
+		    ev->nnodes - i);
+		canvas_puts(cv, row, x + used, CS_DIM, more);
+	}
+}
+
 /* An event's row up to its template; where the template starts. */
 static int
-event_cells(const struct model_event *ev, struct canvas *cv, int row,
-    const struct cols *c)
+event_cells(const struct model *m, const struct model_event *ev,
+    struct canvas *cv, int row, const struct cols *c)
 {
 	char cnt[16], t[16], it[24];
 	double s = rows_score(ev->score);
@@ -215,7 +252,8 @@ event_cells(const struct model_event *ev, struct canvas *cv, int row,
 			snprintf(it, sizeof it, "%5ld", ev->iteration);
 			canvas_puts(cv, row, x + 16, CS_DIM, it);
 		}
-		x += 23;
+		event_nodes(m, ev, cv, row, x + 23);
+		x += 23 + NAMES_W + 1;
 	}
 	return x;
 }
@@ -226,7 +264,7 @@ event_row(struct view *v, const struct model_event *ev, struct area *a,
     int row, const struct cols *c)
 {
 	const int skip = v->st.hscroll[PANE_EVENTS];
-	int x = event_cells(ev, a->cv, row, c), tw;
+	int x = event_cells(v->m, ev, a->cv, row, c), tw;
 
 	tw = canvas_drawn_width(a->cv, ev->text, strlen(ev->text)) - skip -
 	    (a->w - x);
@@ -352,7 +390,7 @@ events_data(struct view *v, struct json *j, FILE *out, int tsv,
 			fputc('\n', out);
 			continue;
 		}
-		model_json_event(j, v->m, r->row[i].item, i + 1);
+		model_json_event(j, v->m, r->row[i].item);
 	}
 	if (!tsv)
 		json_arr_end(j);

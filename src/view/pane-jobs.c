@@ -31,7 +31,13 @@ struct job {
 struct jobs {
 	struct job *j;
 	size_t n, cap;
+	int namew;		/* the widest name, as drawn */
 };
+
+/* The name column: 16 wide, wider for long names on a wide screen. */
+#define JOBS_NAMEW	16
+#define JOBS_ROOTMIN	(JOBS_ROOT - JOBS_NAMEW + 40)
+#define JOBS_ROOT	73
 
 static void
 jobs_free(void *aux)
@@ -57,6 +63,7 @@ job_copy(void *arg, const struct viewdb_job *vj)
 	struct rows *r = arg;
 	struct jobs *js = r->aux;
 	struct job *j;
+	int w;
 
 	js->j = xgrow(js->j, &js->cap, js->n + 1, sizeof *js->j);
 	j = &js->j[js->n];
@@ -69,6 +76,9 @@ job_copy(void *arg, const struct viewdb_job *vj)
 	j->lines = vj->lines;
 	j->nodes = vj->nodes;
 	j->indexed = vj->indexed;
+	w = canvas_text_width(j->name, strlen(j->name));
+	if (w > js->namew)
+		js->namew = w;
 	rows_add(r, js->n++, 0);
 	return 0;
 }
@@ -104,20 +114,36 @@ outcome_style(const char *o)
 	return CS_DIM;
 }
 
+/*
+ * The name column's width on a screen w wide: 16, or as wide as the
+ * widest name while the root keeps 40 columns (a wide screen and output
+ * to a file or pipe cut no name).
+ */
+static int
+name_width(const struct jobs *js, int w)
+{
+	int most = w - JOBS_ROOTMIN;
+
+	if (js->namew <= JOBS_NAMEW || most <= JOBS_NAMEW)
+		return JOBS_NAMEW;
+	return js->namew < most ? js->namew : most;
+}
+
 static void
-job_row(const struct job *j, struct canvas *cv, int row)
+job_row(const struct job *j, struct canvas *cv, int row, int namew)
 {
 	char size[24], when[32];
+	int x = namew - JOBS_NAMEW;	/* the columns after the name move */
 	struct tm tm;
 	time_t t;
 
-	canvas_put_clip(cv, row, 0, 16, CS_BOLD, j->name, strlen(j->name));
-	canvas_put_clip(cv, row, 17, 26, outcome_style(j->outcome),
+	canvas_put_clip(cv, row, 0, namew, CS_BOLD, j->name, strlen(j->name));
+	canvas_put_clip(cv, row, x + 17, x + 26, outcome_style(j->outcome),
 	    j->outcome[0] != '\0' ? j->outcome : "-", j->outcome[0] != '\0' ?
 	    strlen(j->outcome) : 1);
-	canvas_puts(cv, row, 27, CS_NORMAL, j->marked[0] != '\0' ? j->marked :
-	    "-");
-	canvas_printf(cv, row, 32, CS_NORMAL, "%5lld %6lld %9s",
+	canvas_puts(cv, row, x + 27, CS_NORMAL, j->marked[0] != '\0' ?
+	    j->marked : "-");
+	canvas_printf(cv, row, x + 32, CS_NORMAL, "%5lld %6lld %9s",
 	    (long long)j->nodes, (long long)j->files,
 	    ts_human_size((uint64_t)j->bytes, size, sizeof size));
 	if (isnan(j->indexed))
@@ -129,26 +155,29 @@ job_row(const struct job *j, struct canvas *cv, int row)
 		gmtime_r(&t, &tm);
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
 	}
-	canvas_puts(cv, row, 56, CS_DIM, when);
+	canvas_puts(cv, row, x + 56, CS_DIM, when);
 	/* a long root keeps its end, where jobs differ */
-	draw_tail(cv, row, 73, cv->width - 73, CS_DIM, j->root);
+	draw_tail(cv, row, x + JOBS_ROOT, cv->width - x - JOBS_ROOT, CS_DIM,
+	    j->root);
 }
 
 static void
 jobs_draw(struct view *v, struct area *a, int *used)
 {
 	const struct rows *r = rows_get(v);
-	int row = draw_row(a, used);
+	int row = draw_row(a, used), namew;
 	size_t i;
 
-	canvas_puts(a->cv, row, 0, CS_BOLD, "job              outcome   mark "
+	namew = name_width(r->aux, a->w);
+	canvas_puts(a->cv, row, 0, CS_BOLD, "job");
+	canvas_puts(a->cv, row, namew + 1, CS_BOLD, "outcome   mark "
 	    "nodes  files      size  indexed (UTC)    root");
 	v->page = 0;
 	for (i = (size_t)v->st.top[PANE_JOBS]; i < r->n; i++) {
 		if ((row = draw_row(a, used)) < 0)
 			break;
 		v->page++;
-		job_row(job_of(r, i), a->cv, row);
+		job_row(job_of(r, i), a->cv, row, namew);
 		if ((int)i == v->st.cursor[PANE_JOBS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 	}

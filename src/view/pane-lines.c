@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "view/canvas.h"
+#include "base/json.h"
 #include "diag/model.h"
 #include "base/util.h"
 #include "view/pane.h"
@@ -218,6 +219,99 @@ lines_target(struct view *v, size_t r, struct view_target *t)
 	return 0;
 }
 
+/* What a row is: the event's own line, its error's trace, or context. */
+static const char *
+line_kind(const struct view_line *l)
+{
+	return l->hit ? "hit" : l->trace ? "trace" : "context";
+}
+
+static void
+line_json(const struct view_line *l, struct json *j)
+{
+	json_obj_begin(j);
+	json_key(j, "path"); json_str(j, l->path);
+	json_key(j, "line"); json_int(j, (int64_t)l->line);
+	json_key(j, "kind"); json_str(j, line_kind(l));
+	json_key(j, "text");
+	if (l->text != NULL)
+		json_strn(j, l->text, l->len);
+	else
+		json_null(j);	/* the file could not be read */
+	json_obj_end(j);
+}
+
+static void
+line_tsv(const struct view_line *l, FILE *out)
+{
+	canvas_fput(out, l->path);
+	fprintf(out, "\t%llu\t%s\t", (unsigned long long)l->line,
+	    line_kind(l));
+	if (l->text != NULL)
+		canvas_fputn(out, l->text, l->len);
+	fputc('\n', out);
+}
+
+/* The source of the rows: the event (its template id), the file, null. */
+static void
+source_json(const struct view *v, struct json *j)
+{
+	json_key(j, "source");
+	json_str(j, v->st.lsrc == LS_EVENT ? "event" : v->st.lsrc == LS_FILE ?
+	    "file" : NULL);
+	json_key(j, "template_id");
+	if (v->st.lsrc == LS_EVENT)
+		json_int(j, v->st.l_event);
+	else
+		json_null(j);
+	json_key(j, "path");
+	json_str(j, v->st.lsrc == LS_FILE ? v->st.l_path : NULL);
+	json_key(j, "at_line");
+	if (v->st.lsrc == LS_FILE)
+		json_int(j, v->st.l_line);
+	else
+		json_null(j);
+}
+
+/*
+ * Every row of the pane as data: JSON {source, template_id, path,
+ * at_line, lines: [{path, line, kind, text}]}, or TSV path, line, kind
+ * (hit, trace, context) and the text made inert.
+ */
+static int
+lines_data(struct view *v, struct json *j, FILE *out, int tsv, char **cause)
+{
+	size_t i, end;
+
+	if (!v->lines_valid)
+		view_lines_build(v);
+	if (v->lines_error != NULL)
+		return ts_fail(cause, "%s", v->lines_error);
+	if (tsv)
+		fputs("path\tline\tkind\ttext\n", out);
+	else {
+		json_obj_begin(j);
+		source_json(v, j);
+		json_key(j, "lines");
+		json_arr_begin(j);
+	}
+	for (i = 0; i < v->nlines; i = end) {
+		end = i + 256 < v->nlines ? i + 256 : v->nlines;
+		view_lines_fill(v, i, end);
+		for (; i < end; i++) {
+			if (tsv)
+				line_tsv(&v->lines[i], out);
+			else
+				line_json(&v->lines[i], j);
+		}
+	}
+	if (!tsv) {
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	return 0;
+}
+
 const struct pane_ops pane_lines = {
 	.name = "lines",
 	.flags = PF_JOB | PF_HSCROLL | PF_RAW,
@@ -225,6 +319,7 @@ const struct pane_ops pane_lines = {
 	.draw = lines_draw,
 	.target = lines_target,
 	.find = view_lines_find,	/* the job's raw lines (viewlines.c) */
+	.data = lines_data,
 	.key = view_lines_key,
 	.status = view_lines_status
 };

@@ -1056,7 +1056,7 @@ log_data(struct view *v, struct json *j, FILE *out, int tsv, char **cause)
 	e.j = j;
 	json_obj_begin(j);
 	json_key(j, "schema");
-	json_str(j, "trainscope-lines-1");
+	json_int(j, JSON_SCHEMA);
 	json_key(j, "job");
 	json_str(j, lm_job(viewlog_merge(w->vl)));
 	json_key(j, "mode");

@@ -187,8 +187,19 @@ view_data(struct view *v, FILE *out, int tsv, char **cause)
 		return -1;
 	}
 	json_init(&j, out, 1);
+	if (!tsv) {	/* {schema, pane, job, data}: the pane's own below */
+		json_obj_begin(&j);
+		json_key(&j, "schema"); json_int(&j, JSON_SCHEMA);
+		json_key(&j, "pane"); json_str(&j, ops->name);
+		json_key(&j, "job");
+		json_str(&j, v->m != NULL && ops != table[PANE_JOBS] ?
+		    v->job : NULL);
+		json_key(&j, "data");
+	}
 	rc = ops->data(v, &j, out, tsv, cause);
-	if (!tsv)
+	if (!tsv) {
+		json_obj_end(&j);
 		json_finish(&j);
+	}
 	return rc != 0 ? -1 : ferror(out) ? ts_fail(cause, "cannot write") : 0;
 }

@@ -46,7 +46,7 @@ rank_of() {
 	i=0
 	for tid in $(jq -r ".events[:$top][] | .template_id" "$work/d.json"); do
 		i=$((i + 1))
-		got=$("$TS_BIN" lines --context 0 --event "$tid" "$1" 2>/dev/null |
+		got=$("$TS_BIN" lines --context 0 --template "$tid" "$1" 2>/dev/null |
 		    awk -F: -v roots="$2" '
 			BEGIN { n = split(roots, r, " "); for (k = 1; k <= n; k++) want[r[k]] = 1 }
 			$2 in want { print "y"; exit }')

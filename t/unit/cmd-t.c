@@ -170,7 +170,7 @@ test_exec(void)
 	is_str(cause, "lines: --context requires a number", "named long");
 	is_int(cmd_exec_line(&ctx, "lines -C 2 -C3 x", &cause), CMD_USAGE,
 	    "-C N and -CN are options, not arguments");
-	is_str(cause, "lines: give PATH:LINE or --event ID",
+	is_str(cause, "lines: give PATH:LINE, --event N or --template ID",
 	    "only JOB is left as an argument");
 
 	is_int(cmd_exec_line(&ctx, "help help", &cause), CMD_OK, "help help");

@@ -231,7 +231,7 @@ test_explode(void)
 	diag_job_free(job);
 }
 
-#define JSON_HEAD "{\n  \"job\": \"j\",\n  \"root\": null,\n" \
+#define JSON_HEAD "{\n  \"schema\": 2,\n  \"job\": \"j\",\n  \"root\": null,\n" \
     "  \"stage\": \"training\",\n" \
     "  \"outcome\": \"failed\",\n  \"failure_iteration\": 15,\n" \
     "  \"last_healthy_iteration\": 14,"
@@ -253,10 +253,10 @@ test_print(void)
 	fflush(out);
 	ok(strncmp(buf, JSON_HEAD, strlen(JSON_HEAD)) == 0,
 	    "json header fields");
-	ok(strstr(buf, "\"rank\": 1,") && strstr(buf, "\"template_id\": 102") &&
+	ok(strstr(buf, "\"position\": 1,") && strstr(buf, "\"template_id\": 102") &&
 	    strstr(buf, "\"path\": \"node-bad/rank-0.log\"") &&
-	    strstr(buf, "\"line\": 18") && !strstr(buf, "\"rank\": 4,"),
-	    "json events: rank, template id, first path and line, --top");
+	    strstr(buf, "\"line\": 18") && !strstr(buf, "\"position\": 4,"),
+	    "json events: position, template id, first path and line, --top");
 	fclose(out);
 	free(buf);
 	buf = NULL;
