@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "view/bookmark.h"
 #include "view/canvas.h"
 #include "cli/commands.h"
 #include "diag/diag.h"
@@ -382,6 +383,61 @@ flows(struct rep *r)
 		fputs("Nothing slow was found in them.\n", r->f);
 }
 
+/* Bookmark i as "PATH:LINE: TEXT" (an event led by its key), inert. */
+static void
+marked_line(struct rep *r, size_t i, struct buf *out)
+{
+	struct view *v = r->v;
+	struct buf text;
+	const char *where;
+	char *why = NULL, *t;
+	long e = strncmp(v->marks[i], "event:", 6) == 0 ?
+	    model_event_index(v->m, (uint32_t)strtoul(v->marks[i] + 6, NULL,
+	    10)) : -1;
+
+	buf_init(&text);
+	if (bookmark_text(v, i, &text, &where, &why) != 0) {
+		buf_addf(&text, "(%s)", why);
+		where = v->marks[i];
+		free(why);
+	}
+	if (e >= 0)
+		buf_addf(out, "%s %s:%ld: ", v->marks[i], where != NULL ?
+		    where : "-", v->m->events[e].line);
+	else
+		buf_addf(out, "%s: ", where);
+	buf_add(out, buf_str(&text), text.len);
+	t = canvas_inert(buf_str(out));
+	buf_reset(out);
+	buf_addf(out, "%s%s\n", r->md ? "" : "  ", t);
+	free(t);
+	buf_release(&text);
+}
+
+static void
+marked(struct rep *r)
+{
+	struct buf b, line;
+	size_t i;
+
+	if (r->v->nmarks == 0)
+		return;
+	heading(r, "Lines marked during the investigation");
+	buf_init(&b);
+	buf_init(&line);
+	for (i = 0; i < r->v->nmarks; i++) {
+		buf_reset(&line);
+		marked_line(r, i, &line);
+		buf_add(&b, buf_str(&line), line.len);
+	}
+	if (r->md)
+		code_block(r, "", buf_str(&b));
+	else
+		fputs(buf_str(&b), r->f);
+	buf_release(&line);
+	buf_release(&b);
+}
+
 static void
 reproduce(struct rep *r)
 {
@@ -420,6 +476,7 @@ report_write(FILE *f, struct view *v, int md, int paths)
 	pane_text(&r, PANE_HEATMAP, "Heatmap");
 	pane_text(&r, PANE_TIMELINE, "Timeline");
 	flows(&r);
+	marked(&r);
 	reproduce(&r);
 	return ferror(f) ? -1 : 0;
 }
