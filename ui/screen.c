@@ -649,6 +649,23 @@ one_line(const char *line)
 	return 0;
 }
 
+/* What `copy` left to send (OSC 52): written to the terminal as it is. */
+static void
+clip_send(struct view *v)
+{
+	if (v->clip == NULL)
+		return;
+	fflush(stdout);
+	if (fwrite(v->clip, 1, v->nclip, stdout) != v->nclip ||
+	    fflush(stdout) != 0) {
+		free(v->message);
+		v->message = xstrdup("copy: cannot write to the terminal");
+	}
+	free(v->clip);
+	v->clip = NULL;
+	v->nclip = 0;
+}
+
 static void
 run_line(const char *line)
 {
@@ -681,6 +698,7 @@ run_line(const char *line)
 		pager_set(text, len);
 	free(cause);
 	free(text);
+	clip_send(ctx->view);
 }
 
 /* The key table's name of an ncurses key, or NULL. */

@@ -28,6 +28,11 @@ cmd_fn cmd_flows;
 cmd_fn cmd_diagnose;
 cmd_fn cmd_mark;
 
+/* view/cmd-bookmark.c */
+cmd_fn cmd_bookmark;
+cmd_fn cmd_bookmarks;
+cmd_fn cmd_copy;
+
 /* view/cmd-view.c */
 cmd_fn cmd_back;
 cmd_fn cmd_context;

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "view/bookmark.h"
 #include "view/canvas.h"
 #include "base/stats.h"
 #include "cli/commands.h"
@@ -764,6 +765,67 @@ flows(struct rep *r)
 		    f->nfindings - i, f->nfindings - i == 1 ? "" : "s");
 }
 
+/* Bookmark i as "PATH:LINE: TEXT" (an event led by its key), inert. */
+static void
+marked_line(struct rep *r, size_t i, struct buf *out)
+{
+	struct view *v = r->v;
+	struct buf text;
+	const char *where;
+	char *why = NULL, *t;
+	long e = strncmp(v->marks[i], "event:", 6) == 0 ?
+	    model_event_index(v->m, (uint32_t)strtoul(v->marks[i] + 6, NULL,
+	    10)) : -1;
+
+	buf_init(&text);
+	if (bookmark_text(v, i, &text, &where, &why) != 0) {
+		buf_addf(&text, "(%s)", why);
+		where = v->marks[i];
+		free(why);
+	}
+	if (e >= 0)
+		buf_addf(out, "%s %s:%ld: ", v->marks[i], where != NULL ?
+		    where : "-", v->m->events[e].line);
+	else
+		buf_addf(out, "%s: ", where);
+	buf_add(out, buf_str(&text), text.len);
+	t = canvas_inert(buf_str(out));
+	buf_reset(out);
+	buf_addf(out, "%s%s\n", r->md ? "" : "  ", t);
+	free(t);
+	buf_release(&text);
+}
+
+/* The short report lists this many bookmarks. */
+#define SHORT_MARKS 15
+
+static void
+marked(struct rep *r)
+{
+	struct buf b, line;
+	size_t i;
+
+	if (r->v->nmarks == 0)
+		return;
+	heading(r, "Lines marked during the investigation");
+	buf_init(&b);
+	buf_init(&line);
+	for (i = 0; i < r->v->nmarks && (r->full || i < SHORT_MARKS); i++) {
+		buf_reset(&line);
+		marked_line(r, i, &line);
+		buf_add(&b, buf_str(&line), line.len);
+	}
+	if (i < r->v->nmarks)
+		buf_addf(&b, "%s... and %zu more (--full lists them)\n",
+		    r->md ? "" : "  ", r->v->nmarks - i);
+	if (r->md)
+		code_block(r, "", buf_str(&b));
+	else
+		fputs(buf_str(&b), r->f);
+	buf_release(&line);
+	buf_release(&b);
+}
+
 static void
 reproduce(struct rep *r)
 {
@@ -812,6 +874,7 @@ sections(struct rep *r, int flags)
 	else
 		iterations(r);
 	flows(r);
+	marked(r);
 	reproduce(r);
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "db/cache.h"
+#include "view/bookmark.h"
 #include "view/canvas.h"
 #include "cli/commands.h"
 #include "db/diagdb.h"
@@ -481,6 +482,12 @@ cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (cmd_opt_long(a, "width", v->width > 0 ? v->width : 80, 20, 1000,
 	    &width, cause) != 0)
 		return CMD_USAGE;
+	if (cmd_has_opt(a, "marked") && (v->nmarks == 0 || fmt != NULL)) {
+		ts_fail(cause, v->nmarks == 0 ? "export: no bookmarks (m marks "
+		    "the cursor's line or event)" : "export: --marked writes "
+		    "text only");
+		return v->nmarks == 0 ? CMD_FAIL : CMD_USAGE;
+	}
 	if (strcmp(path, "-") == 0)
 		f = ctx->out;
 	else if (cmd_ctx_open_out(ctx, path, &f, cause) != 0)
@@ -494,7 +501,9 @@ cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 			free(why);
 			return CMD_FAIL;
 		}
-	} else
+	} else if (cmd_has_opt(a, "marked"))
+		rc = bookmark_write(v, f);
+	else
 		rc = write_view(v, f, width, 0);
 	if (f != ctx->out && fclose(f) != 0)
 		rc = -1;

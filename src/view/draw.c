@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "view/canvas.h"
+#include "view/bookmark.h"
 #include "diag/diag.h"
 #include "diag/model.h"
 #include "diag/stage.h"
@@ -337,6 +338,16 @@ draw_tabs(struct view *v, struct canvas *cv, int row)
 		    v->st.nfilters, v->st.nfilters == 1 ? "" : "s");
 }
 
+/* Whether the cursor's row is bookmarked. */
+static int
+cursor_marked(struct view *v)
+{
+	int cur = v->st.cursor[v->st.pane];
+
+	return cur >= 0 && cur < view_nrows(v) &&
+	    bookmark_row_marked(v, (size_t)cur);
+}
+
 static void
 draw_status(struct view *v, struct canvas *cv, int row)
 {
@@ -361,6 +372,10 @@ draw_status(struct view *v, struct canvas *cv, int row)
 	if (v->search != NULL && ops->status == NULL)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    "  /%.40s", v->search);
+	if (v->nmarks > 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    "  %s%zu bookmark%s", cursor_marked(v) ? "*marked* " : "",
+		    v->nmarks, v->nmarks == 1 ? "" : "s");
 	n = canvas_put_clip(cv, row, 0, cv->width, CS_STATUS, buf, strlen(buf));
 	snprintf(buf, sizeof buf, "? help  : command  q quit");
 	/* (the keys' hint where the pane's own words leave room) */
@@ -409,6 +424,24 @@ reset_map(struct view *v, int h)
 	for (i = 0; i < h; i++)
 		v->rowmap[i] = -1;
 	return v->rowmap;
+}
+
+/*
+ * A bookmarked row shows a mark in its first column, where the panes
+ * that map their rows to the screen (the log and lines panes) draw one.
+ */
+static void
+draw_marks(struct view *v, struct canvas *cv, int height)
+{
+	int i;
+
+	if (v->nmarks == 0 || v->rowmap == NULL)
+		return;
+	for (i = 0; i < height && i < v->nrowmap; i++)
+		if (v->rowmap[i] >= 0 && (i == 0 || v->rowmap[i - 1] !=
+		    v->rowmap[i]) && bookmark_row_marked(v,
+		    (size_t)v->rowmap[i]))
+			canvas_put(cv, i, 0, CS_WARN, "*", 1);
 }
 
 /* view_draw(), with the rows of an export written to out as they go. */
@@ -461,6 +494,7 @@ draw_screen(struct view *v, struct canvas *cv, int width, int height,
 		while (cv->nrows < height)
 			canvas_add_row(cv);
 		cv->nrows = height;
+		draw_marks(v, cv, height);
 		draw_status(v, cv, height - 1);
 	}
 	return cv->nrows;

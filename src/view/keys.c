@@ -43,6 +43,9 @@ const struct key_binding key_table[] = {
 	{ "f", ":filter ", "add a filter" },
 	{ "F", "unfilter all", "drop every filter" },
 	{ "s", ":sort ", "sort the events" },
+	{ "m", "bookmark", "bookmark the line or event (again: unmark)" },
+	{ "'", "bookmark --next", "go to the next bookmark" },
+	{ "y", "copy", "copy the bookmarked lines, or this one (OSC 52)" },
 	{ ":", ":", "type a command" },
 	{ "?", "help keys", "this table" },
 };

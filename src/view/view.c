@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "view/canvas.h"
+#include "view/bookmark.h"
 #include "db/jobdb.h"
 #include "diag/jobmodel.h"
 #include "diag/model.h"
@@ -134,6 +135,7 @@ view_init(struct view *v, struct cache *c)
 	v->st.l_node = -1;
 	v->st.pane = PANE_JOBS;
 	v->page = 18;
+	v->mark_at = -1;	/* no bookmark gone to */
 	v->width = 80;
 	v->height = 24;
 }
@@ -171,6 +173,8 @@ view_release(struct view *v)
 	for (i = 0; i < v->nlog; i++)
 		free(v->log[i]);
 	free(v->log);
+	bookmark_clear(v);
+	free(v->clip);
 	memset(v, 0, sizeof *v);
 }
 
@@ -190,6 +194,7 @@ view_set_model(struct view *v, const char *name, struct model *m)
 	state_release(&v->st);
 	history_clear(v);
 	view_lines_clear(v);
+	bookmark_clear(v);	/* another job's lines and events */
 	v->st.context = 3;
 	v->st.hm_group = -1;
 	v->st.l_node = -1;

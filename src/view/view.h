@@ -126,6 +126,12 @@ struct view {
 	/* the session: every command that changed the view, to replay */
 	char **log;
 	size_t nlog;
+	/* bookmarks ("PATH:LINE", "event:ID"), in the order marked */
+	char **marks;
+	size_t nmarks;
+	long mark_at;		/* the one last gone to, -1 none */
+	char *clip;		/* OSC 52 bytes the screen is to send, or NULL */
+	size_t nclip;
 };
 
 void view_init(struct view *v, struct cache *c);
