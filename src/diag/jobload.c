@@ -2080,6 +2080,7 @@ jobload(struct cache *c, const struct job_ref *ref,
 	restage(&l);
 	mark_context(&l);
 	end_empty(&l);
+	diag_spans(l.job);
 	if (load_pool(&l, baselines, nbase, cause) != 0)
 		goto out;
 	*out = l.job;

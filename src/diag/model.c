@@ -674,97 +674,22 @@ clip_launch(struct model *m)
 	}
 }
 
-/*
- * Where each merged stretch of a stage is, by its ordinal: the n-th
- * stretch of stage X of every stream is the n-th merged one of X.
- */
-struct span_slots {
-	size_t *at[STAGE_COUNT];	/* ordinal -> merged index + 1 */
-	long *to[STAGE_COUNT];		/* ordinal -> latest iteration */
-	size_t n[STAGE_COUNT];
-};
-
-static void
-slots_grow(struct span_slots *ss, int st, size_t ord)
-{
-	size_t old = ss->n[st], cap = old, k;
-
-	if (ord < old)
-		return;
-	ss->at[st] = xgrow(ss->at[st], &cap, ord + 1, sizeof *ss->at[st]);
-	cap = old;
-	ss->to[st] = xgrow(ss->to[st], &cap, ord + 1, sizeof *ss->to[st]);
-	for (k = old; k < cap; k++) {
-		ss->at[st][k] = 0;
-		ss->to[st][k] = -1;
-	}
-	ss->n[st] = cap;
-}
-
-/* Widen merged stretch sp by the stream's stretch d. */
-static void
-span_widen(struct model_span *sp, const struct diag_span *d)
-{
-	if (!isnan(d->start) && (isnan(sp->start) || d->start < sp->start))
-		sp->start = d->start;
-	if (!isnan(d->end) && (isnan(sp->end) || d->end > sp->end))
-		sp->end = d->end;
-	if (d->iter_from >= 0 && (sp->iter_from < 0 ||
-	    d->iter_from < sp->iter_from))
-		sp->iter_from = d->iter_from;
-}
-
-/*
- * The job's stages: the n-th stretch of stage X of every stream is one
- * stretch of the job, from its earliest start to its latest end, up to
- * the latest iteration any stream's n-th stretch of X covers.  Merged
- * stretches are found by (stage, ordinal), so this is linear in the
- * streams' stretches.
- */
+/* The job's stages (diag_spans() made them), a launcher's clipped. */
 static void
 build_spans(struct model *m, const struct diag_job *job)
 {
-	size_t *nth = xcalloc(job->nstreams * STAGE_COUNT + 1, sizeof *nth);
-	struct span_slots ss;
-	size_t i, k, ord, cap = 0;
-	int st;
+	size_t i;
 
-	memset(&ss, 0, sizeof ss);
+	m->nspans = job->nspans;
+	m->spans = xcalloc(job->nspans + 1, sizeof *m->spans);
 	for (i = 0; i < job->nspans; i++) {
-		const struct diag_span *d = &job->spans[i];
-		struct model_span *sp;
-
-		st = (int)d->stage;
-		ord = nth[d->stream * STAGE_COUNT + (size_t)st]++;
-		slots_grow(&ss, st, ord);
-		if (d->iter_to > ss.to[st][ord])
-			ss.to[st][ord] = d->iter_to;
-		/* a launcher's lines are not a stage of the training */
-		if (job->nodes[job->streams[d->stream].node].pseudo)
-			continue;
-		if (ss.at[st][ord] != 0) {
-			span_widen(&m->spans[ss.at[st][ord] - 1], d);
-			continue;
-		}
-		m->spans = xgrow(m->spans, &cap, m->nspans + 1,
-		    sizeof *m->spans);
-		sp = &m->spans[m->nspans++];
-		sp->stage = st;
-		sp->start = d->start;
-		sp->end = d->end;
-		sp->iter_from = d->iter_from;
-		sp->iter_to = (long)ord;	/* the ordinal, until below */
-		ss.at[st][ord] = m->nspans;
+		m->spans[i].stage = (int)job->spans[i].stage;
+		m->spans[i].start = job->spans[i].start;
+		m->spans[i].end = job->spans[i].end;
+		m->spans[i].iter_from = job->spans[i].iter_from;
+		m->spans[i].iter_to = job->spans[i].iter_to;
 	}
-	for (k = 0; k < m->nspans; k++)
-		m->spans[k].iter_to = ss.to[m->spans[k].stage]
-		    [(size_t)m->spans[k].iter_to];
 	clip_launch(m);
-	for (st = 0; st < STAGE_COUNT; st++) {
-		free(ss.at[st]);
-		free(ss.to[st]);
-	}
-	free(nth);
 }
 
 static int
@@ -784,15 +709,8 @@ time_range(struct model *m, const struct diag_job *job)
 {
 	size_t i;
 
-	m->first_ts = m->last_ts = NAN;
-	for (i = 0; i < job->nspans; i++) {
-		double a = job->spans[i].start, b = job->spans[i].end;
-
-		if (!isnan(a) && (isnan(m->first_ts) || a < m->first_ts))
-			m->first_ts = a;
-		if (!isnan(b) && (isnan(m->last_ts) || b > m->last_ts))
-			m->last_ts = b;
-	}
+	m->first_ts = job->spans_first;
+	m->last_ts = job->spans_last;
 	for (i = 0; i < m->nevents; i++) {
 		double t = m->events[i].ts;
 
