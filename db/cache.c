@@ -150,10 +150,25 @@ check_header(const char *path, int *ours, char **cause)
 	return 0;
 }
 
+/* Did the last error come from a full disk (the file or its -wal, -shm)? */
+static int
+disk_full(sqlite3 *db)
+{
+	int code = sqlite3_errcode(db) & 0xff;
+
+	return code == SQLITE_FULL || (code == SQLITE_IOERR &&
+	    sqlite3_system_errno(db) == ENOSPC);
+}
+
 int
 cache_fail(struct cache *c, const char *what, char **cause)
 {
 	int code = sqlite3_errcode(c->db) & 0xff;
+
+	if (disk_full(c->db))
+		return ts_fail(cause, "cache '%s': the disk is full (%s); what "
+		    "it holds is kept: free some space, or choose another cache "
+		    "with --cache", c->path, what);
 
 	if ((code == SQLITE_CORRUPT || code == SQLITE_NOTADB) && c->ours)
 		return ts_fail(cause, "cache '%s' is damaged (%s); remove it "
@@ -434,6 +449,8 @@ cache_open(const char *path, int flags, struct cache **out, char **cause)
 		if (c->db == NULL)
 			ts_fail(cause, "cannot open cache '%s': out of memory",
 			    path);
+		else if (disk_full(c->db))
+			cache_fail(c, "cannot open", cause);
 		else
 			ts_fail(cause, "cannot open cache '%s': %s", path,
 			    sqlite3_errmsg(c->db));

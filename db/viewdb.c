@@ -171,3 +171,29 @@ viewdb_checkpoint(struct cache *c, int64_t file, uint64_t line,
 		return 0;
 	return cache_fail(c, "cannot read the checkpoints", cause);
 }
+
+int
+viewdb_file_disk(struct cache *c, int64_t file, struct viewdb_disk *d,
+    char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(c, "SELECT size, mtime, inode, gz FROM files WHERE id = ?1",
+	    &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, file);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		d->size = sqlite3_column_int64(st, 0);
+		d->mtime = sqlite3_column_double(st, 1);
+		d->inode = sqlite3_column_int64(st, 2);
+		d->gz = sqlite3_column_int(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return cache_fail(c, "cannot read the file", cause);
+}

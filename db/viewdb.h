@@ -59,4 +59,20 @@ int viewdb_file(struct cache *c, const char *job, const char *path,
 int viewdb_checkpoint(struct cache *c, int64_t file, uint64_t line,
     uint64_t *at_line, uint64_t *off, char **cause);
 
+/* What the index saw of a file on the disk when it read it. */
+struct viewdb_disk {
+	int64_t size;
+	double mtime;
+	int64_t inode;
+	int gz;			/* offsets are of the uncompressed text */
+};
+
+/*
+ * The size, mtime and inode file `file` (an id) had when it was indexed,
+ * and whether it is gzip.
+ * Returns 1, 0 when there is no such file, -1 with *cause.
+ */
+int viewdb_file_disk(struct cache *c, int64_t file, struct viewdb_disk *d,
+    char **cause);
+
 #endif

@@ -125,6 +125,33 @@ if command -v sqlite3 >/dev/null 2>&1; then
 else
 	test_skip 'forget JOB removes what is its own' 'no sqlite3 shell'
 fi
+# A disk too full for the cache's -shm file: a small tmpfs in a mount
+# namespace of our own (skipped where that is not allowed).
+full_run() {
+	unshare -rm sh -c "mount -t tmpfs -o size=${2}k tmpfs '$1' && $3"
+}
+mkdir -p full
+if command -v unshare >/dev/null 2>&1 && full_run "$PWD/full" 64 true 2>/dev/null; then
+	test_expect_success 'a full disk is said as such, naming the cache; nothing is lost' '
+		mkdir -p dj/node01 &&
+		for i in 1 2 3 4 5; do
+			echo "[2024-05-01 12:00:0$i,000] INFO step $i"
+		done >dj/node01/rank-0.log &&
+		trainscope --cache d.db index dj 2>/dev/null &&
+		sqlite3 d.db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null &&
+		kb=$(( $(wc -c <d.db) / 1024 + 96 )) && F="$PWD/full" &&
+		full_run "$F" "$kb" "cp d.db $F/d.db &&
+		    dd if=/dev/zero of=$F/fill bs=4k 2>/dev/null;
+		    \"$TS_BIN\" --cache $F/d.db jobs >$PWD/o1 2>$PWD/e1; echo \$? >$PWD/s1;
+		    rm $F/fill && \"$TS_BIN\" --cache $F/d.db jobs >$PWD/o2 2>$PWD/e2" &&
+		test "$(cat s1)" = 1 && test ! -s o1 &&
+		grep "^trainscope: jobs: cache .*/full/d.db.: the disk is full (cannot read); what it holds is kept: free some space, or choose another cache with --cache$" e1 &&
+		test "$(wc -l <e1)" = 1 &&
+		test ! -s e2 && grep "^dj " o2
+	'
+else
+	test_skip 'a full disk is said as such' 'no tmpfs in a mount namespace here'
+fi
 test_expect_success 'bad --cache value: usage status 2' '
 	test_must_fail 2 trainscope cache --cache 2>err && grep "requires a file" err
 '

@@ -35,19 +35,19 @@ test_expect_success 'batch -c error shows the line and a caret under the bad wor
 	grep "^  help --nope$" err && grep "^       ^$" err
 '
 test_expect_success 'replay: errors come back as FILE:LINE: message' '
-	printf "version\n# comment\n\nversion too many\n" >session &&
+	printf "quit 1\n# comment\n\nquit too many\n" >session &&
 	test_must_fail 2 trainscope --replay session 2>err >out &&
-	grep "^trainscope: session:4: usage: version$" err &&
-	grep "^trainscope " out
+	grep "^trainscope: session:1: usage: quit$" err
 '
 test_expect_success 'replay of a missing file fails with status 1' '
 	test_must_fail 1 trainscope --replay nosuch 2>err &&
 	grep "cannot open .nosuch." err
 '
-test_expect_success 'source nests and reports the inner place' '
-	printf "version x\n" >inner && printf "source inner\n" >outer &&
+test_expect_success 'a file of commands may not source another' '
+	printf "quit x\n" >inner && printf "source inner\n" >outer &&
 	test_must_fail 2 trainscope source outer 2>err &&
-	grep "outer:1: inner:1: usage: version" err
+	grep "^trainscope: outer:1: .source. is not allowed in a session file$" err &&
+	! grep "inner:" err
 '
 test_expect_success 'subcommand options may come after the command' '
 	trainscope cache path --cache "$PWD/c.db" >out &&
@@ -140,6 +140,29 @@ test_expect_success 'lines JOB PATH:LINE -C N, as grep takes it; a line or event
 	test_must_fail 2 trainscope lines lj node01/rank-0.log:5 -C 2>err &&
 	grep "^trainscope: lines: --context requires a number$" err
 '
+test_expect_success 'lines warns when a file changed since it was indexed, size kept or not' '
+	mkdir -p rw/node01 &&
+	awk "BEGIN { for (i = 1; i <= 5000; i++)
+	    printf \"[2024-05-01 12:00:00,000] INFO step %04d of 5000 ok\n\", i }" \
+	    >rw/node01/rank-0.log &&
+	trainscope index rw 2>/dev/null &&
+	trainscope lines -C0 rw node01/rank-0.log:4500 >l0 2>e0 &&
+	grep "step 4500 of" l0 && test ! -s e0 &&
+	trainscope lines -C0 --event "$(trainscope templates --format tsv rw |
+	    awk -F "\t" "NR == 2 { print \$2 }")" rw >/dev/null 2>e0 && test ! -s e0 &&
+	cp -p rw/node01/rank-0.log keep.log &&
+	{ echo "[2024-05-01 12:00:00,000] INFO step 0000 of 5000 okX" &&
+	  sed "\$d" keep.log; } | head -c "$(wc -c <keep.log)" >rw/node01/rank-0.log &&
+	test "$(wc -c <rw/node01/rank-0.log)" = "$(wc -c <keep.log)" &&
+	trainscope lines -C0 rw node01/rank-0.log:96 >l1 2>e1 &&
+	grep "^trainscope: lines: warning: .node01/rank-0.log. changed since it was indexed (index the job again)" e1 &&
+	touch -r keep.log rw/node01/rank-0.log &&
+	trainscope lines -C0 rw node01/rank-0.log:4500 >l2 2>e2 &&
+	grep "^trainscope: lines: warning: .node01/rank-0.log. was rewritten since it was indexed" e2 &&
+	cp -p keep.log rw/node01/rank-0.log && touch -r keep.log rw/node01/rank-0.log &&
+	trainscope lines -C0 rw node01/rank-0.log:4500 >l3 2>e3 && test ! -s e3 ||
+	{ cat e1 e2 e3; false; }
+'
 # tsv_table FILE: one header line, then rows of as many fields as it has
 tsv_table() {
 	test "$(wc -l <"$1")" -ge 2 &&
@@ -186,7 +209,7 @@ test_expect_success 'plurals: a one-node job reads 1 node, 1 file, 1 line' '
 	trainscope view events one | head -1 | grep "  1 node  [0-9]* healthy runs* compared"
 '
 test_expect_success 'a file of commands with a line past 64 KiB is refused, not read whole' '
-	{ echo version; head -c 100000 /dev/zero | tr "\\0" x; echo; } >long.ts &&
+	{ echo "pane events"; head -c 100000 /dev/zero | tr "\\0" x; echo; } >long.ts &&
 	test_must_fail 2 trainscope --replay long.ts >out 2>err &&
 	test ! -s out &&
 	grep "^trainscope: long.ts:2: a line of more than 65536 bytes (not a file of commands?)$" err &&

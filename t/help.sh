@@ -71,4 +71,20 @@ test_expect_success 'the man page has its sections' '
 		grep -q "^\.B $e" "$TS_SRCDIR/help/trainscope.1" || { echo "no $e"; exit 1; }
 	done
 '
+test_expect_success 'the commands a session file may hold are the ones the man page and help source name' '
+	mkdir -p allow && cd allow &&
+	for c in $(commands); do
+		echo "$c" >one.ts
+		trainscope --replay one.ts --export /dev/null >/dev/null 2>err
+		grep -q "is not allowed in a session file" err || echo "$c"
+	done >allowed &&
+	test "$(wc -l <allowed)" -ge 10 && ! grep -x "report\|save\|export\|source" allowed &&
+	sed -n "/^A session file may only change the view:/,/and none with/p" \
+	    "$TS_SRCDIR/help/trainscope.1" | grep -o "\\\\fB[a-z]*\\\\fR" |
+	    sed "s/^.fB//; s/.fR$//" | sort >man &&
+	sed -n "/only the commands/,/none with/p" "$TS_SRCDIR/help/source.txt" |
+	    sed -n "s/.*(\(.*\)).*/\1/p; s/.*(\(.*\)/\1/p; s/^\([a-z, ]*\)).*/\1/p; /^[a-z, ]*$/p" |
+	    tr ", " "\n\n" | grep . | sort -u >src &&
+	sort allowed >want && test_cmp want man && test_cmp want src
+'
 test_done

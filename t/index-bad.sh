@@ -10,6 +10,33 @@ good_log() {	# good_log FILE N: N timestamped lines
 	    i % 60, i, 1 / i }' >"$1"
 }
 
+# hold_lock DB: another writer holds DB's write lock until a file 'go'
+# appears here (two minutes at most); returns once the lock is held
+hold_lock() {
+	rm -f go
+	(sqlite3 "$1" "BEGIN IMMEDIATE;" ".shell n=0; while [ ! -f go ] &&
+	    [ \$n -lt 2400 ]; do sleep 0.05; n=\$((n + 1)); done" "COMMIT;" &)
+	n=0
+	until ! sqlite3 "$1" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null; do
+		n=$((n + 1)) && [ $n -lt 1200 ] || return 1
+		sleep 0.05
+	done
+}
+
+# waits_for_lock PID: until trainscope PID sleeps in the cache's busy
+# wait (it has listed its files and read none); where /proc does not
+# tell, three seconds
+waits_for_lock() {
+	case "$(cat /proc/$1/wchan 2>/dev/null)" in
+	""|0) sleep 3; return 0;;
+	esac
+	n=0
+	until grep -q nanosleep /proc/$1/wchan 2>/dev/null; do
+		n=$((n + 1)) && [ $n -lt 1200 ] || return 1
+		sleep 0.05
+	done
+}
+
 test_expect_success 'setup: job A is in the cache' '
 	mkdir -p A/node1 && good_log A/node1/rank-0.log 30 &&
 	trainscope index A 2>out && grep "30 lines" out &&
@@ -68,7 +95,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
 		{ "$TS_BIN" index --commit 0 KK 2>/dev/null & pid=$!; } &&
 		n=0 && until [ "$(sqlite3 "$db" "SELECT count(*) FROM meta WHERE key LIKE '"'"'index-pending:%'"'"'" 2>/dev/null)" = 1 ]; do
-			n=$((n + 1)) && test $n -lt 400 && sleep 0.05 || break
+			n=$((n + 1)) && test $n -lt 2400 && sleep 0.05 || break
 		done &&
 		kill -9 $pid && ! wait $pid &&
 		trainscope diagnose KK >out 2>/dev/null &&
@@ -167,24 +194,20 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	test_expect_success 'a file that vanishes before it is read' '
 		mkdir -p V && good_log V/a.log 5 && good_log V/b.log 5 &&
 		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
-		(sqlite3 "$db" "BEGIN IMMEDIATE;" ".shell sleep 4" "COMMIT;" &) &&
-		sleep 0.5 &&
-		(trainscope index V >out 2>err; echo $? >status) &
-		sleep 2 && rm V/b.log && wait &&
-		while [ ! -f status ]; do sleep 0.1; done &&
-		test "$(cat status)" = 0 &&
+		hold_lock "$db" &&
+		{ "$TS_BIN" index V >out 2>err & pid=$!; } &&
+		waits_for_lock $pid && rm V/b.log && touch go &&
+		wait $pid &&
 		grep "warning: cannot open .*V/b.log.: No such file" err &&
 		grep "2 files (1 read, 0 unchanged, 1 failed)" err
 	'
 	test_expect_success 'a large file that vanishes: one warning, index incomplete until indexed again' '
 		mkdir -p W/n1 && good_log W/n1/a.log 2000 && good_log W/n1/b.log 3000 &&
 		db="$XDG_CACHE_HOME/trainscope/cache.db" &&
-		(sqlite3 "$db" "BEGIN IMMEDIATE;" ".shell sleep 3" "COMMIT;" &) &&
-		sleep 0.5 &&
-		(trainscope index --chunk 4096 W >out 2>err; echo $? >status) &
-		sleep 1.5 && rm W/n1/b.log && wait &&
-		while [ ! -f status ]; do sleep 0.1; done &&
-		test "$(cat status)" = 0 &&
+		hold_lock "$db" &&
+		{ "$TS_BIN" index --chunk 4096 W >out 2>err & pid=$!; } &&
+		waits_for_lock $pid && rm W/n1/b.log && touch go &&
+		wait $pid &&
 		test "$(grep -c "cannot open .*W/n1/b.log" err)" = 1 &&
 		grep "2 files (1 read, 0 unchanged, 1 failed)" err &&
 		trainscope diagnose W >out 2>/dev/null &&

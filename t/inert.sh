@@ -74,14 +74,21 @@ test_expect_success 'view: every pane as text' '
 	for p in events heatmap timeline groups jobs; do
 		trainscope view --width 200 $p "$J" >v.$p && inert v.$p || exit 1
 	done &&
-	trainscope view --width 200 events "$J" -c "search /owned/" -c drill >v.lines &&
-	inert v.lines && grep -F "owned ^[]0;pwned^G ^[[2J <U+009B>31m \\x9BX ^?" v.lines
+	trainscope view --width 200 events "$J" -c "search /owned/" -c drill \
+	    -c "pane lines" >v.lines &&
+	inert v.lines && grep -F "owned ^[]0;pwned^G ^[[2J <U+009B>31m \\x9BX ^?" v.lines &&
+	trainscope view --width 200 events "$J" -c "search /owned/" -c drill >v.log &&
+	inert v.log && grep -F "owned ^[]0;pwned^G ^[[2J <U+009B>31m \\x9BX ^?" v.log &&
+	grep -F "rank-0^[[2J\\x9B.log:6 " v.log
 '
 test_expect_success 'view and export: the panes as tsv' '
-	for p in events heatmap groups jobs; do
+	for p in events heatmap groups jobs log; do
 		trainscope view --format tsv $p "$J" >v.$p.tsv &&
 		inert v.$p.tsv tsv || exit 1
 	done &&
+	trainscope view --format json log "$J" >v.log.json && inert v.log.json &&
+	grep -F "owned \\u001b]0;pwned" v.log.json &&
+	trainscope -n -c "open $J" -c "pane log" -c "export lx.txt" && inert lx.txt &&
 	grep -F "owned ^[]<*>;pwned^G <*> \\x9BX ^?" v.events.tsv &&
 	trainscope -n -c "open $J" -c "export --format tsv e.tsv" -c "export e.txt" &&
 	inert e.tsv tsv && inert e.txt
@@ -97,6 +104,48 @@ test_expect_success 'report: text and markdown' '
 	trainscope -n -c "open $J" -c "report r.txt" -c "report --format md --paths r.md" &&
 	inert r.txt && inert r.md &&
 	grep -F "Failure report: job^[]0;title^G<U+009B>7m" r.txt
+'
+test_expect_success 'report: a user rule'"'"'s category goes out inert, text and Markdown' '
+	mkdir -p cfg/trainscope &&
+	printf "[owned]\npattern  = RuntimeError: owned\ncategory = cat${esc}]0;t${bel}${esc}[2J\nexplain  = ex${esc}[5m\n" >cfg/trainscope/faults &&
+	XDG_CONFIG_HOME=$PWD/cfg trainscope -n -c "open $J" -c "report rc.txt" \
+	    -c "report --format md rc.md" 2>rc.err &&
+	inert rc.txt && inert rc.md &&
+	grep -F "[cat^[]0;t^G^[[2J] RuntimeError: owned" rc.txt &&
+	grep -F "means: ex^[[5m" rc.txt &&
+	grep -F "**[cat^\\[\\]0;t^G^\\[\\[2J] RuntimeError: owned" rc.md
+'
+# md_outside FILE: the lines of a Markdown file outside its fenced code
+# blocks (a fence closes on a fence at least as long)
+md_outside() {
+	awk '
+	{ line = $0; sub(/^ */, "", line) }
+	fence == 0 && match(line, /^```+/) { fence = RLENGTH; next }
+	fence > 0 && match(line, /^```+ *$/) && RLENGTH >= fence { fence = 0; next }
+	fence == 0 { print }
+	' "$1"
+}
+test_expect_success 'report --format md: log text cannot bring HTML, links or table cells' '
+	M="md|job" &&
+	mkdir -p "$M/node01" "$M/node02" &&
+	for n in 01 02; do
+		for i in 1 2 3 4 5; do
+			echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+		done >"$M/node$n/rank-0.log" || exit 1
+	done &&
+	echo "[2024-05-01 12:00:17,000] ERROR RuntimeError: <img src=x onerror=alert(1)> [click](javascript:alert(1)) *bold* \`\`\`\` a|b" >>"$M/node02/rank-0.log" &&
+	trainscope index "$M" >/dev/null 2>&1 &&
+	trainscope -n -c "open $M" -c "report --format md h.md" &&
+	md_outside h.md >out.md &&
+	grep -F "RuntimeError: \\<img src=" out.md && grep -F "\\[click\\](javascript" out.md &&
+	! grep "[^\\\\]<img" out.md && ! grep "[^\\\\]\\](javascript" out.md &&
+	! grep "[^\\\\*]\\*bold" out.md &&
+	grep -Fx "| job | md\\|job |" out.md &&
+	test "$(grep -c "^| " out.md)" -ge 4 &&
+	! grep "^| .*[^\\\\]|.*[^\\\\]|.*[^\\\\]|.*|" out.md &&
+	grep -F "<img src=x onerror=alert(1)> [click](javascript:alert(1))" h.md &&
+	grep -F "node02/rank-0.log:6: [" h.md &&
+	grep -x "   \`\`\`\`\`" h.md
 '
 test_expect_success 'cache info, mark and forget' '
 	trainscope cache info >c.txt && inert c.txt &&

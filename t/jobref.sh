@@ -49,6 +49,13 @@ test_expect_success 'the view and flows find the job once' '
 	traced f1 flows sj >/dev/null &&
 	test $(lookups f1) = 1
 '
+test_expect_success 'the log pane, its search and its filters use the job the view found' '
+	traced v2 view log sj -c "search /NCCL/" -c "filter -v /INFO/" \
+	    -c "goto line logs/node-001/rank-0.log:3" >/dev/null &&
+	test $(lookups v2) = 1 &&
+	traced v3 view jobs -c "move 1" -c drill -c "pane log" >/dev/null &&
+	test $(lookups v3) = 1
+'
 test_expect_success 'the count sees a lookup by name in a stage tag update' '
 	echo "UPDATE node_templates SET stage = ?1 WHERE job_id = (SELECT id FROM jobs WHERE name = ?3)" >t &&
 	echo "SELECT f.id FROM files f JOIN jobs j ON j.id = f.job_id WHERE j.name = ?3" >>t &&

@@ -33,11 +33,13 @@ test_expect_success 'a replay exports the very view the session left' '
 	test_cmp live.txt again.txt
 '
 test_expect_success 'a report is the same on every replay, text and Markdown' '
-	printf "unfilter all\nreport r1.txt\nreport --format md r1.md\n" >>s.ts &&
-	trainscope --replay s.ts --export /dev/null &&
-	mv r1.txt r0.txt && mv r1.md r0.md &&
-	trainscope --replay s.ts --export /dev/null &&
+	printf "unfilter all\n" >>s.ts &&
+	trainscope --replay s.ts --report r0.txt &&
+	trainscope --replay s.ts --report r0.md --format md &&
+	trainscope --replay s.ts --report r1.txt --export e1.txt &&
+	trainscope --replay s.ts --report r1.md --export e2.txt --format md &&
 	test_cmp r0.txt r1.txt && test_cmp r0.md r1.md &&
+	grep "lines of 24 files in time order" e1.txt && test_cmp e1.txt e2.txt &&
 	grep "^Failure report: gpt-run4" r1.txt &&
 	grep "^# Failure report: gpt-run4" r1.md &&
 	grep "CUDA error: unspecified launch failure" r1.txt &&
@@ -109,5 +111,89 @@ test_expect_success 'source runs a file of commands at the prompt' '
 	printf "pane timeline\nmove 5\n" >part.ts &&
 	trainscope -n -c "open gpt-run4" -c "source part.ts" -c "view" >v &&
 	grep "^timeline 5/" v
+'
+test_expect_success 'a session file may only change the view: the rest is refused, nothing written' '
+	trainscope -n -c "open gpt-run4" -c "report keep.txt" &&
+	cp keep.txt victim.txt && ln -s victim.txt link.txt &&
+	trainscope jobs >jobs0 &&
+	for cmd in "report link.txt" "export victim.txt" "save victim.txt" \
+	    "forget gpt-run1" "mark gpt-run1 bad" "simulate --nodes 2 INJDIR" \
+	    "source part.ts" "index INJDIR" "demo" "diagnose gpt-run4" \
+	    "view -c \"export victim.txt\"" "help" "filters"; do
+		printf "open gpt-run4\npane heatmap\n%s\npane events\n" "$cmd" >w.ts &&
+		test_must_fail 2 trainscope --replay w.ts --export wout 2>e &&
+		name=${cmd%% *} &&
+		grep "^trainscope: w.ts:3: .$name. is not allowed in a session file$" e &&
+		grep "^  ^$" e && test ! -e wout || { echo "$cmd"; cat e; exit 1; }
+	done &&
+	test_cmp keep.txt victim.txt && test -L link.txt && test ! -e INJDIR &&
+	trainscope jobs >jobs1 && test_cmp jobs0 jobs1
+'
+test_expect_success 'source at the prompt reads its file as a session file too' '
+	printf "pane timeline\nexport victim.txt\n" >w.ts &&
+	test_must_fail 2 trainscope -n -c "open gpt-run4" -c "source w.ts" 2>e &&
+	grep "w.ts:2: .export. is not allowed in a session file" e &&
+	test_cmp keep.txt victim.txt
+'
+test_expect_success 'a session file cannot choose the cache' '
+	printf "open gpt-run4 --cache=other.db\n" >c.ts &&
+	test_must_fail 2 trainscope --replay c.ts --export cout 2>e &&
+	grep "^trainscope: c.ts:1: --cache is not allowed in a session file$" e &&
+	test ! -e other.db && test ! -e cout
+'
+test_expect_success 'what the user types still writes: --replay with --export and --report' '
+	printf "open gpt-run4\npane heatmap\n" >v.ts &&
+	trainscope --replay v.ts --export v.txt --report v.md --format md &&
+	grep "^susp node" v.txt && grep "^# Failure report: gpt-run4" v.md &&
+	trainscope --replay v.ts --export v.json --format json --report v2.txt &&
+	jq -e . v.json >/dev/null && grep "^Failure report: gpt-run4" v2.txt &&
+	trainscope --replay v.ts --report - | grep "^Failure report: gpt-run4"
+'
+test_expect_success '--export, --report and their options want --replay' '
+	cp v.ts s1.ts &&
+	for o in "--export -" "--report r.txt" "--format md" "--width 100" \
+	    "--keep-going"; do
+		test_must_fail 2 trainscope $o s1.ts >out 2>e &&
+		grep "^trainscope: ${o%% *} is only for --replay FILE" e &&
+		test ! -s out || { echo "$o"; exit 1; }
+	done &&
+	! trainscope jobs | grep s1
+'
+test_expect_success 'no command writes over the cache in use, under any name' '
+	cache="$XDG_CACHE_HOME/trainscope/cache.db" &&
+	ln -s "$cache" clink && ln "$cache" chard &&
+	cp "$cache" before.db && trainscope jobs >jobs0 &&
+	for out in clink chard "$cache" "$cache-wal" "$cache-shm"; do
+		for cmd in "report $out" "export $out" "save $out" \
+		    "report --format md $out" "export --format json $out"; do
+			test_must_fail 1 trainscope -n -c "open gpt-run4" -c "$cmd" 2>e &&
+			grep "will not write .*: it is .*the cache in use" e ||
+				{ echo "$cmd"; cat e; exit 1; }
+		done
+	done &&
+	test_must_fail 1 trainscope --cache chard --replay v.ts --report "$cache" 2>e &&
+	grep "report: will not write" e &&
+	trainscope jobs >jobs1 && test_cmp jobs0 jobs1 &&
+	test ! -e "$cache-journal" &&
+	sqlite3 "$cache" "PRAGMA integrity_check" | grep "^ok$"
+'
+test_expect_success 'a job named with a newline, a quote, # and | saves and replays as itself, running nothing else' '
+	name=$(printf "y\nsimulate --nodes 2 INJDIR\n# \"q\" |x") &&
+	cp -r "$XDG_CACHE_HOME/trainscope/demo/gpt-run4" "$name" &&
+	trainscope index "$name" >/dev/null 2>&1 &&
+	printf "open \"y\\\\nsimulate --nodes 2 INJDIR\\\\n# \\\\\"q\\\\\" |x\"\n" >line &&
+	trainscope -n -c "$(cat line)" -c "pane heatmap" -c "save rt.ts" &&
+	test "$(grep -c "^[^#]" rt.ts)" = 2 && grep -Fx "$(cat line)" rt.ts &&
+	! grep "^simulate" rt.ts && grep "^# job \"y\\\\nsimulate" rt.ts &&
+	trainscope --replay rt.ts --export rt.txt &&
+	test ! -e INJDIR && head -1 rt.txt | grep "^y^Jsimulate" &&
+	grep "^susp node" rt.txt
+'
+test_expect_success 'a job named like an option replays as a job' '
+	cp -r "$XDG_CACHE_HOME/trainscope/demo/gpt-run4" ./--help &&
+	trainscope index -- ./--help >/dev/null 2>&1 &&
+	trainscope -n -c "open -- --help" -c "save o.ts" &&
+	grep "^open -- --help$" o.ts &&
+	trainscope --replay o.ts --export o.txt && head -1 o.txt | grep "^--help "
 '
 test_done

@@ -18,7 +18,7 @@ no_controls() {
 every_pane() {
 	for size in 80x24 200x50; do
 		w=${size%x*} h=${size#*x}
-		for p in events heatmap timeline groups jobs; do
+		for p in events heatmap timeline groups jobs log; do
 			trainscope view --width $w --height $h $p "$1" >got 2>err ||
 				{ cat err >&2; return 1; }
 			test "$(wc -l <got)" = $h || { echo "$p $size: $(wc -l <got) lines" >&2; return 1; }
@@ -28,7 +28,10 @@ every_pane() {
 	done
 	# a drill into the first event, when there is one
 	if trainscope view --format tsv events "$1" | sed -n 2p | grep -q .; then
-		trainscope view events "$1" -c drill >lines && no_controls lines
+		trainscope view events "$1" -c drill >log && no_controls log &&
+		sed -n 3p log | grep -q "in time order" &&
+		trainscope view events "$1" -c drill -c "pane lines" >lines &&
+		no_controls lines
 	fi
 }
 
@@ -81,7 +84,7 @@ else
 	test_expect_success 'real divergence: the diverged event'"'"'s lines are the failure iteration'"'"'s, one a rank' '
 		cp -r "$REAL/o_nan_divergence_dp4" div && chmod -R u+w div &&
 		trainscope index div >/dev/null 2>&1 &&
-		trainscope view events div -c drill >l &&
+		trainscope view events div -c drill -c "pane lines" >l &&
 		head -1 l | grep "^div  diverged in training at iteration 16" &&
 		sed -n 3p l | grep "^4 lines (28 with context) of iteration" &&
 		id=$(trainscope diagnose --format json div | jq -r ".events[0].template_id") &&

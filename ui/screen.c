@@ -12,9 +12,15 @@
  * its output goes nowhere, and the variables the screen relies on are
  * set after the user's inputrc is read.
  *
+ * Keys that are waiting are all handed to readline before the next frame,
+ * and the terminal brackets pastes, so a paste of any size is one frame
+ * and arrives as text, never as keys.
+ *
  * Output of commands that print (help, filters, diagnose, ...) opens in a
  * pager over the pane; errors show on the status line with the bad word
- * marked.
+ * marked.  A terminal that cannot hold the screen (unknown to terminfo,
+ * or unable to move the cursor) gets plain text: the view, then a
+ * command a line.
  */
 #include "config.h"
 
@@ -25,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <curses.h>
 #include <readline/history.h>
@@ -38,18 +46,20 @@
 #include "view/view.h"
 #include "ui/ui.h"
 
-#define QUEUE_MAX 32
+/* last: its capability macros (lines, columns, ...) would hit names above */
+#include <term.h>
 
 static struct screen {
 	struct cmd_ctx *ctx;
+	SCREEN *term;
 	struct canvas cv;
 	int active;		/* curses is on */
 	int ncolors;		/* 0, 8 or 256 */
 	int ascii;
 	/* the prompt */
 	int prompting;
-	unsigned char queue[QUEUE_MAX];
-	size_t qhead, qlen;
+	struct buf queue;	/* bytes for readline: queue.s[qhead ..] */
+	size_t qhead;
 	char *entered;		/* the line readline gave back */
 	int got_line;
 	char *history;		/* the history file, NULL: none */
@@ -237,33 +247,54 @@ draw_matches(void)
 	canvas_release(&mc);
 }
 
-/* The status line while the prompt is open. */
+/*
+ * Where the prompt's text starts on the screen so that the cursor, at
+ * byte `point`, fits in `room` columns: walked back from the cursor a
+ * character at a time, never more than a screen's worth of bytes, so a
+ * line of any length (a paste) costs the same to draw.
+ */
+static size_t
+prompt_start(const char *buf, size_t point, int room)
+{
+	size_t start = point, prev, most = (size_t)room * 4 + 16;
+	int w = 0;
+
+	while (start > 0 && point - start < most) {
+		prev = start - 1;
+		while (prev > 0 && start - prev < 4 &&
+		    ((unsigned char)buf[prev] & 0xc0) == 0x80)
+			prev--;
+		w += canvas_text_width(buf + prev, start - prev);
+		if (w > room)
+			break;
+		start = prev;
+	}
+	return start;
+}
+
+/* The status line while the prompt is open: the part around the cursor. */
 static void
 draw_prompt(int y)
 {
 	struct canvas cv;
 	const char *buf = rl_line_buffer != NULL ? rl_line_buffer : "";
-	int r, x, cur, off = 0;
+	size_t end = rl_end > 0 ? (size_t)rl_end : 0, point, start, len;
+	int r, x, cur;
 
-	cur = 1 + canvas_text_width(buf, (size_t)rl_point);
-	if (cur >= COLS - 1)
-		off = cur - (COLS - 2);
-	canvas_init(&cv, COLS + off, S.ascii);
+	point = rl_point > 0 && (size_t)rl_point <= end ? (size_t)rl_point : 0;
+	start = prompt_start(buf, point, COLS - 3);
+	len = end - start;
+	if (len > (size_t)COLS * 4 + 16)
+		len = (size_t)COLS * 4 + 16;
+	canvas_init(&cv, COLS, S.ascii);
 	r = canvas_add_row(&cv);
-	x = canvas_puts(&cv, r, 0, CS_BOLD, ":");
-	canvas_puts(&cv, r, x, CS_NORMAL, buf);
+	x = start == 0 ? canvas_puts(&cv, r, 0, CS_BOLD, ":") : 0;
+	cur = x + canvas_text_width(buf + start, point - start);
+	canvas_put(&cv, r, x, CS_NORMAL, buf + start, len);
 	move(y, 0);
 	clrtoeol();
-	for (x = 0; x < COLS && x + off < cv.width; x++) {
-		const struct canvas_cell *c = &cv.cells[x + off];
-
-		if (c->s[0] == '\0')
-			continue;
-		attrset(cell_attr(c));
-		mvaddstr(y, x, c->s);
-	}
-	attrset(A_NORMAL);
-	move(y, cur - off);
+	paint_row(&cv, r, y);
+	move(y, cur < COLS ? cur : COLS - 1);
 	canvas_release(&cv);
 }
 
@@ -339,30 +370,26 @@ draw(void)
 static int
 rl_getc_queue(FILE *f)
 {
-	int c;
-
 	(void)f;
-	if (S.qlen == 0)
+	if (S.qhead >= S.queue.len)
 		return EOF;
-	c = S.queue[S.qhead];
-	S.qhead = (S.qhead + 1) % QUEUE_MAX;
-	S.qlen--;
-	return c;
+	return (unsigned char)S.queue.s[S.qhead++];
 }
 
 static int
 rl_input_waiting(void)
 {
-	return S.qlen > 0;
+	return S.qhead < S.queue.len;
 }
 
+/*
+ * Readline's redisplay draws nothing: the main loop draws the prompt once
+ * the keys that were waiting are all read (a paste is one frame, not one
+ * a byte).
+ */
 static void
 rl_draw(void)
 {
-	if (S.active && S.prompting) {
-		draw_prompt(LINES - 1);
-		refresh();
-	}
 }
 
 static void
@@ -504,7 +531,8 @@ readline_init(void)
 	rl_initialize();	/* reads the user's inputrc */
 	/* what the screen relies on, whatever the inputrc says */
 	rl_variable_bind("horizontal-scroll-mode", "on");
-	rl_variable_bind("enable-bracketed-paste", "off");
+	/* the screen turns the terminal's paste brackets on (paste_mode()) */
+	rl_variable_bind("enable-bracketed-paste", "on");
 	rl_variable_bind("bell-style", "none");
 	rl_variable_bind("page-completions", "off");
 	rl_variable_bind("completion-query-items", "0");
@@ -522,12 +550,13 @@ readline_init(void)
 }
 
 static void
-queue_bytes(const char *s)
+queue_bytes(const char *s, size_t n)
 {
-	for (; *s != '\0' && S.qlen < QUEUE_MAX; s++) {
-		S.queue[(S.qhead + S.qlen) % QUEUE_MAX] = (unsigned char)*s;
-		S.qlen++;
+	if (S.qhead >= S.queue.len) {
+		buf_reset(&S.queue);
+		S.qhead = 0;
 	}
+	buf_add(&S.queue, s, n);
 }
 
 static void
@@ -535,7 +564,8 @@ prompt_open(const char *text)
 {
 	S.prompting = 1;
 	S.got_line = 0;
-	S.qlen = 0;
+	buf_reset(&S.queue);
+	S.qhead = 0;
 	rl_callback_handler_install("", on_line);
 	rl_replace_line(text, 0);
 	rl_point = rl_end;
@@ -578,6 +608,24 @@ pager_set(const char *text, size_t len)
 		S.out[S.nout++] = xstrndup(p, (size_t)(nl - p));
 		p = nl + 1;
 	}
+}
+
+/*
+ * A line with a line break in it (a paste of several lines) is refused
+ * whole: only its first line would run, and the rest was meant to.
+ */
+static int
+one_line(const char *line)
+{
+	if (strpbrk(line, "\n\r") == NULL)
+		return 1;
+	free(S.ctx->view->message);
+	S.ctx->view->message = xstrdup("the line holds a line break (a paste "
+	    "of several lines?): run one command at a time");
+	free(S.err_line);
+	S.err_line = xstrndup(line, strcspn(line, "\n\r"));
+	S.err_col = (int)strlen(S.err_line);
+	return 0;
 }
 
 static void
@@ -642,32 +690,11 @@ key_label(int ch, char *buf)
 	}
 }
 
-/* Hand an ncurses key to readline as the bytes a terminal sends. */
+/* Let readline read what is queued; run the line it gives back. */
 static void
-prompt_key(int ch)
+prompt_feed(void)
 {
-	char b[2];
-
-	switch (ch) {
-	case KEY_LEFT: queue_bytes("\033[D"); break;
-	case KEY_RIGHT: queue_bytes("\033[C"); break;
-	case KEY_UP: queue_bytes("\033[A"); break;
-	case KEY_DOWN: queue_bytes("\033[B"); break;
-	case KEY_HOME: queue_bytes("\001"); break;
-	case KEY_END: queue_bytes("\005"); break;
-	case KEY_DC: queue_bytes("\004"); break;
-	case KEY_BACKSPACE: queue_bytes("\177"); break;
-	case KEY_ENTER: queue_bytes("\r"); break;
-	default:
-		if (ch < 0 || ch > 255)
-			return;
-		b[0] = (char)ch;
-		b[1] = '\0';
-		if (ch == 0)
-			return;
-		queue_bytes(b);
-	}
-	while (S.qlen > 0 && S.prompting && !S.got_line)
+	while (rl_input_waiting() && S.prompting && !S.got_line)
 		rl_callback_read_char();
 	if (!S.got_line)
 		return;
@@ -676,10 +703,124 @@ prompt_key(int ch)
 		add_history(S.entered);
 		if (S.history != NULL)
 			append_history(1, S.history);
-		run_line(S.entered);
+		if (one_line(S.entered))
+			run_line(S.entered);
 	}
 	free(S.entered);
 	S.entered = NULL;
+}
+
+/* Hand an ncurses key to readline as the bytes a terminal sends. */
+static void
+prompt_key(int ch)
+{
+	static const struct {
+		int key;
+		const char *seq;
+	} seqs[] = {
+		{ KEY_LEFT, "\033[D" }, { KEY_RIGHT, "\033[C" },
+		{ KEY_UP, "\033[A" }, { KEY_DOWN, "\033[B" },
+		{ KEY_HOME, "\001" }, { KEY_END, "\005" }, { KEY_DC, "\004" },
+		{ KEY_BACKSPACE, "\177" }, { KEY_ENTER, "\r" },
+	};
+	char b;
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(seqs); i++)
+		if (seqs[i].key == ch) {
+			queue_bytes(seqs[i].seq, strlen(seqs[i].seq));
+			break;
+		}
+	if (i == TS_NELEM(seqs)) {
+		if (ch <= 0 || ch > 255)
+			return;
+		b = (char)ch;
+		queue_bytes(&b, 1);
+	}
+	prompt_feed();
+}
+
+#define PASTE_BEGIN "\033[200~"
+#define PASTE_END "\033[201~"
+#define PASTE_MODE_ON "\033[?2004h"
+#define PASTE_MODE_OFF "\033[?2004l"
+
+/*
+ * After an Esc at the prompt: a bracketed paste (ESC [200~ ... ESC [201~)
+ * is read whole and handed to readline at once, which inserts it as text
+ * (a line break in it runs nothing); another escape sequence is dropped.
+ * Returns 0 when the Esc was a key of its own (the next key, if any, is
+ * put back).
+ */
+static int
+prompt_escape(void)
+{
+	struct buf seq = BUF_INIT;
+	int ch, rc = 1;
+
+	timeout(30);
+	if ((ch = getch()) != '[') {
+		if (ch != ERR)
+			ungetch(ch);
+		rc = 0;
+		goto out;
+	}
+	buf_adds(&seq, "\033[");
+	while (seq.len < 16 && (ch = getch()) != ERR && ch < 256) {
+		buf_addc(&seq, (char)ch);
+		if (ch >= 0x40 && ch <= 0x7e)
+			break;
+	}
+	if (strcmp(buf_str(&seq), PASTE_BEGIN) != 0)
+		goto out;
+	/* the whole paste: the terminal sends it at once */
+	timeout(1000);
+	while ((ch = getch()) != ERR) {
+		if (ch > 255)
+			continue;
+		buf_addc(&seq, (char)ch);
+		if (seq.len >= sizeof PASTE_BEGIN - 1 + sizeof PASTE_END - 1 &&
+		    memcmp(seq.s + seq.len -
+		    (sizeof PASTE_END - 1), PASTE_END, sizeof PASTE_END - 1) == 0)
+			break;
+	}
+	if (ch == ERR)		/* its end never came: close it */
+		buf_adds(&seq, PASTE_END);
+	queue_bytes(seq.s, seq.len);
+	prompt_feed();
+out:
+	buf_release(&seq);
+	timeout(250);
+	return rc;
+}
+
+/* A key at the prompt: Ctrl-C (and Esc in emacs mode) closes it. */
+static void
+prompt_input(int ch)
+{
+	if (ch == 27 && prompt_escape())
+		return;
+	if (ch == 3 || (ch == 27 && rl_editing_mode == 1))
+		prompt_close();
+	else
+		prompt_key(ch);
+}
+
+/*
+ * Every key already waiting goes to the prompt before the screen is
+ * drawn again: typing ahead or a paste the terminal does not bracket
+ * costs one frame, not one a key.
+ */
+static void
+prompt_drain(void)
+{
+	int ch;
+
+	timeout(0);
+	while (S.prompting && (ch = getch()) != ERR)
+		if (ch != KEY_RESIZE)
+			prompt_input(ch);
+	timeout(250);
 }
 
 /*
@@ -752,59 +893,171 @@ screen_end(void)
 		refresh();
 		curs_set(1);
 		endwin();
+		fputs(PASTE_MODE_OFF, stdout);
+		fflush(stdout);
 		S.active = 0;
 	}
 }
 
-int
-ui_run(struct cmd_ctx *ctx, const char *job)
+/*
+ * Why this terminal cannot hold the screen, in *why, or 0 when it can:
+ * TERM unknown to terminfo, or a terminal that cannot move the cursor
+ * (dumb, hardcopy, generic).  ncurses would print its own message and
+ * exit on the first, and draw every line over the last on the second.
+ */
+static int
+term_unfit(char *why, size_t len)
 {
-	struct sigaction sa;
-	const char *cs;
-	char kb[2], *cause = NULL, *line;
-	int ch, rc;
+	const char *term = getenv("TERM");
+	char *cup;
+	int err = 0;
 
-	memset(&S, 0, sizeof S);
-	S.ctx = ctx;
-	setlocale(LC_ALL, "");
-	cs = nl_langinfo(CODESET);
-	S.ascii = cs == NULL || strcmp(cs, "UTF-8") != 0;
+	if (term == NULL || *term == '\0') {
+		snprintf(why, len, "TERM is not set");
+		return 1;
+	}
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+		snprintf(why, len, "TERM=%s is %s", term, err == -1 ?
+		    "not known here (no terminfo database)" :
+		    "not a terminal type this system knows");
+		return 1;
+	}
+	cup = tigetstr("cup");
+	if (cup == NULL || cup == (char *)-1 || tigetflag("hc") > 0 ||
+	    tigetflag("gn") > 0)
+		snprintf(why, len, "TERM=%s cannot move the cursor", term);
+	del_curterm(cur_term);
+	cur_term = NULL;
+	return *why != '\0';
+}
+
+/* The size of the terminal, for the plain text fallback (80x24 unknown). */
+static void
+plain_size(int *cols, int *rows)
+{
+	struct winsize ws;
+	const char *c = getenv("COLUMNS"), *l = getenv("LINES");
+	long n;
+
+	*cols = 80;
+	*rows = 24;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20 &&
+	    ws.ws_row >= 5) {
+		*cols = ws.ws_col > 1000 ? 1000 : ws.ws_col;
+		*rows = ws.ws_row > 1000 ? 1000 : ws.ws_row;
+		return;
+	}
+	if (c != NULL && ts_parse_long(c, &n) == 0 && n >= 20 && n <= 1000)
+		*cols = (int)n;
+	if (l != NULL && ts_parse_long(l, &n) == 0 && n >= 5 && n <= 1000)
+		*rows = (int)n;
+}
+
+/*
+ * Run a command line in the plain text fallback, then print the view in
+ * the rows the terminal has but `keep` (what is above it to keep in
+ * sight, and the prompt's line).
+ */
+static void
+plain_line(struct cmd_ctx *ctx, const char *line, int keep)
+{
+	char *cause = NULL, *view;
+	int rc = cmd_exec_line(ctx, line, &cause), cols, rows;
+
+	if (rc != CMD_OK) {
+		cmd_say(stderr, cause != NULL ? cause : "failed");
+		free(cause);
+		return;
+	}
+	if (ctx->quit)
+		return;
+	plain_size(&cols, &rows);
+	view = xasprintf("view --width %d --height %d", cols,
+	    rows - keep >= 5 ? rows - keep : 5);
+	if (cmd_exec_line(ctx, view, &cause) != CMD_OK)
+		cmd_say(stderr, cause != NULL ? cause : "failed");
+	free(cause);
+	free(view);
+}
+
+/*
+ * The screen on a terminal that cannot hold it: the view as plain text,
+ * then a command a line (from standard input) with the view again after
+ * each, until quit or the end of the input.
+ */
+static int
+plain_run(struct cmd_ctx *ctx, const char *why)
+{
+	struct buf line = BUF_INIT;
+	char *msg;
+	int ch, cols, rows;
+
+	msg = xasprintf("trainscope: no screen: %s; plain text instead (a "
+	    "command a line, 'quit' to leave)", why);
+	fprintf(stderr, "%s\n", msg);
+	plain_size(&cols, &rows);
+	plain_line(ctx, "", 1 + ((int)strlen(msg) + cols - 1) / cols);
+	free(msg);
+	while (!ctx->quit && !got_term) {
+		fputs(": ", stdout);
+		fflush(stdout);
+		buf_reset(&line);
+		while ((ch = getchar()) != EOF && ch != '\n')
+			buf_addc(&line, (char)ch);
+		if (ch == EOF && line.len == 0)
+			break;
+		plain_line(ctx, buf_str(&line), 1);
+	}
+	buf_release(&line);
+	fflush(stdout);
+	return CMD_OK;
+}
+
+/* The job to look at first (NULL: the jobs pane); 0, or -1 said. */
+static int
+open_first(struct cmd_ctx *ctx, const char *job)
+{
+	char *words[] = { (char *)"open", (char *)"--", (char *)job, NULL };
+	char *cause = NULL;
+	int rc;
+
 	if (ctx->view == NULL && cmd_exec_line(ctx, "pane jobs", &cause) !=
 	    CMD_OK) {
 		fprintf(stderr, "trainscope: %s\n", cause);
 		free(cause);
-		return CMD_FAIL;
+		return -1;
 	}
-	if (job != NULL) {
-		char *words[] = { (char *)"open", (char *)"--", (char *)job, NULL };
+	if (job == NULL)
+		return 0;
+	/* the first look at a large job takes seconds: say what runs */
+	if (ctx->progress) {
+		fputs("opening ", ctx->err);
+		canvas_fput(ctx->err, job);
+		fputs("...", ctx->err);
+		fflush(ctx->err);
+	}
+	rc = cmd_exec_argv(ctx, 3, words, &cause);
+	if (ctx->progress)
+		fputs("\r\033[K", ctx->err);
+	if (rc != CMD_OK) {
+		fprintf(stderr, "trainscope: %s\n", cause != NULL ? cause :
+		    "cannot open the job");
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
 
-		/* the first look at a large job takes seconds: say what runs */
-		if (ctx->progress) {
-			fputs("opening ", ctx->err);
-			canvas_fput(ctx->err, job);
-			fputs("...", ctx->err);
-			fflush(ctx->err);
-		}
-		rc = cmd_exec_argv(ctx, 3, words, &cause);
-		if (ctx->progress)
-			fputs("\r\033[K", ctx->err);
-		if (rc != CMD_OK) {
-			fprintf(stderr, "trainscope: %s\n", cause != NULL ?
-			    cause : "cannot open the job");
-			free(cause);
-			return CMD_FAIL;
-		}
-	}
-	ctx->view->ascii = S.ascii;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	if (initscr() == NULL) {
+/* curses on the terminal, set up as the screen needs it. */
+static int
+screen_start(void)
+{
+	if ((S.term = newterm(NULL, stdout, stdin)) == NULL) {
 		fprintf(stderr, "trainscope: cannot start the screen (TERM=%s)\n",
 		    getenv("TERM") ? getenv("TERM") : "");
-		return CMD_FAIL;
+		return -1;
 	}
+	set_term(S.term);
 	S.active = 1;
 	atexit(screen_end);
 	raw();
@@ -815,20 +1068,51 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	timeout(250);
 	colours_init();
 	readline_init();
+	/* pastes come bracketed: readline takes them as text, not keys */
+	fputs(PASTE_MODE_ON, stdout);
+	fflush(stdout);
 	canvas_init(&S.cv, COLS, S.ascii);
+	return 0;
+}
+
+int
+ui_run(struct cmd_ctx *ctx, const char *job)
+{
+	struct sigaction sa;
+	const char *cs;
+	char kb[2], *line, why[160];
+	int ch;
+
+	memset(&S, 0, sizeof S);
+	S.ctx = ctx;
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	S.ascii = cs == NULL || strcmp(cs, "UTF-8") != 0;
+	if (open_first(ctx, job) != 0)
+		return CMD_FAIL;
+	ctx->view->ascii = S.ascii;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	why[0] = '\0';
+	if (term_unfit(why, sizeof why))
+		return plain_run(ctx, why);
+	ctx->view->async = 1;	/* slow answers come in the background */
+	if (screen_start() != 0)
+		return CMD_FAIL;
 	while (!got_term && !ctx->quit) {
 		draw();
+		/* an answer awaited shows within a key's time */
+		timeout(view_busy(ctx->view) ? 40 : 250);
 		ch = getch();
 		if (ch == ERR || ch == KEY_RESIZE)
 			continue;
 		if (ch == 3 && !S.prompting)	/* Ctrl-C */
 			break;
 		if (S.prompting) {
-			if (ch == 3 || (ch == 27 && rl_editing_mode == 1)) {
-				prompt_close();
-				continue;
-			}
-			prompt_key(ch);
+			prompt_input(ch);
+			prompt_drain();
 			continue;
 		}
 		if (ch == 27) {		/* closes the output; no key of its own */
@@ -858,5 +1142,6 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	pager_free();
 	free(S.err_line);
 	free(S.history);
+	buf_release(&S.queue);
 	return CMD_OK;
 }

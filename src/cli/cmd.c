@@ -11,9 +11,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "view/canvas.h"
 #include "cli/cmd.h"
@@ -26,53 +29,54 @@
 const struct cmd cmd_table[] = {
 	{ "back", "[--or-quit]", 0, 0,
 	  "go back to the view before the last drill",
-	  cmd_back, "or-quit" },
+	  cmd_back, "or-quit", CMD_SESSION },
 	{ "cache", "[info|path]", 0, 1,
 	  "show where the cache is and what it holds",
-	  cmd_cache_info, "" },
+	  cmd_cache_info, "", 0 },
 	{ "context", "N", 1, 1,
 	  "show N lines of context around each line in the lines pane",
-	  cmd_context, "" },
+	  cmd_context, "", CMD_SESSION },
 	{ "demo", "", 0, 0,
 	  "simulate a failed job and healthy runs, then diagnose it",
-	  cmd_demo, "" },
+	  cmd_demo, "", 0 },
 	{ "diagnose", "[--baseline JOB]... [--top N] [--format text|tsv|json] "
 	  "[--no-flows] [--threads N] JOB|PATH", 1, 1,
 	  "rank the suspect events and nodes of a failed job, with reasons",
-	  cmd_diagnose, "baseline= top= format= no-flows threads=" },
+	  cmd_diagnose, "baseline= top= format= no-flows threads=", 0 },
 	{ "drill", "", 0, 0,
-	  "open what the selected row leads to (an event's lines, a node's events)",
-	  cmd_drill, "" },
+	  "open what the selected row leads to (the log at an event, node or "
+	  "iteration)",
+	  cmd_drill, "", CMD_SESSION },
 	{ "export", "[--width N] [--format text|json|tsv] FILE|-", 1, 1,
 	  "write the current pane, whole, as plain text (or its data)",
-	  cmd_export, "width= format=" },
+	  cmd_export, "width= format=", 0 },
 	{ "filter", "[-v] node=NAME|stage=NAME|iter=A..B|category=NAME|/PATTERN/...",
 	  0, -1,
 	  "keep only the rows that match (-v: that do not); filters stack",
-	  cmd_filter, "" },
+	  cmd_filter, "", CMD_SESSION },
 	{ "filters", "", 0, 0,
 	  "list the filters in force, numbered",
-	  cmd_filters, "" },
+	  cmd_filters, "", 0 },
 	{ "flows", "[--format text|tsv|json] [--job NAME] [--no-cache] "
 	  "[--idle-timeout S] [--gap S] CAPTURE|JOBDIR...", 1, -1,
 	  "find training jobs, parallel groups, iterations and slow parts in captures",
-	  cmd_flows, "format= job= no-cache idle-timeout= gap=" },
+	  cmd_flows, "format= job= no-cache idle-timeout= gap=", 0 },
 	{ "forget", "JOB", 1, 1,
 	  "remove a job and all that is its own from the cache",
-	  cmd_forget, "" },
-	{ "goto", "node NAME|iter N|time HH:MM:SS", 2, 2,
-	  "put the cursor on a node, an iteration or a time",
-	  cmd_goto, "" },
+	  cmd_forget, "", 0 },
+	{ "goto", "node NAME|iter N|time T|line PATH:LINE", 2, 2,
+	  "put the cursor on a node, an iteration, a time or a line of the job",
+	  cmd_goto, "", CMD_SESSION },
 	{ "help", "[COMMAND|TOPIC]", 0, 1,
 	  "show help for a command or topic",
-	  cmd_help, "" },
+	  cmd_help, "", 0 },
 	{ "index", "[--job NAME] [--map FILE] [--hostfile FILE] [--log FILE]... "
 	  "[--threads N] [--chunk BYTES] [--commit SECS] PATH...", 1, -1,
 	  "index the logs of one or more jobs into the cache",
-	  cmd_index, "job= map= hostfile= log= threads= chunk= commit=" },
+	  cmd_index, "job= map= hostfile= log= threads= chunk= commit=", 0 },
 	{ "jobs", "[--format text|tsv|json]", 0, 0,
 	  "list the jobs in the cache",
-	  cmd_jobs, "format=" },
+	  cmd_jobs, "format=", 0 },
 	{ "lines", "[-C|--context N] JOB PATH:LINE | [-C|--context N] --event "
 	  "ID JOB | --node NAME --iter N JOB | --grep RE [--node NAME] "
 	  "[--stage S] [--iter A..B] [-v|--invert] [--count] "
@@ -81,67 +85,67 @@ const struct cmd cmd_table[] = {
 	  "print the raw lines of a job around a line, of an event, or of a "
 	  "node in an iteration",
 	  cmd_lines, "context=/C event= node= iter= grep= stage= invert/v "
-	  "count format= merged at= rows=/n back" },
+	  "count format= merged at= rows=/n back", 0 },
 	{ "mark", "[--for JOB]... JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
-	  cmd_mark, "for=" },
+	  cmd_mark, "for=", 0 },
 	{ "move", "up|down|pgup|pgdn|top|bottom|ROW", 1, 1,
 	  "move the cursor in the current pane",
-	  cmd_move, "" },
+	  cmd_move, "", CMD_SESSION },
 	{ "next", "", 0, 0,
 	  "go to the next row that matches the search",
-	  cmd_next, "" },
+	  cmd_next, "", CMD_SESSION },
 	{ "open", "[--baseline JOB]... [--no-flows] JOB", 1, 1,
 	  "diagnose a job and look at it in the views",
-	  cmd_open, "baseline= no-flows" },
-	{ "pane", "events|heatmap|timeline|groups|lines|jobs|next|prev", 1, 1,
+	  cmd_open, "baseline= no-flows", CMD_SESSION },
+	{ "pane", "events|heatmap|timeline|groups|lines|jobs|log|next|prev", 1, 1,
 	  "show a pane",
-	  cmd_pane, "" },
+	  cmd_pane, "", CMD_SESSION },
 	{ "parse", "[--format text|tsv] FILE...", 1, -1,
 	  "print the template of every line of log files",
-	  cmd_parse, "format=" },
+	  cmd_parse, "format=", 0 },
 	{ "prev", "", 0, 0,
 	  "go to the previous row that matches the search",
-	  cmd_prev, "" },
+	  cmd_prev, "", CMD_SESSION },
 	{ "quit", "", 0, 0,
 	  "leave the screen (a batch or a replay stops here)",
-	  cmd_quit, "" },
+	  cmd_quit, "", CMD_SESSION },
 	{ "report", "[--format text|md] [--paths] FILE|-", 1, 1,
 	  "write a failure report of the open job for a ticket",
-	  cmd_report, "format= paths" },
+	  cmd_report, "format= paths", 0 },
 	{ "save", "FILE", 1, 1,
 	  "save the session: the commands that made the current view",
-	  cmd_save, "" },
+	  cmd_save, "", 0 },
 	{ "scroll", "left|right|home|COLUMN", 1, 1,
-	  "scroll the text of the events and lines panes sideways",
-	  cmd_scroll, "" },
+	  "scroll the text of the events, lines and log panes sideways",
+	  cmd_scroll, "", CMD_SESSION },
 	{ "search", "[/PATTERN/]", 0, -1,
 	  "highlight rows that match a PCRE2 pattern and go to the first",
-	  cmd_search, "" },
+	  cmd_search, "", CMD_SESSION },
 	{ "simulate", "[options] OUTDIR", 1, 1,
 	  "write a synthetic training job with injected faults",
 	  cmd_simulate, "nodes= gpus-per-node= dp= pp= tp= iters= iter-ms= "
 	  "micro-batches= format= layout= prefix= gzip clock-skew-ms= seed= "
-	  "healthy fault= no-flows size= transport= capture-iters=" },
+	  "healthy fault= no-flows size= transport= capture-iters=", 0 },
 	{ "sort", "score|time|count|nodes", 1, 1,
 	  "order the events pane",
-	  cmd_sort, "" },
+	  cmd_sort, "", CMD_SESSION },
 	{ "source", "FILE", 1, 1,
 	  "run the commands in a file, one per line",
-	  cmd_source, "" },
+	  cmd_source, "", 0 },
 	{ "templates", "[--format text|tsv|json] [JOB]", 0, 1,
 	  "list the log templates of the indexed jobs with their counts",
-	  cmd_templates, "format=" },
+	  cmd_templates, "format=", 0 },
 	{ "unfilter", "[N|all]", 0, 1,
 	  "drop filter N (see filters), or all of them",
-	  cmd_unfilter, "" },
+	  cmd_unfilter, "", CMD_SESSION },
 	{ "version", "", 0, 0,
 	  "print the version",
-	  cmd_version, "" },
+	  cmd_version, "", 0 },
 	{ "view", "[--width N] [--height N|all] [--format text|json|tsv] "
 	  "[--baseline JOB]... [--no-flows] [PANE [JOB]] [-c COMMAND]...", 0, -1,
 	  "print a pane as the screen shows it, as plain text (or its data)",
-	  cmd_view, "width= height= format= baseline= no-flows" },
+	  cmd_view, "width= height= format= baseline= no-flows", 0 },
 };
 const size_t cmd_count = TS_NELEM(cmd_table);
 
@@ -197,6 +201,80 @@ cmd_ctx_cache(struct cmd_ctx *ctx, struct cache **out, char **cause)
 	return 0;
 }
 
+/* The path of the cache the context uses (allocated). */
+static char *
+ctx_cache_path(const struct cmd_ctx *ctx)
+{
+	if (ctx->cache != NULL)
+		return xstrdup(cache_path(ctx->cache));
+	if (ctx->cache_path != NULL)
+		return xstrdup(ctx->cache_path);
+	return cache_default_path();
+}
+
+/*
+ * Is the open file `sb` the cache of the context or one of its -wal,
+ * -shm or -journal files?  Then *cause names it and -1 is returned.
+ */
+static int
+is_cache_file(const struct cmd_ctx *ctx, const char *path,
+    const struct stat *sb, char **cause)
+{
+	static const char *const tails[] = { "", "-wal", "-shm", "-journal" };
+	char *cache = ctx_cache_path(ctx), *p;
+	struct stat cs;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < TS_NELEM(tails) && rc == 0; i++) {
+		p = xasprintf("%s%s", cache, tails[i]);
+		if (stat(p, &cs) == 0 && cs.st_dev == sb->st_dev &&
+		    cs.st_ino == sb->st_ino)
+			rc = ts_fail(cause, "will not write '%s': it is %s ('%s')",
+			    path, i == 0 ? "the cache in use" :
+			    "a file of the cache in use", p);
+		free(p);
+	}
+	free(cache);
+	return rc;
+}
+
+int
+cmd_ctx_open_out(struct cmd_ctx *ctx, const char *path, FILE **out,
+    char **cause)
+{
+	struct stat sb;
+	int fd, made = 0;
+
+	*out = NULL;
+	/* opened before it is truncated: the file checked is the one written */
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 && errno == ENOENT &&
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0666)) >= 0)
+		made = 1;
+	if (fd < 0)
+		return ts_fail(cause, "cannot write '%s': %s", path,
+		    strerror(errno));
+	if (fstat(fd, &sb) != 0) {
+		ts_fail(cause, "cannot write '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (is_cache_file(ctx, path, &sb, cause) != 0) {
+		close(fd);
+		if (made)
+			unlink(path);
+		return -1;
+	}
+	if ((S_ISREG(sb.st_mode) && ftruncate(fd, 0) != 0) ||
+	    (*out = fdopen(fd, "w")) == NULL) {
+		ts_fail(cause, "cannot write '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
 const struct cmd *
 cmd_find(const char *name)
 {
@@ -241,11 +319,51 @@ split_push(struct splitter *sp)
 	sp->in_word = 0;
 }
 
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The escape after a backslash in double quotes, at p: \n, \t, \r and
+ * \xHH are those bytes, any other character stands for itself.  Adds the
+ * byte to b and returns how many characters it took, or 0 for \x00.
+ */
+static size_t
+dq_escape(const char *p, struct buf *b)
+{
+	int hi, lo;
+
+	switch (*p) {
+	case 'n': buf_addc(b, '\n'); return 1;
+	case 't': buf_addc(b, '\t'); return 1;
+	case 'r': buf_addc(b, '\r'); return 1;
+	case 'x':
+		if ((hi = hexval((unsigned char)p[1])) < 0 ||
+		    (lo = hexval((unsigned char)p[2])) < 0)
+			break;
+		if (hi == 0 && lo == 0)
+			return 0;
+		buf_addc(b, (char)(hi << 4 | lo));
+		return 3;
+	}
+	buf_addc(b, *p);
+	return 1;
+}
+
 int
 cmd_split(const char *line, int *argc, char ***argv, int *col, char **cause)
 {
 	struct splitter sp = { NULL, 0, 0, BUF_INIT, 0 };
 	const char *p = line, *qstart;
+	size_t n;
 	char q;
 
 	while (*p == ' ' || *p == '\t')
@@ -274,9 +392,17 @@ cmd_split(const char *line, int *argc, char ***argv, int *col, char **cause)
 					return ts_fail(cause, "unterminated %s quote",
 					    q == '\'' ? "single" : "double");
 				}
-				if (q == '"' && *p == '\\' && p[1] != '\0')
-					p++;
-				buf_addc(&sp.word, *p);
+				if (q == '"' && *p == '\\' && p[1] != '\0') {
+					if ((n = dq_escape(p + 1, &sp.word)) == 0) {
+						*col = (int)(p - line);
+						cmd_free_argv((int)sp.argc, sp.argv);
+						buf_release(&sp.word);
+						return ts_fail(cause, "a word cannot "
+						    "hold a NUL byte (\\x00)");
+					}
+					p += n;
+				} else
+					buf_addc(&sp.word, *p);
 			}
 			buf_grow(&sp.word, 0); /* "" is still a word */
 		} else
@@ -290,6 +416,52 @@ cmd_split(const char *line, int *argc, char ***argv, int *col, char **cause)
 	*argc = (int)sp.argc;
 	*argv = sp.argv;
 	return 0;
+}
+
+/* Can w stand as a word of a command line as it is? */
+static int
+word_plain(const char *w)
+{
+	const unsigned char *p;
+
+	if (w[0] == '\0' || w[0] == ':')	/* ':' first is dropped */
+		return 0;
+	for (p = (const unsigned char *)w; *p != '\0'; p++)
+		if (*p <= ' ' || *p >= 0x7f || strchr("'\"\\#", *p) != NULL)
+			return 0;
+	return 1;
+}
+
+void
+cmd_quote(struct buf *b, const char *w)
+{
+	const unsigned char *p = (const unsigned char *)w;
+	size_t len, n;
+	uint32_t cp;
+
+	if (word_plain(w)) {
+		buf_adds(b, w);
+		return;
+	}
+	buf_addc(b, '"');
+	for (n = strlen(w); *p != '\0'; p += len, n -= len) {
+		len = ts_utf8_decode(p, n, &cp);
+		if (*p == '\n')
+			buf_adds(b, "\\n");
+		else if (*p == '\t')
+			buf_adds(b, "\\t");
+		else if (*p == '\r')
+			buf_adds(b, "\\r");
+		else if (*p == '"' || *p == '\\')
+			buf_addf(b, "\\%c", *p);
+		else if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+			buf_addf(b, "\\x%02x", *p);
+		else
+			buf_add(b, p, len);
+		if (len == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+			len = 1;
+	}
+	buf_addc(b, '"');
 }
 
 void
@@ -592,6 +764,29 @@ name_cause(const char *name, char **cause)
 	*cause = s;
 }
 
+/* A command a session file may not run: CMD_USAGE with *cause. */
+static int
+session_refuse(const char *name, char **cause)
+{
+	ts_fail(cause, "'%s' is not allowed in a session file", name);
+	return CMD_USAGE;
+}
+
+/* The index of the word that gives --name (or --name=...), or -1. */
+static int
+opt_word(int argc, char **argv, const char *name)
+{
+	size_t n = strlen(name);
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strncmp(argv[i], "--", 2) == 0 &&
+		    strncmp(argv[i] + 2, name, n) == 0 &&
+		    (argv[i][2 + n] == '\0' || argv[i][2 + n] == '='))
+			return i;
+	return -1;
+}
+
 static int
 exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
     char **cause)
@@ -610,6 +805,10 @@ exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
 		ts_fail(cause, "unknown command '%s' (try 'help')", argv[0]);
 		return CMD_USAGE;
 	}
+	if (ctx->session && !(c->flags & CMD_SESSION)) {
+		*bad_word = 0;
+		return session_refuse(c->name, cause);
+	}
 	if (wants_help(argc, argv))
 		return print_help(ctx, c);
 	memset(&a, 0, sizeof a);
@@ -623,6 +822,12 @@ exec_words(struct cmd_ctx *ctx, int argc, char **argv, int *bad_word,
 		usage = cmd_usage_line(c);
 		ts_fail(cause, "%s", usage);
 		free(usage);
+		free_args(&a);
+		return CMD_USAGE;
+	}
+	if (ctx->session && (cache = cmd_opt(&a, "cache")) != NULL) {
+		*bad_word = opt_word(argc, argv, "cache");
+		ts_fail(cause, "--cache is not allowed in a session file");
 		free_args(&a);
 		return CMD_USAGE;
 	}
@@ -794,22 +999,70 @@ source_line(FILE *f, struct buf *b)
 }
 
 /*
+ * Does line `lineno` of session file `path` name a command a session may
+ * run, without --cache?  CMD_OK (also for a line that does not split or
+ * names no command: running it says what is wrong), or CMD_USAGE with
+ * *cause naming the line and the word.
+ */
+static int
+source_allowed(const char *path, long lineno, const char *line, char **cause)
+{
+	const struct cmd *c;
+	char **argv, *why = NULL;
+	int argc, col = -1, w = -1, rc = CMD_OK;
+
+	if (cmd_split(line, &argc, &argv, &col, &why) != 0) {
+		free(why);
+		return CMD_OK;
+	}
+	if (argc > 0 && (c = cmd_find(argv[0])) != NULL) {
+		if (!(c->flags & CMD_SESSION))
+			w = 0;
+		else
+			w = opt_word(argc, argv, "cache");
+	}
+	if (w >= 0) {
+		if (w == 0)
+			session_refuse(argv[0], &why);
+		else
+			why = xstrdup("--cache is not allowed in a session file");
+		*cause = source_error(path, lineno, line, word_col(line, w), why);
+		free(why);
+		rc = CMD_USAGE;
+	}
+	cmd_free_argv(argc, argv);
+	return rc;
+}
+
+/*
  * A file that can be read twice is checked whole before any of its
- * commands runs: a binary file is refused, not half run.
+ * commands runs: a binary file, or one that asks for a command a session
+ * may not run, is refused, not half run.
  */
 static int
 source_check(FILE *f, const char *path, char **cause)
 {
 	struct buf line = BUF_INIT;
+	char *refused = NULL;	/* the first command refused */
 	ssize_t n;
 	long lineno = 0;
 	int rc = CMD_OK;
 
 	if (fseek(f, 0, SEEK_SET) != 0)
 		return CMD_OK;		/* a pipe: checked line by line */
-	while (rc == CMD_OK && (n = source_line(f, &line)) != -1)
+	/* a file that is no text is said to be that first */
+	while (rc == CMD_OK && (n = source_line(f, &line)) != -1) {
 		rc = source_text(path, ++lineno, buf_str(&line), (size_t)n,
 		    cause);
+		if (rc == CMD_OK && refused == NULL)
+			source_allowed(path, lineno, buf_str(&line), &refused);
+	}
+	if (rc == CMD_OK && refused != NULL) {
+		*cause = refused;
+		refused = NULL;
+		rc = CMD_USAGE;
+	}
+	free(refused);
 	buf_release(&line);
 	clearerr(f);
 	if (rc == CMD_OK && fseek(f, 0, SEEK_SET) != 0) {
@@ -840,6 +1093,7 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 		return CMD_FAIL;
 	}
 	ctx->depth++;
+	ctx->session++;
 	rc = source_check(f, path, cause);
 	while (rc == CMD_OK && !ctx->quit && (n = source_line(f, &b)) != -1) {
 		line = buf_str(&b);
@@ -871,6 +1125,7 @@ cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause)
 		ts_fail(cause, "%s: some commands failed", path);
 		rc = failed;
 	}
+	ctx->session--;
 	ctx->depth--;
 	buf_release(&b);
 	fclose(f);

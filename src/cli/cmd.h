@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct buf;
 struct cache;
 struct view;
 
@@ -43,6 +44,7 @@ struct cmd_ctx {
 	int keep_going;		/* `source` goes on after a failed line */
 	int threads;		/* --threads: threads for indexing (0: one
 				   per core available) */
+	int session;		/* a session file runs: CMD_SESSION commands only */
 };
 
 /* One --option value as given on the command line. */
@@ -75,7 +77,16 @@ struct cmd {
 	 * (or -CN).  Every command also accepts --cache=FILE.
 	 */
 	const char *options;
+	int flags;		/* CMD_SESSION */
 };
+
+/*
+ * The command only changes the view (what `save` writes): it may stand in
+ * a session file.  A session file is outside input, like a log: commands
+ * without this flag (they write files or change the cache) are refused
+ * there, and so is --cache.
+ */
+#define CMD_SESSION 0x1
 
 void cmd_ctx_init(struct cmd_ctx *ctx, FILE *out, FILE *err);
 /* Close the cache and free what the context owns. */
@@ -90,6 +101,16 @@ void cmd_ctx_set_cache_path(struct cmd_ctx *ctx, const char *path);
  */
 int cmd_ctx_cache(struct cmd_ctx *ctx, struct cache **out, char **cause);
 
+/*
+ * Open `path` for a command to write (save, export, report), truncated,
+ * in *out (the caller fcloses it).  The cache in use, or its -wal, -shm
+ * or -journal file, is refused under any name (a symlink or a link to it
+ * is the same device and inode) and left as it was.  Returns 0, or -1
+ * with *cause.
+ */
+int cmd_ctx_open_out(struct cmd_ctx *ctx, const char *path, FILE **out,
+    char **cause);
+
 /* The table: cmd_table[0 .. cmd_count - 1], sorted by name. */
 extern const struct cmd cmd_table[];
 extern const size_t cmd_count;
@@ -98,15 +119,24 @@ const struct cmd *cmd_find(const char *name);
 
 /*
  * Split a command line into words: blanks separate words, '...' quotes
- * literally, "..." quotes with backslash escapes, a backslash outside
- * quotes escapes the next character, and an unquoted # at the start of a
- * word begins a comment.  A leading ':' is ignored.  On success returns 0
- * and fills *argv (NULL-terminated, free with cmd_free_argv()) and *argc;
- * on a bad line returns -1 with *cause set and *col at the offending byte.
+ * literally, "..." quotes with backslash escapes (\n, \t, \r and \xHH are
+ * those bytes, a backslash before any other character stands for it), a
+ * backslash outside quotes escapes the next character, and an unquoted #
+ * at the start of a word begins a comment.  A leading ':' is ignored.  On
+ * success returns 0 and fills *argv (NULL-terminated, free with
+ * cmd_free_argv()) and *argc; on a bad line returns -1 with *cause set and
+ * *col at the offending byte.
  */
 int cmd_split(const char *line, int *argc, char ***argv, int *col,
     char **cause);
 void cmd_free_argv(int argc, char **argv);
+/*
+ * Add w to b as one word of a command line that cmd_split() reads back
+ * as w: as it is when that is safe, else in double quotes with quotes,
+ * backslashes, control bytes, C1 controls and bytes that are not UTF-8
+ * escaped, so the word is one line of printable text whatever it holds.
+ */
+void cmd_quote(struct buf *b, const char *w);
 
 /*
  * Run one command line.  Blank lines and comments succeed and do nothing.
@@ -126,8 +156,12 @@ int cmd_exec_argv(struct cmd_ctx *ctx, int argc, char **argv, char **cause);
 void cmd_say(FILE *out, const char *msg);
 
 /*
- * Run every line of `path` as a command.  Stops at the first failure and
- * returns its status, with *cause of the form "PATH:LINE: message".
+ * Run every line of `path` as a command of a session file: only commands
+ * flagged CMD_SESSION, and none with --cache.  A file that can be read
+ * twice is checked whole first: a line that is not text or names another
+ * command refuses the file before any of it runs.  Stops at the first
+ * failure (ctx->keep_going: reports it on ctx->err and goes on) and returns
+ * its status, with *cause of the form "PATH:LINE: message".
  */
 int cmd_source_file(struct cmd_ctx *ctx, const char *path, char **cause);
 

@@ -4,7 +4,8 @@
  *
  *	trainscope COMMAND [ARGS...]		one command, as a subcommand
  *	trainscope -n -c CMD [-c CMD]... [PATH...]	batch mode
- *	trainscope --replay FILE [PATH...]	run a saved session
+ *	trainscope --replay FILE [--export OUT] [--report OUT] [PATH...]
+ *						run a saved session
  *	trainscope JOBDIR			index, then diagnose
  *
  * This file is the only part of the core that prints to the terminal or
@@ -32,6 +33,8 @@ struct options {
 	size_t ncmds, cap;
 	const char *replay;
 	const char *export;	/* --export OUT: the final view, headless */
+	const char *report;	/* --report OUT: the report of the final view */
+	const char *format;	/* --format F of --export and --report */
 	const char *width;
 	int keep_going;
 	const char *cache;
@@ -63,7 +66,8 @@ usage_short(FILE *f)
 	fputs("usage: trainscope [--cache FILE] [--threads N] COMMAND "
 	    "[ARGS...]\n"
 	    "       trainscope [--cache FILE] -n -c CMD [-c CMD]... [PATH...]\n"
-	    "       trainscope [--cache FILE] --replay FILE [PATH...]\n"
+	    "       trainscope [--cache FILE] --replay FILE [--export OUT] "
+	    "[--report OUT] [PATH...]\n"
 	    "Try 'trainscope --help' or 'trainscope help'.\n", f);
 }
 
@@ -76,6 +80,8 @@ static const struct {
 	{ 'c', "-c", "a command" },
 	{ 'r', "--replay", "a file of commands" },
 	{ 'E', "--export", "a file (or -)" },
+	{ 'R', "--report", "a file (or -)" },
+	{ 'F', "--format", "a format (text, md, json or tsv)" },
 	{ 'W', "--width", "a number" },
 	{ 'T', "--threads", "a number" },
 };
@@ -113,6 +119,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "export", required_argument, NULL, 'E' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "width", required_argument, NULL, 'W' },
 		{ "keep-going", no_argument, NULL, 'K' },
 		{ "threads", required_argument, NULL, 'T' },
@@ -151,6 +159,13 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'E':
 			o->export = optarg;
 			o->batch = 1;
+			break;
+		case 'R':
+			o->report = optarg;
+			o->batch = 1;
+			break;
+		case 'F':
+			o->format = optarg;
 			break;
 		case 'W':
 			o->width = optarg;
@@ -258,6 +273,77 @@ index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * `export` or `report` of the view a replay left, to OUT: what the user
+ * asked for on the command line (a session file may write nothing).
+ */
+static int
+write_out(struct cmd_ctx *ctx, const char *cmd, const char *out,
+    const char *width, const char *format)
+{
+	char *words[7], *cause = NULL;
+	int n = 0, rc;
+
+	words[n++] = (char *)cmd;
+	if (width != NULL) {
+		words[n++] = (char *)"--width";
+		words[n++] = (char *)width;
+	}
+	if (format != NULL) {
+		words[n++] = (char *)"--format";
+		words[n++] = (char *)format;
+	}
+	words[n++] = (char *)"--";
+	words[n++] = (char *)out;
+	words[n] = NULL;
+	if ((rc = cmd_exec_argv(ctx, n, words, &cause)) != CMD_OK)
+		report(ctx, NULL, cause);
+	free(cause);
+	return rc;
+}
+
+/*
+ * --format goes to --export and to --report; given both, each takes it
+ * only when it is one of its own (md is the report's, json and tsv the
+ * export's).
+ */
+static const char *
+export_format(const struct options *o)
+{
+	if (o->format == NULL || (o->report != NULL &&
+	    strcmp(o->format, "md") == 0))
+		return NULL;
+	return o->format;
+}
+
+static const char *
+report_format(const struct options *o)
+{
+	if (o->format == NULL || (o->export != NULL &&
+	    (strcmp(o->format, "json") == 0 || strcmp(o->format, "tsv") == 0)))
+		return NULL;
+	return o->format;
+}
+
+/*
+ * The options that only mean something with --replay: 0, or -1 after
+ * saying which one came without it.
+ */
+static int
+replay_only(const struct options *o)
+{
+	const char *opt = o->export != NULL ? "--export" : o->report != NULL ?
+	    "--report" : o->format != NULL ? "--format" : o->width != NULL ?
+	    "--width" : o->keep_going ? "--keep-going" : NULL;
+
+	if (o->replay != NULL || opt == NULL)
+		return 0;
+	fprintf(stderr, "trainscope: %s is only for --replay FILE (in batch "
+	    "mode: -c 'export OUT', -c 'report OUT')\n", opt);
+	usage_short(stderr);
+	return -1;
+}
+
 static int
 run_batch(struct cmd_ctx *ctx, struct options *o, int argc, char **argv)
 {
@@ -276,23 +362,12 @@ run_batch(struct cmd_ctx *ctx, struct options *o, int argc, char **argv)
 			return rc;
 		}
 	}
-	if (o->export != NULL) {
-		char *words[5];
-		int n = 0;
-
-		words[n++] = (char *)"export";
-		if (o->width != NULL) {
-			words[n++] = (char *)"--width";
-			words[n++] = (char *)o->width;
-		}
-		words[n++] = (char *)o->export;
-		words[n] = NULL;
-		if ((rc = cmd_exec_argv(ctx, n, words, &cause)) != CMD_OK) {
-			report(ctx, NULL, cause);
-			free(cause);
-			return rc;
-		}
-	}
+	if (o->export != NULL && (rc = write_out(ctx, "export", o->export,
+	    o->width, export_format(o))) != CMD_OK)
+		return rc;
+	if (o->report != NULL && (rc = write_out(ctx, "report", o->report,
+	    NULL, report_format(o))) != CMD_OK)
+		return rc;
 	for (i = 0; i < o->ncmds && !ctx->quit; i++) {
 		rc = cmd_exec_line(ctx, o->cmds[i], &cause);
 		if (rc != CMD_OK) {
@@ -313,7 +388,7 @@ main(int argc, char **argv)
 	int rc;
 
 	memset(&o, 0, sizeof o);
-	if (parse_options(argc, argv, &o) != 0)
+	if (parse_options(argc, argv, &o) != 0 || replay_only(&o) != 0)
 		return CMD_USAGE;
 	if (o.cache != NULL && *o.cache == '\0') {
 		fputs("trainscope: --cache wants a file name, not an empty "

@@ -301,7 +301,8 @@ int model_timeline_data(struct json *j, FILE *out, const struct model *m,
 void model_encode(const struct model *m, unsigned char **out, size_t *len);
 /*
  * Decode bytes made by model_encode().  Returns the model, or NULL when
- * the bytes are not a whole, consistent model of this encoding.
+ * the bytes are not a whole, consistent model of this encoding or their
+ * checksum does not match (a number changed since they were written).
  */
 struct model *model_decode(const unsigned char *p, size_t len);
 

@@ -6,6 +6,9 @@
  * against what is left, so damaged or truncated bytes give NULL, never a
  * crash.  Numbers are little-endian; a string is its length (u32, all
  * ones for NULL) and its bytes; an array is its count, then its elements.
+ * The bytes end with the CRC-32 of all before them: a model whose numbers
+ * were changed but whose layout is intact (a flipped bit on the disk, a
+ * hand edit) reads as damaged, and the caller computes it again.
  */
 #include "config.h"
 
@@ -13,10 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "diag/model.h"
 #include "base/util.h"
 
-#define MAGIC "TSMODEL3"
+#define MAGIC "TSMODEL4"
+#define CRC_LEN 4
 
 struct mio {
 	struct buf *out;		/* writing */
@@ -347,6 +353,47 @@ walk(struct mio *io, struct model *m)
 	strv(io, &m->notes, &m->nnotes);
 }
 
+/* The CRC-32 of n bytes at p. */
+static uint32_t
+crc_of(const unsigned char *p, size_t n)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+
+	while (n > 0) {
+		uInt k = n > 1u << 30 ? 1u << 30 : (uInt)n;
+
+		crc = crc32(crc, p, k);
+		p += k;
+		n -= k;
+	}
+	return (uint32_t)crc;
+}
+
+/* Append the CRC-32 of what b holds, little-endian. */
+static void
+crc_put(struct buf *b)
+{
+	uint32_t crc = crc_of((const unsigned char *)b->s, b->len);
+	unsigned char c[CRC_LEN];
+	int i;
+
+	for (i = 0; i < CRC_LEN; i++)
+		c[i] = (unsigned char)(crc >> (8 * i));
+	buf_add(b, c, CRC_LEN);
+}
+
+/* Do the last CRC_LEN of n bytes hold the CRC-32 of those before them? */
+static int
+crc_ok(const unsigned char *p, size_t n)
+{
+	uint32_t want = 0;
+	int i;
+
+	for (i = 0; i < CRC_LEN; i++)
+		want |= (uint32_t)p[n - CRC_LEN + (size_t)i] << (8 * i);
+	return crc_of(p, n - CRC_LEN) == want;
+}
+
 void
 model_encode(const struct model *m, unsigned char **out, size_t *len)
 {
@@ -359,6 +406,7 @@ model_encode(const struct model *m, unsigned char **out, size_t *len)
 	io.out = &b;
 	/* the walker only reads the model when writing */
 	walk(&io, (struct model *)m);
+	crc_put(&b);
 	*len = b.len;
 	*out = (unsigned char *)buf_detach(&b);
 }
@@ -417,11 +465,11 @@ model_decode(const unsigned char *p, size_t len)
 	struct model *m;
 	struct mio io;
 
-	if (len < 8 || memcmp(p, MAGIC, 8) != 0)
+	if (len < 8 + CRC_LEN || memcmp(p, MAGIC, 8) != 0 || !crc_ok(p, len))
 		return NULL;
 	memset(&io, 0, sizeof io);
 	io.p = p + 8;
-	io.end = p + len;
+	io.end = p + len - CRC_LEN;
 	m = xcalloc(1, sizeof *m);
 	walk(&io, m);
 	if (io.err || io.p != io.end || !consistent(m)) {

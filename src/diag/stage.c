@@ -759,6 +759,13 @@ rule_find(const char *msg, size_t len)
 	return -1;
 }
 
+void
+stage_thread_end(void)
+{
+	pcre2_match_data_free(rule_md);
+	rule_md = NULL;
+}
+
 enum stage
 stage_rule(const char *msg, size_t len)
 {

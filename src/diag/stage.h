@@ -109,6 +109,11 @@ int stage_progress_bar(const char *msg, size_t len);
  * are compiled once, on first use).
  */
 enum stage stage_rule(const char *msg, size_t len);
+/*
+ * Free what the rules keep for the calling thread (its match data): a
+ * thread that fed a tracker calls it before it ends.
+ */
+void stage_thread_end(void);
 
 /*
  * Per-stream state: the stage so far and the last iteration seen.  Stack

@@ -28,6 +28,7 @@
 #include "logs/grep.h"
 #include "logs/logmerge.h"
 #include "view/canvas.h"
+#include "view/lineout.h"
 
 enum fmt { F_TEXT, F_TSV, F_JSON };
 
@@ -163,132 +164,22 @@ compile(const char *pat, struct grep **g, char **cause)
 
 /* ---- printing ---- */
 
-/* Write s[0..len) inert: as it is when it is printable ASCII. */
-static void
-put_inert(FILE *out, const char *s, size_t len)
-{
-	struct canvas cv;
-	size_t i, n;
-	char *line;
-
-	for (i = 0; i < len && (unsigned char)s[i] >= 0x20 &&
-	    (unsigned char)s[i] < 0x7f; i++)
-		;
-	if (i == len) {
-		fwrite(s, 1, len, out);
-		return;
-	}
-	canvas_init(&cv, (int)len * 4 + 8 > 1 << 20 ? 1 << 20 : (int)len * 4 + 8,
-	    0);
-	canvas_add_row(&cv);
-	canvas_put(&cv, 0, 0, CS_NORMAL, s, len);
-	n = (size_t)cv.width * sizeof cv.cells->s + 1;
-	line = xmalloc(n);
-	canvas_row_text(&cv, 0, line, n);
-	n = strlen(line);
-	while (n > 0 && line[n - 1] == ' ')
-		n--;
-	fwrite(line, 1, n, out);
-	free(line);
-	canvas_release(&cv);
-}
-
-/* "2024-05-01 17:09:06.123" (UTC) into b[32]. */
-static void
-fmt_time(double t, char *b, size_t n)
-{
-	double ms = floor(t * 1000.0 + 0.5);	/* to the nearest millisecond */
-	time_t s = (time_t)floor(ms / 1000.0);
-	struct tm tm;
-	size_t k;
-
-	gmtime_r(&s, &tm);
-	k = strftime(b, n, "%Y-%m-%d %H:%M:%S", &tm);
-	snprintf(b + k, n - k, ".%03d", (int)(ms - (double)s * 1000.0));
-}
-
 static void
 print_text(struct show *sh, const struct lm_row *r)
 {
-	FILE *out = sh->ctx->out;
-	char t[48];
-
-	if (!isnan(r->own))
-		fmt_time(r->own, t, sizeof t);
-	else {		/* placed at the time of the lines before it */
-		t[0] = '~';
-		fmt_time(r->eff, t + 1, sizeof t - 1);
-	}
-	fprintf(out, "%-24s ", t);
-	put_inert(out, r->node[0] != '\0' ? r->node : "-", strlen(r->node[0] !=
-	    '\0' ? r->node : "-"));
-	if (r->rank >= 0)
-		fprintf(out, " r%d ", r->rank);
-	else
-		fputs(" - ", out);
-	put_inert(out, r->path, strlen(r->path));
-	fprintf(out, ":%llu  ", (unsigned long long)r->line);
-	put_inert(out, sh->text.s, sh->text.len);
-	fputc('\n', out);
+	lineout_text(sh->ctx->out, r, sh->text.s, sh->text.len);
 }
 
 static void
 print_tsv(struct show *sh, const struct lm_row *r, int stage, long iter)
 {
-	FILE *out = sh->ctx->out;
-	char t[48] = "";
-
-	if (!isnan(r->own))
-		fmt_time(r->own, t, sizeof t);
-	fprintf(out, "%s\t", t);
-	fmt_time(r->eff, t, sizeof t);
-	fprintf(out, "%s\t", t);
-	put_inert(out, r->node, strlen(r->node));
-	if (r->rank >= 0)
-		fprintf(out, "\t%d\t", r->rank);
-	else
-		fputs("\t\t", out);
-	fprintf(out, "%s\t", stage >= 0 ? stage_name((enum stage)stage) : "");
-	if (iter >= 0)
-		fprintf(out, "%ld", iter);
-	fputc('\t', out);
-	put_inert(out, r->path, strlen(r->path));
-	fprintf(out, "\t%llu\t", (unsigned long long)r->line);
-	put_inert(out, sh->text.s, sh->text.len);
-	fputc('\n', out);
+	lineout_tsv(sh->ctx->out, r, stage, iter, sh->text.s, sh->text.len);
 }
 
 static void
 print_json(struct show *sh, const struct lm_row *r, int stage, long iter)
 {
-	struct json *j = &sh->j;
-
-	json_obj_begin(j);
-	json_key(j, "node");
-	json_str(j, r->node[0] != '\0' ? r->node : NULL);
-	json_key(j, "rank");
-	if (r->rank >= 0)
-		json_int(j, r->rank);
-	else
-		json_null(j);
-	json_key(j, "path");
-	json_str(j, r->path);
-	json_key(j, "line");
-	json_int(j, (int64_t)r->line);
-	json_key(j, "time");
-	json_num(j, r->own);
-	json_key(j, "effective_time");
-	json_num(j, r->eff);
-	json_key(j, "stage");
-	json_str(j, stage >= 0 ? stage_name((enum stage)stage) : NULL);
-	json_key(j, "iteration");
-	if (iter >= 0)
-		json_int(j, iter);
-	else
-		json_null(j);
-	json_key(j, "text");
-	json_strn(j, sh->text.s, sh->text.len);
-	json_obj_end(j);
+	lineout_json(&sh->j, r, stage, iter, sh->text.s, sh->text.len);
 }
 
 /* The row's tags when they are wanted: 0, or -1 with *cause. */
@@ -390,8 +281,7 @@ static void
 begin(struct show *sh, const char *mode)
 {
 	if (sh->fmt == F_TSV)
-		fputs("time\teffective_time\tnode\trank\tstage\titeration\t"
-		    "path\tline\ttext\n", sh->ctx->out);
+		lineout_tsv_head(sh->ctx->out);
 	if (sh->fmt != F_JSON)
 		return;
 	json_init(&sh->j, sh->ctx->out, 1);
@@ -528,11 +418,10 @@ seek_failure(struct show *sh, struct lm_cursor *cur, char **cause)
 static int
 seek_at(struct show *sh, struct lm_cursor *cur, const char *at, char **cause)
 {
-	struct tm tm;
-	double first, last, t, frac = 0;
 	size_t file;
 	uint64_t line;
-	char *end;
+	double t;
+	char *why = NULL;
 
 	if (at == NULL || strcmp(at, "first") == 0)
 		return lm_seek_first(cur, cause);
@@ -545,34 +434,13 @@ seek_at(struct show *sh, struct lm_cursor *cur, const char *at, char **cause)
 			return -1;
 		return lm_seek_line(cur, file, line, cause);
 	}
-	if (at[0] == '@') {
-		t = strtod(at + 1, &end);
-		if (end != at + 1 && *end == '\0')
-			return lm_seek_time(cur, t, cause);
-	}
-	memset(&tm, 0, sizeof tm);
-	lm_span(sh->m, &first, &last);
-	end = strptime(at, "%Y-%m-%d %H:%M:%S", &tm);
-	if (end == NULL)
-		end = strptime(at, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (end == NULL && !isnan(last)) {	/* a time of the job's last day */
-		time_t s = (time_t)last;
-
-		gmtime_r(&s, &tm);
-		end = strptime(at, "%H:%M:%S", &tm);
-	}
-	if (end != NULL && *end == '.')
-		frac = strtod(end, &end);
-	if (end == NULL || *end != '\0') {
+	if (lm_parse_time(sh->m, at, &t, &why) != 0) {
+		free(why);
 		ts_fail(cause, "lines: --at wants first, last, failure, "
 		    "[YYYY-MM-DD ]HH:MM:SS[.FFF], @EPOCH or PATH:LINE, not '%s'",
 		    at);
 		return -1;
 	}
-	t = (double)timegm(&tm) + frac;
-	/* a time of day after the job's end: the day before */
-	if (strlen(at) <= 12 && !isnan(last) && t > last + 43200)
-		t -= 86400;
 	return lm_seek_time(cur, t, cause);
 }
 

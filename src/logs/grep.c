@@ -75,12 +75,15 @@ struct scan {
 
 /* ---- the pattern ---- */
 
-/* The literal the pattern starts with, if every match must. */
+/*
+ * The literal the pattern starts with, if every match must (caseless:
+ * only one without letters, which has no other case to match).
+ */
 static void
-find_literal(struct grep *g, const char *pat)
+find_literal(struct grep *g, const char *pat, int caseless)
 {
 	const char *p = pat, *meta = "\\^$.|?*+()[]{}";
-	size_t n;
+	size_t n, i;
 
 	if (strchr(pat, '|') != NULL)
 		return;
@@ -93,6 +96,10 @@ find_literal(struct grep *g, const char *pat)
 		n--;
 	if (n < 2)
 		return;
+	for (i = 0; caseless && i < n; i++)
+		if ((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+		    (unsigned char)p[i] >= 0x80)
+			return;
 	g->lit = xstrndup(p, n);
 	g->litlen = n;
 }
@@ -124,15 +131,23 @@ int
 grep_compile(const char *pattern, struct grep **out, size_t *err_off,
     char **cause)
 {
+	return grep_compile_flags(pattern, 0, out, err_off, cause);
+}
+
+int
+grep_compile_flags(const char *pattern, int flags, struct grep **out,
+    size_t *err_off, char **cause)
+{
 	struct grep *g = xcalloc(1, sizeof *g);
 	PCRE2_UCHAR msg[256];
 	PCRE2_SIZE off;
-	int err;
+	int err, caseless = (flags & GREP_CASELESS) != 0;
 
 	*out = NULL;
 	*err_off = 0;
 	g->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-	    PCRE2_MULTILINE, &err, &off, NULL);
+	    PCRE2_MULTILINE | (caseless ? PCRE2_CASELESS : 0), &err, &off,
+	    NULL);
 	if (g->code == NULL) {
 		pcre2_get_error_message(err, msg, sizeof msg);
 		ts_fail(cause, "bad pattern: %s", (const char *)msg);
@@ -141,7 +156,7 @@ grep_compile(const char *pattern, struct grep **out, size_t *err_off,
 		return -1;
 	}
 	g->jit = pcre2_jit_compile(g->code, PCRE2_JIT_COMPLETE) == 0;
-	find_literal(g, pattern);
+	find_literal(g, pattern, caseless);
 	g->per_line = looks_across(pattern);
 	*out = g;
 	return 0;
@@ -175,6 +190,14 @@ grep_match(const struct grep *g, const char *s, size_t len)
 
 	pcre2_match_data_free(md);
 	return rc >= 0;
+}
+
+/* Has the caller asked the search to stop? */
+static int
+cancelled(const struct grep_opts *o)
+{
+	return o->cancel != NULL && __atomic_load_n(o->cancel,
+	    __ATOMIC_RELAXED) != 0;
 }
 
 /* ---- phase one: the files ---- */
@@ -321,6 +344,8 @@ scan_blocks(struct scan *sc, int fd, gzFile gz, uint64_t left,
 	const char *nl;
 
 	for (;;) {
+		if (cancelled(sc->run->o))
+			return;
 		if (have == sc->cap) {	/* a line longer than the buffer */
 			sc->cap *= 2;
 			sc->buf = xrealloc(sc->buf, sc->cap + 1);
@@ -389,7 +414,8 @@ file_wanted(const struct run *run, size_t fi)
 {
 	const struct lm_file *f = lm_file(run->m, fi);
 
-	return run->o->node == NULL || strcmp(f->node, run->o->node) == 0;
+	return (run->o->node == NULL || strcmp(f->node, run->o->node) == 0) &&
+	    (run->o->file == NULL || run->o->file(run->o->file_arg, f));
 }
 
 static void *
@@ -406,7 +432,7 @@ worker(void *arg)
 	sc.buf = xmalloc(sc.cap + 1);
 	for (;;) {
 		pthread_mutex_lock(&run->mu);
-		fi = run->failed ? SIZE_MAX : run->next++;
+		fi = run->failed || cancelled(run->o) ? SIZE_MAX : run->next++;
 		pthread_mutex_unlock(&run->mu);
 		if (fi >= lm_nfiles(run->m))
 			break;
@@ -456,6 +482,8 @@ search(struct run *run, char **cause)
 	for (k = 1; k <= started; k++)
 		pthread_join(th[k], NULL);
 	pthread_mutex_destroy(&run->mu);
+	if (cancelled(run->o))
+		return ts_fail(cause, "cancelled");
 	for (i = 0; i < nf; i++)
 		if (run->res[i].err != NULL) {
 			ts_fail(cause, "%s", run->res[i].err);
@@ -593,6 +621,10 @@ tag_file(struct run *run, size_t i, char **cause)
 	it.tagged = 0;
 	r->n = 0;
 	while ((rc = iter_next(run->m, &it, cause)) == 1) {
+		if (cancelled(run->o)) {
+			rc = ts_fail(cause, "cancelled");
+			break;
+		}
 		rc = run->o->tag(run->o->tag_arg, &it.row, &it.stage, &it.iter,
 		    cause);
 		if (rc < 0)
@@ -662,6 +694,10 @@ merge(struct run *run, int (*fn)(void *, const struct grep_hit *, char **),
 	for (i = n; rc >= 0 && i-- > 0;)
 		sift_down(h, n, i);
 	while (rc >= 0 && n > 0) {
+		if (cancelled(run->o)) {
+			rc = ts_fail(cause, "cancelled");
+			break;
+		}
 		hit.row = &h[0]->row;
 		hit.stage = h[0]->stage;
 		hit.iter = h[0]->iter;

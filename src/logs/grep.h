@@ -18,13 +18,27 @@
 #include <stdint.h>
 
 struct logmerge;
+struct lm_file;
 struct lm_row;
 struct grep;
+
+/* Flags of grep_compile_flags(). */
+enum {
+	GREP_CASELESS = 1	/* letters match either case */
+};
 
 struct grep_opts {
 	int invert;		/* the lines that do not match */
 	const char *node;	/* only files of this node, NULL: all */
 	int threads;		/* 0: one per core */
+	/* Only the files file() keeps (NULL: all; with node, both). */
+	int (*file)(void *arg, const struct lm_file *f);
+	void *file_arg;
+	/*
+	 * Stop soon when *cancel becomes nonzero (NULL: never): the call
+	 * then fails with "cancelled".  Another thread may set it.
+	 */
+	const int *cancel;
 	/*
 	 * Tag a selected line (NULL: no tags): fill *stage and *iter and
 	 * return 1 to keep the line, 0 to drop it, -1 to stop with *cause.
@@ -51,6 +65,9 @@ struct grep_hit {
  */
 int grep_compile(const char *pattern, struct grep **out, size_t *err_off,
     char **cause);
+/* The same with GREP_* flags. */
+int grep_compile_flags(const char *pattern, int flags, struct grep **out,
+    size_t *err_off, char **cause);
 void grep_free(struct grep *g);
 
 /* Whether s[0..len) matches (1) or not (0).  Thread-safe. */

@@ -244,31 +244,68 @@ load_files(struct logmerge *m, int64_t job, char **cause)
 	return 0;
 }
 
-int
-lm_open(struct cache *c, const char *name, struct logmerge **out,
-    char **cause)
+/* A merge with nothing loaded yet. */
+static struct logmerge *
+merge_new(struct cache *c)
 {
 	struct logmerge *m = xcalloc(1, sizeof *m);
-	int64_t job;
 	size_t i;
 
-	*out = NULL;
 	m->cache = c;
 	for (i = 0; i < NSRC; i++)
 		m->srcs[i].file = -1;
 	m->buf = xmalloc(BLK);
-	if (find_job(c, name, &job, &m->job, &m->root, cause) != 0 ||
-	    linedb_open(c, &m->db, cause) != 0 ||
-	    load_files(m, job, cause) != 0) {
-		lm_free(m);
+	return m;
+}
+
+/* Load job `job`'s files into m and size the chunk LRU: 0, or -1. */
+static int
+merge_load(struct logmerge *m, int64_t job, char **cause)
+{
+	size_t i;
+
+	if (linedb_open(m->cache, &m->db, cause) != 0 ||
+	    load_files(m, job, cause) != 0)
 		return -1;
-	}
 	m->nchunks = m->nfiles + 64 < NCHUNK ? NCHUNK : m->nfiles + 64;
 	if (m->nchunks > NCHUNK_MAX)
 		m->nchunks = NCHUNK_MAX;
 	m->chunks = xcalloc(m->nchunks, sizeof *m->chunks);
 	for (i = 0; i < m->nchunks; i++)
 		m->chunks[i].file = -1;
+	return 0;
+}
+
+int
+lm_open(struct cache *c, const char *name, struct logmerge **out,
+    char **cause)
+{
+	struct logmerge *m = merge_new(c);
+	int64_t job;
+
+	*out = NULL;
+	if (find_job(c, name, &job, &m->job, &m->root, cause) != 0 ||
+	    merge_load(m, job, cause) != 0) {
+		lm_free(m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+int
+lm_open_job(struct cache *c, int64_t job, const char *name,
+    const char *root, struct logmerge **out, char **cause)
+{
+	struct logmerge *m = merge_new(c);
+
+	*out = NULL;
+	m->job = xstrdup(name);
+	m->root = xstrdup(root != NULL ? root : ".");
+	if (merge_load(m, job, cause) != 0) {
+		lm_free(m);
+		return -1;
+	}
 	*out = m;
 	return 0;
 }
@@ -346,6 +383,69 @@ lm_span(const struct logmerge *m, double *first, double *last)
 {
 	*first = m->first;
 	*last = m->last;
+}
+
+uint64_t
+lm_total(const struct logmerge *m)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < m->nfiles; i++)
+		n += m->files[i].pub.lines;
+	return n;
+}
+
+/* A time of s in strptime's format f: the rest of s after it, or NULL. */
+static const char *
+time_of(const char *s, const char *f, struct tm *tm, double *frac)
+{
+	const char *end = strptime(s, f, tm);
+	char *e;
+
+	*frac = 0;
+	if (end != NULL && *end == '.' && end[1] >= '0' && end[1] <= '9') {
+		*frac = strtod(end, &e);
+		end = e;
+	}
+	return end;
+}
+
+int
+lm_parse_time(const struct logmerge *m, const char *s, double *t,
+    char **cause)
+{
+	struct tm tm;
+	const char *end;
+	char *e;
+	double frac;
+	time_t last;
+
+	if (s[0] == '@') {
+		*t = strtod(s + 1, &e);
+		if (e != s + 1 && *e == '\0' && isfinite(*t))
+			return 0;
+	}
+	memset(&tm, 0, sizeof tm);
+	if ((end = time_of(s, "%Y-%m-%d %H:%M:%S", &tm, &frac)) == NULL)
+		end = time_of(s, "%Y-%m-%dT%H:%M:%S", &tm, &frac);
+	if (end != NULL && *end == '\0') {
+		*t = (double)timegm(&tm) + frac;
+		return 0;
+	}
+	/* a time of day: of the job's last day (the day before when that
+	   puts it more than 12 hours after the job's end) */
+	last = (time_t)(isnan(m->last) ? (double)time(NULL) : m->last);
+	memset(&tm, 0, sizeof tm);
+	gmtime_r(&last, &tm);
+	end = time_of(s, "%H:%M:%S", &tm, &frac);
+	if (end == NULL || *end != '\0' || strchr(s, ':') == NULL)
+		return ts_fail(cause, "'%s' is no time ([YYYY-MM-DD ]"
+		    "HH:MM:SS[.FFF] or @EPOCH)", s);
+	*t = (double)timegm(&tm) + frac;
+	if (*t > (double)last + 43200)
+		*t -= 86400;
+	return 0;
 }
 
 long
@@ -819,6 +919,31 @@ lm_cursor_new(struct logmerge *m)
 	cur->f = xcalloc(m->nfiles + 1, sizeof *cur->f);
 	cur->cur = -1;
 	return cur;
+}
+
+void
+lm_cursor_copy(struct lm_cursor *dst, const struct lm_cursor *src)
+{
+	memcpy(dst->f, src->f, src->m->nfiles * sizeof *dst->f);
+	dst->cur = src->cur;
+}
+
+uint64_t
+lm_index(const struct lm_cursor *cur, const unsigned char *want)
+{
+	const struct logmerge *m = cur->m;
+	uint64_t n = 0;
+	size_t i;
+
+	if (cur->cur < 0)
+		return 0;
+	for (i = 0; i < m->nfiles; i++) {
+		if (want != NULL && !want[i])
+			continue;
+		n += cur->f[i].head.line != 0 ? cur->f[i].head.line - 1 :
+		    m->files[i].pub.lines;
+	}
+	return n;
 }
 
 void

@@ -82,6 +82,14 @@ struct lm_row {
  */
 int lm_open(struct cache *c, const char *job, struct logmerge **out,
     char **cause);
+/*
+ * The merge of the job with id `job` in the cache, named `name`, its
+ * files relative to `root` (a caller that has found the job already
+ * hands it on: nothing is looked up by name).  Returns 0 and sets *out,
+ * or -1 with *cause.  A job without files gives an empty merge.
+ */
+int lm_open_job(struct cache *c, int64_t job, const char *name,
+    const char *root, struct logmerge **out, char **cause);
 void lm_free(struct logmerge *m);
 
 /* The job's name and root directory (borrowed). */
@@ -91,6 +99,16 @@ size_t lm_nfiles(const struct logmerge *m);
 const struct lm_file *lm_file(const struct logmerge *m, size_t i);
 /* The earliest and latest time of the job's timed files (NaN: none). */
 void lm_span(const struct logmerge *m, double *first, double *last);
+/* Every file's lines when indexed, summed: the rows of the merge. */
+uint64_t lm_total(const struct logmerge *m);
+/*
+ * A time as a user types it, into epoch seconds *t: @EPOCH, YYYY-MM-DD
+ * HH:MM:SS[.FFF] (or with a T), or HH:MM:SS[.FFF] on the job's last day
+ * (the day before when that is more than 12 hours past the job's end).
+ * Returns 0, or -1 with *cause.
+ */
+int lm_parse_time(const struct logmerge *m, const char *s, double *t,
+    char **cause);
 /* The index of the file at `path`, or -1. */
 long lm_find_file(const struct logmerge *m, const char *path);
 
@@ -128,6 +146,14 @@ int lm_parse_pos(const struct logmerge *m, const char *pos, size_t *file,
  */
 struct lm_cursor *lm_cursor_new(struct logmerge *m);
 void lm_cursor_free(struct lm_cursor *cur);
+/* Put dst where src is (both cursors of one merge): no read, no query. */
+void lm_cursor_copy(struct lm_cursor *dst, const struct lm_cursor *src);
+/*
+ * The rows of the merge before the cursor's row: its place in the whole
+ * merged log, from 0.  With `want` (one flag a file, NULL: all) only the
+ * rows of the files it flags count.  No read: each file's boundary says.
+ */
+uint64_t lm_index(const struct lm_cursor *cur, const unsigned char *want);
 
 /* Put the cursor on the first row, the last row; 0, or -1 with *cause. */
 int lm_seek_first(struct lm_cursor *cur, char **cause);

@@ -9,10 +9,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/cache.h"
 #include "view/canvas.h"
@@ -26,6 +29,7 @@
 #include "logs/scan.h"
 #include "diag/stage.h"
 #include "base/util.h"
+#include "view/pane.h"
 #include "view/view.h"
 #include "db/viewdb.h"
 #include "view/viewint.h"
@@ -67,19 +71,7 @@ done(int rc)
 static void
 quote_word(struct buf *b, const char *w)
 {
-	const char *p;
-
-	if (w[0] != '\0' && strpbrk(w, " \t'\"\\#") == NULL) {
-		buf_adds(b, w);
-		return;
-	}
-	buf_addc(b, '"');
-	for (p = w; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\')
-			buf_addc(b, '\\');
-		buf_addc(b, *p);
-	}
-	buf_addc(b, '"');
+	cmd_quote(b, w);
 }
 
 static void
@@ -102,8 +94,25 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 	struct buf b;
 	size_t i;
 	int k;
+	char *key;
 
 	buf_init(&b);
+	if (strcmp(a->name, "move") == 0 &&
+	    (pane_active(v)->flags & PF_MERGED) &&
+	    (key = view_row_key(v)) != NULL) {
+		/* the merged log's place is its row's key, not its index */
+		buf_adds(&b, "goto line ");
+		quote_word(&b, key);
+		free(key);
+		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1],
+		    "goto line ")) {
+			free(v->log[v->nlog - 1]);
+			v->log[v->nlog - 1] = buf_detach(&b);
+			return;
+		}
+		log_line(v, buf_detach(&b));
+		return;
+	}
 	if (strcmp(a->name, "move") == 0) {
 		buf_addf(&b, "move %d", v->st.cursor[v->st.pane] + 1);
 		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1], "move ")) {
@@ -136,6 +145,13 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 			quote_word(&b, a->opts[i].value);
 		}
 	}
+	/* a job named like an option is no option on replay */
+	for (k = 0; k < a->argc; k++)
+		if (strncmp(a->argv[k], "--", 2) == 0 ||
+		    strcmp(a->argv[k], "-h") == 0) {
+			buf_adds(&b, " --");
+			break;
+		}
 	for (k = 0; k < a->argc; k++) {
 		buf_addc(&b, ' ');
 		quote_word(&b, a->argv[k]);
@@ -158,8 +174,10 @@ open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
 {
 	struct view *v = ctx_view(ctx);
 	const char **base = NULL;
+	struct job_ref ref;
 	struct model *m;
 	size_t nbase = 0;
+	int64_t id;
 	int flags = 0, rc;
 
 	if (v->cache == NULL && cmd_ctx_cache(ctx, &v->cache, cause) != 0)
@@ -169,12 +187,22 @@ open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
 		if (cmd_has_opt(a, "no-flows"))
 			flags |= JOBMODEL_NO_FLOWS;
 	}
-	rc = job_model(v->cache, name, base, nbase, flags, ctx->err,
+	/* found once here: the view keeps its id for the merged log */
+	if ((rc = jobdb_find(v->cache, name, &ref, cause)) <= 0) {
+		free(base);
+		if (rc == 0)
+			ts_fail(cause, "no job '%s' (index it first)", name);
+		return CMD_FAIL;
+	}
+	rc = job_model_ref(v->cache, &ref, base, nbase, flags, ctx->err,
 	    a != NULL ? a->name : "open", &m, cause);
+	id = ref.id;
+	jobdb_release(&ref);
 	free(base);
 	if (rc != 0)
 		return CMD_FAIL;
 	view_set_model(v, m->name, m);
+	v->job_id = id;
 	return CMD_OK;
 }
 
@@ -354,8 +382,12 @@ write_view(struct view *v, FILE *f, long width, long height)
 	int rc;
 
 	canvas_init(&cv, (int)width, 0);
-	view_draw(v, &cv, (int)width, (int)height);
-	rc = canvas_write(&cv, 0, cv.nrows, f);
+	if (height == 0)	/* whole: written as it is drawn */
+		rc = view_write(v, &cv, (int)width, f);
+	else {
+		view_draw(v, &cv, (int)width, (int)height);
+		rc = canvas_write(&cv, 0, cv.nrows, f);
+	}
 	canvas_release(&cv);
 	return rc;
 }
@@ -385,7 +417,7 @@ cmd_view(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (a->argc > 0 && strcmp(a->argv[0], "-c") != 0 &&
 	    view_pane_parse(a->argv[0]) < 0) {
 		ts_fail(cause, "view: no pane '%s' (events, heatmap, timeline, "
-		    "groups, lines or jobs)", a->argv[0]);
+		    "groups, lines, jobs or log)", a->argv[0]);
 		return CMD_USAGE;
 	}
 	if (a->argc > 1 && strcmp(a->argv[1], "-c") != 0 &&
@@ -449,11 +481,8 @@ cmd_export(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_USAGE;
 	if (strcmp(path, "-") == 0)
 		f = ctx->out;
-	else if ((f = fopen(path, "w")) == NULL) {
-		ts_fail(cause, "export: cannot write '%s': %s", path,
-		    strerror(errno));
+	else if (cmd_ctx_open_out(ctx, path, &f, cause) != 0)
 		return CMD_FAIL;
-	}
 	if (fmt != NULL && strcmp(fmt, "text") != 0) {
 		rc = view_data(v, f, strcmp(fmt, "tsv") == 0, &why);
 		if (rc != 0) {
@@ -479,23 +508,32 @@ cmd_save(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	struct view *v = ctx_view(ctx);
 	const char *path = a->argv[0];
+	struct buf b;
 	FILE *f;
 	size_t i;
 	int bad;
 
-	if ((f = fopen(path, "w")) == NULL) {
-		ts_fail(cause, "save: cannot write '%s': %s", path,
-		    strerror(errno));
+	if (cmd_ctx_open_out(ctx, path, &f, cause) != 0)
 		return CMD_FAIL;
+	/* every word quoted: a name cannot end the comment line */
+	buf_init(&b);
+	buf_addf(&b, "# trainscope session\n# version %s\n", PACKAGE_VERSION);
+	if (v->cache != NULL) {
+		buf_adds(&b, "# cache ");
+		quote_word(&b, cache_path(v->cache));
+		buf_addc(&b, '\n');
 	}
-	fprintf(f, "# trainscope session\n# version %s\n", PACKAGE_VERSION);
-	if (v->cache != NULL)
-		fprintf(f, "# cache %s\n", cache_path(v->cache));
-	if (v->m != NULL)
-		fprintf(f, "# job %s %s\n", v->m->name, v->m->root != NULL ?
-		    v->m->root : "-");
-	fputs("# replay: trainscope --replay FILE [--export OUT --width N]\n",
-	    f);
+	if (v->m != NULL) {
+		buf_adds(&b, "# job ");
+		quote_word(&b, v->m->name);
+		buf_addc(&b, ' ');
+		quote_word(&b, v->m->root != NULL ? v->m->root : "-");
+		buf_addc(&b, '\n');
+	}
+	fputs(buf_str(&b), f);
+	buf_release(&b);
+	fputs("# replay: trainscope --replay FILE [--export OUT --width N] "
+	    "[--report OUT --format md]\n", f);
 	for (i = 0; i < v->nlog; i++)
 		fprintf(f, "%s\n", v->log[i]);
 	bad = ferror(f);
@@ -874,6 +912,74 @@ lines_target(struct cache *c, const struct model *m, long id,
 	return 0;
 }
 
+/* "trainscope: lines: warning: ..." on ctx->err, the path inert. */
+static void
+lines_warn(struct cmd_ctx *ctx, const char *path, const char *what)
+{
+	fputs("trainscope: lines: warning: '", ctx->err);
+	canvas_fput(ctx->err, path);
+	fprintf(ctx->err, "' %s\n", what);
+}
+
+/*
+ * Is file `file` of the job as the index read it?  Its size, mtime and
+ * inode against what the cache stored, and (for a plain file) whether
+ * the offset stored for the checkpoint at or before `line` still starts
+ * a line: a file rewritten at the same size keeps its size but not its
+ * line starts.  Says so on ctx->err; the lines are printed all the same.
+ */
+static void
+lines_check(struct cmd_ctx *ctx, struct cache *c, const struct model *m,
+    int64_t file, const char *path, uint64_t line)
+{
+	struct viewdb_disk d;
+	struct stat sb;
+	uint64_t at = 0, off = 0;
+	char *full, *why = NULL, ch = '\n';
+	int fd;
+
+	full = xasprintf("%s/%s", m->root != NULL ? m->root : ".", path);
+	if (stat(full, &sb) != 0 || viewdb_file_disk(c, file, &d, &why) != 1)
+		goto out;		/* a missing file: the lines name it */
+	if (sb.st_size != d.size || (int64_t)sb.st_ino != d.inode ||
+	    (double)sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec / 1e9 != d.mtime) {
+		lines_warn(ctx, path, "changed since it was indexed (index the "
+		    "job again): these lines may not be the ones it found");
+		goto out;
+	}
+	if (d.gz || viewdb_checkpoint(c, file, line, &at, &off, &why) != 1 ||
+	    off == 0 || (fd = open(full, O_RDONLY | O_CLOEXEC)) < 0)
+		goto out;
+	if (pread(fd, &ch, 1, (off_t)off - 1) == 1 && ch != '\n')
+		lines_warn(ctx, path, "was rewritten since it was indexed (its "
+		    "lines no longer start where the index found them; index "
+		    "the job again)");
+	close(fd);
+out:
+	free(why);
+	free(full);
+}
+
+/* lines_check() of each file of rows [from, to), once a file. */
+static void
+lines_check_rows(struct cmd_ctx *ctx, struct cache *c, struct view *v,
+    size_t from, size_t to)
+{
+	int64_t *seen = xcalloc(to - from + 1, sizeof *seen);
+	size_t i, k, n = 0;
+
+	for (i = from; i < to; i++) {
+		for (k = 0; k < n && seen[k] != v->lines[i].file; k++)
+			;
+		if (k < n)
+			continue;
+		seen[n++] = v->lines[i].file;
+		lines_check(ctx, c, v->m, v->lines[i].file, v->lines[i].path,
+		    v->lines[i].line);
+	}
+	free(seen);
+}
+
 int
 cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
@@ -951,6 +1057,7 @@ cmd_lines(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 				to = i + 1;
 		}
 	}
+	lines_check_rows(ctx, c, &v, from, to);
 	for (i = from; i < to; i += 256) {
 		size_t k, end = i + 256 < to ? i + 256 : to;
 

@@ -36,6 +36,26 @@ draw_row(struct area *a, int *used)
 }
 
 void
+draw_map(struct area *a, int row, long r)
+{
+	if (a->map != NULL && row >= 0 && row < a->nmap)
+		a->map[row] = r;
+}
+
+int
+draw_flush(struct area *a, int *used)
+{
+	int rc;
+
+	if (a->out == NULL)
+		return 0;
+	rc = canvas_write(a->cv, 0, a->cv->nrows, a->out);
+	canvas_reset(a->cv);
+	a->row0 = -*used;	/* the next row is the canvas's first */
+	return rc;
+}
+
+void
 draw_tail(struct canvas *cv, int row, int col, int w, int style,
     const char *path)
 {
@@ -320,8 +340,9 @@ draw_tabs(struct view *v, struct canvas *cv, int row)
 static void
 draw_status(struct view *v, struct canvas *cv, int row)
 {
+	const struct pane_ops *ops = pane_active(v);
 	int n = view_nrows(v);
-	char buf[96];
+	char buf[192];
 
 	canvas_set_style(cv, row, 0, cv->width, CS_STATUS);
 	if (v->message != NULL) {
@@ -329,18 +350,23 @@ draw_status(struct view *v, struct canvas *cv, int row)
 		    strlen(v->message));
 		return;
 	}
-	snprintf(buf, sizeof buf, "%s %d/%d", view_pane_name(v->st.pane),
-	    n == 0 ? 0 : v->st.cursor[v->st.pane] + 1, n);
+	if (ops->status != NULL)	/* it says the search's state too */
+		ops->status(v, buf, sizeof buf);
+	else
+		snprintf(buf, sizeof buf, "%s %d/%d", view_pane_name(
+		    v->st.pane), n == 0 ? 0 : v->st.cursor[v->st.pane] + 1, n);
 	if (v->st.hscroll[v->st.pane] > 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    "  col +%d", v->st.hscroll[v->st.pane]);
-	if (v->search != NULL)
+	if (v->search != NULL && ops->status == NULL)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    "  /%.40s", v->search);
-	canvas_puts(cv, row, 0, CS_STATUS, buf);
+	n = canvas_put_clip(cv, row, 0, cv->width, CS_STATUS, buf, strlen(buf));
 	snprintf(buf, sizeof buf, "? help  : command  q quit");
-	canvas_puts(cv, row, cv->width - (int)strlen(buf) - 1 > 0 ?
-	    cv->width - (int)strlen(buf) - 1 : 0, CS_STATUS, buf);
+	/* (the keys' hint where the pane's own words leave room) */
+	if (n + 2 <= cv->width - (int)strlen(buf) - 1 || ops->status == NULL)
+		canvas_puts(cv, row, cv->width - (int)strlen(buf) - 1 > 0 ?
+		    cv->width - (int)strlen(buf) - 1 : 0, CS_STATUS, buf);
 	canvas_set_style(cv, row, 0, cv->width, CS_STATUS);
 }
 
@@ -367,12 +393,33 @@ clamp(struct view *v, int page)
 		*top = 0;
 }
 
-int
-view_draw(struct view *v, struct canvas *cv, int width, int height)
+/* The map of screen rows to pane rows, all -1, for a screen of h rows. */
+static long *
+reset_map(struct view *v, int h)
+{
+	int i;
+
+	if (h <= 0)
+		return NULL;
+	if (v->nrowmap != h) {
+		v->rowmap = xreallocarray(v->rowmap, (size_t)h,
+		    sizeof *v->rowmap);
+		v->nrowmap = h;
+	}
+	for (i = 0; i < h; i++)
+		v->rowmap[i] = -1;
+	return v->rowmap;
+}
+
+/* view_draw(), with the rows of an export written to out as they go. */
+static int
+draw_screen(struct view *v, struct canvas *cv, int width, int height,
+    FILE *out)
 {
 	struct area a;
 	int used = 0, attempt;
 
+	view_poll(v);
 	v->width = width;
 	v->height = height;
 	canvas_set_width(cv, width < 20 ? 20 : width);
@@ -386,6 +433,9 @@ view_draw(struct view *v, struct canvas *cv, int width, int height)
 		a.row0 = 2;
 		a.nrows = height <= 0 ? -1 : height - 3;
 		a.w = cv->width;
+		a.out = out;
+		a.map = reset_map(v, height);
+		a.nmap = height;
 		if (height <= 0)
 			v->st.top[v->st.pane] = 0;
 		used = 0;
@@ -414,4 +464,17 @@ view_draw(struct view *v, struct canvas *cv, int width, int height)
 		draw_status(v, cv, height - 1);
 	}
 	return cv->nrows;
+}
+
+int
+view_draw(struct view *v, struct canvas *cv, int width, int height)
+{
+	return draw_screen(v, cv, width, height, NULL);
+}
+
+int
+view_write(struct view *v, struct canvas *cv, int width, FILE *out)
+{
+	draw_screen(v, cv, width, 0, out);
+	return canvas_write(cv, 0, cv->nrows, out);
 }

@@ -24,7 +24,8 @@ const struct key_binding key_table[] = {
 	{ "l", "scroll right", "scroll the text to the right" },
 	{ "Left", "scroll left", "scroll the text back to the left" },
 	{ "h", "scroll left", "scroll the text back to the left" },
-	{ "Enter", "drill", "open what the row leads to" },
+	{ "Enter", "drill", "open what the row leads to (the log at an event, "
+	  "a node, an iteration)" },
 	{ "Backspace", "back", "back to the view before the drill" },
 	{ "q", "back --or-quit", "back; quit when there is nothing to go back to" },
 	{ "Tab", "pane next", "next pane" },
@@ -35,6 +36,7 @@ const struct key_binding key_table[] = {
 	{ "4", "pane groups", "groups pane" },
 	{ "5", "pane lines", "lines pane" },
 	{ "6", "pane jobs", "jobs pane" },
+	{ "7", "pane log", "log pane: every raw line of the job in time order" },
 	{ "/", ":search /", "search (PCRE2)" },
 	{ "n", "next", "next match" },
 	{ "N", "prev", "previous match" },

@@ -8,7 +8,8 @@
  * number, an arrow on the event's own lines and a bar on the lines of
  * their error's trace (the traceback before it), and the text, scrolled
  * sideways; below the list, the cursor's line whole.  A drill on an
- * event's line shows its file around it.
+ * event's line shows its file around it.  The view's filters hide rows,
+ * and a search goes through the whole job's raw lines (viewlines.c).
  */
 #include "config.h"
 
@@ -182,6 +183,7 @@ lines_draw(struct view *v, struct area *a, int *used)
 			break;
 		v->page++;
 		x = lines_row(v, a, row, i, top, pw, nw);
+		draw_map(a, row, (long)i);
 		if ((int)i == v->st.cursor[PANE_LINES])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 		if (v->search_re != NULL && v->lines[i].text != NULL &&
@@ -216,65 +218,13 @@ lines_target(struct view *v, size_t r, struct view_target *t)
 	return 0;
 }
 
-/* A search of the rows' texts: the first or the last row matching. */
-struct lfind {
-	void *re;
-	int last;		/* keep going: the last match counts */
-	int found;
-	size_t row;
-};
-
-static int
-lfind_row(void *arg, size_t row, const char *s, size_t len)
-{
-	struct lfind *f = arg;
-
-	if (!view_regex_find(f->re, s, len, NULL, NULL))
-		return 0;
-	f->found = 1;
-	f->row = row;
-	return !f->last;
-}
-
-/*
- * Search the texts as they are read, a file at a time from its
- * checkpoint, keeping none: down from the row after the cursor (the
- * cursor's row for dir 0) and round from the top; up, the last match
- * above the cursor, else the last one from it down.
- */
-static int
-lines_find(struct view *v, void *re, int dir, size_t *row)
-{
-	struct lfind f;
-	size_t n = lines_nrows(v), cur;
-
-	if (n == 0)
-		return FIND_NONE;
-	memset(&f, 0, sizeof f);
-	f.re = re;
-	f.last = dir < 0;
-	cur = (size_t)(v->st.cursor[v->st.pane] < 0 ? 0 :
-	    v->st.cursor[v->st.pane]) % n;
-	if (dir < 0) {
-		view_lines_scan(v, 0, cur, lfind_row, &f);
-		if (!f.found)
-			view_lines_scan(v, cur, n, lfind_row, &f);
-	} else {
-		if (dir > 0)
-			cur = (cur + 1) % n;
-		view_lines_scan(v, cur, n, lfind_row, &f);
-		if (!f.found)
-			view_lines_scan(v, 0, cur, lfind_row, &f);
-	}
-	*row = f.row;
-	return f.found ? FIND_FOUND : FIND_NONE;
-}
-
 const struct pane_ops pane_lines = {
 	.name = "lines",
-	.flags = PF_JOB | PF_HSCROLL,
+	.flags = PF_JOB | PF_HSCROLL | PF_RAW,
 	.nrows = lines_nrows,
 	.draw = lines_draw,
 	.target = lines_target,
-	.find = lines_find
+	.find = view_lines_find,	/* the job's raw lines (viewlines.c) */
+	.key = view_lines_key,
+	.status = view_lines_status
 };

@@ -24,7 +24,8 @@ static const struct pane_ops *const table[PANE_COUNT] = {
 	[PANE_TIMELINE] = &pane_timeline,
 	[PANE_GROUPS] = &pane_groups,
 	[PANE_LINES] = &pane_lines,
-	[PANE_JOBS] = &pane_jobs
+	[PANE_JOBS] = &pane_jobs,
+	[PANE_LOG] = &pane_log
 };
 
 const struct pane_ops *
@@ -97,14 +98,39 @@ int
 view_target(struct view *v, struct view_target *t)
 {
 	const struct pane_ops *ops = usable(v);
-	int cur = v->st.cursor[v->st.pane];
+	int n = view_nrows(v), cur = v->st.cursor[v->st.pane];
 
 	memset(t, 0, sizeof *t);
 	t->node = -1;
-	if (ops == NULL || ops->target == NULL || cur < 0 ||
-	    cur >= view_nrows(v))
+	if (ops == NULL || ops->target == NULL || cur < 0 || cur >= n)
 		return -1;
 	return ops->target(v, (size_t)cur, t);
+}
+
+char *
+view_row_key(struct view *v)
+{
+	const struct pane_ops *ops = usable(v);
+	int n, cur;
+
+	if (ops == NULL || ops->key == NULL || (unsigned)v->st.pane >=
+	    PANE_COUNT)
+		return NULL;
+	n = view_nrows(v);	/* (rows built first: they place the cursor) */
+	cur = v->st.cursor[v->st.pane];
+	if (cur < 0 || cur >= n)
+		return NULL;
+	return ops->key(v, (size_t)cur);
+}
+
+void
+pane_release_all(struct view *v)
+{
+	size_t i;
+
+	for (i = 0; i < PANE_COUNT; i++)
+		if (table[i]->release != NULL)
+			table[i]->release(v);
 }
 
 int

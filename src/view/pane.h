@@ -33,14 +33,22 @@ struct area {
 	int row0;
 	int nrows;		/* < 0: no limit (the whole pane, for export) */
 	int w;
+	FILE *out;		/* export: rows may be written out as they are
+				   drawn (draw_flush()); NULL: kept */
+	long *map;		/* the pane row of each canvas row, or NULL */
+	int nmap;
 };
 
 /* The flags of a pane. */
 enum {
 	PF_JOB = 1,		/* shows the open job: none without one */
 	PF_HSCROLL = 2,		/* its text scrolls sideways */
-	PF_REDRAW_ROWS = 4	/* its rows come from outside the model (the
+	PF_REDRAW_ROWS = 4,	/* its rows come from outside the model (the
 				   cache): read again at every draw */
+	PF_RAW = 8,		/* its search reads the job's raw lines */
+	PF_MERGED = 16		/* its rows are the merged log: goto time and
+				   goto iter put its cursor there, and its
+				   place is saved as `goto line KEY` */
 };
 
 /* What a search found. */
@@ -82,6 +90,20 @@ struct pane_ops {
 	 */
 	int (*data)(struct view *v, struct json *j, FILE *out, int tsv,
 	    char **cause);
+	/*
+	 * Move the cursor as view_move() is asked (NULL: by row index in
+	 * the rows of nrows()): 0, or -1 with *cause.
+	 */
+	int (*move)(struct view *v, const char *how, char **cause);
+	/* The stable key of row r, allocated; NULL: none (NULL: no keys). */
+	char *(*key)(struct view *v, size_t r);
+	/*
+	 * What the status line says of the pane after its name (the cursor's
+	 * place, hidden lines, the search) into buf; NULL: "ROW/ROWS".
+	 */
+	void (*status)(struct view *v, char *buf, size_t len);
+	/* Forget what the pane keeps itself (v->own[]); NULL: nothing. */
+	void (*release)(struct view *v);
 };
 
 extern const struct pane_ops pane_events;
@@ -90,6 +112,7 @@ extern const struct pane_ops pane_timeline;
 extern const struct pane_ops pane_groups;
 extern const struct pane_ops pane_lines;
 extern const struct pane_ops pane_jobs;
+extern const struct pane_ops pane_log;
 
 /* The operations of pane p (of the jobs pane when p is out of range). */
 const struct pane_ops *pane_get(enum view_pane p);
@@ -98,6 +121,8 @@ const struct pane_ops *pane_get(enum view_pane p);
  * open.
  */
 const struct pane_ops *pane_active(const struct view *v);
+/* Every pane's release(): what they keep is forgotten. */
+void pane_release_all(struct view *v);
 /* The next row matching re, as pane_ops.find() says (FIND_*). */
 int pane_find(struct view *v, void *re, int dir, size_t *row);
 
@@ -107,6 +132,13 @@ int pane_find(struct view *v, void *re, int dir, size_t *row);
 
 /* The next row of the area (a canvas row is added), or -1 when it is full. */
 int draw_row(struct area *a, int *used);
+/* Note that canvas row `row` shows pane row r (for the screen's map). */
+void draw_map(struct area *a, int row, long r);
+/*
+ * Export: write the rows drawn so far to a->out and drop them from the
+ * canvas, the area going on as before.  0, or -1 when writing failed.
+ */
+int draw_flush(struct area *a, int *used);
 /* Draw path in w columns from col; a path too long keeps its tail. */
 void draw_tail(struct canvas *cv, int row, int col, int w, int style,
     const char *path);

@@ -18,16 +18,20 @@
 #include <string.h>
 
 #include "view/canvas.h"
+#include "db/jobdb.h"
 #include "diag/jobmodel.h"
 #include "diag/model.h"
 #include "diag/stage.h"
 #include "base/util.h"
+#include "logs/logmerge.h"
 #include "view/pane.h"
 #include "view/view.h"
 #include "db/viewdb.h"
 #include "view/viewint.h"
 
 #define HIST_MAX 64
+
+static void history_push(struct view *v);
 
 static void
 filter_release(struct view_filter *f)
@@ -46,6 +50,7 @@ state_release(struct view_state *s)
 		filter_release(&s->filters[i]);
 	free(s->filters);
 	free(s->l_path);
+	free(s->lg_pos);
 	memset(s, 0, sizeof *s);
 }
 
@@ -100,6 +105,7 @@ state_copy(struct view_state *d, const struct view_state *s)
 
 	*d = *s;
 	d->l_path = s->l_path ? xstrdup(s->l_path) : NULL;
+	d->lg_pos = s->lg_pos ? xstrdup(s->lg_pos) : NULL;
 	d->filters = xcalloc(s->nfilters + 1, sizeof *d->filters);
 	for (i = 0; i < s->nfilters; i++) {
 		d->filters[i] = s->filters[i];
@@ -159,6 +165,9 @@ view_release(struct view *v)
 	free(v->message);
 	view_lines_clear(v);
 	rows_drop(v, -1);
+	pane_release_all(v);
+	viewlog_free(v->vlog);
+	free(v->rowmap);
 	for (i = 0; i < v->nlog; i++)
 		free(v->log[i]);
 	free(v->log);
@@ -172,7 +181,12 @@ view_set_model(struct view *v, const char *name, struct model *m)
 	free(v->job);
 	v->m = m;
 	v->job = xstrdup(name);
+	v->job_id = 0;		/* the opener says it when it knows it */
 	v->gen++;
+	pane_release_all(v);
+	viewlog_free(v->vlog);
+	v->vlog = NULL;
+	v->find_pending = 0;
 	state_release(&v->st);
 	history_clear(v);
 	view_lines_clear(v);
@@ -192,6 +206,12 @@ need_job(const struct view *v, char **cause)
 		return ts_fail(cause, "no job is open (open JOB, or drill on "
 		    "the jobs pane)");
 	return 0;
+}
+
+void
+view_push(struct view *v)
+{
+	history_push(v);
 }
 
 static void
@@ -223,7 +243,7 @@ view_pane(struct view *v, const char *name, char **cause)
 	}
 	if (p < 0)
 		return ts_fail(cause, "no pane '%s' (events, heatmap, timeline, "
-		    "groups, lines or jobs)", name);
+		    "groups, lines, jobs or log)", name);
 	if ((pane_get((enum view_pane)p)->flags & PF_JOB) &&
 	    need_job(v, cause) != 0)
 		return -1;
@@ -378,9 +398,14 @@ view_sort(struct view *v, const char *key, char **cause)
 int
 view_move(struct view *v, const char *how, char **cause)
 {
+	const struct pane_ops *ops = pane_active(v);
 	int *cur = &v->st.cursor[v->st.pane];
-	int n = view_nrows(v), page = view_page(v);
+	int n, page = view_page(v);
 	long to;
+
+	if (ops->move != NULL)
+		return ops->move(v, how, cause);
+	n = view_nrows(v);
 
 	if (strcmp(how, "down") == 0)
 		to = (long)*cur + 1;
@@ -429,8 +454,8 @@ view_scroll(struct view *v, const char *how, char **cause)
 	long to;
 
 	if (!(pane_get(v->st.pane)->flags & PF_HSCROLL))
-		return ts_fail(cause, "only the events and lines panes scroll "
-		    "sideways");
+		return ts_fail(cause, "only the events, lines and log panes "
+		    "scroll sideways");
 	if (strcmp(how, "left") == 0)
 		to = *h - step;
 	else if (strcmp(how, "right") == 0) {
@@ -459,14 +484,26 @@ view_context(struct view *v, long n, char **cause)
 	return 0;
 }
 
-/* Load the model of a job for a drill from the jobs pane. */
+/*
+ * Load the model of a job for a drill from the jobs pane; *id is its id
+ * (the job is found once, here).
+ */
 static int
-open_job(struct view *v, const char *name, struct model **out,
+open_job(struct view *v, const char *name, struct model **out, int64_t *id,
     char **cause)
 {
+	struct job_ref ref;
+	int rc;
+
 	if (v->cache == NULL)
 		return ts_fail(cause, "no cache");
-	return job_model(v->cache, name, NULL, 0, 0, NULL, NULL, out, cause);
+	if ((rc = jobdb_find(v->cache, name, &ref, cause)) <= 0)
+		return rc < 0 ? -1 : ts_fail(cause, "no job '%s' (index it "
+		    "first)", name);
+	rc = job_model_ref(v->cache, &ref, NULL, 0, 0, NULL, NULL, out, cause);
+	*id = ref.id;
+	jobdb_release(&ref);
+	return rc;
 }
 
 /* Replace every filter of kind k by a new one (for drill). */
@@ -506,13 +543,15 @@ static int
 drill_job(struct view *v, const char *name, char **cause)
 {
 	struct model *m;
+	int64_t id = 0;
 	int row;
 
-	if (open_job(v, name, &m, cause) != 0)
+	if (open_job(v, name, &m, &id, cause) != 0)
 		return -1;
 	/* back returns to the jobs, at the job left */
 	row = v->st.cursor[PANE_JOBS];
 	view_set_model(v, name, m);
+	v->job_id = id;
 	v->st.pane = PANE_JOBS;
 	v->st.cursor[PANE_JOBS] = row;
 	history_push(v);
@@ -527,6 +566,48 @@ drill_filter(struct view *v, enum view_fkind k, char *spec)
 	set_filter(v, k, spec);
 	free(spec);
 	v->st.pane = PANE_EVENTS;
+}
+
+/* Show the log pane at pos (taken; NULL: at the failure). */
+static void
+log_at(struct view *v, char *pos)
+{
+	free(v->st.lg_pos);
+	v->st.lg_pos = pos;
+	v->st.pane = PANE_LOG;
+	v->st.cursor[PANE_LOG] = v->st.top[PANE_LOG] = -1;	/* a new place */
+	v->gen++;		/* its window is built again there */
+}
+
+/*
+ * An event: the log at its first line, and its lines with their context
+ * in the lines pane for 5.
+ */
+static void
+drill_event(struct view *v, uint32_t id, long node)
+{
+	long e = model_event_index(v->m, id);
+	const struct model_event *ev = e >= 0 ? &v->m->events[e] : NULL;
+
+	lines_of_event(v, id, node);
+	if (ev != NULL && ev->path != NULL && ev->line > 0)
+		log_at(v, xasprintf("%s:%ld", ev->path, ev->line));
+	else if (ev != NULL && isfinite(ev->ts))
+		log_at(v, xasprintf("@%.6f", ev->ts));
+	else
+		log_at(v, NULL);
+}
+
+/* An iteration: the log where it starts (else the events in it). */
+static void
+drill_iter(struct view *v, long it)
+{
+	long i = model_iter_index(v->m, it);
+
+	if (i >= 0 && isfinite(v->m->iters[i].start))
+		log_at(v, xasprintf("@%.6f", v->m->iters[i].start));
+	else
+		drill_filter(v, VF_ITER, xasprintf("iter=%ld", it));
 }
 
 int
@@ -546,11 +627,13 @@ view_drill(struct view *v, char **cause)
 	history_push(v);
 	switch (t.kind) {
 	case VT_EVENT:
-		lines_of_event(v, t.id, t.node);
+		drill_event(v, t.id, t.node);
 		break;
 	case VT_NODE:
+		/* the node's lines in the log, where it was */
 		drill_filter(v, VF_NODE, xasprintf("node=%s",
 		    v->m->nodes[t.node].name));
+		log_at(v, v->st.lg_pos != NULL ? xstrdup(v->st.lg_pos) : NULL);
 		break;
 	case VT_GROUP:
 		v->st.hm_group = t.node;
@@ -559,7 +642,7 @@ view_drill(struct view *v, char **cause)
 		v->gen++;
 		break;
 	case VT_ITER:
-		drill_filter(v, VF_ITER, xasprintf("iter=%ld", t.iter));
+		drill_iter(v, t.iter);
 		break;
 	case VT_LINE:
 		v->st.pane = PANE_LINES;
@@ -574,6 +657,7 @@ view_drill(struct view *v, char **cause)
 	default:
 		break;
 	}
+	free(t.owned);
 	return 0;
 }
 
@@ -664,6 +748,56 @@ select_time(struct view *v, const char *hms, char **cause)
 	return 0;
 }
 
+/* goto line PATH:LINE: the log pane at that line of the job's file. */
+static int
+goto_line(struct view *v, const char *arg, char **cause)
+{
+	struct viewlog *vl = viewlog_get(v, cause);
+	struct logmerge *m;
+	const struct lm_file *f;
+	size_t file;
+	uint64_t line;
+
+	if (vl == NULL)
+		return -1;
+	m = viewlog_merge(vl);
+	if (lm_parse_pos(m, arg, &file, &line, cause) != 0)
+		return -1;
+	f = lm_file(m, file);
+	if (line > f->lines)
+		return ts_fail(cause, "'%s' has %llu line%s in the index, not "
+		    "%llu", f->path, (unsigned long long)f->lines, f->lines == 1 ?
+		    "" : "s", (unsigned long long)line);
+	log_at(v, xasprintf("%s:%llu", f->path, (unsigned long long)line));
+	return 0;
+}
+
+/* goto time and goto iter in the log pane: the first line at the time. */
+static int
+goto_merged(struct view *v, const char *what, const char *arg, char **cause)
+{
+	struct viewlog *vl = viewlog_get(v, cause);
+	double t;
+	long n, i;
+
+	if (vl == NULL)
+		return -1;
+	if (strcmp(what, "time") == 0) {
+		if (lm_parse_time(viewlog_merge(vl), arg, &t, cause) != 0)
+			return -1;
+	} else {
+		if (ts_parse_long(arg, &n) != 0 || (i = model_iter_index(v->m,
+		    n)) < 0)
+			return ts_fail(cause, "no iteration '%s' in job %s", arg,
+			    v->job);
+		if (!isfinite(t = v->m->iters[i].start))
+			return ts_fail(cause, "iteration %ld of job %s has no "
+			    "time to go to", n, v->job);
+	}
+	log_at(v, xasprintf("@%.6f", t));
+	return 0;
+}
+
 int
 view_goto(struct view *v, const char *what, const char *arg, char **cause)
 {
@@ -671,6 +805,11 @@ view_goto(struct view *v, const char *what, const char *arg, char **cause)
 
 	if (need_job(v, cause) != 0)
 		return -1;
+	if (strcmp(what, "line") == 0)
+		return goto_line(v, arg, cause);
+	if ((strcmp(what, "time") == 0 || strcmp(what, "iter") == 0) &&
+	    (pane_active(v)->flags & PF_MERGED))
+		return goto_merged(v, what, arg, cause);
 	if (strcmp(what, "node") == 0) {
 		if ((n = model_node_index(v->m, arg)) < 0)
 			return ts_fail(cause, "no node '%s' in job %s", arg,
@@ -689,8 +828,21 @@ view_goto(struct view *v, const char *what, const char *arg, char **cause)
 	}
 	if (strcmp(what, "time") == 0)
 		return select_time(v, arg, cause);
-	return ts_fail(cause, "cannot go to '%s' (node NAME, iter N or time "
-	    "HH:MM:SS)", what);
+	return ts_fail(cause, "cannot go to '%s' (node NAME, iter N, time "
+	    "HH:MM:SS or line PATH:LINE)", what);
+}
+
+/* Say on the status line that the search found nothing. */
+static void
+no_match(struct view *v)
+{
+	free(v->message);
+	if (pane_active(v)->flags & PF_RAW)
+		v->message = xasprintf("no match for /%s/", v->search);
+	else
+		v->message = xasprintf("no match for /%s/ in %s (7, the log "
+		    "pane, searches raw lines)", v->search,
+		    pane_active(v)->name);
 }
 
 int
@@ -728,6 +880,7 @@ view_search(struct view *v, const char *pattern, char **cause)
 	if (view_search_next(v, 0, cause) != 0) {
 		free(*cause);
 		*cause = NULL;
+		no_match(v);
 	}
 	return 0;
 }
@@ -739,15 +892,47 @@ view_search_next(struct view *v, int dir, char **cause)
 
 	if (v->search_re == NULL)
 		return ts_fail(cause, "no search (/ PATTERN)");
+	v->find_pending = 0;
 	switch (pane_find(v, v->search_re, dir, &row)) {
 	case FIND_FOUND:
 		v->st.cursor[v->st.pane] = (int)row;
 		return 0;
 	case FIND_LATER:
+		/* view_poll() goes on when the answer comes */
+		v->find_pending = (int)v->st.pane + 1;
+		v->find_dir = dir;
 		return 0;
 	default:
-		return ts_fail(cause, "pattern not found: %s", v->search);
+		return ts_fail(cause, "no match for /%s/", v->search);
 	}
+}
+
+int
+view_poll(struct view *v)
+{
+	int got = viewlog_poll(v->vlog);
+	char *why = NULL;
+
+	if ((got & VL_SEARCH) && v->find_pending == (int)v->st.pane + 1) {
+		if (view_search_next(v, v->find_dir, &why) != 0) {
+			free(why);
+			no_match(v);
+		}
+	} else if (got & VL_SEARCH)
+		v->find_pending = 0;
+	return got != 0;
+}
+
+int
+view_busy(const struct view *v)
+{
+	return v->find_pending != 0 || viewlog_busy(v->vlog);
+}
+
+int
+view_wake_fd(const struct view *v)
+{
+	return viewlog_fd(v->vlog);
 }
 
 static void
@@ -833,7 +1018,7 @@ view_complete(const struct view *v, const char *cmd, const char *word,
 	static const char *const moves[] = { "up", "down", "pgup", "pgdn",
 	    "top", "bottom" };
 	static const char *const scrolls[] = { "left", "right", "home" };
-	static const char *const gotos[] = { "node", "iter", "time" };
+	static const char *const gotos[] = { "node", "iter", "time", "line" };
 	static const char *const panes2[] = { "next", "prev" };
 	size_t n = 0, i;
 

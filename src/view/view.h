@@ -16,7 +16,8 @@
  *   timeline  the stages on a time axis, iteration ticks, durations;
  *   groups    data-parallel groups and pipelines from the captures;
  *   lines     the raw lines behind an event, node or iteration;
- *   jobs      the jobs in the cache.
+ *   jobs      the jobs in the cache;
+ *   log       every raw line of the job in time order (the merged log).
  */
 #ifndef TS_VIEW_H
 #define TS_VIEW_H
@@ -31,7 +32,7 @@ struct model;
 
 enum view_pane {
 	PANE_EVENTS, PANE_HEATMAP, PANE_TIMELINE, PANE_GROUPS, PANE_LINES,
-	PANE_JOBS, PANE_COUNT
+	PANE_JOBS, PANE_LOG, PANE_COUNT
 };
 
 enum view_sort { SORT_SCORE, SORT_TIME, SORT_COUNT, SORT_NODES };
@@ -70,6 +71,9 @@ struct view_state {
 	long l_node;		/* model node, -1 any */
 	char *l_path;		/* LS_FILE: path relative to the root */
 	long l_line;
+	char *lg_pos;		/* the log pane's row: "PATH:LINE", "@EPOCH"
+				   (the first line at that time), "first",
+				   "last"; NULL: at the failure */
 	long hm_group;		/* heatmap: the unfolded group's first node
 				   (in row order), -1 none */
 	long hm_count;		/* its nodes */
@@ -82,6 +86,10 @@ struct view {
 	struct cache *cache;	/* borrowed */
 	struct model *m;	/* owned; NULL: no job open */
 	char *job;		/* its name */
+	int64_t job_id;		/* its id in the cache; 0: unknown (found
+				   by name when needed) */
+	int async;		/* slow answers come in the background (the
+				   screen); 0: at once (batch, export) */
 	struct view_state st;
 	unsigned long gen;	/* moves on with every change of st or m
 				   that changes a pane's rows */
@@ -105,6 +113,16 @@ struct view {
 	int lines_seek;		/* the next build puts the cursor on the
 				   first line of the event */
 	char *lines_error;
+	uint64_t lines_hidden;	/* rows the filters hid */
+	/* what panes keep themselves (freed by their release()) */
+	void *own[PANE_COUNT];
+	struct viewlog *vlog;	/* the job's raw lines, on first use */
+	int find_pending;	/* a search waits for its answer: the pane
+				   + 1 that asked, 0 none */
+	int find_dir;
+	/* the pane row on each screen row of the last draw, -1 none */
+	long *rowmap;
+	int nrowmap;
 	/* the session: every command that changed the view, to replay */
 	char **log;
 	size_t nlog;
@@ -160,6 +178,30 @@ int view_goto(struct view *v, const char *what, const char *arg,
 int view_search(struct view *v, const char *pattern, char **cause);
 /* Move to the next (dir 1) or previous (-1) row matching the search. */
 int view_search_next(struct view *v, int dir, char **cause);
+
+/*
+ * Take in what the background answered (the screen calls it between
+ * keys; view_draw() does too).  Returns nonzero when the screen should
+ * be drawn again.
+ */
+int view_poll(struct view *v);
+/*
+ * Whether an answer is awaited, and a descriptor that becomes readable
+ * when one comes (-1: none): a screen waits on it with the keyboard.
+ */
+int view_busy(const struct view *v);
+int view_wake_fd(const struct view *v);
+/*
+ * The stable key of the cursor's row of the active pane ("PATH:LINE" in
+ * the log and lines panes), allocated; NULL when its rows have none.
+ */
+char *view_row_key(struct view *v);
+/*
+ * Draw the pane whole at width into cv, writing the rows to out as they
+ * are drawn (a pane of millions of rows never sits in the canvas).
+ * Returns 0, or -1 when writing failed.
+ */
+int view_write(struct view *v, struct canvas *cv, int width, FILE *out);
 
 /*
  * Words that may follow command cmd at the prompt and begin with word:

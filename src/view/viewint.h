@@ -134,6 +134,200 @@ void view_lines_fill(struct view *v, size_t from, size_t to);
 int view_lines_scan(struct view *v, size_t from, size_t to,
     int (*fn)(void *arg, size_t row, const char *s, size_t len), void *arg);
 
+/*
+ * The view's filters as they act on raw lines (rawfilt.c): node=NAME by
+ * the node of the line's file, stage= and iter= by the line's tags from
+ * the stage tracker, /RE/ by its raw text (case-insensitive), -v the
+ * others; category= says nothing of lines.
+ */
+struct buf;
+struct grep;
+struct grep_hit;
+struct linetag;
+struct lm_file;
+struct lm_row;
+struct logmerge;
+struct rawf;
+struct view_filter;
+
+/*
+ * The filters f[0 .. n) of model m's view, copied (a set may go to
+ * another thread).  NULL with *cause (may be NULL) when a pattern does
+ * not compile for raw lines.  Free with rawf_free().
+ */
+struct rawf *rawf_new(const struct view_filter *f, size_t n,
+    const struct model *m, char **cause);
+void rawf_free(struct rawf *rf);
+/* Whether any filter acts on lines; on lines one by one (not by file). */
+int rawf_any(const struct rawf *rf);
+int rawf_lines(const struct rawf *rf);
+/* Whether the node filters keep the lines of file lf. */
+int rawf_file(const struct rawf *rf, const struct lm_file *lf);
+/*
+ * Whether the filters keep row (1) or not (0), or -1 with *cause.  The
+ * text is read into *text when a pattern needs it and *have is 0 (then
+ * *have is 1); the tags come from t (a file's first costs a replay).
+ */
+int rawf_pass(const struct rawf *rf, struct logmerge *m, struct linetag *t,
+    const struct lm_row *row, struct buf *text, int *have, char **cause);
+/*
+ * The lines of the job the filters keep, in *n (by a raw search over
+ * the job, unless only nodes are filtered).  Stops when *cancel turns
+ * nonzero (may be NULL).  Returns 0, or -1 with *cause.
+ */
+int rawf_count(struct rawf *rf, struct logmerge *m, struct linetag *t,
+    const int *cancel, uint64_t *n, char **cause);
+/*
+ * grep_each() of g over the lines the filters keep; with tags each line
+ * comes with its stage and iteration (each file replayed once).
+ */
+int rawf_each(const struct rawf *rf, struct grep *g, struct logmerge *m,
+    struct linetag *t, int tags, const int *cancel,
+    int (*fn)(void *arg, const struct grep_hit *hit, char **cause), void *arg,
+    char **cause);
+
+/*
+ * Slow questions about the raw lines (viewbg.c): on the screen each kind
+ * runs on a thread of its own, with its own cache connection and merge;
+ * in batch use viewbg_run() answers at once.
+ */
+enum { VBG_TAGS, VBG_SEARCH, VBG_COUNT, VBG_KINDS };
+
+/* Matches kept of a search (more are counted, not kept). */
+#define VBG_HITS_MAX	(1u << 20)
+
+/* A match of the search: where the merged log has it. */
+struct viewbg_hit {
+	double eff;
+	size_t file;
+	uint64_t line;
+};
+
+struct viewbg_task {
+	int kind;		/* VBG_* */
+	unsigned long id;	/* the asker's */
+	/* the question */
+	struct lm_row *rows;	/* VBG_TAGS: file, line and rank are read */
+	size_t nrows;
+	char *pattern;		/* VBG_SEARCH */
+	struct rawf *filt;	/* VBG_SEARCH, VBG_COUNT: the filters */
+	/* the answer */
+	int *stage;		/* VBG_TAGS: a row's, -1 none */
+	long *iter;
+	struct viewbg_hit *hits;	/* VBG_SEARCH: in merged order */
+	size_t nhits, cap;
+	uint64_t count;		/* VBG_SEARCH: matches; VBG_COUNT: lines kept */
+	char *error;
+};
+struct viewbg;
+
+/*
+ * The background of job `job` (name, root) of the cache file `cache`.
+ * Threads start when first asked.  viewbg_free() cancels what runs and
+ * waits for the threads.
+ */
+struct viewbg *viewbg_new(const char *cache, int64_t job, const char *name,
+    const char *root);
+void viewbg_free(struct viewbg *bg);
+/*
+ * Ask task t (taken): it replaces a task of its kind that waits, and a
+ * search or count of its kind under way is cancelled.  Returns 0, or -1
+ * with *cause when no thread could start (t stays the caller's).
+ */
+int viewbg_post(struct viewbg *bg, struct viewbg_task *t, char **cause);
+/* The last answered task of a kind (the caller's), or NULL. */
+struct viewbg_task *viewbg_take(struct viewbg *bg, int kind);
+/* Whether a task waits, runs or has an answer not taken. */
+int viewbg_busy(struct viewbg *bg);
+/* A descriptor that becomes readable when a task is answered. */
+int viewbg_fd(const struct viewbg *bg);
+/* Answer t here, on m and t's tagger (cancel may be NULL). */
+void viewbg_run(struct viewbg_task *t, struct logmerge *m,
+    struct linetag *tags, const int *cancel);
+void viewbg_task_free(struct viewbg_task *t);
+
+/*
+ * The open job's raw lines as the view sees them (viewlog.c): its merged
+ * log, tags, the filters on lines, the lines they keep, the raw search.
+ */
+struct viewlog;
+
+/* States of an answer. */
+enum { VLS_NONE, VLS_RUNNING, VLS_READY, VLS_ERROR };
+/* What viewlog_poll() took in. */
+enum { VL_TAGS = 1, VL_SEARCH = 2, VL_COUNT = 4 };
+
+/*
+ * The view's (v->vlog), opened on first use from the job the view has
+ * open; NULL with *cause.  Freed by view_release() and a new job.
+ */
+struct viewlog *viewlog_get(struct view *v, char **cause);
+void viewlog_free(struct viewlog *vl);
+struct logmerge *viewlog_merge(struct viewlog *vl);
+struct linetag *viewlog_tagger(struct viewlog *vl);
+/*
+ * The stage and iteration of a row: 1 with them (-1: none), or 0 when
+ * they are not known yet (the screen: asked by viewlog_ask_tags()).
+ */
+int viewlog_tag(struct viewlog *vl, const struct lm_row *row, int *stage,
+    long *iter);
+/* Ask the background for the tags viewlog_tag() did not know. */
+void viewlog_ask_tags(struct viewlog *vl);
+/* The filters of v on lines (borrowed: until the filters change). */
+struct rawf *viewlog_filter(struct viewlog *vl, const struct view *v);
+/* Why a filter does not work on lines, or NULL. */
+const char *viewlog_filter_error(const struct viewlog *vl);
+/* rawf_pass() of v's filters. */
+int viewlog_pass(struct viewlog *vl, const struct view *v,
+    const struct lm_row *row, struct buf *text, int *have, char **cause);
+/*
+ * The lines of the job v's filters keep, in *kept: VLS_READY, or
+ * VLS_RUNNING (asked), VLS_ERROR.
+ */
+int viewlog_kept(struct viewlog *vl, const struct view *v, uint64_t *kept);
+/*
+ * Search the job's raw lines that v's filters keep for `pattern`, unless
+ * that search is made or under way: VLS_RUNNING, VLS_READY, VLS_ERROR.
+ */
+int viewlog_search(struct viewlog *vl, const struct view *v,
+    const char *pattern);
+/* The search's matches kept (*n), all it found (*all), its error. */
+const struct viewbg_hit *viewlog_hits(const struct viewlog *vl, size_t *n,
+    uint64_t *all, const char **error);
+/* The first match at or after row r in merged order (n: none). */
+size_t viewlog_hit_lower(const struct viewlog *vl, const struct lm_row *r);
+/*
+ * The match after row r (dir 1), before it (-1), or at or after it (0),
+ * round the ends; -1 when there is none.
+ */
+long viewlog_hit_next(const struct viewlog *vl, const struct lm_row *r,
+    int dir);
+/* The match that row r is, or -1. */
+long viewlog_hit_at(const struct viewlog *vl, const struct lm_row *r);
+/*
+ * Append to buf what the search says of row cur (NULL: none): "match 3
+ * of 41", "41 matches", "no match for /RE/", "searching /RE/".  Starts
+ * the search when the pattern or the filters changed.
+ */
+void viewlog_search_status(struct viewlog *vl, const struct view *v,
+    const struct lm_row *cur, char *buf, size_t len);
+/* Take the background's answers in: VL_* of what changed. */
+int viewlog_poll(struct viewlog *vl);
+/* Whether an answer is awaited; the descriptor that wakes for it, -1. */
+int viewlog_busy(const struct viewlog *vl);
+int viewlog_fd(const struct viewlog *vl);
+
+/*
+ * The lines pane's search of the job's raw lines (the next match in the
+ * merged order; one outside its rows opens its file around it), its
+ * status (ROW/ROWS, hidden rows, the search), a row's PATH:LINE.
+ */
+int view_lines_find(struct view *v, void *re, int dir, size_t *row);
+void view_lines_status(struct view *v, char *buf, size_t len);
+char *view_lines_key(struct view *v, size_t r);
+/* Save the state on the `back` history (a drill does it first). */
+void view_push(struct view *v);
+
 /* A compiled case-insensitive PCRE2 pattern, or NULL with *cause. */
 void *view_regex(const char *pattern, char **cause);
 /* Whether re matches s; the first match's byte range. */

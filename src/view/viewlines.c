@@ -6,7 +6,10 @@
  * lines around each, or a window of one file around a line.  The text of
  * a row is read from its file only when the row is drawn, from the
  * nearest checkpoint before it, and texts far from the rows on screen are
- * dropped again: memory follows the screen, not the file.
+ * dropped again: memory follows the screen, not the file.  The view's
+ * filters hide rows as they hide the log pane's (rawfilt.c), and a search
+ * goes through the raw lines of the whole job: a match among the rows is
+ * gone to, one elsewhere opens its file around it.
  */
 #include "config.h"
 
@@ -14,8 +17,11 @@
 #include <string.h>
 
 #include "diag/model.h"
+#include "logs/grep.h"
+#include "logs/logmerge.h"
 #include "logs/reader.h"
 #include "base/util.h"
+#include "view/pane.h"
 #include "view/view.h"
 #include "db/viewdb.h"
 #include "view/viewint.h"
@@ -26,6 +32,8 @@
 #define WINDOW 500
 /* Texts kept beyond the rows being drawn. */
 #define KEEP 400
+/* Rows a search reads before it waits for the whole job's answer. */
+#define NEAR 600
 
 void
 view_lines_clear(struct view *v)
@@ -42,6 +50,7 @@ view_lines_clear(struct view *v)
 	v->nlines = 0;
 	v->text_lo = v->text_hi = 0;
 	v->lines_valid = 0;
+	v->lines_hidden = 0;
 	free(v->lines_error);
 	v->lines_error = NULL;
 }
@@ -175,6 +184,120 @@ event_file(void *arg, const struct viewdb_occ *o)
 	return b->truncated;
 }
 
+/* What the filter pass needs while it reads the rows. */
+struct fpass {
+	struct view *v;
+	struct viewlog *vl;
+	const struct rawf *rf;
+	unsigned char *keep;
+	struct buf text;
+};
+
+/* The merge's row of row l: 1 with *r, 0 when the merge has none. */
+static int
+merge_row(struct viewlog *vl, const struct view_line *l, struct lm_row *r)
+{
+	struct logmerge *m = viewlog_merge(vl);
+	long f = lm_find_file(m, l->path);
+	char *why = NULL;
+	int rc;
+
+	if (f < 0)
+		return 0;
+	if ((rc = lm_line(m, (size_t)f, l->line, r, &why)) < 0)
+		free(why);
+	return rc == 1;
+}
+
+/* Whether the filters keep row i, its text s[0 .. len) at hand. */
+static int
+fpass_row(void *arg, size_t i, const char *s, size_t len)
+{
+	struct fpass *p = arg;
+	struct lm_row r;
+	char *why = NULL;
+	int have = 1, rc;
+
+	if (!merge_row(p->vl, &p->v->lines[i], &r)) {
+		p->keep[i] = 1;	/* not in the merge: shown as it is */
+		return 0;
+	}
+	buf_reset(&p->text);
+	buf_add(&p->text, s, len);
+	rc = rawf_pass(p->rf, viewlog_merge(p->vl), viewlog_tagger(p->vl), &r,
+	    &p->text, &have, &why);
+	free(why);
+	p->keep[i] = rc != 0;
+	return 0;
+}
+
+/* Drop the rows p->keep does not keep; the cursor goes with its row. */
+static void
+drop_rows(struct view *v, const unsigned char *keep)
+{
+	size_t i, o = 0, cur = (size_t)(v->st.cursor[PANE_LINES] < 0 ? 0 :
+	    v->st.cursor[PANE_LINES]), newcur = SIZE_MAX, g, e;
+	int kept;
+
+	for (i = 0; i < v->nlines; i = e) {
+		/* a file's rows share its path: free it when none stays */
+		for (e = i, kept = 0; e < v->nlines && v->lines[e].path ==
+		    v->lines[i].path; e++)
+			kept |= keep[e];
+		if (!kept)
+			free(v->lines[i].path);
+		for (g = i; g < e; g++) {
+			if (!keep[g]) {
+				free(v->lines[g].text);
+				continue;
+			}
+			if (g >= cur && newcur == SIZE_MAX)
+				newcur = o;
+			v->lines[o++] = v->lines[g];
+		}
+	}
+	v->lines_hidden = v->nlines - o;
+	v->nlines = o;
+	v->text_lo = v->text_hi = 0;
+	v->st.cursor[PANE_LINES] = (int)(newcur != SIZE_MAX ? newcur : o > 0 ?
+	    o - 1 : 0);
+}
+
+/* Hide the rows the view's filters do not keep. */
+static void
+filter_rows(struct view *v)
+{
+	struct fpass p;
+	char *why = NULL;
+	size_t i;
+
+	if (v->st.nfilters == 0 || v->nlines == 0)
+		return;
+	memset(&p, 0, sizeof p);
+	p.v = v;
+	if ((p.vl = viewlog_get(v, &why)) == NULL) {
+		free(why);
+		return;
+	}
+	p.rf = viewlog_filter(p.vl, v);
+	if (!rawf_any(p.rf))
+		return;
+	p.keep = xcalloc(v->nlines + 1, 1);
+	if (rawf_lines(p.rf))
+		view_lines_scan(v, 0, v->nlines, fpass_row, &p);
+	else
+		for (i = 0; i < v->nlines; i++) {
+			long f = lm_find_file(viewlog_merge(p.vl),
+			    v->lines[i].path);
+
+			p.keep[i] = f < 0 || rawf_file(p.rf, lm_file(
+			    viewlog_merge(p.vl), (size_t)f));
+		}
+	drop_rows(v, p.keep);
+	free(p.keep);
+	buf_release(&p.text);
+}
+
 static int
 cmp_loc(const void *a, const void *b)
 {
@@ -264,6 +387,7 @@ event_rows(struct build *b)
 			break;
 		}
 	v->lines_seek = 0;
+	filter_rows(v);
 	return 0;
 }
 
@@ -303,6 +427,7 @@ view_lines_build(struct view *v)
 		    v->lines[v->nlines - 1].path, l, l == (uint64_t)v->st.l_line,
 		    0);
 	v->st.cursor[PANE_LINES] = (int)((uint64_t)v->st.l_line - from);
+	filter_rows(v);
 	return 0;
 }
 
@@ -483,4 +608,150 @@ view_lines_fill(struct view *v, size_t from, size_t to)
 		read_rows(v, want + i, s - i, keep_text, NULL);
 	}
 	free(want);
+}
+
+/* ---- the search of the job's raw lines, from the lines pane ---- */
+
+char *
+view_lines_key(struct view *v, size_t r)
+{
+	if (r >= v->nlines)
+		return NULL;
+	return xasprintf("%s:%llu", v->lines[r].path,
+	    (unsigned long long)v->lines[r].line);
+}
+
+/* The rows near, read now, for a search still under way. */
+struct near {
+	struct grep *g;
+	int last;		/* the last match counts (going up) */
+	int found;
+	size_t row;
+};
+
+static int
+near_row(void *arg, size_t row, const char *s, size_t len)
+{
+	struct near *n = arg;
+
+	if (!grep_match(n->g, s, len))
+		return 0;
+	n->found = 1;
+	n->row = row;
+	return !n->last;
+}
+
+/* A match among the NEAR rows after (before) the cursor: 1 with *row. */
+static int
+find_near(struct view *v, int dir, size_t *row)
+{
+	struct near n;
+	size_t cur = (size_t)v->st.cursor[PANE_LINES], off;
+	char *why = NULL;
+
+	memset(&n, 0, sizeof n);
+	if (grep_compile_flags(v->search, GREP_CASELESS, &n.g, &off,
+	    &why) != 0) {
+		free(why);
+		return 0;
+	}
+	n.last = dir < 0;
+	if (dir < 0)
+		view_lines_scan(v, cur > NEAR ? cur - NEAR : 0, cur, near_row,
+		    &n);
+	else
+		view_lines_scan(v, cur + (dir > 0), cur + (dir > 0) + NEAR,
+		    near_row, &n);
+	grep_free(n.g);
+	*row = n.row;
+	return n.found;
+}
+
+/* The lines pane at match h: its row, or its file around it. */
+static int
+go_match(struct view *v, struct viewlog *vl, const struct viewbg_hit *h,
+    size_t *row)
+{
+	const char *path = lm_file(viewlog_merge(vl), h->file)->path;
+	size_t i;
+
+	for (i = 0; i < v->nlines; i++)
+		if (v->lines[i].line == h->line &&
+		    strcmp(v->lines[i].path, path) == 0) {
+			*row = i;
+			return FIND_FOUND;
+		}
+	/* elsewhere: its file around it (back returns to these lines) */
+	view_push(v);
+	v->st.lsrc = LS_FILE;
+	free(v->st.l_path);
+	v->st.l_path = xstrdup(path);
+	v->st.l_line = (long)h->line;
+	view_lines_build(v);
+	if (v->lines_error != NULL || v->nlines == 0)
+		return FIND_NONE;
+	*row = (size_t)v->st.cursor[PANE_LINES];
+	return FIND_FOUND;
+}
+
+int
+view_lines_find(struct view *v, void *re, int dir, size_t *row)
+{
+	const struct viewbg_hit *hits;
+	struct viewlog *vl;
+	struct lm_row r;
+	char *why = NULL;
+	uint64_t all;
+	size_t n;
+	long i;
+
+	(void)re;
+	if (!v->lines_valid)
+		view_lines_build(v);
+	if (v->search == NULL || (vl = viewlog_get(v, &why)) == NULL) {
+		free(why);
+		return FIND_NONE;
+	}
+	switch (viewlog_search(vl, v, v->search)) {
+	case VLS_READY:
+		hits = viewlog_hits(vl, &n, &all, NULL);
+		memset(&r, 0, sizeof r);
+		if ((size_t)v->st.cursor[PANE_LINES] < v->nlines &&
+		    merge_row(vl, &v->lines[v->st.cursor[PANE_LINES]], &r))
+			i = viewlog_hit_next(vl, &r, dir);
+		else
+			i = n > 0 ? 0 : -1;
+		return i < 0 ? FIND_NONE : go_match(v, vl, &hits[i], row);
+	case VLS_RUNNING:
+		return v->nlines > 0 && find_near(v, dir, row) ? FIND_FOUND :
+		    FIND_LATER;
+	default:
+		return FIND_NONE;
+	}
+}
+
+void
+view_lines_status(struct view *v, char *buf, size_t len)
+{
+	struct viewlog *vl;
+	struct lm_row r;
+	char *why = NULL;
+	size_t k;
+	int have;
+
+	if (!v->lines_valid)
+		view_lines_build(v);
+	snprintf(buf, len, "lines %d/%zu", v->nlines == 0 ? 0 :
+	    v->st.cursor[PANE_LINES] + 1, v->nlines);
+	k = strlen(buf);
+	if (v->lines_hidden > 0 && k < len)
+		snprintf(buf + k, len - k, "  %llu hidden",
+		    (unsigned long long)v->lines_hidden);
+	if (v->search == NULL || (vl = viewlog_get(v, &why)) == NULL) {
+		free(why);
+		return;
+	}
+	have = (size_t)v->st.cursor[PANE_LINES] < v->nlines && merge_row(vl,
+	    &v->lines[v->st.cursor[PANE_LINES]], &r);
+	viewlog_search_status(vl, v, have ? &r : NULL, buf, len);
 }

@@ -10,9 +10,14 @@
 #   - opening the merged log at the failure and reading a page (50 rows)
 #     against `view events` (the screen's first pane);
 #   - a page forward and a page back, from the cost of 1 000 pages;
-#   - peak RSS of the merged window and of the search at both sizes.
+#   - the log pane: `view log` (at the failure, 200x50) against `view
+#     events`, and t/bench/log-bench (LOG_BENCH): its first frame on the
+#     screen, a page down and up, a search of the whole job;
+#   - peak RSS of the merged window, the search and the log pane at both
+#     sizes.
 set -e
 : "${TS_BIN:=./trainscope}"
+: "${LOG_BENCH:=./t/bench/log-bench}"
 : "${SIZE:=1300M}"
 : "${SMALL:=130M}"
 dir=${TMPDIR:-/tmp}/ts-bench-lines.$$
@@ -81,11 +86,27 @@ pf=$(awk -v a="$n1" -v b="$n2" 'BEGIN { printf "%.3f", (b - a) / 1000 * 1000 }')
 pb=$(awk -v a="$b1" -v b="$b2" 'BEGIN { printf "%.3f", (b - a) / 1000 * 1000 }')
 echo "a page of 50 rows: forward ${pf} ms, back ${pb} ms (the 20 ms target: $(awk -v a="$pf" -v b="$pb" 'BEGIN { print (a < 20 && b < 20 ? "met" : "missed") }'))"
 
+# the log pane: headless, and as the screen draws it
+ts view --width 200 --height 50 log "$job" >/dev/null 2>&1
+ve=$(best ts view --width 200 --height 50 events "$job")
+vl=$(best ts view --width 200 --height 50 log "$job")
+echo "view log (at the failure, 200x50, tags read at once) ${vl}s, view events ${ve}s: ratio $(ratio "$vl" "$ve") (the 200 ms target: $(awk -v a="$vl" 'BEGIN { print (a < 0.2 ? "met" : "missed") }'))"
+"$LOG_BENCH" "$dir/cache.db" "$job" 500
+
+# the two jobs are one shape, each in the other's healthy pool: their
+# models are kept once both have an outcome
+for s in "$SMALL" "$SIZE" "$SMALL" "$SIZE"; do
+	ts view events "$dir/job-$s" >/dev/null 2>&1
+done
 for s in "$SMALL" "$SIZE"; do
 	j=$dir/job-$s
 	at=$(ts lines --merged --at failure -n 1 "$j" | awk '{print $5}')
 	m=$(rss "$TS_BIN" --cache "$dir/cache.db" lines --merged --at "$at" -n 2000 "$j")
 	g=$(rss "$TS_BIN" --cache "$dir/cache.db" lines --grep "$sel" --count "$j")
 	l=$(rss "$TS_BIN" --cache "$dir/cache.db" lines --grep "$sel" "$j")
-	echo "peak RSS at $s: merged window ${m} KB, grep --count ${g} KB, grep printing ${l} KB"
+	# (the model kept again: the runs above may have changed its pool)
+	ts view events "$j" >/dev/null 2>&1
+	e=$(rss "$TS_BIN" --cache "$dir/cache.db" view --width 200 --height 50 events "$j")
+	p=$(rss "$TS_BIN" --cache "$dir/cache.db" view --width 200 --height 50 log "$j" -c "move pgdn" -c "move pgdn")
+	echo "peak RSS at $s: merged window ${m} KB, grep --count ${g} KB, grep printing ${l} KB, view log ${p} KB (view events ${e} KB)"
 done

@@ -63,6 +63,62 @@ test_split(void)
 	cause = NULL;
 }
 
+/* cmd_split() of cmd_quote() of w gives back w as one word. */
+static int
+quote_back(const char *w)
+{
+	struct buf b = BUF_INIT;
+	char **argv, *cause = NULL;
+	int argc, col, same;
+
+	cmd_quote(&b, w);
+	same = strchr(buf_str(&b), '\n') == NULL &&
+	    cmd_split(buf_str(&b), &argc, &argv, &col, &cause) == 0 &&
+	    argc == 1 && strcmp(argv[0], w) == 0;
+	if (!same)
+		printf("# '%s' quoted as '%s'\n", w, buf_str(&b));
+	else
+		cmd_free_argv(argc, argv);
+	free(cause);
+	buf_release(&b);
+	return same;
+}
+
+static void
+test_quote(void)
+{
+	static const char *const words[] = {
+		"plain", "", "a b", "y\nsimulate x\n#", "#x", "q\"uote", "'",
+		"back\\slash", "tab\there", "cr\r", "\033]0;t\007", "\x7f",
+		"caf\xc3\xa9", "bad\xff\xfe utf8", "c1 \xc2\x9b" "2J", "x|y",
+		"\\x41", "\\n", ":", "::x",
+	};
+	struct buf b = BUF_INIT;
+	char **argv, *cause = NULL;
+	size_t i;
+	int argc, col, all = 1;
+
+	for (i = 0; i < TS_NELEM(words); i++)
+		all &= quote_back(words[i]);
+	ok(all, "every word, control bytes and bad UTF-8 too, is quoted as "
+	    "one line that splits back to it");
+	cmd_quote(&b, "y\nsimulate --nodes 2 DIR\n# \"q\" |x");
+	is_str(buf_str(&b), "\"y\\nsimulate --nodes 2 DIR\\n# \\\"q\\\" |x\"",
+	    "a newline is written \\n");
+	buf_reset(&b);
+	cmd_quote(&b, "\033[2J\xff");
+	is_str(buf_str(&b), "\"\\x1b[2J\\xff\"", "other bytes \\xHH");
+	buf_release(&b);
+	ok(cmd_split("open \"a\\tb\\x41\\q\" 'c\\n'", &argc, &argv, &col,
+	    &cause) == 0 && argc == 3 && strcmp(argv[1], "a\tbAq") == 0 &&
+	    strcmp(argv[2], "c\\n") == 0,
+	    "double quotes read \\t and \\xHH, single quotes are literal");
+	cmd_free_argv(argc, argv);
+	ok(cmd_split("open \"a\\x00b\"", &argc, &argv, &col, &cause) == -1 &&
+	    col == 7, "\\x00 is refused, the caret on it");
+	free(cause);
+}
+
 static void
 test_exec(void)
 {
@@ -160,16 +216,53 @@ test_source(void)
 	int fd = mkstemp(path);
 
 	f = fdopen(fd, "w");
-	fputs("# a session\nversion\n\nhelp help\nversion 1 2\nversion\n", f);
+	fputs("# a session\nquit 1\n", f);
 	fclose(f);
 	cmd_ctx_init(&ctx, out, out);
 	is_int(cmd_source_file(&ctx, path, &cause), CMD_USAGE,
 	    "source stops at the bad line");
-	want = xasprintf("%s:5: usage: version\n  version 1 2\n            ^",
-	    path);
+	want = xasprintf("%s:2: usage: quit\n  quit 1\n       ^", path);
 	is_str(cause, want, "error comes back as FILE:LINE: message, the line "
 	    "and a caret");
 	free(want);
+	free(cause);
+	cause = NULL;
+	is_int(ctx.session, 0, "the session is over with the file");
+
+	f = fopen(path, "w");
+	fputs("# a session\nquit\n\n  help --cache x help\n", f);
+	fclose(f);
+	is_int(cmd_source_file(&ctx, path, &cause), CMD_USAGE,
+	    "a session file may not ask for help");
+	want = xasprintf("%s:4: 'help' is not allowed in a session file\n"
+	    "    help --cache x help\n    ^", path);
+	is_str(cause, want, "it says so at FILE:LINE, the command marked");
+	ok(!ctx.quit, "and nothing of the file ran (its quit neither)");
+	ok(ctx.cache_path == NULL, "nor its --cache");
+	free(want);
+	free(cause);
+	cause = NULL;
+
+	f = fopen(path, "w");
+	fputs("quit --cache x\n", f);
+	fclose(f);
+	is_int(cmd_source_file(&ctx, path, &cause), CMD_USAGE,
+	    "--cache is refused in a session file");
+	want = xasprintf("%s:1: --cache is not allowed in a session file\n"
+	    "  quit --cache x\n       ^", path);
+	is_str(cause, want, "with the option marked");
+	free(want);
+	free(cause);
+	cause = NULL;
+
+	ctx.session = 1;
+	is_int(cmd_exec_line(&ctx, "save x.ts", &cause), CMD_USAGE,
+	    "a line of a file read as it comes (a pipe) is checked too");
+	is_str(cause, "'save' is not allowed in a session file", "and refused");
+	is_int(cmd_exec_line(&ctx, "quit --cache=y", &cause), CMD_USAGE,
+	    "--cache=FILE too");
+	ok(ctx.cache_path == NULL && !ctx.quit, "nothing of either ran");
+	ctx.session = 0;
 	free(cause);
 	cause = NULL;
 	is_int(cmd_source_file(&ctx, "/nonexistent/session", &cause), CMD_FAIL,
@@ -268,6 +361,7 @@ main(void)
 {
 	test_table();
 	test_split();
+	test_quote();
 	test_exec();
 	test_options();
 	test_source();

@@ -21,6 +21,7 @@
 
 #include "base/util.h"
 #include "db/cache.h"
+#include "db/jobdb.h"
 #include "logs/grep.h"
 #include "logs/index.h"
 #include "logs/logmerge.h"
@@ -332,6 +333,63 @@ test_rows(struct logmerge *m)
 	buf_release(&b);
 }
 
+/* A copy goes on as the original; the index is the row's place. */
+static void
+test_index(struct logmerge *m, const struct exp *e, size_t n)
+{
+	struct lm_cursor *a = lm_cursor_new(m), *b = lm_cursor_new(m);
+	struct lm_row ra, rb;
+	unsigned char want[NF] = { 0, 0, 1, 1, 0 };
+	char *cause = NULL;
+	size_t k, i, j, bad = 0, before;
+	unsigned seed = 11;
+	double t;
+
+	is_int((long)lm_total(m), (long)n, "the total is every file's lines");
+	for (k = 0; k < 100; k++) {
+		seed = seed * 1103515245u + 12345u;
+		i = (seed >> 8) % n;
+		lm_seek_line(a, e[i].file, e[i].line, &cause);
+		if (lm_index(a, NULL) != i)
+			bad++;
+		for (j = before = 0; j < i; j++)
+			before += want[e[j].file];
+		if (lm_index(a, want) != before)
+			bad++;
+		lm_cursor_copy(b, a);
+		for (j = 0; j < 30; j++) {
+			lm_next(a, &cause);
+			lm_next(b, &cause);
+		}
+		lm_row(a, &ra);
+		lm_row(b, &rb);
+		if (ra.file != rb.file || ra.line != rb.line ||
+		    lm_index(b, NULL) != (i + 30 < n ? i + 30 : n - 1))
+			bad++;
+	}
+	is_int(bad, 0, "100 places: the index is the row's, and a copied "
+	    "cursor walks as the original");
+	lm_seek_last(a, &cause);
+	is_int((long)lm_index(a, NULL), (long)n - 1, "the last row's index");
+	ok(lm_parse_time(m, "12:00:03.25", &t, &cause) == 0 && t == T0 + 3.25,
+	    "a time of day is of the job's day");
+	ok(lm_parse_time(m, "2024-05-01T12:00:07", &t, &cause) == 0 &&
+	    t == T0 + 7 && lm_parse_time(m, "@1714564801.5", &t, &cause) == 0 &&
+	    t == T0 + 1.5, "a date and time, and epoch seconds");
+	ok(lm_parse_time(m, "noon", &t, &cause) == -1 &&
+	    strstr(cause, "'noon' is no time") != NULL, "no time");
+	free(cause);
+	lm_cursor_free(a);
+	lm_cursor_free(b);
+}
+
+static int
+only_rank2(void *arg, const struct lm_file *f)
+{
+	(void)arg;
+	return strstr(f->path, "rank-2") != NULL;
+}
+
 static int
 count_rows(void *arg, const struct grep_hit *hit, char **cause)
 {
@@ -354,6 +412,7 @@ test_grep(struct logmerge *m, const struct exp *e, size_t n)
 	uint64_t c;
 	size_t off, i, k = 0;
 	char *cause = NULL;
+	int cancel = 1;
 
 	memset(&o, 0, sizeof o);
 	ok(grep_compile("SeqNum=2100[0-9]\\b", &g, &off, &cause) == 0,
@@ -384,6 +443,29 @@ test_grep(struct logmerge *m, const struct exp *e, size_t n)
 	o.node = "node-002";
 	ok(grep_count(g, m, &o, &c, &cause) == 0 && c == 400,
 	    "a node's files only");
+	o.node = NULL;
+	o.file = only_rank2;
+	ok(grep_count(g, m, &o, &c, &cause) == 0 && c == 400,
+	    "the files a callback keeps");
+	o.file = NULL;
+	o.cancel = &cancel;
+	ok(grep_count(g, m, &o, &c, &cause) == -1 &&
+	    strcmp(cause, "cancelled") == 0, "a cancelled search stops");
+	free(cause);
+	cause = NULL;
+	o.cancel = NULL;
+	grep_free(g);
+	ok(grep_compile_flags("seqNUM=2100[0-9]\\b", GREP_CASELESS, &g, &off,
+	    &cause) == 0 && grep_count(g, m, &o, &c, &cause) == 0 && c == 10,
+	    "caseless");
+	grep_free(g);
+	ok(grep_compile("seqNUM=2100[0-9]\\b", &g, &off, &cause) == 0 &&
+	    grep_count(g, m, &o, &c, &cause) == 0 && c == 0,
+	    "and not without the flag");
+	grep_free(g);
+	ok(grep_compile_flags("21005\\b", GREP_CASELESS, &g, &off, &cause) == 0 &&
+	    grep_count(g, m, &o, &c, &cause) == 0 && c == 1,
+	    "caseless with a literal of digits");
 	grep_free(g);
 	free(want);
 	ok(grep_compile("a(b", &g, &off, &cause) == -1 && off == 3 &&
@@ -400,6 +482,7 @@ main(void)
 	struct index_stats st;
 	char *cause = NULL, *db, *paths[1];
 	struct exp *e;
+	struct job_ref ref;
 	size_t n;
 
 	if (mkdtemp(dir) == NULL)
@@ -426,7 +509,13 @@ main(void)
 	test_rows(m);
 	test_walks(m, e, n);
 	test_seeks(m, e, n);
+	test_index(m, e, n);
 	test_grep(m, e, n);
+	lm_free(m);
+	ok(jobdb_find(c, "j", &ref, &cause) == 1 && lm_open_job(c, ref.id,
+	    ref.name, ref.root, &m, &cause) == 0 && lm_nfiles(m) == NF &&
+	    strcmp(lm_job(m), "j") == 0, "open the merge by the job's id");
+	jobdb_release(&ref);
 	lm_free(m);
 	ok(lm_open(c, "nope", &m, &cause) == -1 && m == NULL &&
 	    strstr(cause, "no job 'nope'") != NULL, "an unknown job");
