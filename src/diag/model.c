@@ -647,34 +647,46 @@ build_iters(struct model *m, const struct diag_job *job,
 	}
 }
 
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct model_span *x = a, *y = b;
+
+	if (isnan(x->start) != isnan(y->start))
+		return isnan(x->start) ? 1 : -1;
+	if (!isnan(x->start) && x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->stage - y->stage;
+}
+
 /*
  * A launcher's log is quiet while its ranks work and speaks again when
  * they end (a failure summary): its launch stretch would cover the whole
  * run.  The launch ends where the first later stage of the job begins.
+ * The spans are in cmp_span() order, so that stage is the first span
+ * after the launch's of a later stage: one sweep from the end finds it
+ * for every launch.
  */
 static void
 clip_launch(struct model *m)
 {
-	size_t i, k;
+	double next = NAN;
+	size_t i;
 
-	for (i = 0; i < m->nspans; i++) {
-		struct model_span *l = &m->spans[i];
-		double next = NAN;
+	for (i = m->nspans; i-- > 0;) {
+		struct model_span *sp = &m->spans[i];
 
-		if (l->stage != STAGE_LAUNCH || isnan(l->start))
+		if (isnan(sp->start))
 			continue;
-		for (k = 0; k < m->nspans; k++)
-			if (m->spans[k].stage > STAGE_LAUNCH &&
-			    !isnan(m->spans[k].start) &&
-			    m->spans[k].start >= l->start &&
-			    (isnan(next) || m->spans[k].start < next))
-				next = m->spans[k].start;
-		if (!isnan(next) && (isnan(l->end) || l->end > next))
-			l->end = next;
+		if (sp->stage == STAGE_LAUNCH && !isnan(next) &&
+		    (isnan(sp->end) || sp->end > next))
+			sp->end = next;
+		if (sp->stage > STAGE_LAUNCH)
+			next = sp->start;
 	}
 }
 
-/* The job's stages (diag_spans() made them), a launcher's clipped. */
+/* The job's stages (diag_spans() made them) in time, a launcher's clipped. */
 static void
 build_spans(struct model *m, const struct diag_job *job)
 {
@@ -689,19 +701,8 @@ build_spans(struct model *m, const struct diag_job *job)
 		m->spans[i].iter_from = job->spans[i].iter_from;
 		m->spans[i].iter_to = job->spans[i].iter_to;
 	}
+	ts_qsort(m->spans, m->nspans, sizeof *m->spans, cmp_span);
 	clip_launch(m);
-}
-
-static int
-cmp_span(const void *a, const void *b)
-{
-	const struct model_span *x = a, *y = b;
-
-	if (isnan(x->start) != isnan(y->start))
-		return isnan(x->start) ? 1 : -1;
-	if (!isnan(x->start) && x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->stage - y->stage;
 }
 
 static void
@@ -750,7 +751,6 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 	build_events(m, job, r);
 	build_iters(m, job, r);
 	build_spans(m, job);
-	ts_qsort(m->spans, m->nspans, sizeof *m->spans, cmp_span);
 	time_range(m, job);
 	m->by_time = m->niters == 0;
 	idmap_build(&im, job);
