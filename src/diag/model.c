@@ -589,12 +589,28 @@ iterset_add(struct iterset *is, long it)
 	is->tab[j] = (uint32_t)is->n;
 }
 
+/*
+ * The index of iteration `it` in the model, -1 none: `hint` or the one
+ * after it first (a stream's iterations come in order), else a search.
+ */
+static long
+iter_index_near(const struct model *m, long it, long hint)
+{
+	size_t h = (size_t)hint;
+
+	if (hint >= 0 && h < m->niters && m->iters[h].iteration == it)
+		return hint;
+	if (hint >= 0 && h + 1 < m->niters && m->iters[h + 1].iteration == it)
+		return hint + 1;
+	return model_iter_index(m, it);
+}
+
 static void
 build_iters(struct model *m, const struct diag_job *job,
     const struct diag_result *r)
 {
 	struct iterset is;
-	long *all;
+	long *all, k;
 	size_t o, s, i;
 
 	/* (a stream's lines before its first iteration are no iteration) */
@@ -625,13 +641,14 @@ build_iters(struct model *m, const struct diag_job *job,
 	}
 	free(all);
 	for (s = 0; s < job->nstreams; s++)
-		for (i = 0; i < job->streams[s].niters; i++) {
+		for (i = 0, k = -1; i < job->streams[s].niters; i++) {
 			const struct diag_iter *it = &job->streams[s].iters[i];
-			long k = model_iter_index(m, it->iteration);
+			long at = iter_index_near(m, it->iteration, k);
 			struct model_iter *mi;
 
-			if (k < 0)
+			if (at < 0)
 				continue;
+			k = at;
 			mi = &m->iters[k];
 			if (it->anomalous)
 				mi->flags |= MODEL_ITER_ANOMALOUS;
@@ -639,9 +656,8 @@ build_iters(struct model *m, const struct diag_job *job,
 			    it->ts < mi->start))
 				mi->start = it->ts;
 		}
-	for (i = 0; i < job->ntimes; i++) {
-		long k = model_iter_index(m, job->times[i].iteration);
-
+	for (i = 0, k = -1; i < job->ntimes; i++) {
+		k = iter_index_near(m, job->times[i].iteration, k);
 		if (k >= 0 && isnan(m->iters[k].ms))
 			m->iters[k].ms = job->times[i].ms;
 	}
