@@ -71,15 +71,18 @@ struct diag_node {
  */
 struct diag_iter {
 	long iteration;
-	size_t off, n;
+	size_t off;		/* its first event in the stream's events */
 	double ts;		/* when it began: the time of the iteration
 				   line before it, else of its first line;
 				   NAN unknown */
 	double end_ts;		/* the time of its own iteration line, NAN */
 	long line;		/* the line of its iteration line, 0 none */
-	int truncated;		/* the stream ended inside it */
-	int anomalous;		/* set by diag_run(): its events broke the
-				   pattern of the iterations before it */
+	uint32_t n;		/* its events (a job has as many of these as
+				   iteration lines: 48 bytes, not 56) */
+	unsigned char truncated;	/* the stream ended inside it */
+	unsigned char anomalous;	/* set by diag_run(): its events broke
+					   the pattern of the iterations
+					   before it */
 };
 
 /* One log file (usually one rank) and its iterations. */
