@@ -40,6 +40,12 @@
 #include "diag/stage.h"
 #include "base/util.h"
 
+/* A file's cache id and its index in the loader's files. */
+struct fileid {
+	int64_t id;
+	size_t file;
+};
+
 /* One log file of the job. */
 struct lfile {
 	int64_t id;
@@ -130,6 +136,9 @@ struct loader {
 	char *root;
 	struct lfile *files;
 	size_t nfiles, filecap;
+	struct fileid *by_id;	/* the files by their id, for rows */
+	size_t last_file;	/* the file of the last row (rows come by
+				   file) */
 	struct lrow *rows;
 	size_t nrows, rowcap;
 	struct ltmpl *lt;
@@ -230,7 +239,19 @@ file_row(void *arg, const struct diagdb_file *df)
 	return 0;
 }
 
-/* The job's files, by path, as its ref holds them. */
+static int
+cmp_fileid(const void *a, const void *b)
+{
+	const struct fileid *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The job's files, by path, as its ref holds them, and a table of them
+ * by id: a job of ten thousand files has a hundred thousand rows to
+ * place.
+ */
 static int
 load_files(struct loader *l)
 {
@@ -247,18 +268,34 @@ load_files(struct loader *l)
 		df.last_ts = f->last_ts;
 		file_row(l, &df);
 	}
+	l->by_id = xcalloc(l->nfiles + 1, sizeof *l->by_id);
+	for (i = 0; i < l->nfiles; i++) {
+		l->by_id[i].id = l->files[i].id;
+		l->by_id[i].file = i;
+	}
+	ts_qsort(l->by_id, l->nfiles, sizeof *l->by_id, cmp_fileid);
 	return 0;
 }
 
+/* The index of the file of cache id `id`, (size_t)-1 none. */
 static size_t
-file_index(const struct loader *l, int64_t id)
+file_index(struct loader *l, int64_t id)
 {
-	size_t lo = 0, hi = l->nfiles, i;
+	size_t lo = 0, hi = l->nfiles;
 
-	for (i = lo; i < hi; i++)	/* files are few next to rows */
-		if (l->files[i].id == id)
-			return i;
-	return (size_t)-1;
+	if (l->last_file < l->nfiles && l->files[l->last_file].id == id)
+		return l->last_file;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->by_id[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == l->nfiles || l->by_id[lo].id != id)
+		return (size_t)-1;
+	return l->last_file = l->by_id[lo].file;
 }
 
 /* The template index of id, adding the template on first sight. */
@@ -2045,6 +2082,7 @@ loader_release(struct loader *l)
 	for (i = 0; i < l->nrows; i++)
 		free(l->rows[i].blob);
 	free(l->files);
+	free(l->by_id);
 	free(l->rows);
 	free(l->gaps);
 	for (i = 0; l->lt != NULL && i < l->nlt; i++)
