@@ -80,6 +80,7 @@ diag_job_new(const char *name)
 	struct diag_job *job = xcalloc(1, sizeof *job);
 
 	job->name = xstrdup(name);
+	job->spans_first = job->spans_last = NAN;
 	return job;
 }
 
@@ -119,6 +120,8 @@ diag_job_free(struct diag_job *job)
 	free(job->losses);
 	free(job->losspath);
 	free(job->spans);
+	for (i = 0; i < STAGE_COUNT; i++)
+		free(job->slots[i]);
 	free(job->nodes);
 	free(job->tmpls);
 	free(job->streams);
@@ -311,6 +314,8 @@ diag_add_metrics(struct diag_job *job, long iteration,
 	x->line = line;
 }
 
+static void span_close(struct diag_job *job, struct diag_stream *s);
+
 void
 diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts)
@@ -322,37 +327,123 @@ diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
 	s->last_ts = last_ts;
 	if (s->niters > 0 && s->iters[s->niters - 1].iteration > last_iter)
 		s->iters[s->niters - 1].truncated = 1;
+	span_close(job, s);
 }
 
 /* ------------------------------------------------------------ reasons */
+
+/* The job's slot of the n-th stretch of stage st, made when new. */
+static struct diag_slot *
+span_slot(struct diag_job *job, enum stage st, size_t n)
+{
+	size_t old = job->nslots[st], cap = old;
+
+	if (n >= old) {
+		job->slots[st] = xgrow(job->slots[st], &cap, n + 1,
+		    sizeof *job->slots[st]);
+		for (; old < cap; old++) {
+			job->slots[st][old].span = 0;
+			job->slots[st][old].iter_to = -1;
+		}
+		job->nslots[st] = cap;
+	}
+	return &job->slots[st][n];
+}
+
+/* Fold the stream's open stretch into the job's. */
+static void
+span_close(struct diag_job *job, struct diag_stream *s)
+{
+	struct diag_slot *sl;
+	struct diag_span *sp;
+
+	if (!s->in_span)
+		return;
+	s->in_span = 0;
+	sl = span_slot(job, s->span_stage, s->span_ord);
+	if (s->span_to > sl->iter_to)
+		sl->iter_to = s->span_to;
+	if (!isnan(s->span_start) && (isnan(job->spans_first) ||
+	    s->span_start < job->spans_first))
+		job->spans_first = s->span_start;
+	if (!isnan(s->span_end) && (isnan(job->spans_last) ||
+	    s->span_end > job->spans_last))
+		job->spans_last = s->span_end;
+	/* a launcher's lines are no stage of the training */
+	if (sl->span == 0 || job->nodes[s->node].pseudo)
+		return;
+	sp = &job->spans[sl->span - 1];
+	if (!isnan(s->span_start) && (isnan(sp->start) ||
+	    s->span_start < sp->start))
+		sp->start = s->span_start;
+	if (!isnan(s->span_end) && (isnan(sp->end) || s->span_end > sp->end))
+		sp->end = s->span_end;
+	if (s->span_from >= 0 && (sp->iter_from < 0 ||
+	    s->span_from < sp->iter_from))
+		sp->iter_from = s->span_from;
+}
+
+/*
+ * Open the stream's next stretch, in stage st: the job's stretch of its
+ * ordinal is made when it is the first (of a machine's stream).
+ */
+static void
+span_open(struct diag_job *job, struct diag_stream *s, enum stage st)
+{
+	struct diag_slot *sl;
+	struct diag_span *sp;
+
+	s->in_span = 1;
+	s->span_stage = st;
+	s->span_ord = s->nth[st]++;
+	s->span_start = s->span_end = NAN;
+	s->span_from = s->span_to = -1;
+	sl = span_slot(job, st, s->span_ord);
+	if (sl->span != 0 || job->nodes[s->node].pseudo)
+		return;
+	job->spans = xgrow(job->spans, &job->spancap, job->nspans + 1,
+	    sizeof *job->spans);
+	sp = &job->spans[job->nspans++];
+	sp->stage = st;
+	sp->start = sp->end = NAN;
+	sp->iter_from = sp->iter_to = -1;
+	sl->span = job->nspans;
+}
 
 void
 diag_span_line(struct diag_job *job, size_t stream, enum stage st,
     double ts, long iter)
 {
 	struct diag_stream *s = &job->streams[stream];
-	struct diag_span *sp = s->span > 0 ? &job->spans[s->span - 1] : NULL;
 
-	if (sp == NULL || sp->stage != st) {
-		job->spans = xgrow(job->spans, &job->spancap, job->nspans + 1,
-		    sizeof *job->spans);
-		sp = &job->spans[job->nspans++];
-		sp->stream = stream;
-		sp->stage = st;
-		sp->start = sp->end = NAN;
-		sp->iter_from = sp->iter_to = -1;
-		s->span = job->nspans;
+	if (!s->in_span || s->span_stage != st) {
+		span_close(job, s);
+		span_open(job, s, st);
 	}
 	if (!isnan(ts)) {
-		if (isnan(sp->start))
-			sp->start = ts;
-		sp->end = ts;
+		if (isnan(s->span_start))
+			s->span_start = ts;
+		s->span_end = ts;
 	}
 	if (iter >= 0) {
-		if (sp->iter_from < 0)
-			sp->iter_from = iter;
-		sp->iter_to = iter;
+		if (s->span_from < 0)
+			s->span_from = iter;
+		s->span_to = iter;
 	}
+}
+
+void
+diag_spans(struct diag_job *job)
+{
+	size_t i, st;
+
+	for (i = 0; i < job->nstreams; i++)
+		span_close(job, &job->streams[i]);
+	for (st = 0; st < STAGE_COUNT; st++)
+		for (i = 0; i < job->nslots[st]; i++)
+			if (job->slots[st][i].span != 0)
+				job->spans[job->slots[st][i].span - 1].iter_to =
+				    job->slots[st][i].iter_to;
 }
 
 static void reason_add(char ***v, size_t *n, const char *fmt, ...)

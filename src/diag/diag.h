@@ -71,15 +71,18 @@ struct diag_node {
  */
 struct diag_iter {
 	long iteration;
-	size_t off, n;
+	size_t off;		/* its first event in the stream's events */
 	double ts;		/* when it began: the time of the iteration
 				   line before it, else of its first line;
 				   NAN unknown */
 	double end_ts;		/* the time of its own iteration line, NAN */
 	long line;		/* the line of its iteration line, 0 none */
-	int truncated;		/* the stream ended inside it */
-	int anomalous;		/* set by diag_run(): its events broke the
-				   pattern of the iterations before it */
+	uint32_t n;		/* its events (a job has as many of these as
+				   iteration lines: 48 bytes, not 56) */
+	unsigned char truncated;	/* the stream ended inside it */
+	unsigned char anomalous;	/* set by diag_run(): its events broke
+					   the pattern of the iterations
+					   before it */
 };
 
 /* One log file (usually one rank) and its iterations. */
@@ -98,18 +101,31 @@ struct diag_stream {
 	long iter_line;		/* that line's line, 0 none */
 	long last_line;		/* its last line, 0 none */
 	enum stage last_stage;
-	size_t span;		/* its current span in job->spans + 1, 0 none */
+	/* its stretch in the current stage (see diag_span_line()): */
+	int in_span;		/* one is open */
+	enum stage span_stage;
+	size_t span_ord;	/* the how-many-th of its stretches of it */
+	double span_start, span_end;	/* epoch seconds, NAN unknown */
+	long span_from, span_to;	/* iterations it covers, -1 none */
+	size_t nth[STAGE_COUNT];	/* its stretches of each stage so far */
 };
 
 /*
- * A stretch of one stream in one stage, as the loader's stage tracker saw
- * it: from its first line in the stage to its last before the next.
+ * A stretch of the job in one stage: the n-th stretch of that stage of
+ * every stream of a machine (a launcher's lines are no stage of the
+ * training), from the earliest start to the latest end, up to the latest
+ * iteration the n-th stretch of any stream covers.
  */
 struct diag_span {
-	size_t stream;
 	enum stage stage;
 	double start, end;	/* epoch seconds, NAN unknown */
 	long iter_from, iter_to;	/* iterations it covers, -1 none */
+};
+
+/* The job's n-th stretches of one stage (job->slots[stage][n]). */
+struct diag_slot {
+	size_t span;		/* its stretch in job->spans + 1, 0 none */
+	long iter_to;		/* the latest iteration of any stream's */
 };
 
 /* Where a template was first seen in the job. */
@@ -195,8 +211,14 @@ struct diag_job {
 	char **healthy_names;	/* their names (nhealthy of them) */
 	double hours;		/* how long its logs ran, when rates are
 				   compared per node-hour; 0: per node */
-	struct diag_span *spans;	/* stage stretches of every stream */
+	struct diag_span *spans;	/* the job's stage stretches, in order
+					   of their first lines (diag_spans()
+					   completes them) */
 	size_t nspans, spancap;
+	struct diag_slot *slots[STAGE_COUNT];
+	size_t nslots[STAGE_COUNT];
+	double spans_first, spans_last;	/* the earliest and latest time
+					   of any stream's stretch, NAN */
 	struct diag_absent *absent;	/* ranks of combined logs that wrote
 					   no line, below the highest that did */
 	size_t nabsent, absentcap;
@@ -252,14 +274,22 @@ void diag_stream_event(struct diag_job *job, size_t stream, uint32_t id);
 void diag_add_time(struct diag_job *job, long iteration, double ms);
 /*
  * The stream's line at time ts (NAN unknown) in iteration iter is in
- * stage `st`: extend the stream's current span, or start a new one when
- * the stage changed.
+ * stage `st`: extend the stream's current stretch, or, when the stage
+ * changed, fold it into the job's (job->spans) and start the next.
  */
 void diag_span_line(struct diag_job *job, size_t stream, enum stage st,
     double ts, long iter);
-/* Record where the stream ended: its last completed iteration, stage, time. */
+/*
+ * Record where the stream ended: its last completed iteration, stage,
+ * time; its last stretch is folded into the job's.
+ */
 void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts);
+/*
+ * Fold every stream's open stretch into the job's and give each of the
+ * job's stretches its latest iteration: job->spans is then complete.
+ */
+void diag_spans(struct diag_job *job);
 
 struct diag_opts {
 	uint64_t seed;		/* isolation forest seed */

@@ -16,11 +16,14 @@
 #include "base/stats.h"
 #include "base/util.h"
 
+/* Rows of sequences shorter than this live on the stack. */
+#define DTW_STACK 128
+
 double
 dtw_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
     size_t band)
 {
-	double *prev, *cur, *tmp, d, best;
+	double rows[2 * DTW_STACK], *prev, *cur, *tmp, d, best;
 	size_t i, j, lo, hi, w, m = na > nb ? na : nb;
 
 	if (na == 0 && nb == 0)
@@ -32,8 +35,14 @@ dtw_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 	w = na > nb ? na - nb : nb - na;
 	if (band == 0 || band < w)
 		band = band == 0 ? m : w;
-	prev = xcalloc(nb + 1, sizeof *prev);
-	cur = xcalloc(nb + 1, sizeof *cur);
+	/* iterations are short: their two rows fit on the stack */
+	if (nb < DTW_STACK) {
+		prev = rows;
+		cur = rows + DTW_STACK;
+	} else {
+		prev = xcalloc(nb + 1, sizeof *prev);
+		cur = xcalloc(nb + 1, sizeof *cur);
+	}
 	for (j = 0; j <= nb; j++)
 		prev[j] = INFINITY;
 	prev[0] = 0;
@@ -55,8 +64,10 @@ dtw_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 		cur = tmp;
 	}
 	d = prev[nb];
-	free(prev);
-	free(cur);
+	if (nb >= DTW_STACK) {
+		free(prev);
+		free(cur);
+	}
 	if (!isfinite(d) || d > (double)m)
 		d = (double)m;
 	return 1.0 - d / (double)m;

@@ -40,6 +40,12 @@
 #include "diag/stage.h"
 #include "base/util.h"
 
+/* A file's cache id and its index in the loader's files. */
+struct fileid {
+	int64_t id;
+	size_t file;
+};
+
 /* One log file of the job. */
 struct lfile {
 	int64_t id;
@@ -110,6 +116,8 @@ struct ltmpl {
 	int is_trailer;		/* context that follows its error line (a C++
 				   exception's "Exception raised from", its
 				   "frame #N:" backtrace) */
+	int is_exit_report;	/* a launcher's "failed (exitcode ..." */
+	int is_launcher_src;	/* a launcher's own source line */
 	size_t *trace;		/* the context lines of its first error */
 	size_t ntrace;
 	uint64_t ctx;		/* occurrences as a frame or right after one */
@@ -128,6 +136,9 @@ struct loader {
 	char *root;
 	struct lfile *files;
 	size_t nfiles, filecap;
+	struct fileid *by_id;	/* the files by their id, for rows */
+	size_t last_file;	/* the file of the last row (rows come by
+				   file) */
 	struct lrow *rows;
 	size_t nrows, rowcap;
 	struct ltmpl *lt;
@@ -228,7 +239,19 @@ file_row(void *arg, const struct diagdb_file *df)
 	return 0;
 }
 
-/* The job's files, by path, as its ref holds them. */
+static int
+cmp_fileid(const void *a, const void *b)
+{
+	const struct fileid *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The job's files, by path, as its ref holds them, and a table of them
+ * by id: a job of ten thousand files has a hundred thousand rows to
+ * place.
+ */
 static int
 load_files(struct loader *l)
 {
@@ -245,18 +268,34 @@ load_files(struct loader *l)
 		df.last_ts = f->last_ts;
 		file_row(l, &df);
 	}
+	l->by_id = xcalloc(l->nfiles + 1, sizeof *l->by_id);
+	for (i = 0; i < l->nfiles; i++) {
+		l->by_id[i].id = l->files[i].id;
+		l->by_id[i].file = i;
+	}
+	ts_qsort(l->by_id, l->nfiles, sizeof *l->by_id, cmp_fileid);
 	return 0;
 }
 
+/* The index of the file of cache id `id`, (size_t)-1 none. */
 static size_t
-file_index(const struct loader *l, int64_t id)
+file_index(struct loader *l, int64_t id)
 {
-	size_t lo = 0, hi = l->nfiles, i;
+	size_t lo = 0, hi = l->nfiles;
 
-	for (i = lo; i < hi; i++)	/* files are few next to rows */
-		if (l->files[i].id == id)
-			return i;
-	return (size_t)-1;
+	if (l->last_file < l->nfiles && l->files[l->last_file].id == id)
+		return l->last_file;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->by_id[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == l->nfiles || l->by_id[lo].id != id)
+		return (size_t)-1;
+	return l->last_file = l->by_id[lo].file;
 }
 
 /* The template index of id, adding the template on first sight. */
@@ -540,6 +579,27 @@ raw_line(const struct loader *l, const struct lfile *f, uint64_t off,
 	return 0;
 }
 
+/*
+ * A source line of a launcher's own traceback, which it prints after a
+ * child failed (torch elastic, accelerate, DeepSpeed's launcher): that
+ * traceback is a consequence, cut or not.
+ */
+static int
+launcher_source(const char *text)
+{
+	static const char *const calls[] = {
+		"elastic_launch(", "launch_agent(", "ChildFailedError",
+		"launch_command(", "multi_gpu_launcher(", "deepspeed_launcher(",
+		"sigkill_handler(",
+	};
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(calls); i++)
+		if (strstr(text, calls[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 /* Sample, level, stage rule and iteration-ness of every template. */
 static void
 sample_templates(struct loader *l)
@@ -571,6 +631,9 @@ sample_templates(struct loader *l)
 		    l->files[r->file].node, l->files[r->file].path,
 		    (long)r->first_line, r->first_ts, STAGE_NONE, -1);
 		l->lt[t].rule = stage_rule_index(tp->text, strlen(tp->text));
+		l->lt[t].is_exit_report = strstr(tp->text, "failed (exitcode") !=
+		    NULL;
+		l->lt[t].is_launcher_src = launcher_source(tp->text);
 		if (raw_line(l, &l->files[r->file], r->first_off, &b, &lp) != 0)
 			continue;
 		tp->sample = xstrndup(lp.msg, lp.msg_len);
@@ -747,57 +810,75 @@ struct lclock {
 	size_t n;
 };
 
+/* Clock points (line, time, order made) by line, then as made. */
 static int
 cmp_point(const void *a, const void *b)
 {
 	const double *x = a, *y = b;
 
-	return x[0] < y[0] ? -1 : x[0] > y[0];
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[2] < y[2] ? -1 : x[2] > y[2];
+}
+
+/* Add a point to a clock: times go forward; a line out of order is out. */
+static void
+clock_add(struct lclock *ck, double line, double ts)
+{
+	size_t k = ck->n;
+
+	if (k > 0 && (ts < ck->ts[k - 1] || (uint64_t)line == ck->line[k - 1]))
+		return;
+	ck->line[k] = (uint64_t)line;
+	ck->ts[ck->n++] = ts;
 }
 
 /*
  * The clock of a file from its rows [from, to) and the times known of its
- * iteration lines (at[line], NAN where unknown; at may be NULL).
+ * iteration lines (at[line], NAN where unknown; at may be NULL).  The
+ * iteration lines come in line order; only the rows' few points are
+ * sorted, and the two merged, an iteration line's time first where both
+ * know a line.
  */
 static void
 clock_build(const struct loader *l, size_t from, size_t to, const double *at,
     size_t nlines, struct lclock *ck)
 {
-	size_t i, n = 0, k, nat = 0;
+	size_t i, n = 0, k = 0, nat = 0;
 	double *pt;
 
 	for (i = 0; at != NULL && i < nlines; i++)
 		nat += !isnan(at[i]);
-	pt = xcalloc(2 * (to - from) * 2 + 2 * nat + 2, sizeof *pt);
-	for (i = 0; at != NULL && i < nlines; i++)
-		if (!isnan(at[i])) {
-			pt[2 * n] = (double)i;
-			pt[2 * n++ + 1] = at[i];
-		}
+	pt = xcalloc(3 * 2 * (to - from) + 3, sizeof *pt);
 	for (i = from; i < to; i++) {
 		const struct lrow *r = &l->rows[i];
 
 		if (!isnan(r->first_ts)) {
-			pt[2 * n] = (double)r->first_line;
-			pt[2 * n++ + 1] = r->first_ts;
+			pt[3 * n] = (double)r->first_line;
+			pt[3 * n + 1] = r->first_ts;
+			pt[3 * n + 2] = (double)n;
+			n++;
 		}
 		if (!isnan(r->last_ts) && r->count > 1) {
-			pt[2 * n] = (double)r->last_line;
-			pt[2 * n++ + 1] = r->last_ts;
+			pt[3 * n] = (double)r->last_line;
+			pt[3 * n + 1] = r->last_ts;
+			pt[3 * n + 2] = (double)n;
+			n++;
 		}
 	}
-	ts_qsort(pt, n, 2 * sizeof *pt, cmp_point);
-	ck->line = xcalloc(n + 1, sizeof *ck->line);
-	ck->ts = xcalloc(n + 1, sizeof *ck->ts);
-	for (i = 0, k = 0; i < n; i++) {
-		/* times go forward; a line out of order is left out */
-		if (k > 0 && (pt[2 * i + 1] < ck->ts[k - 1] ||
-		    (uint64_t)pt[2 * i] == ck->line[k - 1]))
+	ts_qsort(pt, n, 3 * sizeof *pt, cmp_point);
+	ck->n = 0;
+	ck->line = xcalloc(n + nat + 1, sizeof *ck->line);
+	ck->ts = xcalloc(n + nat + 1, sizeof *ck->ts);
+	for (i = 0; at != NULL && i < nlines; i++) {
+		if (isnan(at[i]))
 			continue;
-		ck->line[k] = (uint64_t)pt[2 * i];
-		ck->ts[k++] = pt[2 * i + 1];
+		for (; k < n && pt[3 * k] < (double)i; k++)
+			clock_add(ck, pt[3 * k], pt[3 * k + 1]);
+		clock_add(ck, (double)i, at[i]);
 	}
-	ck->n = k;
+	for (; k < n; k++)
+		clock_add(ck, pt[3 * k], pt[3 * k + 1]);
 	free(pt);
 }
 
@@ -830,27 +911,6 @@ clock_release(struct lclock *ck)
 {
 	free(ck->line);
 	free(ck->ts);
-}
-
-/*
- * A source line of a launcher's own traceback, which it prints after a
- * child failed (torch elastic, accelerate, DeepSpeed's launcher): that
- * traceback is a consequence, cut or not.
- */
-static int
-launcher_source(const char *text)
-{
-	static const char *const calls[] = {
-		"elastic_launch(", "launch_agent(", "ChildFailedError",
-		"launch_command(", "multi_gpu_launcher(", "deepspeed_launcher(",
-		"sigkill_handler(",
-	};
-	size_t i;
-
-	for (i = 0; i < TS_NELEM(calls); i++)
-		if (strstr(text, calls[i]) != NULL)
-			return 1;
-	return 0;
 }
 
 static void
@@ -929,13 +989,13 @@ tb_line(struct loader *l, struct tbtrack *tb, size_t t)
 			tb->launcher = tb->report > 0;
 		tb->open = 1;
 		tb->last = t;
-		if (src && launcher_source(l->job->tmpls[t].text))
+		if (src && lt->is_launcher_src)
 			tb->launcher = 1;
 	} else if (lt->is_exc || !lt->is_filler) {
 		tb->open = 0;
 		if (tb->report > 0)
 			tb->report--;
-		if (strstr(l->job->tmpls[t].text, "failed (exitcode") != NULL)
+		if (lt->is_exit_report)
 			tb->report = 3;
 	}
 	tb->after_frame = lt->is_frame;
@@ -2022,6 +2082,7 @@ loader_release(struct loader *l)
 	for (i = 0; i < l->nrows; i++)
 		free(l->rows[i].blob);
 	free(l->files);
+	free(l->by_id);
 	free(l->rows);
 	free(l->gaps);
 	for (i = 0; l->lt != NULL && i < l->nlt; i++)
@@ -2080,6 +2141,7 @@ jobload(struct cache *c, const struct job_ref *ref,
 	restage(&l);
 	mark_context(&l);
 	end_empty(&l);
+	diag_spans(l.job);
 	if (load_pool(&l, baselines, nbase, cause) != 0)
 		goto out;
 	*out = l.job;

@@ -257,18 +257,93 @@ idmap_find(const struct idmap *im, uint32_t id)
 	return p == NULL ? -1 : (long)im->tmpl[p - im->ids];
 }
 
-static struct model_mark *
-add_mark(struct model *m, size_t *cap, uint32_t node, double at)
-{
-	struct model_mark *k;
+/*
+ * The heatmap's cells as they are made: each rank's mark of an iteration
+ * is merged at once into its node's cell (node, at), found through an
+ * open-addressing table, so the marks held are one a cell, not one a
+ * rank and iteration.  Merging in the order the marks are made is what
+ * sorting them stably by cell and merging neighbours did.
+ */
+struct cells {
+	uint32_t *tab;		/* mark index + 1, 0 empty */
+	size_t size;		/* a power of two */
+	size_t cap;		/* of m->marks */
+};
 
-	m->marks = xgrow(m->marks, cap, m->nmarks + 1, sizeof *m->marks);
-	k = &m->marks[m->nmarks++];
+static uint64_t
+cell_hash(uint32_t node, double at)
+{
+	uint64_t bits;
+
+	if (at == 0)
+		at = 0;		/* -0 and 0 are one cell */
+	memcpy(&bits, &at, sizeof bits);
+	bits ^= (uint64_t)node * 0x9e3779b97f4a7c15ULL;
+	bits ^= bits >> 29;
+	bits *= 0xbf58476d1ce4e5b9ULL;
+	return bits ^ (bits >> 32);
+}
+
+static void
+cells_grow(struct cells *c, const struct model *m)
+{
+	size_t i, j;
+
+	free(c->tab);
+	c->size = c->size == 0 ? 1024 : c->size * 2;
+	c->tab = xcalloc(c->size, sizeof *c->tab);
+	for (i = 0; i < m->nmarks; i++) {
+		j = cell_hash(m->marks[i].node, m->marks[i].at) & (c->size - 1);
+		while (c->tab[j] != 0)
+			j = (j + 1) & (c->size - 1);
+		c->tab[j] = (uint32_t)i + 1;
+	}
+}
+
+/* Merge mark k into cell d: counts, flags, the strongest event. */
+static void
+cell_merge(const struct model *m, struct model_mark *d,
+    const struct model_mark *k)
+{
+	d->n += k->n;
+	d->flags |= k->flags;
+	if (k->event != UINT32_MAX && (d->event == UINT32_MAX ||
+	    m->events[k->event].score > m->events[d->event].score)) {
+		d->event = k->event;
+		d->level = k->level;
+	}
+}
+
+/* Put mark k into its cell, a new one or merged into the one there. */
+static void
+cell_put(struct model *m, struct cells *c, const struct model_mark *k)
+{
+	struct model_mark *d;
+	size_t j;
+
+	if ((m->nmarks + 1) * 2 > c->size)
+		cells_grow(c, m);
+	for (j = cell_hash(k->node, k->at) & (c->size - 1); c->tab[j] != 0;
+	    j = (j + 1) & (c->size - 1)) {
+		d = &m->marks[c->tab[j] - 1];
+		if (d->node == k->node && d->at == k->at) {
+			cell_merge(m, d, k);
+			return;
+		}
+	}
+	m->marks = xgrow(m->marks, &c->cap, m->nmarks + 1, sizeof *m->marks);
+	m->marks[m->nmarks] = *k;
+	c->tab[j] = (uint32_t)++m->nmarks;
+}
+
+/* A new mark of a cell, to fill and then cell_put(). */
+static void
+mark_init(struct model_mark *k, uint32_t node, double at)
+{
 	memset(k, 0, sizeof *k);
 	k->node = node;
 	k->at = at;
 	k->event = UINT32_MAX;
-	return k;
 }
 
 static uint8_t
@@ -312,33 +387,13 @@ cmp_mark(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-/* Merge marks of one cell (several ranks of a node) and drop empty ones. */
+/* The cells in order of node and time; empty ones dropped. */
 static void
 marks_merge(struct model *m)
 {
-	size_t i, o = 0;
+	size_t i, o;
 
 	ts_qsort(m->marks, m->nmarks, sizeof *m->marks, cmp_mark);
-	for (i = 0; i < m->nmarks; i++) {
-		struct model_mark *k = &m->marks[i];
-
-		if (o > 0 && m->marks[o - 1].node == k->node &&
-		    m->marks[o - 1].at == k->at) {
-			struct model_mark *d = &m->marks[o - 1];
-
-			d->n += k->n;
-			d->flags |= k->flags;
-			if (k->event != UINT32_MAX && (d->event == UINT32_MAX ||
-			    m->events[k->event].score >
-			    m->events[d->event].score)) {
-				d->event = k->event;
-				d->level = k->level;
-			}
-			continue;
-		}
-		m->marks[o++] = *k;
-	}
-	m->nmarks = o;
 	for (i = o = 0; i < m->nmarks; i++) {
 		struct model_mark *k = &m->marks[i];
 
@@ -372,89 +427,86 @@ end_iteration(const struct model *m, const struct model_node *n,
 	return n->last_iter < maxlast || early ? n->last_iter + 1 : -1;
 }
 
+/* Each rank's mark of each iteration it logged events or was odd in. */
 static void
 build_marks_iter(struct model *m, const struct diag_job *job,
     const struct diag_result *r, const struct idmap *im, const long *evmap,
-    size_t *cap)
+    struct cells *c)
 {
-	long maxlast = -1;
+	struct model_mark mk;
+	long maxlast = -1, at, e, t;
 	size_t s, i, k;
+	int any;
 
 	for (s = 0; s < job->nstreams; s++) {
 		const struct diag_stream *st = &job->streams[s];
 
 		for (i = 0; i < st->niters; i++) {
 			const struct diag_iter *it = &st->iters[i];
-			struct model_mark *mk = NULL;
-			long e;
 
-			for (k = 0; k < it->n; k++) {
-				uint32_t id = st->events[it->off + k];
-				long t = idmap_find(im, id);
-
-				if (t < 0)
+			mark_init(&mk, (uint32_t)st->node,
+			    (double)it->iteration);
+			for (k = 0, any = 0; k < it->n; k++) {
+				if ((t = idmap_find(im, st->events[it->off +
+				    k])) < 0)
 					continue;
 				e = evmap[t];
 				/* an event of one iteration marks only that */
 				if (e >= 0 && r->events[e].one_iter &&
 				    r->events[e].at_iter != it->iteration)
 					e = -1;
-				if (mk == NULL)
-					mk = add_mark(m, cap, (uint32_t)st->node,
-					    (double)it->iteration);
-				mark_event(m, job, mk, &job->tmpls[t], e);
+				mark_event(m, job, &mk, &job->tmpls[t], e);
+				any = 1;
 			}
-			if (it->anomalous) {
-				if (mk == NULL)
-					mk = add_mark(m, cap, (uint32_t)st->node,
-					    (double)it->iteration);
-				mk->flags |= MODEL_MARK_ANOMALOUS;
-			}
+			if (it->anomalous)
+				mk.flags |= MODEL_MARK_ANOMALOUS;
+			if (any || it->anomalous)
+				cell_put(m, c, &mk);
 		}
 	}
 	for (i = 0; i < m->nreal; i++)
 		if (m->nodes[i].last_iter > maxlast)
 			maxlast = m->nodes[i].last_iter;
 	for (i = 0; i < m->nreal; i++) {
-		const struct model_node *n = &m->nodes[i];
-		long at = end_iteration(m, n, maxlast);
-
-		if (at >= 0)
-			add_mark(m, cap, (uint32_t)i,
-			    (double)at)->flags |= MODEL_MARK_END;
+		if ((at = end_iteration(m, &m->nodes[i], maxlast)) < 0)
+			continue;
+		mark_init(&mk, (uint32_t)i, (double)at);
+		mk.flags |= MODEL_MARK_END;
+		cell_put(m, c, &mk);
 	}
 }
 
 /* Logs without iterations: each node's share of an event at its time. */
 static void
-build_marks_time(struct model *m, const struct diag_job *job, size_t *cap)
+build_marks_time(struct model *m, struct cells *c)
 {
+	struct model_mark mk;
 	size_t i, k;
 
-	(void)job;
 	for (i = 0; i < m->nevents; i++) {
 		const struct model_event *e = &m->events[i];
 
 		if (isnan(e->ts) || e->score < MARK_MIN_SCORE)
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
-			struct model_mark *mk = add_mark(m, cap, e->nodes[k],
-			    e->ts);
-
-			mk->n = 1;
-			mk->event = (uint32_t)i;
-			mk->level = score_level(e->score);
+			mark_init(&mk, e->nodes[k], e->ts);
+			mk.n = 1;
+			mk.event = (uint32_t)i;
+			mk.level = score_level(e->score);
 			if (e->level >= DIAG_LEVEL_ERROR)
-				mk->flags |= MODEL_MARK_ERROR;
+				mk.flags |= MODEL_MARK_ERROR;
+			cell_put(m, c, &mk);
 		}
 	}
 	for (i = 0; i < m->nreal; i++) {
 		const struct model_node *n = &m->nodes[i];
 
-		if (!isnan(n->last_ts) && !isnan(m->last_ts) &&
-		    n->last_ts < m->last_ts - 60)
-			add_mark(m, cap, (uint32_t)i,
-			    n->last_ts)->flags |= MODEL_MARK_END;
+		if (isnan(n->last_ts) || isnan(m->last_ts) ||
+		    n->last_ts >= m->last_ts - 60)
+			continue;
+		mark_init(&mk, (uint32_t)i, n->last_ts);
+		mk.flags |= MODEL_MARK_END;
+		cell_put(m, c, &mk);
 	}
 }
 
@@ -464,9 +516,9 @@ build_marks_time(struct model *m, const struct diag_job *job, size_t *cap)
  * logged): the cause of the timeouts around it, marked as such.
  */
 static void
-build_marks_own(struct model *m, size_t *cap)
+build_marks_own(struct model *m, struct cells *c)
 {
-	struct model_mark *mk;
+	struct model_mark mk;
 	size_t i, k;
 	double at;
 
@@ -480,11 +532,12 @@ build_marks_own(struct model *m, size_t *cap)
 		if (isnan(at) || at < 0)
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
-			mk = add_mark(m, cap, e->nodes[k], at);
-			mk->n = 1;
-			mk->event = (uint32_t)i;
-			mk->level = score_level(e->score);
-			mk->flags |= MODEL_MARK_STOP | MODEL_MARK_ERROR;
+			mark_init(&mk, e->nodes[k], at);
+			mk.n = 1;
+			mk.event = (uint32_t)i;
+			mk.level = score_level(e->score);
+			mk.flags |= MODEL_MARK_STOP | MODEL_MARK_ERROR;
+			cell_put(m, c, &mk);
 		}
 	}
 }
@@ -497,29 +550,84 @@ cmp_long(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A set of iteration numbers: open addressing, the numbers kept apart. */
+struct iterset {
+	long *v;
+	size_t n, cap;
+	uint32_t *tab;		/* index into v + 1, 0 empty */
+	size_t size;		/* a power of two */
+};
+
+static size_t
+iterset_slot(const struct iterset *is, long it)
+{
+	uint64_t h = (uint64_t)it * 0x9e3779b97f4a7c15ULL;
+	size_t j;
+
+	for (j = (size_t)(h >> 20) & (is->size - 1); is->tab[j] != 0 &&
+	    is->v[is->tab[j] - 1] != it; j = (j + 1) & (is->size - 1))
+		;
+	return j;
+}
+
+static void
+iterset_add(struct iterset *is, long it)
+{
+	size_t j, i;
+
+	if ((is->n + 1) * 2 > is->size) {
+		free(is->tab);
+		is->size = is->size == 0 ? 1024 : is->size * 2;
+		is->tab = xcalloc(is->size, sizeof *is->tab);
+		for (i = 0; i < is->n; i++)
+			is->tab[iterset_slot(is, is->v[i])] = (uint32_t)i + 1;
+	}
+	if (is->tab[j = iterset_slot(is, it)] != 0)
+		return;
+	is->v = xgrow(is->v, &is->cap, is->n + 1, sizeof *is->v);
+	is->v[is->n++] = it;
+	is->tab[j] = (uint32_t)is->n;
+}
+
+/*
+ * The index of iteration `it` in the model, -1 none: `hint` or the one
+ * after it first (a stream's iterations come in order), else a search.
+ */
+static long
+iter_index_near(const struct model *m, long it, long hint)
+{
+	size_t h = (size_t)hint;
+
+	if (hint >= 0 && h < m->niters && m->iters[h].iteration == it)
+		return hint;
+	if (hint >= 0 && h + 1 < m->niters && m->iters[h + 1].iteration == it)
+		return hint + 1;
+	return model_iter_index(m, it);
+}
+
 static void
 build_iters(struct model *m, const struct diag_job *job,
     const struct diag_result *r)
 {
-	long *all = NULL;
-	size_t n = 0, cap = 0, s, i, o;
+	struct iterset is;
+	long *all, k;
+	size_t o, s, i;
 
 	/* (a stream's lines before its first iteration are no iteration) */
+	memset(&is, 0, sizeof is);
 	for (s = 0; s < job->nstreams; s++)
 		for (i = 0; i < job->streams[s].niters; i++) {
-			if (job->streams[s].iters[i].iteration < 0)
-				continue;
-			all = xgrow(all, &cap, n + 1, sizeof *all);
-			all[n++] = job->streams[s].iters[i].iteration;
+			long it = job->streams[s].iters[i].iteration;
+
+			if (it >= 0)
+				iterset_add(&is, it);
 		}
-	for (i = 0; i < job->ntimes; i++) {
-		all = xgrow(all, &cap, n + 1, sizeof *all);
-		all[n++] = job->times[i].iteration;
-	}
-	ts_qsort(all, n, sizeof *all, cmp_long);
-	for (i = o = 0; i < n; i++)
-		if (o == 0 || all[o - 1] != all[i])
-			all[o++] = all[i];
+	for (i = 0; i < job->ntimes; i++)
+		iterset_add(&is, job->times[i].iteration);
+	free(is.tab);
+	all = is.v;
+	o = is.n;
+	ts_qsort(all, o, sizeof *all, cmp_long);
 	m->niters = o;
 	m->iters = xcalloc(o + 1, sizeof *m->iters);
 	for (i = 0; i < o; i++) {
@@ -533,13 +641,14 @@ build_iters(struct model *m, const struct diag_job *job,
 	}
 	free(all);
 	for (s = 0; s < job->nstreams; s++)
-		for (i = 0; i < job->streams[s].niters; i++) {
+		for (i = 0, k = -1; i < job->streams[s].niters; i++) {
 			const struct diag_iter *it = &job->streams[s].iters[i];
-			long k = model_iter_index(m, it->iteration);
+			long at = iter_index_near(m, it->iteration, k);
 			struct model_iter *mi;
 
-			if (k < 0)
+			if (at < 0)
 				continue;
+			k = at;
 			mi = &m->iters[k];
 			if (it->anomalous)
 				mi->flags |= MODEL_ITER_ANOMALOUS;
@@ -547,103 +656,11 @@ build_iters(struct model *m, const struct diag_job *job,
 			    it->ts < mi->start))
 				mi->start = it->ts;
 		}
-	for (i = 0; i < job->ntimes; i++) {
-		long k = model_iter_index(m, job->times[i].iteration);
-
+	for (i = 0, k = -1; i < job->ntimes; i++) {
+		k = iter_index_near(m, job->times[i].iteration, k);
 		if (k >= 0 && isnan(m->iters[k].ms))
 			m->iters[k].ms = job->times[i].ms;
 	}
-}
-
-/*
- * A launcher's log is quiet while its ranks work and speaks again when
- * they end (a failure summary): its launch stretch would cover the whole
- * run.  The launch ends where the first later stage of the job begins.
- */
-static void
-clip_launch(struct model *m)
-{
-	size_t i, k;
-
-	for (i = 0; i < m->nspans; i++) {
-		struct model_span *l = &m->spans[i];
-		double next = NAN;
-
-		if (l->stage != STAGE_LAUNCH || isnan(l->start))
-			continue;
-		for (k = 0; k < m->nspans; k++)
-			if (m->spans[k].stage > STAGE_LAUNCH &&
-			    !isnan(m->spans[k].start) &&
-			    m->spans[k].start >= l->start &&
-			    (isnan(next) || m->spans[k].start < next))
-				next = m->spans[k].start;
-		if (!isnan(next) && (isnan(l->end) || l->end > next))
-			l->end = next;
-	}
-}
-
-/*
- * The job's stages: the n-th stretch of stage X of every stream is one
- * stretch of the job, from its earliest start to its latest end.
- */
-static void
-build_spans(struct model *m, const struct diag_job *job)
-{
-	size_t *nth = xcalloc(job->nstreams * STAGE_COUNT + 1, sizeof *nth);
-	size_t *slot = xcalloc(job->nspans + 1, sizeof *slot);
-	size_t i, k, cap = 0;
-
-	for (i = 0; i < job->nspans; i++) {
-		const struct diag_span *d = &job->spans[i];
-
-		slot[i] = nth[d->stream * STAGE_COUNT + d->stage]++;
-	}
-	for (i = 0; i < job->nspans; i++) {
-		const struct diag_span *d = &job->spans[i];
-		struct model_span *sp = NULL;
-
-		/* a launcher's lines are not a stage of the training */
-		if (job->nodes[job->streams[d->stream].node].pseudo)
-			continue;
-		for (k = 0; k < m->nspans; k++)
-			if (m->spans[k].stage == (int)d->stage &&
-			    (size_t)m->spans[k].iter_to == slot[i])
-				break;
-		if (k == m->nspans) {
-			m->spans = xgrow(m->spans, &cap, m->nspans + 1,
-			    sizeof *m->spans);
-			sp = &m->spans[m->nspans++];
-			sp->stage = (int)d->stage;
-			sp->start = d->start;
-			sp->end = d->end;
-			sp->iter_from = d->iter_from;
-			/* the ordinal, until the loop below */
-			sp->iter_to = (long)slot[i];
-			continue;
-		}
-		sp = &m->spans[k];
-		if (!isnan(d->start) && (isnan(sp->start) || d->start < sp->start))
-			sp->start = d->start;
-		if (!isnan(d->end) && (isnan(sp->end) || d->end > sp->end))
-			sp->end = d->end;
-		if (d->iter_from >= 0 && (sp->iter_from < 0 ||
-		    d->iter_from < sp->iter_from))
-			sp->iter_from = d->iter_from;
-	}
-	/* second pass: the latest iteration each stretch covers */
-	for (k = 0; k < m->nspans; k++) {
-		size_t ord = (size_t)m->spans[k].iter_to;
-		long to = -1;
-
-		for (i = 0; i < job->nspans; i++)
-			if ((int)job->spans[i].stage == m->spans[k].stage &&
-			    slot[i] == ord && job->spans[i].iter_to > to)
-				to = job->spans[i].iter_to;
-		m->spans[k].iter_to = to;
-	}
-	clip_launch(m);
-	free(slot);
-	free(nth);
 }
 
 static int
@@ -658,20 +675,59 @@ cmp_span(const void *a, const void *b)
 	return x->stage - y->stage;
 }
 
+/*
+ * A launcher's log is quiet while its ranks work and speaks again when
+ * they end (a failure summary): its launch stretch would cover the whole
+ * run.  The launch ends where the first later stage of the job begins.
+ * The spans are in cmp_span() order, so that stage is the first span
+ * after the launch's of a later stage: one sweep from the end finds it
+ * for every launch.
+ */
+static void
+clip_launch(struct model *m)
+{
+	double next = NAN;
+	size_t i;
+
+	for (i = m->nspans; i-- > 0;) {
+		struct model_span *sp = &m->spans[i];
+
+		if (isnan(sp->start))
+			continue;
+		if (sp->stage == STAGE_LAUNCH && !isnan(next) &&
+		    (isnan(sp->end) || sp->end > next))
+			sp->end = next;
+		if (sp->stage > STAGE_LAUNCH)
+			next = sp->start;
+	}
+}
+
+/* The job's stages (diag_spans() made them) in time, a launcher's clipped. */
+static void
+build_spans(struct model *m, const struct diag_job *job)
+{
+	size_t i;
+
+	m->nspans = job->nspans;
+	m->spans = xcalloc(job->nspans + 1, sizeof *m->spans);
+	for (i = 0; i < job->nspans; i++) {
+		m->spans[i].stage = (int)job->spans[i].stage;
+		m->spans[i].start = job->spans[i].start;
+		m->spans[i].end = job->spans[i].end;
+		m->spans[i].iter_from = job->spans[i].iter_from;
+		m->spans[i].iter_to = job->spans[i].iter_to;
+	}
+	ts_qsort(m->spans, m->nspans, sizeof *m->spans, cmp_span);
+	clip_launch(m);
+}
+
 static void
 time_range(struct model *m, const struct diag_job *job)
 {
 	size_t i;
 
-	m->first_ts = m->last_ts = NAN;
-	for (i = 0; i < job->nspans; i++) {
-		double a = job->spans[i].start, b = job->spans[i].end;
-
-		if (!isnan(a) && (isnan(m->first_ts) || a < m->first_ts))
-			m->first_ts = a;
-		if (!isnan(b) && (isnan(m->last_ts) || b > m->last_ts))
-			m->last_ts = b;
-	}
+	m->first_ts = job->spans_first;
+	m->last_ts = job->spans_last;
 	for (i = 0; i < m->nevents; i++) {
 		double t = m->events[i].ts;
 
@@ -688,8 +744,8 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 {
 	struct model *m = xcalloc(1, sizeof *m);
 	struct idmap im;
+	struct cells cells;
 	long *evmap;
-	size_t cap = 0;
 
 	m->name = xstrdup(job->name);
 	m->root = dup_or_null(job->root);
@@ -711,16 +767,17 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 	build_events(m, job, r);
 	build_iters(m, job, r);
 	build_spans(m, job);
-	ts_qsort(m->spans, m->nspans, sizeof *m->spans, cmp_span);
 	time_range(m, job);
 	m->by_time = m->niters == 0;
 	idmap_build(&im, job);
 	evmap = event_of_tmpl(job, r);
+	memset(&cells, 0, sizeof cells);
 	if (m->by_time)
-		build_marks_time(m, job, &cap);
+		build_marks_time(m, &cells);
 	else
-		build_marks_iter(m, job, r, &im, evmap, &cap);
-	build_marks_own(m, &cap);
+		build_marks_iter(m, job, r, &im, evmap, &cells);
+	build_marks_own(m, &cells);
+	free(cells.tab);
 	marks_merge(m);
 	free(evmap);
 	free(im.ids);
