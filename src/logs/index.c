@@ -144,7 +144,17 @@ struct pipe {
 	size_t pending;		/* bytes held by segments in the list */
 	size_t cur;		/* the unit the writer stores */
 	int stop;
+	int whole;		/* index_opts.whole_lines */
+	const int *cancel;	/* index_opts.cancel, or NULL */
 };
+
+/* Whether the run was asked to stop (index_opts.cancel). */
+static int
+cancelled(const struct pipe *p)
+{
+	return p->cancel != NULL && __atomic_load_n(p->cancel,
+	    __ATOMIC_RELAXED);
+}
 
 /*
  * A worker's masked texts by line shape (lp_memo_parse()): every line of
@@ -350,6 +360,7 @@ push(struct pipe *p, struct seg *s)
 /* Per-file state of a worker. */
 struct wfile {
 	struct reader *r;
+	int held;		/* a line still being written was left */
 	const char *path;
 	struct tmpl_memo *memo;	/* the worker's (borrowed) */
 	struct lp_memo *lpmemo;	/* the worker's (borrowed) */
@@ -535,6 +546,10 @@ finish_unit(struct pipe *p, struct seg *s, struct wfile *wf)
 	s->size = reader_file_size(wf->r);
 	s->gz = reader_is_gzip(wf->r);
 	s->partial = wf->partial;
+	if (wf->held) {		/* stored as read: the next run goes on here */
+		s->size = wf->end_off;
+		s->partial = 0;
+	}
 	s->ts_kind = wf->ts_kind;
 	s->first_ts = wf->ts_kind != LP_TS_NONE ? wf->first_ts : NAN;
 	push(p, s);
@@ -594,8 +609,13 @@ read_unit(struct pipe *p, struct worker *wk, size_t idx)
 		goto out;
 	}
 	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
-		if (l.off >= u->to)
+		if (l.off >= u->to || cancelled(p))
 			break;
+		if (p->whole && u->last && !w->sf->gz && (!l.newline ||
+		    l.off + l.full_len + l.newline > w->sf->size)) {
+			wf.held = 1;	/* still being written */
+			break;
+		}
 		add_line(s, &wf, &l);
 		if (s->nlines >= SEG_LINES ||
 		    smap_bytes(&s->map) + s->ocap * sizeof *s->occs >=
@@ -631,7 +651,8 @@ worker_main(void *arg)
 	wk->shapes.alen = 0;
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
-		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
+		idx = p->next < p->nunits && !p->stop && !cancelled(p) ?
+		    p->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&p->mu);
 		if (idx == SIZE_MAX)
 			break;
@@ -727,7 +748,7 @@ struct writer {
 	uint64_t total, done;	/* file bytes: all, read so far */
 	uint64_t text;		/* text bytes read so far (gzip inflated) */
 	size_t nfiles, files_done;
-	double t0, last_draw;
+	double t0, last_draw, last_tick;
 	int drawn;
 };
 
@@ -757,6 +778,11 @@ draw_progress(struct writer *w, int force)
 {
 	double now = ts_now(), el = now - w->t0, rate, eta;
 
+	if (w->o->tick != NULL && (force || now - w->last_tick >= 0.1)) {
+		w->last_tick = now;
+		w->o->tick(w->o->tick_arg, w->files_done, w->nfiles, w->done,
+		    w->total);
+	}
 	if (!w->o->progress || w->o->err == NULL ||
 	    (!force && now - w->last_draw < 0.1))
 		return;
@@ -1226,6 +1252,8 @@ store_unit(struct writer *w, size_t idx, char **cause)
 	if (u->first)
 		w->skip = 0;
 	while (!done && rc == 0) {
+		if (cancelled(w->p))
+			return ts_fail(cause, "cancelled");
 		s = pull(w->p, idx);
 		done = s->last;
 		/*
@@ -1399,6 +1427,8 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	pthread_cond_init(&p.ready, NULL);
 	pthread_cond_init(&p.room, NULL);
 	p.work = work;
+	p.whole = w->o->whole_lines;
+	p.cancel = w->o->cancel;
 	p.units = make_units(work, nwork, w->o->chunk > 0 ? w->o->chunk :
 	    CHUNK_BYTES, &p.nunits);
 	w->p = &p;
