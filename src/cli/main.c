@@ -41,6 +41,7 @@ struct options {
 	const char *threads;
 	int batch;
 	int quiet;
+	int follow;		/* --follow: the screen follows the JOBDIR */
 };
 
 static void
@@ -119,6 +120,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "export", required_argument, NULL, 'E' },
+		{ "follow", no_argument, NULL, 'L' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "width", required_argument, NULL, 'W' },
@@ -172,6 +174,9 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'K':
 			o->keep_going = 1;
+			break;
+		case 'L':
+			o->follow = 1;
 			break;
 		case 'T':
 			o->threads = optarg;
@@ -240,18 +245,26 @@ on_terminal(void)
 
 /*
  * `trainscope JOBDIR`: index the directory, then open the screen on it,
- * or print its diagnosis when the output is not a terminal.
+ * or print its diagnosis when the output is not a terminal.  On a
+ * terminal one directory is indexed and diagnosed in the background of
+ * the screen, which opens at once (and follows it with --follow).
  */
 static int
-index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv)
+index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv, int follow)
 {
 	char *words[3], *name, *cause = NULL;
 	struct stat sb;
 	int rc, dir;
 
+	dir = argc == 1 && stat(argv[0], &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (dir && on_terminal() && cmd_find("index") != NULL) {
+		name = scan_job_name(argv[0]);
+		rc = ui_run_live(ctx, argv[0], name, follow);
+		free(name);
+		return rc;
+	}
 	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
 		return rc;
-	dir = argc == 1 && stat(argv[0], &sb) == 0 && S_ISDIR(sb.st_mode);
 	if (on_terminal()) {
 		name = dir ? scan_job_name(argv[0]) : NULL;
 		rc = ui_run(ctx, name);
@@ -424,7 +437,7 @@ main(int argc, char **argv)
 		    "'trainscope help')\n", argv[0]);
 		rc = CMD_USAGE;
 	} else if (argc > 0) {
-		rc = index_and_diagnose(&ctx, argc, argv);
+		rc = index_and_diagnose(&ctx, argc, argv, o.follow);
 	} else if (on_terminal()) {
 		rc = ui_run(&ctx, NULL);
 	} else {
