@@ -80,6 +80,48 @@ test_expect_success 'follow off in batch use changes nothing' '
 	tail -1 v | grep "^events 1/"
 '
 
+# iters RANK FROM TO: Megatron iteration lines of a rank, one a second
+iters() {
+	awk -v r=$1 -v a=$2 -v b=$3 'BEGIN { for (i = a; i <= b; i++)
+	    printf "[2026-03-14 12:%02d:%02d.%03d] [INFO] [rank %d]  " \
+	    "iteration %8d/     100 | consumed samples: %12d | elapsed " \
+	    "time per iteration (ms): %.1f | learning rate: 1.0E-04 | " \
+	    "global batch size:    64 | lm loss: %.6E | loss scale: 1.0 | " \
+	    "grad norm: 1.0 | number of skipped iterations:   0 | number " \
+	    "of nan iterations:   0 |\n", int(i / 60), i % 60, r * 7, r, i,
+	    i * 64, 1000 + r, 5 - i / 100 }'
+}
+test_expect_success 'a healthy job of four ranks is indexed' '
+	for r in 0 1 2 3; do
+		mkdir -p run/node-$r &&
+		iters $r 1 30 >run/node-$r/rank-$r.log || exit 1
+	done &&
+	trainscope index run >/dev/null 2>&1 &&
+	trainscope view events run >v &&
+	head -1 v | grep "^run  completed"
+'
+test_expect_success 'under follow a rank one iteration behind that just logged is no stop' '
+	for r in 0 1 2; do iters $r 31 31 >>run/node-$r/rank-$r.log; done &&
+	follow_view run >v &&
+	head -1 v | grep "^run  completed" &&
+	! grep " stop " v &&
+	trainscope view --width 200 events run >v &&
+	grep " stop .*log stops at iteration 30, its peers reach 31" v
+'
+test_expect_success 'once its peers go on past two periods, it stopped' '
+	for r in 0 1 2; do iters $r 32 40 >>run/node-$r/rank-$r.log; done &&
+	follow_view run >v &&
+	grep " stop .*log stops at iteration 30, its peers reach 40" v &&
+	! grep " hang " v
+'
+test_expect_success 'a job whose every rank is silent by the clock hangs under follow' '
+	touch -d "-5 min" run/*/*.log &&
+	follow_view run >v &&
+	grep " hang .*training progress stops after iteration 40" v &&
+	trainscope view --width 200 events run >v &&
+	! grep " hang " v
+'
+
 if ! command -v tmux >/dev/null 2>&1; then
 	test_skip 'the screen under tmux' 'tmux is not installed'
 	test_done

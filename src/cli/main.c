@@ -24,6 +24,7 @@
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "cli/help.h"
+#include "db/jobdb.h"
 #include "logs/scan.h"
 #include "ui/ui.h"
 #include "base/util.h"
@@ -244,10 +245,31 @@ on_terminal(void)
 }
 
 /*
+ * Whether directory dir is a job of the cache whose index was finished
+ * (resuming it and reading its kept diagnosis back take a moment).
+ */
+static int
+indexed_job(struct cmd_ctx *ctx, const char *dir)
+{
+	struct cache *c;
+	struct job_ref ref;
+	char *cause = NULL;
+	int rc = 0;
+
+	if (cmd_ctx_cache(ctx, &c, &cause) == 0 &&
+	    jobdb_find(c, dir, &ref, &cause) == 1) {
+		rc = ref.has_logs && ref.pending == 0;
+		jobdb_release(&ref);
+	}
+	free(cause);
+	return rc;
+}
+
+/*
  * `trainscope JOBDIR`: index the directory, then open the screen on it,
  * or print its diagnosis when the output is not a terminal.  On a
- * terminal one directory is indexed and diagnosed in the background of
- * the screen, which opens at once (and follows it with --follow).
+ * terminal a directory not indexed yet (or any with --follow) is indexed
+ * and diagnosed in the background of the screen, which opens at once.
  */
 static int
 index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv, int follow)
@@ -257,7 +279,8 @@ index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv, int follow)
 	int rc, dir;
 
 	dir = argc == 1 && stat(argv[0], &sb) == 0 && S_ISDIR(sb.st_mode);
-	if (dir && on_terminal() && cmd_find("index") != NULL) {
+	if (dir && on_terminal() && cmd_find("index") != NULL &&
+	    (follow || !indexed_job(ctx, argv[0]))) {
 		name = scan_job_name(argv[0]);
 		rc = ui_run_live(ctx, argv[0], name, follow);
 		free(name);

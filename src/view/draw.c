@@ -315,7 +315,9 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	x = canvas_put_clip(cv, row, 0, cv->width / 3, CS_HEADER, m->name,
 	    strlen(m->name));
 	out = x + 2;
-	snprintf(buf, sizeof buf, "  %s", diag_outcome_name(
+	/* a job followed that went well so far has not completed */
+	snprintf(buf, sizeof buf, "  %s", m->outcome == DIAG_COMPLETED &&
+	    view_following(v) ? "running" : diag_outcome_name(
 	    (enum diag_outcome)m->outcome));
 	x = canvas_puts(cv, row, x, CS_HEADER, buf);
 	buf[0] = '\0';

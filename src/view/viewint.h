@@ -392,5 +392,7 @@ int view_live_busy(const struct view *v);
  */
 void view_live_text(struct view *v, char *doing, size_t dlen, char *head,
     size_t hlen);
+/* Whether the background follows the view's job. */
+int view_following(const struct view *v);
 
 #endif

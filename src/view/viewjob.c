@@ -50,6 +50,9 @@
 
 #define FOLLOW_SECS	2.0	/* between rounds under follow */
 #define WAIT_MS		150	/* viewjob_free() waits this long */
+#define QUIET_SECS	15.0	/* under follow, diagnosed again this often
+				   when nothing was appended: a silence that
+				   lasts is a hang */
 
 struct viewjob {
 	char *path;		/* the cache */
@@ -71,6 +74,7 @@ struct viewjob {
 	double last_write;	/* the job's newest file, epoch s; NAN */
 	unsigned rounds;
 	/* the thread's own */
+	double diagnosed;	/* when it last diagnosed (ts_now()) */
 	struct cache *c;
 	struct logdb_file *seen;	/* the files as the last round left them */
 	size_t nseen;
@@ -147,7 +151,8 @@ round_index(struct viewjob *j, char **cause)
 		return -1;
 	free(st.names);
 	free(st.empty);
-	return st.indexed > 0 || j->rounds == 0;
+	return st.indexed > 0 || j->rounds == 0 || (o.whole_lines &&
+	    ts_now() - j->diagnosed >= QUIET_SECS);
 }
 
 /* The files that hold fewer lines than the last round saw (a note). */
@@ -202,7 +207,7 @@ round_diag(struct viewjob *j, char **cause)
 	struct job_ref ref;
 	struct model *m;
 	char *note;
-	int rc;
+	int rc, live;
 
 	if ((rc = jobdb_find(j->c, j->name, &ref, cause)) <= 0) {
 		if (rc == 0)
@@ -212,7 +217,12 @@ round_diag(struct viewjob *j, char **cause)
 	note = shrunk(j, &ref);
 	remember(j, &ref);
 	say(j, "diagnosing");
-	rc = job_model_ref(j->c, &ref, NULL, 0, 0, NULL, "follow", &m, cause);
+	pthread_mutex_lock(&j->mu);
+	live = j->follow ? JOBMODEL_LIVE : 0;	/* its silence lasts until now */
+	pthread_mutex_unlock(&j->mu);
+	j->diagnosed = ts_now();
+	rc = job_model_ref(j->c, &ref, NULL, 0, live, NULL, "follow", &m,
+	    cause);
 	pthread_mutex_lock(&j->mu);
 	if (rc == 0) {
 		model_free(j->m);
@@ -670,6 +680,12 @@ view_follow(struct view *v, int on, char **cause)
 	if (!on)
 		return 0;
 	return view_open_live(v, v->m->root, v->job, 1, 0, cause);
+}
+
+int
+view_following(const struct view *v)
+{
+	return v->live != NULL && viewjob_following(v->live);
 }
 
 void
