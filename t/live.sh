@@ -59,6 +59,19 @@ test_expect_success 'a new event keeps the cursor on its row, not on its index' 
 	grep "^events $now/" status &&
 	test $now = $((row + 1))
 '
+test_expect_success 'the log pane stays on its line when lines come in before it' '
+	trainscope -c "open job" -c "pane log" -c "goto line $R3:50" \
+	    -c "view log" >before &&
+	sed -n "/^────/{n;p;q;}" before | grep "^$R3:50 " &&
+	echo "[2026-03-14 17:07:38.000] [INFO] [rank 1] a new file begins" \
+	    >job/logs/node-001/rank-1b.log &&
+	trainscope -c "open job" -c "pane log" -c "goto line $R3:50" \
+	    -c "follow on" -c "view log" >after &&
+	sed -n "/^────/{n;p;q;}" after | grep "^$R3:50 " &&
+	b=$(tail -1 before | sed "s/^log \([0-9]*\)\/.*/\1/") &&
+	a=$(tail -1 after | sed "s/^log \([0-9]*\)\/.*/\1/") &&
+	test $a = $((b + 1))
+'
 test_expect_success 'a truncated file is read again from its start and the status line says so' '
 	head -5 job/$R3 >short &&
 	cat short >job/$R3 &&

@@ -544,6 +544,29 @@ find_ident(struct view *v, const char *key)
 	}
 }
 
+/* The index in model `to` of node n of model `from` (-1: none there). */
+static long
+node_again(const struct model *from, const struct model *to, long n)
+{
+	if (n < 0 || (size_t)n >= from->nnodes || from->nodes[n].name == NULL)
+		return -1;
+	return model_node_index(to, from->nodes[n].name);
+}
+
+/* What of state st names the old model's nodes by index, for model m. */
+static void
+renode(struct view_state *st, const struct model *old, const struct model *m)
+{
+	size_t i;
+
+	for (i = 0; i < st->nfilters; i++)
+		if (st->filters[i].kind == VF_NODE)
+			st->filters[i].a = node_again(old, m,
+			    st->filters[i].a);
+	if (st->l_node >= 0)
+		st->l_node = node_again(old, m, st->l_node);
+}
+
 /*
  * Look at the job's newer model m (taken): the view state stays (pane,
  * filters, sort, history, scroll offsets), the cursor stays on the same
@@ -556,9 +579,14 @@ swap_model(struct view *v, struct model *m)
 	const struct pane_ops *ops = pane_active(v);
 	int p = (int)v->st.pane, merged = (ops->flags & PF_MERGED) != 0;
 	char *key;
+	size_t i;
 
-	key = merged ? view_row_key(v) : v->st.cursor[p] < view_nrows(v) ?
+	key = merged ? view_row_key(v) : v->st.cursor[p] >= 0 &&
+	    v->st.cursor[p] < view_nrows(v) ?
 	    row_ident(v, (size_t)v->st.cursor[p]) : NULL;
+	renode(&v->st, v->m, m);
+	for (i = 0; i < v->nhist; i++)
+		renode(&v->hist[i], v->m, m);
 	model_free(v->m);
 	v->m = m;
 	v->gen++;
