@@ -48,7 +48,9 @@
 #include "view/view.h"
 #include "view/viewint.h"
 
-#define FOLLOW_SECS	2.0	/* between rounds under follow */
+#define FOLLOW_SECS	2.0	/* between rounds under follow, at least
+				   (and as long as the last round took: the
+				   background takes half a core at most) */
 #define WAIT_MS		150	/* viewjob_free() waits this long */
 #define QUIET_SECS	15.0	/* under follow, diagnosed again this often
 				   when nothing was appended: a silence that
@@ -75,6 +77,7 @@ struct viewjob {
 	unsigned rounds;
 	/* the thread's own */
 	double diagnosed;	/* when it last diagnosed (ts_now()) */
+	double took;		/* how long the last round took, seconds */
 	struct cache *c;
 	struct logdb_file *seen;	/* the files as the last round left them */
 	size_t nseen;
@@ -256,6 +259,7 @@ static void
 round_run(struct viewjob *j)
 {
 	char *cause = NULL;
+	double t0 = ts_now();
 	int rc;
 
 	if (j->rounds == 0)
@@ -263,6 +267,7 @@ round_run(struct viewjob *j)
 	if ((rc = round_index(j, &cause)) > 0 && !stopping(j))
 		rc = round_diag(j, &cause);
 	j->rounds++;
+	j->took = ts_now() - t0;
 	pthread_mutex_lock(&j->mu);
 	j->doing[0] = '\0';
 	if (rc < 0 && !stopping(j)) {
@@ -281,10 +286,16 @@ static int
 pause_round(struct viewjob *j)
 {
 	struct timespec until;
+	double wait = j->took > FOLLOW_SECS ? j->took : FOLLOW_SECS;
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += (time_t)FOLLOW_SECS;
+	until.tv_sec += (time_t)wait;
+	until.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
 	pthread_mutex_lock(&j->mu);
 	while (!j->quit && j->follow &&
 	    pthread_cond_timedwait(&j->cv, &j->mu, &until) != ETIMEDOUT)
