@@ -47,6 +47,14 @@ test_expect_success 'once its newline is written, the line is indexed and its ev
 	n=$(($(cat lines.0) + 1)) &&
 	trainscope lines job $R3:$n | grep "OutOfMemoryError"
 '
+test_expect_success 'a last line without its newline in a file left alone for a while is a line' '
+	f=job/logs/node-002/rank-6.log &&
+	n=$(($(wc -l <$f) + 1)) &&
+	printf "%s" "$OOM" | sed "s/rank 3\]/rank 6]/" >>$f &&
+	touch -d "-1 min" $f &&
+	follow_view job >v &&
+	trainscope lines job logs/node-002/rank-6.log:$n | grep "rank 6.*OutOfMemoryError"
+'
 test_expect_success 'a new event keeps the cursor on its row, not on its index' '
 	trainscope -c "open job" -c "view --width 200 --height 40 events" >before &&
 	row=$(rows before | grep -n " stop .*log ends" | cut -d: -f1) &&

@@ -35,6 +35,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db/cache.h"
@@ -60,6 +61,9 @@
 #define SHAPE_SLOTS	4096		/* a power of two */
 #define SHAPE_BYTES	(256 * 1024)
 #define CHUNK_BYTES	(32 * 1024 * 1024)
+#define SETTLED_SECS	10.0	/* whole_lines: a last line without its
+				   newline in a file not written for this
+				   long is a line (the writer is gone) */
 
 /* One distinct masked string of a segment or of the writer's cache. */
 struct entry {
@@ -145,8 +149,19 @@ struct pipe {
 	size_t cur;		/* the unit the writer stores */
 	int stop;
 	int whole;		/* index_opts.whole_lines */
+	double settled;		/* epoch: a file last written before it is
+				   done with its last line */
 	const int *cancel;	/* index_opts.cancel, or NULL */
 };
+
+static double
+wall_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Whether the run was asked to stop (index_opts.cancel). */
 static int
@@ -611,7 +626,8 @@ read_unit(struct pipe *p, struct worker *wk, size_t idx)
 	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
 		if (l.off >= u->to || cancelled(p))
 			break;
-		if (p->whole && u->last && !w->sf->gz && (!l.newline ||
+		if (p->whole && u->last && !w->sf->gz && ((!l.newline &&
+		    w->sf->mtime >= p->settled) ||
 		    l.off + l.full_len + l.newline > w->sf->size)) {
 			wf.held = 1;	/* still being written */
 			break;
@@ -1428,6 +1444,7 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	pthread_cond_init(&p.room, NULL);
 	p.work = work;
 	p.whole = w->o->whole_lines;
+	p.settled = wall_clock() - SETTLED_SECS;
 	p.cancel = w->o->cancel;
 	p.units = make_units(work, nwork, w->o->chunk > 0 ? w->o->chunk :
 	    CHUNK_BYTES, &p.nunits);

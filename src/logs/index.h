@@ -35,10 +35,11 @@ struct index_opts {
 	int progress;		/* draw progress on err */
 	/*
 	 * Lines still being written are left for a later run: a trailing
-	 * line without its newline, and any line that ends past the size
-	 * the file had when it was found, are not indexed (the file is
-	 * stored as read up to the line before; the next run goes on
-	 * there).  For a job that is still writing (`--follow`).
+	 * line without its newline (unless its file was last written ten
+	 * seconds ago or more: its writer is gone), and any line that ends
+	 * past the size the file had when it was found, are not indexed
+	 * (the file is stored as read up to the line before; the next run
+	 * goes on there).  For a job that is still writing (`--follow`).
 	 */
 	int whole_lines;
 	/* Stop as soon as *cancel turns nonzero (may be NULL): -1, cause
