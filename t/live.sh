@@ -26,6 +26,12 @@ test_expect_success 'the demo job is made and copied as a job to follow' '
 	echo $lines >lines.0 &&
 	trainscope lines job $R3:$lines >/dev/null
 '
+test_expect_success '--follow wants one job directory' '
+	test_must_fail 2 trainscope --follow 2>err &&
+	grep "^trainscope: --follow wants one job directory" err &&
+	test_must_fail 2 trainscope --follow -c "jobs" 2>err &&
+	grep "^trainscope: --follow wants one job directory" err
+'
 test_expect_success 'follow wants on or off, and a job' '
 	test_must_fail 1 trainscope -c "open job" -c "follow maybe" 2>err &&
 	grep "follow wants .on. or .off., not .maybe." err &&

@@ -433,6 +433,12 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (o.follow && (o.batch || o.replay != NULL || argc != 1 ||
+	    cmd_find(argv[0]) != NULL)) {
+		fputs("trainscope: --follow wants one job directory "
+		    "(trainscope --follow JOBDIR)\n", stderr);
+		return CMD_USAGE;
+	}
 
 	cmd_ctx_init(&ctx, stdout, stderr);
 	ctx.progress = !o.quiet && isatty(STDERR_FILENO);

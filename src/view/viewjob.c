@@ -12,8 +12,12 @@
  * status line shows.
  *
  * Under follow the index leaves lines still being written for the next
- * round (index_opts.whole_lines), so a half-written line is never a
- * line.  A file that holds fewer lines than were indexed (truncated, or
+ * round (index_opts.whole_lines): a half-written line is a line once it
+ * is complete, or once its file was left alone for ten seconds.  Under
+ * follow the diagnosis is made against the time now (JOBMODEL_LIVE):
+ * a silence lasts until now, so a rank or a job that stopped logging
+ * becomes a stop or a hang as time passes; it runs again every 15 s
+ * when nothing was appended.  A file that holds fewer lines than were indexed (truncated, or
  * a new file under the old name) is read again from its start: its old
  * lines are gone from the disk, and the note says so; a file renamed
  * away is a new file of the job, read whole.
