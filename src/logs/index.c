@@ -667,8 +667,9 @@ worker_main(void *arg)
 	wk->shapes.alen = 0;
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
-		idx = p->next < p->nunits && !p->stop && !cancelled(p) ?
-		    p->next++ : SIZE_MAX;
+		/* (cancelled, a unit is still taken and cut at once: the
+		   writer may wait for it) */
+		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&p->mu);
 		if (idx == SIZE_MAX)
 			break;
@@ -1268,9 +1269,12 @@ store_unit(struct writer *w, size_t idx, char **cause)
 	if (u->first)
 		w->skip = 0;
 	while (!done && rc == 0) {
-		if (cancelled(w->p))
-			return ts_fail(cause, "cancelled");
 		s = pull(w->p, idx);
+		/* after the pull: a worker that saw the flag cut its unit */
+		if (cancelled(w->p)) {
+			seg_free(s);
+			return ts_fail(cause, "cancelled");
+		}
 		done = s->last;
 		/*
 		 * A file gone or unreadable says so once, not once per range

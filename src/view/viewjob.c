@@ -132,7 +132,8 @@ stopping(struct viewjob *j)
 	return __atomic_load_n(&j->cancel, __ATOMIC_RELAXED);
 }
 
-/* Index the directory: 1 when anything was read, 0 not, -1 *cause. */
+/* Index the directory: 1 when lines came in (or it is time to diagnose
+   again), 0 not, -1 with *cause. */
 static int
 round_index(struct viewjob *j, char **cause)
 {
@@ -158,8 +159,10 @@ round_index(struct viewjob *j, char **cause)
 		return -1;
 	free(st.names);
 	free(st.empty);
-	return st.indexed > 0 || j->rounds == 0 || (o.whole_lines &&
-	    ts_now() - j->diagnosed >= QUIET_SECS);
+	/* (a file whose only news is a line still being written was read
+	   for nothing: no bytes stored) */
+	return st.lines > 0 || st.bytes > 0 || j->rounds == 0 ||
+	    (o.whole_lines && ts_now() - j->diagnosed >= QUIET_SECS);
 }
 
 /* The files that hold fewer lines than the last round saw (a note). */
