@@ -437,6 +437,7 @@ main(int argc, char **argv)
 	    cmd_find(argv[0]) != NULL)) {
 		fputs("trainscope: --follow wants one job directory "
 		    "(trainscope --follow JOBDIR)\n", stderr);
+		free(o.cmds);
 		return CMD_USAGE;
 	}
 
