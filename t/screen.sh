@@ -298,6 +298,7 @@ test_expect_success 'a node that logged nothing is the first event; a drill says
 		echo "[2024-05-01 12:10:16,000] ERROR [rank $((n - 1))] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out." >>"$TRASH/miss/n$n/rank-$((n - 1)).log" || exit 1
 	done &&
 	start_args="$TRASH/miss" start_on xterm-256color C.UTF-8 &&
+	wait_for "events 1/" &&
 	sed -n 4p screen | grep " stop .*no log at all" &&
 	keys Enter && wait_for "no line: this event is what was not logged" &&
 	grep "score  category" screen &&
@@ -319,6 +320,7 @@ test_expect_success 'a run that diverged says so in the error colour, in the hea
 		done >"$TRASH/div/n$r/rank-$r.log" || exit 1
 	done &&
 	start_args="$TRASH/div" start_on xterm-256color C.UTF-8 &&
+	wait_for "events 1/" &&
 	grep "^div  diverged in training at iteration 16" screen &&
 	tm capture-pane -p -e >esc && head -1 esc >head &&
 	sgr_before diverged head && ! sgr_before "div " head &&
@@ -334,7 +336,8 @@ test_expect_success 'a C locale: the cursor line wraps as it is drawn, no text l
 	done >"$TRASH/kanji/node01/rank-0.log" &&
 	echo "[2024-05-01 12:00:17,000] ERROR RuntimeError: bad漢000漢001漢002漢003漢004漢005漢006漢007漢008漢009" \
 	    >>"$TRASH/kanji/node01/rank-0.log" &&
-	start_args="$TRASH/kanji" start_on vt100 C && keys Enter &&
+	start_args="$TRASH/kanji" start_on vt100 C &&
+	wait_for "events 1/" && keys Enter &&
 	wait_for "log 5/5" &&
 	grep -F "bad\xE6\xBC\xA2000\xE6\xBC\xA2001" screen &&
 	grep -F "\xE6\xBC\xA2009" screen &&

@@ -1052,6 +1052,10 @@ plain_run(struct cmd_ctx *ctx, const char *why)
 	return CMD_OK;
 }
 
+/* ui_run_live()'s directory and follow, for open_first(). */
+static const char *live_dir;
+static int live_follow;
+
 /* The job to look at first (NULL: the jobs pane); 0, or -1 said. */
 static int
 open_first(struct cmd_ctx *ctx, const char *job)
@@ -1062,6 +1066,14 @@ open_first(struct cmd_ctx *ctx, const char *job)
 
 	if (ctx->view == NULL && cmd_exec_line(ctx, "pane jobs", &cause) !=
 	    CMD_OK) {
+		fprintf(stderr, "trainscope: %s\n", cause);
+		free(cause);
+		return -1;
+	}
+	if (job != NULL && live_dir != NULL) {	/* in the background */
+		if (view_open_live(ctx->view, live_dir, job, live_follow,
+		    ctx->threads, &cause) == 0)
+			return 0;
 		fprintf(stderr, "trainscope: %s\n", cause);
 		free(cause);
 		return -1;
@@ -1112,6 +1124,19 @@ screen_start(void)
 	fflush(stdout);
 	canvas_init(&S.cv, COLS, S.ascii);
 	return 0;
+}
+
+int
+ui_run_live(struct cmd_ctx *ctx, const char *dir, const char *name,
+    int follow)
+{
+	int rc;
+
+	live_dir = dir;
+	live_follow = follow;
+	rc = ui_run(ctx, name);
+	live_dir = NULL;
+	return rc;
 }
 
 int

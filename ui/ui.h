@@ -13,5 +13,13 @@ struct cmd_ctx;
  * NULL: the jobs pane) is opened first.  Returns an exit status.
  */
 int ui_run(struct cmd_ctx *ctx, const char *job);
+/*
+ * Run the screen at once on directory dir, job `name`: it is indexed and
+ * diagnosed in the background while the keys work (the status line says
+ * how far it got), and with follow again every few seconds.  Returns an
+ * exit status.
+ */
+int ui_run_live(struct cmd_ctx *ctx, const char *dir, const char *name,
+    int follow);
 
 #endif

@@ -40,6 +40,7 @@ cmd_fn cmd_drill;
 cmd_fn cmd_export;
 cmd_fn cmd_filter;
 cmd_fn cmd_filters;
+cmd_fn cmd_follow;
 cmd_fn cmd_forget;
 cmd_fn cmd_goto;
 cmd_fn cmd_jobs;

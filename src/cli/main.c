@@ -45,6 +45,7 @@ struct options {
 	const char *threads;
 	int batch;
 	int quiet;
+	int follow;		/* --follow: the screen follows the JOBDIR */
 };
 
 static void
@@ -123,6 +124,7 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "replay", required_argument, NULL, 'r' },
 		{ "export", required_argument, NULL, 'E' },
+		{ "follow", no_argument, NULL, 'L' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "width", required_argument, NULL, 'W' },
@@ -176,6 +178,9 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'K':
 			o->keep_going = 1;
+			break;
+		case 'L':
+			o->follow = 1;
 			break;
 		case 'T':
 			o->threads = optarg;
@@ -243,19 +248,49 @@ on_terminal(void)
 }
 
 /*
- * `trainscope JOBDIR`: index the directory, then open the screen on it,
- * or print its diagnosis when the output is not a terminal.
+ * Whether directory dir is a job of the cache whose index was finished
+ * (resuming it and reading its kept diagnosis back take a moment).
  */
 static int
-index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv)
+indexed_job(struct cmd_ctx *ctx, const char *dir)
+{
+	struct cache *c;
+	struct job_ref ref;
+	char *cause = NULL;
+	int rc = 0;
+
+	if (cmd_ctx_cache(ctx, &c, &cause) == 0 &&
+	    jobdb_find(c, dir, &ref, &cause) == 1) {
+		rc = ref.has_logs && ref.pending == 0;
+		jobdb_release(&ref);
+	}
+	free(cause);
+	return rc;
+}
+
+/*
+ * `trainscope JOBDIR`: index the directory, then open the screen on it,
+ * or print its diagnosis when the output is not a terminal.  On a
+ * terminal a directory not indexed yet (or any with --follow) is indexed
+ * and diagnosed in the background of the screen, which opens at once.
+ */
+static int
+index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv, int follow)
 {
 	char *words[3], *name, *cause = NULL;
 	struct stat sb;
 	int rc, dir;
 
+	dir = argc == 1 && stat(argv[0], &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (dir && on_terminal() && cmd_find("index") != NULL &&
+	    (follow || !indexed_job(ctx, argv[0]))) {
+		name = scan_job_name(argv[0]);
+		rc = ui_run_live(ctx, argv[0], name, follow);
+		free(name);
+		return rc;
+	}
 	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
 		return rc;
-	dir = argc == 1 && stat(argv[0], &sb) == 0 && S_ISDIR(sb.st_mode);
 	if (on_terminal()) {
 		name = dir ? scan_job_name(argv[0]) : NULL;
 		rc = ui_run(ctx, name);
@@ -462,6 +497,13 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (o.follow && (o.batch || o.replay != NULL || argc != 1 ||
+	    cmd_find(argv[0]) != NULL)) {
+		fputs("trainscope: --follow wants one job directory "
+		    "(trainscope --follow JOBDIR)\n", stderr);
+		free(o.cmds);
+		return CMD_USAGE;
+	}
 
 	cmd_ctx_init(&ctx, stdout, stderr);
 	ctx.progress = !o.quiet && isatty(STDERR_FILENO);
@@ -496,7 +538,7 @@ main(int argc, char **argv)
 		    "'trainscope help')\n", argv[0]);
 		rc = CMD_USAGE;
 	} else if (argc > 0) {
-		rc = index_and_diagnose(&ctx, argc, argv);
+		rc = index_and_diagnose(&ctx, argc, argv, o.follow);
 	} else if (on_terminal()) {
 		rc = ui_run(&ctx, NULL);
 	} else {

@@ -888,7 +888,8 @@ stall_explained(const struct work *w, double from, double end, long iter)
 /*
  * A silent hang: the training output stopped -- no stream logged an
  * iteration line for at least ten iteration periods (and a minute) --
- * while other timestamped lines went on, and no rank reported an error of
+ * while other timestamped lines went on (or, in a job still running,
+ * until now), and no rank reported an error of
  * its own in that time.  The job did not run to the end; hang_event() makes
  * the event, at the last progress line.  Not when a stream shut down, nor when a run
  * that otherwise ran to the end spent that time in a final checkpoint
@@ -911,6 +912,9 @@ hang_signal(struct work *w)
 
 		if (!isnan(s->last_ts) && (isnan(end) || s->last_ts > end))
 			end = s->last_ts;
+		/* a running job: the silence goes on until now */
+		if (w->opts->now > 0 && (isnan(end) || w->opts->now > end))
+			end = w->opts->now;
 		if (!isnan(s->last_iter_ts) && (last == NULL ||
 		    s->last_iter_ts > last->last_iter_ts))
 			last = s;
@@ -2060,6 +2064,40 @@ node_stream(const struct diag_job *job, size_t n, int kind)
 	return best;
 }
 
+/* The job's usual iteration period in seconds (median duration), NAN. */
+static double
+usual_period(const struct diag_job *job)
+{
+	double *v = xcalloc(job->ntimes + 1, sizeof *v), p;
+	size_t i, n = 0;
+
+	for (i = 0; i < job->ntimes; i++)
+		if (job->times[i].ms > 0)
+			v[n++] = job->times[i].ms / 1000;
+	p = n >= 3 ? stats_median(v, n) : NAN;
+	free(v);
+	return p;
+}
+
+/*
+ * A job still running (opts->now): a node behind its peers may only be
+ * slower to write its line.  It counts as stopped once its last line is
+ * older than its peers' newest line, or the time now, by more than two
+ * iteration periods (30 s when the job logs no durations).
+ */
+static int
+live_recent(const struct work *w, double last_ts, double tm)
+{
+	double p, ref = tm;
+
+	if (w->opts->now <= 0 || isnan(last_ts))
+		return 0;
+	if (isnan(ref) || w->opts->now > ref)
+		ref = w->opts->now;
+	p = usual_period(w->job);
+	return ref - last_ts <= (isnan(p) ? 30 : 2 * p);
+}
+
 /* How node n's logs end: missing, absent, early, silent; STOP_NONE. */
 static void
 node_stop(const struct work *w, size_t n, struct stop *st)
@@ -2084,10 +2122,12 @@ node_stop(const struct work *w, size_t n, struct stop *st)
 	peer_ends(w->job, n, &im, &tm);
 	st->peer_iter = im;
 	/* a node whose ranks print no iteration lines is not behind */
-	if (!isnan(im) && nd->last_iter >= 0 && (double)nd->last_iter < im) {
+	if (!isnan(im) && nd->last_iter >= 0 && (double)nd->last_iter < im &&
+	    !live_recent(w, nd->last_ts, tm)) {
 		st->kind = STOP_BEHIND;
 		st->weight = 0.9;
-	} else if (!isnan(im) && nd->last_iter < 0 && !nd->trained) {
+	} else if (!isnan(im) && nd->last_iter < 0 && !nd->trained &&
+	    !live_recent(w, nd->last_ts, tm)) {
 		st->kind = STOP_BEFORE;
 		st->weight = 0.9;
 	} else if (!isnan(tm) && !isnan(nd->last_ts) && tm - nd->last_ts > 30) {
@@ -2732,14 +2772,24 @@ ends_in_error(const struct work *w, const struct diag_stream *s)
  * Did every rank that trained run to the end: all at the same last
  * iteration, each either shut down or stopped after a complete iteration
  * without an error after it, with no node missing?  Launcher and host logs
- * must not end in an error either.
+ * must not end in an error either.  In a job still running (opts->now) a
+ * rank one iteration behind that logged lately is only slower to write.
  */
 static int
 ran_to_end(const struct work *w)
 {
 	const struct diag_job *job = w->job;
 	size_t i, trained = 0;
-	long last = -1;
+	long top = -1;
+	double newest = NAN;
+
+	for (i = 0; i < job->nstreams; i++) {
+		if (job->streams[i].last_iter > top)
+			top = job->streams[i].last_iter;
+		if (!isnan(job->streams[i].last_ts) && (isnan(newest) ||
+		    job->streams[i].last_ts > newest))
+			newest = job->streams[i].last_ts;
+	}
 
 	for (i = 0; i < job->nnodes; i++)
 		if (job->nodes[i].missing)
@@ -2751,9 +2801,9 @@ ran_to_end(const struct work *w)
 			return 0;
 		if (s->last_iter < 0)
 			continue;	/* a launcher's, a host's or a quiet rank's */
-		if (trained > 0 && s->last_iter != last)
+		if (s->last_iter != top && !(s->last_iter + 1 == top &&
+		    live_recent(w, s->last_ts, newest)))
 			return 0;
-		last = s->last_iter;
 		trained++;
 	}
 	return trained > 0;

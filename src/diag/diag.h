@@ -294,6 +294,9 @@ void diag_spans(struct diag_job *job);
 struct diag_opts {
 	uint64_t seed;		/* isolation forest seed */
 	const struct faults *faults;	/* borrowed; NULL: no library */
+	double now;		/* a job still running (follow): the time now
+				   on the logs' clock; 0: the job is over, its
+				   last line is the end */
 };
 
 struct diag_node_result {

@@ -339,6 +339,13 @@ faults_match(const struct faults *f, const char *msg, size_t len)
 	return NULL;
 }
 
+void
+faults_thread_end(void)
+{
+	pcre2_match_data_free(faults_md);
+	faults_md = NULL;
+}
+
 /*
  * Categories that name a cause, and the ones that name a consequence: a
  * lost connection could be either (the link failed, or the peer died);

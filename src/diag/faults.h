@@ -82,6 +82,11 @@ const char *faults_error(const struct faults *f, size_t i);
  */
 const struct fault_rule *faults_match(const struct faults *f, const char *msg,
     size_t len);
+/*
+ * Free the calling thread's match data of faults_match(): a thread that
+ * matched calls it before it ends.
+ */
+void faults_thread_end(void);
 
 /*
  * How strongly a category points at a root cause, in [0, 1]: hardware and

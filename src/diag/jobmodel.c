@@ -3,11 +3,13 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "db/cache.h"
 #include "view/canvas.h"
@@ -317,7 +319,7 @@ job_model_ref(struct cache *c, const struct job_ref *job,
 		warn(&say, "%s", faults_error(fl, i));
 	/* explicit baselines are not part of the key: computed every time */
 	memset(&disk, 0, sizeof disk);
-	if (nbase == 0 && !(flags & JOBMODEL_FRESH) &&
+	if (nbase == 0 && !(flags & (JOBMODEL_FRESH | JOBMODEL_LIVE)) &&
 	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0) {
 		keyed = 1;
 		if (read_kept(c, job, key, &disk, &say, out)) {
@@ -342,13 +344,35 @@ job_model_ref(struct cache *c, const struct job_ref *job,
 	return rc;
 }
 
+/*
+ * The time now on the job's logs' clock: its newest file's last line
+ * time, plus how long ago that file was written.  0 when unknown.
+ */
+static double
+logs_now(const struct job_ref *ref)
+{
+	const struct logdb_file *f = NULL;
+	struct timespec ts;
+	size_t i;
+
+	for (i = 0; i < ref->nfiles; i++)
+		if (!isnan(ref->files[i].last_ts) && (f == NULL ||
+		    ref->files[i].mtime > f->mtime))
+			f = &ref->files[i];
+	if (f == NULL)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return f->last_ts + ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 -
+	    f->mtime);
+}
+
 static int
 compute(struct cache *c, const struct job_ref *ref,
     const char *const *baselines, size_t nbase, int flags,
     const struct faults *fl, const struct say *say, struct model **out,
     char **cause)
 {
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct model_flows mf;
 	struct diag_job *job = NULL;
 	struct diag_result *r;
@@ -356,6 +380,8 @@ compute(struct cache *c, const struct job_ref *ref,
 
 	*out = NULL;
 	memset(&mf, 0, sizeof mf);
+	if (flags & JOBMODEL_LIVE)
+		o.now = logs_now(ref);
 	if (jobload(c, ref, baselines, nbase, &job, cause) != 0)
 		return -1;
 	o.faults = fl;

@@ -21,7 +21,11 @@ struct model;
 
 enum {
 	JOBMODEL_NO_FLOWS = 1,	/* leave the captures out */
-	JOBMODEL_FRESH = 2	/* compute, do not read a stored model */
+	JOBMODEL_FRESH = 2,	/* compute, do not read a stored model */
+	JOBMODEL_LIVE = 4	/* the job still runs (follow): its silence
+				   lasts until now, the wall clock put on the
+				   logs' clock by its newest file; computed,
+				   never kept */
 };
 
 /*

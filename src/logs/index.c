@@ -35,6 +35,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db/cache.h"
@@ -60,6 +61,9 @@
 #define SHAPE_SLOTS	4096		/* a power of two */
 #define SHAPE_BYTES	(256 * 1024)
 #define CHUNK_BYTES	(32 * 1024 * 1024)
+#define SETTLED_SECS	10.0	/* whole_lines: a last line without its
+				   newline in a file not written for this
+				   long is a line (the writer is gone) */
 
 /* One distinct masked string of a segment or of the writer's cache. */
 struct entry {
@@ -144,7 +148,28 @@ struct pipe {
 	size_t pending;		/* bytes held by segments in the list */
 	size_t cur;		/* the unit the writer stores */
 	int stop;
+	int whole;		/* index_opts.whole_lines */
+	double settled;		/* epoch: a file last written before it is
+				   done with its last line */
+	const int *cancel;	/* index_opts.cancel, or NULL */
 };
+
+static double
+wall_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether the run was asked to stop (index_opts.cancel). */
+static int
+cancelled(const struct pipe *p)
+{
+	return p->cancel != NULL && __atomic_load_n(p->cancel,
+	    __ATOMIC_RELAXED);
+}
 
 /*
  * A worker's masked texts by line shape (lp_memo_parse()): every line of
@@ -350,6 +375,7 @@ push(struct pipe *p, struct seg *s)
 /* Per-file state of a worker. */
 struct wfile {
 	struct reader *r;
+	int held;		/* a line still being written was left */
 	const char *path;
 	struct tmpl_memo *memo;	/* the worker's (borrowed) */
 	struct lp_memo *lpmemo;	/* the worker's (borrowed) */
@@ -535,6 +561,10 @@ finish_unit(struct pipe *p, struct seg *s, struct wfile *wf)
 	s->size = reader_file_size(wf->r);
 	s->gz = reader_is_gzip(wf->r);
 	s->partial = wf->partial;
+	if (wf->held) {		/* stored as read: the next run goes on here */
+		s->size = wf->end_off;
+		s->partial = 0;
+	}
 	s->ts_kind = wf->ts_kind;
 	s->first_ts = wf->ts_kind != LP_TS_NONE ? wf->first_ts : NAN;
 	push(p, s);
@@ -594,8 +624,14 @@ read_unit(struct pipe *p, struct worker *wk, size_t idx)
 		goto out;
 	}
 	while ((rc = reader_next(wf.r, &l, &cause)) == 1) {
-		if (l.off >= u->to)
+		if (l.off >= u->to || cancelled(p))
 			break;
+		if (p->whole && u->last && !w->sf->gz && ((!l.newline &&
+		    w->sf->mtime >= p->settled) ||
+		    l.off + l.full_len + l.newline > w->sf->size)) {
+			wf.held = 1;	/* still being written */
+			break;
+		}
 		add_line(s, &wf, &l);
 		if (s->nlines >= SEG_LINES ||
 		    smap_bytes(&s->map) + s->ocap * sizeof *s->occs >=
@@ -631,6 +667,8 @@ worker_main(void *arg)
 	wk->shapes.alen = 0;
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
+		/* (cancelled, a unit is still taken and cut at once: the
+		   writer may wait for it) */
 		idx = p->next < p->nunits && !p->stop ? p->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&p->mu);
 		if (idx == SIZE_MAX)
@@ -727,7 +765,7 @@ struct writer {
 	uint64_t total, done;	/* file bytes: all, read so far */
 	uint64_t text;		/* text bytes read so far (gzip inflated) */
 	size_t nfiles, files_done;
-	double t0, last_draw;
+	double t0, last_draw, last_tick;
 	int drawn;
 };
 
@@ -757,6 +795,11 @@ draw_progress(struct writer *w, int force)
 {
 	double now = ts_now(), el = now - w->t0, rate, eta;
 
+	if (w->o->tick != NULL && (force || now - w->last_tick >= 0.1)) {
+		w->last_tick = now;
+		w->o->tick(w->o->tick_arg, w->files_done, w->nfiles, w->done,
+		    w->total);
+	}
 	if (!w->o->progress || w->o->err == NULL ||
 	    (!force && now - w->last_draw < 0.1))
 		return;
@@ -1227,6 +1270,11 @@ store_unit(struct writer *w, size_t idx, char **cause)
 		w->skip = 0;
 	while (!done && rc == 0) {
 		s = pull(w->p, idx);
+		/* after the pull: a worker that saw the flag cut its unit */
+		if (cancelled(w->p)) {
+			seg_free(s);
+			return ts_fail(cause, "cancelled");
+		}
 		done = s->last;
 		/*
 		 * A file gone or unreadable says so once, not once per range
@@ -1399,6 +1447,9 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	pthread_cond_init(&p.ready, NULL);
 	pthread_cond_init(&p.room, NULL);
 	p.work = work;
+	p.whole = w->o->whole_lines;
+	p.settled = wall_clock() - SETTLED_SECS;
+	p.cancel = w->o->cancel;
 	p.units = make_units(work, nwork, w->o->chunk > 0 ? w->o->chunk :
 	    CHUNK_BYTES, &p.nunits);
 	w->p = &p;

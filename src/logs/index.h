@@ -33,6 +33,25 @@ struct index_opts {
 	FILE *err;		/* warnings, progress (borrowed) or NULL */
 	const char *cmd;	/* the command warnings name, or NULL */
 	int progress;		/* draw progress on err */
+	/*
+	 * Lines still being written are left for a later run: a trailing
+	 * line without its newline (unless its file was last written ten
+	 * seconds ago or more: its writer is gone), and any line that ends
+	 * past the size the file had when it was found, are not indexed
+	 * (the file is stored as read up to the line before; the next run
+	 * goes on there).  For a job that is still writing (`--follow`).
+	 */
+	int whole_lines;
+	/* Stop as soon as *cancel turns nonzero (may be NULL): -1, cause
+	   "cancelled", and what the run had not committed is rolled back. */
+	const int *cancel;
+	/*
+	 * Called now and then as the run goes (may be NULL): files stored
+	 * of those to read, bytes read of those to read.
+	 */
+	void (*tick)(void *arg, size_t files_done, size_t nfiles,
+	    uint64_t done, uint64_t total);
+	void *tick_arg;
 };
 
 struct index_stats {

@@ -214,6 +214,17 @@ cmd_open(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 }
 
 int
+cmd_follow(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	int on = strcmp(a->argv[0], "on") == 0;
+
+	if (!on && strcmp(a->argv[0], "off") != 0)
+		return done(ts_fail(cause, "follow wants 'on' or 'off', not "
+		    "'%s'", a->argv[0]));
+	return done(view_follow(ctx_view(ctx), on, cause));
+}
+
+int
 cmd_pane(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 {
 	return logged(ctx, a, done(view_pane(ctx_view(ctx), a->argv[0],

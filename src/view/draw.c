@@ -277,6 +277,24 @@ header_healthy(const struct model *m, const struct canvas *cv, int room,
 	return buf;
 }
 
+/* Under follow, "following · last line 4 s ago" at the header's end. */
+static void
+draw_live(struct view *v, struct canvas *cv, int row)
+{
+	char doing[96], head[96];
+	int w, x;
+
+	view_live_text(v, doing, sizeof doing, head, sizeof head);
+	if (head[0] == '\0')
+		return;
+	w = canvas_text_width(head, strlen(head)) + 2;
+	x = cv->width - w > cv->width / 2 ? cv->width - w : cv->width / 2;
+	canvas_printf(cv, row, x, CS_HEADER, "%*s", cv->width - x, "");
+	canvas_put_clip(cv, row, x + 1, cv->width, CS_HEADER, head,
+	    strlen(head));
+	canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+}
+
 static void
 draw_header(struct view *v, struct canvas *cv, int row)
 {
@@ -285,14 +303,22 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	int x, from, out;
 
 	if (m == NULL) {
-		canvas_puts(cv, row, 0, CS_HEADER, "trainscope");
+		x = canvas_puts(cv, row, 0, CS_HEADER, "trainscope");
+		if (v->live != NULL) {	/* its first diagnosis is under way */
+			x = canvas_puts(cv, row, x, CS_HEADER, "  opening ");
+			canvas_put_clip(cv, row, x, cv->width, CS_HEADER,
+			    viewjob_name(v->live), strlen(viewjob_name(v->live)));
+		}
 		canvas_set_style(cv, row, 0, cv->width, CS_HEADER);
+		draw_live(v, cv, row);
 		return;
 	}
 	x = canvas_put_clip(cv, row, 0, cv->width / 3, CS_HEADER, m->name,
 	    strlen(m->name));
 	out = x + 2;
-	snprintf(buf, sizeof buf, "  %s", diag_outcome_name(
+	/* a job followed that went well so far has not completed */
+	snprintf(buf, sizeof buf, "  %s", m->outcome == DIAG_COMPLETED &&
+	    view_following(v) ? "running" : diag_outcome_name(
 	    (enum diag_outcome)m->outcome));
 	x = canvas_puts(cv, row, x, CS_HEADER, buf);
 	buf[0] = '\0';
@@ -316,6 +342,7 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	    m->nreal == 1 ? "" : "s");
 	header_healthy(m, cv, cv->width - x, buf, sizeof buf);
 	canvas_put_clip(cv, row, x, cv->width, CS_HEADER, buf, strlen(buf));
+	draw_live(v, cv, row);
 }
 
 static void
@@ -353,7 +380,7 @@ draw_status(struct view *v, struct canvas *cv, int row)
 {
 	const struct pane_ops *ops = pane_active(v);
 	int n = view_nrows(v);
-	char buf[192];
+	char buf[192], doing[96], head[192];
 
 	canvas_set_style(cv, row, 0, cv->width, CS_STATUS);
 	if (v->message != NULL) {
@@ -361,11 +388,16 @@ draw_status(struct view *v, struct canvas *cv, int row)
 		    strlen(v->message));
 		return;
 	}
+	view_live_text(v, doing, sizeof doing, head, sizeof head);
 	if (ops->status != NULL)	/* it says the search's state too */
 		ops->status(v, buf, sizeof buf);
 	else
 		snprintf(buf, sizeof buf, "%s %d/%d", view_pane_name(
 		    v->st.pane), n == 0 ? 0 : v->st.cursor[v->st.pane] + 1, n);
+	if (doing[0] != '\0') {	/* what the background does, first */
+		memcpy(head, buf, sizeof buf);
+		snprintf(buf, sizeof buf, "%.95s  %.94s", doing, head);
+	}
 	if (v->st.hscroll[v->st.pane] > 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    "  col +%d", v->st.hscroll[v->st.pane]);

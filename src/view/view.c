@@ -157,6 +157,7 @@ view_release(struct view *v)
 {
 	size_t i;
 
+	viewjob_free(v->live);	/* first: it is told to stop */
 	state_release(&v->st);
 	history_clear(v);
 	model_free(v->m);
@@ -181,6 +182,10 @@ view_release(struct view *v)
 void
 view_set_model(struct view *v, const char *name, struct model *m)
 {
+	if (v->live != NULL && strcmp(viewjob_name(v->live), name) != 0) {
+		viewjob_free(v->live);	/* another job: not followed */
+		v->live = NULL;
+	}
 	model_free(v->m);
 	free(v->job);
 	v->m = m;
@@ -918,6 +923,8 @@ view_poll(struct view *v)
 	int got = viewlog_poll(v->vlog);
 	char *why = NULL;
 
+	if (view_live_poll(v))
+		return 1;	/* a newer model: what was asked is gone */
 	if ((got & VL_SEARCH) && v->find_pending == (int)v->st.pane + 1) {
 		if (view_search_next(v, v->find_dir, &why) != 0) {
 			free(why);
@@ -931,6 +938,8 @@ view_poll(struct view *v)
 int
 view_busy(const struct view *v)
 {
+	/* (the background's job is not awaited: a draw every 250 ms shows
+	   its progress and takes its model in) */
 	return v->find_pending != 0 || viewlog_busy(v->vlog);
 }
 

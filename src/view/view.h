@@ -123,6 +123,8 @@ struct view {
 	/* the pane row on each screen row of the last draw, -1 none */
 	long *rowmap;
 	int nrowmap;
+	struct viewjob *live;	/* the job indexed and diagnosed in the
+				   background (viewjob.c), or NULL */
 	/* the session: every command that changed the view, to replay */
 	char **log;
 	size_t nlog;
@@ -184,6 +186,25 @@ int view_goto(struct view *v, const char *what, const char *arg,
 int view_search(struct view *v, const char *pattern, char **cause);
 /* Move to the next (dir 1) or previous (-1) row matching the search. */
 int view_search_next(struct view *v, int dir, char **cause);
+
+/*
+ * Open job `name` without waiting: directory dir (NULL: none) is indexed
+ * and the job diagnosed in the background, with `threads` index workers
+ * (0: one per core); with follow, again every few seconds.  The view
+ * looks at the model when it comes (view_poll()); the status line says
+ * what runs meanwhile.  The view becomes async.  Returns 0, or -1 with
+ * *cause.
+ */
+int view_open_live(struct view *v, const char *dir, const char *name,
+    int follow, int threads, char **cause);
+/*
+ * Follow the open job (on) or stop (off): its directory is indexed
+ * again every few seconds (lines still being written wait for their
+ * newline), and a newer diagnosis replaces the model, the cursor kept on
+ * its row.  In batch use (not async) `on` does one such round at once.
+ * Returns 0, or -1 with *cause.
+ */
+int view_follow(struct view *v, int on, char **cause);
 
 /*
  * Take in what the background answered (the screen calls it between

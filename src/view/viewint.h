@@ -334,4 +334,65 @@ void *view_regex(const char *pattern, char **cause);
 int view_regex_find(void *re, const char *s, size_t len, size_t *start,
     size_t *end);
 
+/*
+ * A job indexed and diagnosed in the background (viewjob.c): once, or
+ * every few seconds under follow.  One thread with its own cache
+ * connection; the models it makes wait to be taken.
+ */
+struct viewjob;
+
+/*
+ * Start indexing directory dir (NULL: none) as job `name` with `threads`
+ * workers (0: one per core), then diagnose it, in cache file `cache`;
+ * again and again while follow is on.  NULL with *cause when no thread
+ * could start.
+ */
+struct viewjob *viewjob_start(const char *cache, const char *dir,
+    const char *name, int follow, int threads, char **cause);
+/*
+ * Stop it: the index is cancelled; a diagnosis under way is waited for a
+ * moment, then left to end on its own.  NULL is fine.
+ */
+void viewjob_free(struct viewjob *j);
+/* Follow on (again every few seconds) or off (after the round). */
+void viewjob_follow(struct viewjob *j, int on);
+int viewjob_following(struct viewjob *j);
+/*
+ * The newest model not taken (the caller's, free with model_free()), or
+ * NULL; its job's id in *id.  *error: why the last round failed, *note:
+ * files read again from their start (both allocated, or NULL).
+ */
+struct model *viewjob_take(struct viewjob *j, int64_t *id, char **error,
+    char **note);
+/*
+ * What it does now into buf ("indexing: 3/40 files, 12%", "diagnosing",
+ * "" between rounds), and in *last when the job's newest file was last
+ * written (epoch seconds, NAN unknown).  Returns whether anything is
+ * under way or waits to be taken.
+ */
+int viewjob_status(struct viewjob *j, char *buf, size_t len, double *last);
+/* Wait for the round under way to end. */
+void viewjob_wait(struct viewjob *j);
+/* A descriptor that becomes readable when a round ends. */
+int viewjob_fd(const struct viewjob *j);
+/* The job's name (borrowed). */
+const char *viewjob_name(const struct viewjob *j);
+/*
+ * The view's side: take in a model the background made (the first is
+ * looked at afresh, a newer one of the same job keeps the view state and
+ * the cursor's row); nonzero when the screen should be drawn again.
+ */
+int view_live_poll(struct view *v);
+/* Whether the background works on the view's job. */
+int view_live_busy(const struct view *v);
+/*
+ * What it does now, for the status line, into doing ("" nothing), and
+ * what the header says under follow ("following · last line 4 s ago",
+ * "" not following) into head.
+ */
+void view_live_text(struct view *v, char *doing, size_t dlen, char *head,
+    size_t hlen);
+/* Whether the background follows the view's job. */
+int view_following(const struct view *v);
+
 #endif

@@ -237,7 +237,7 @@ main(int argc, char **argv)
 	struct cache *c;
 	struct diag_job *job;
 	struct diag_result *r;
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct job_ref ref;
 	struct truth tr;
 	char *cause = NULL;

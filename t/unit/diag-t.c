@@ -162,7 +162,7 @@ static void
 test_cascade(size_t nn, size_t bad, int nhealthy, const char *what)
 {
 	struct faults *f = faults_new();
-	struct diag_opts o = { 1, f };
+	struct diag_opts o = { 1, f, 0 };
 	struct diag_job *job;
 	struct diag_result *r;
 	char label[160];
@@ -211,7 +211,7 @@ test_cascade(size_t nn, size_t bad, int nhealthy, const char *what)
 static void
 test_explode(void)
 {
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct diag_job *job = build(16, 3, 3);
 	struct diag_result *r;
 	size_t i, warn = 0;
@@ -239,7 +239,7 @@ test_explode(void)
 static void
 test_print(void)
 {
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct diag_job *job = build(4, 2, 0);
 	struct diag_result *r = diag_run(job, &o);
 	char *buf = NULL;
@@ -275,7 +275,7 @@ test_print(void)
 static void
 test_tiny(void)
 {
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct diag_job *job = diag_job_new("tiny");
 	struct diag_result *r;
 	size_t s;
@@ -302,7 +302,7 @@ test_tiny(void)
 static void
 test_slowdown(void)
 {
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct diag_job *job = build(8, 2, 0);
 	struct diag_result *r;
 	long i;
@@ -379,7 +379,7 @@ text_of(const struct diag_result *r)
 static void
 test_outcome(void)
 {
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct diag_job *job = build_ended(1, 4);
 	struct diag_result *r = diag_run(job, &o);
 	char *text = text_of(r);
@@ -433,7 +433,7 @@ node_result(const struct diag_result *r, const char *name)
 static void
 test_no_iters(void)
 {
-	struct diag_opts o = { 1, NULL };
+	struct diag_opts o = { 1, NULL, 0 };
 	struct diag_job *job = build_ended(0, 4);
 	struct diag_result *r;
 	const struct diag_node_result *a, *b;
