@@ -76,7 +76,8 @@ kv_add(struct pool_kv **kv, size_t *nkv, char *key, const char *s,
 
 	while (n > 0 && *s == ' ')
 		s++, n--;
-	for (e = 0; e < n && s[e] != ' ' && s[e] != ','; e++)
+	for (e = 0; e < n && s[e] != ' ' && s[e] != ',' && s[e] != '\0';
+	    e++)
 		;
 	for (i = 0; i < *nkv && strcmp((*kv)[i].key, key) != 0; i++)
 		;

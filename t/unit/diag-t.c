@@ -563,6 +563,16 @@ test_pool(void)
 	ok(!pool_same_shape(&a, &b, &why) && strstr(why, "nodes") != NULL,
 	    "so are more nodes");
 	ok(fabs(pool_likeness(3, 4, 5) - 0.5) < 1e-12, "likeness: Jaccard");
+	{
+		static const char nul[] = "world size:\0\0 1";
+		struct pool_run c;
+
+		memset(&c, 0, sizeof c);
+		pool_settings_line(nul, sizeof nul - 1, &c.kv, &c.nkv);
+		ok(c.nkv == 0, "a setting whose value starts with a NUL byte "
+		    "is none (it would be an empty value)");
+		pool_run_release(&c);
+	}
 	pool_run_release(&a);
 	pool_run_release(&b);
 }
