@@ -56,6 +56,7 @@ static struct screen {
 	int active;		/* curses is on */
 	int ncolors;		/* 0, 8 or 256 */
 	int ascii;
+	int mouse;		/* the mouse is the screen's */
 	/* the prompt */
 	int prompting;
 	struct buf queue;	/* bytes for readline: queue.s[qhead ..] */
@@ -71,6 +72,11 @@ static struct screen {
 	char *err_line;
 	int err_col;
 } S;
+
+#define PASTE_BEGIN "\033[200~"
+#define PASTE_END "\033[201~"
+#define PASTE_MODE_ON "\033[?2004h"
+#define PASTE_MODE_OFF "\033[?2004l"
 
 static volatile sig_atomic_t got_term;
 
@@ -662,7 +668,12 @@ run_line(const char *line)
 	free(text);
 }
 
-/* The key table's name of an ncurses key, or NULL. */
+/*
+ * The key table's name of an ncurses key, or NULL.  Home and End under
+ * a TERM that is not the terminal's (tmux with TERM=xterm-256color) come
+ * as ESC [ 1 ~ and ESC [ 4 ~, which xterm's description calls Find and
+ * Select: they are Home and End here, as every terminal means them.
+ */
 static const char *
 key_label(int ch, char *buf)
 {
@@ -673,8 +684,8 @@ key_label(int ch, char *buf)
 	case KEY_RIGHT: return "Right";
 	case KEY_NPAGE: return "PgDn";
 	case KEY_PPAGE: return "PgUp";
-	case KEY_HOME: return "Home";
-	case KEY_END: return "End";
+	case KEY_HOME: case KEY_FIND: return "Home";
+	case KEY_END: case KEY_SELECT: return "End";
 	case KEY_ENTER: case '\r': case '\n': return "Enter";
 	case KEY_BACKSPACE: case 127: case 8: return "Backspace";
 	case '\t': return "Tab";
@@ -686,8 +697,78 @@ key_label(int ch, char *buf)
 			buf[1] = '\0';
 			return buf;
 		}
+		if (ch > 0 && ch < 27) {
+			snprintf(buf, 8, "C-%c", 'a' + ch - 1);
+			return buf;
+		}
+		if (ch >= KEY_F(1) && ch <= KEY_F(12)) {
+			snprintf(buf, 8, "F%d", ch - KEY_F(0));
+			return buf;
+		}
 		return NULL;
 	}
+}
+
+/*
+ * The raw sequences of Home and End that a terminal may send whatever
+ * its description says (as htop does): decoded as keys, not dropped.
+ */
+static void
+keys_define(void)
+{
+	static const char *const home[] = { "\033[H", "\033OH", "\033[1~",
+	    "\033[7~" };
+	static const char *const end[] = { "\033[F", "\033OF", "\033[4~",
+	    "\033[8~" };
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(home); i++)
+		if (key_defined(home[i]) == 0)
+			define_key(home[i], KEY_HOME);
+	for (i = 0; i < TS_NELEM(end); i++)
+		if (key_defined(end[i]) == 0)
+			define_key(end[i], KEY_END);
+}
+
+/* A key bound to nothing says so on the status line. */
+static void
+key_unbound(int ch, const char *label)
+{
+	struct view *v = S.ctx->view;
+	const char *name = label;
+
+	if (name == NULL && (name = keyname(ch)) == NULL)
+		name = "?";
+	free(S.err_line);
+	S.err_line = NULL;
+	free(v->message);
+	v->message = xasprintf("key '%s' is not bound (? lists the keys)",
+	    name);
+}
+
+/*
+ * Ctrl-Z: the terminal is given back and the job stops as the shell's
+ * suspend would stop it (raw mode keeps the terminal from sending the
+ * signal); after fg the screen is drawn whole again.
+ */
+static void
+screen_suspend(void)
+{
+	struct sigaction dfl, old;
+
+	fputs(PASTE_MODE_OFF, stdout);
+	fflush(stdout);
+	endwin();
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGTSTP, &dfl, &old);
+	kill(0, SIGTSTP);
+	sigaction(SIGTSTP, &old, NULL);
+	/* continued */
+	reset_prog_mode();
+	fputs(PASTE_MODE_ON, stdout);
+	fflush(stdout);
+	clearok(curscr, TRUE);
 }
 
 /* Let readline read what is queued; run the line it gives back. */
@@ -721,6 +802,7 @@ prompt_key(int ch)
 		{ KEY_LEFT, "\033[D" }, { KEY_RIGHT, "\033[C" },
 		{ KEY_UP, "\033[A" }, { KEY_DOWN, "\033[B" },
 		{ KEY_HOME, "\001" }, { KEY_END, "\005" }, { KEY_DC, "\004" },
+		{ KEY_FIND, "\001" }, { KEY_SELECT, "\005" },
 		{ KEY_BACKSPACE, "\177" }, { KEY_ENTER, "\r" },
 	};
 	char b;
@@ -739,11 +821,6 @@ prompt_key(int ch)
 	}
 	prompt_feed();
 }
-
-#define PASTE_BEGIN "\033[200~"
-#define PASTE_END "\033[201~"
-#define PASTE_MODE_ON "\033[?2004h"
-#define PASTE_MODE_OFF "\033[?2004l"
 
 /*
  * After an Esc at the prompt: a bracketed paste (ESC [200~ ... ESC [201~)
@@ -880,10 +957,68 @@ pager_key(int ch)
 	return 1;
 }
 
+/* The wheel over a command's output: three lines up or down. */
+static void
+pager_wheel(int up)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		pager_key(up ? KEY_UP : KEY_DOWN);
+}
+
+/* ---- the mouse ---- */
+
+#define MOUSE_EVENTS (BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED)
+
+/* Take the mouse or give it back to the terminal, as `mouse` last said. */
+static void
+mouse_apply(void)
+{
+	int want = S.ctx->mouse != 0;
+
+	if (want == S.mouse)
+		return;
+	mousemask(want ? MOUSE_EVENTS : 0, NULL);
+	S.mouse = want;
+}
+
+/*
+ * A mouse event: the wheel moves the cursor (or scrolls a command's
+ * output), a click on a row selects it, a click on a tab shows its pane.
+ * Each runs a command line, as a key does.
+ */
+static void
+mouse_event(void)
+{
+	MEVENT me;
+	char *line = NULL;
+
+	if (getmouse(&me) != OK || !S.mouse)
+		return;
+	if (me.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		int up = (me.bstate & BUTTON4_PRESSED) != 0;
+
+		if (S.nout > 0) {
+			pager_wheel(up);
+			return;
+		}
+		line = xstrdup(up ? "move -3" : "move +3");
+	} else if (me.bstate & BUTTON1_PRESSED) {
+		pager_free();
+		line = view_click(S.ctx->view, me.y, me.x);
+	}
+	if (line != NULL)
+		run_line(line);
+	free(line);
+}
+
 static void
 screen_end(void)
 {
 	if (S.active) {
+		if (S.mouse)
+			mousemask(0, NULL);
 		if (S.prompting)
 			prompt_close();
 		/* a terminal without an alternate screen keeps what was
@@ -1065,6 +1200,8 @@ screen_start(void)
 	nonl();
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
+	keys_define();
+	mouseinterval(0);	/* a press is a click: no wait for its release */
 	timeout(250);
 	colours_init();
 	readline_init();
@@ -1075,12 +1212,52 @@ screen_start(void)
 	return 0;
 }
 
+/*
+ * A key outside the prompt: the mouse, Esc, the pager's own keys,
+ * Ctrl-Z, else the key table's command line (or the prompt it opens).
+ */
+static void
+key_press(int ch)
+{
+	const char *label, *line;
+	char kb[8];
+
+	if (ch == KEY_MOUSE) {
+		mouse_event();
+		return;
+	}
+	if (ch == 27) {		/* closes the output; no key of its own */
+		swallow_escape();
+		pager_free();
+		return;
+	}
+	if (S.nout > 0) {
+		/* any other key closes it and does what it does */
+		if (ch != 'q' && pager_key(ch))
+			return;
+		pager_free();
+		if (ch == 'q')
+			return;
+	}
+	if (ch == 26) {		/* Ctrl-Z */
+		screen_suspend();
+		return;
+	}
+	label = key_label(ch, kb);
+	if (label == NULL || (line = keys_find(label)) == NULL)
+		key_unbound(ch, label);
+	else if (line[0] == ':')
+		prompt_open(line + 1);
+	else
+		run_line(line);
+}
+
 int
 ui_run(struct cmd_ctx *ctx, const char *job)
 {
 	struct sigaction sa;
 	const char *cs;
-	char kb[2], *line, why[160];
+	char why[160];
 	int ch;
 
 	memset(&S, 0, sizeof S);
@@ -1102,6 +1279,7 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	if (screen_start() != 0)
 		return CMD_FAIL;
 	while (!got_term && !ctx->quit) {
+		mouse_apply();
 		draw();
 		/* an answer awaited shows within a key's time */
 		timeout(view_busy(ctx->view) ? 40 : 250);
@@ -1115,27 +1293,7 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 			prompt_drain();
 			continue;
 		}
-		if (ch == 27) {		/* closes the output; no key of its own */
-			swallow_escape();
-			pager_free();
-			continue;
-		}
-		if (S.nout > 0) {
-			/* any other key closes it and does what it does */
-			if (ch == 'q' || !pager_key(ch)) {
-				pager_free();
-				if (ch == 'q')
-					continue;
-			} else
-				continue;
-		}
-		if ((line = (char *)key_label(ch, kb)) == NULL ||
-		    (line = (char *)keys_find(line)) == NULL)
-			continue;
-		if (line[0] == ':')
-			prompt_open(line + 1);
-		else
-			run_line(line);
+		key_press(ch);
 	}
 	screen_end();
 	canvas_release(&S.cv);

@@ -16,6 +16,11 @@ const struct key_binding key_table[] = {
 	{ "PgDn", "move pgdn", "next page" },
 	{ "Space", "move pgdn", "next page" },
 	{ "PgUp", "move pgup", "previous page" },
+	{ "C-f", "move pgdn", "next page" },
+	{ "C-b", "move pgup", "previous page" },
+	{ "b", "move pgup", "previous page" },
+	{ "C-d", "move halfdn", "half a page down" },
+	{ "C-u", "move halfup", "half a page up" },
 	{ "g", "move top", "first row" },
 	{ "Home", "move top", "first row" },
 	{ "G", "move bottom", "last row" },
@@ -28,6 +33,7 @@ const struct key_binding key_table[] = {
 	  "a node, an iteration)" },
 	{ "Backspace", "back", "back to the view before the drill" },
 	{ "q", "back --or-quit", "back; quit when there is nothing to go back to" },
+	{ "Q", "quit", "quit at once" },
 	{ "Tab", "pane next", "next pane" },
 	{ "S-Tab", "pane prev", "previous pane" },
 	{ "1", "pane events", "events pane" },
@@ -43,6 +49,8 @@ const struct key_binding key_table[] = {
 	{ "f", ":filter ", "add a filter" },
 	{ "F", "unfilter all", "drop every filter" },
 	{ "s", ":sort ", "sort the events" },
+	{ "M", "mouse toggle", "take the mouse, or leave it to the "
+	  "terminal's own selection" },
 	{ ":", ":", "type a command" },
 	{ "?", "help keys", "this table" },
 };
@@ -67,7 +75,8 @@ keys_print(FILE *out)
 	fputs("Keys of the screen and the command each runs.  At the prompt,\n"
 	    "Tab completes, Up and Down recall history, Ctrl-C cancels (Esc\n"
 	    "too, unless the inputrc sets vi mode).  A command's output closes\n"
-	    "with q or Esc, or with any key that is not its own.\n\n", out);
+	    "with q or Esc, or with any key that is not its own.  Ctrl-Z\n"
+	    "suspends the screen (fg brings it back), Ctrl-C quits.\n\n", out);
 	for (i = 0; i < key_count; i++)
 		fprintf(out, "  %-10s %-16s %s\n", key_table[i].key,
 		    key_table[i].line[0] == ':' ? "(prompt)" : key_table[i].line,

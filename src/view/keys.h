@@ -2,8 +2,9 @@
  * keys.h -- the screen's keys, as data: each key runs a command line of
  * the command table, so that every key press can be saved and replayed.
  * Keys are named as `help keys` prints them: a character ("j", "G",
- * "1"), or "Up", "Down", "PgUp", "PgDn", "Home", "End", "Enter",
- * "Backspace", "Tab", "S-Tab", "Space".
+ * "1"), a control key ("C-f"), or "Up", "Down", "Left", "Right", "PgUp",
+ * "PgDn", "Home", "End", "Enter", "Backspace", "Tab", "S-Tab", "Space",
+ * "F1" .. "F12".
  */
 #ifndef TS_KEYS_H
 #define TS_KEYS_H
