@@ -73,6 +73,51 @@ test_expect_success 'the wheel scrolls a command'"'"'s output' '
 	wheel down 10 5 && wait_for "output 4-" && wheel up 10 5 &&
 	wait_for "output 1-" && keys Q && wait_for "EXITED 0"
 '
+# conf TEXT: the default config file holds TEXT (printf format), the
+# user's own
+conf() {
+	mkdir -p "$TRASH/config/trainscope" &&
+	printf "$1" >"$TRASH/config/trainscope/config" &&
+	chmod 600 "$TRASH/config/trainscope/config"
+}
+demo=$XDG_CACHE_HOME/trainscope/demo/gpt-run4
+
+test_expect_success 'the config file: a bind, set mouse off, a bad line said as FILE:LINE and the screen opens' '
+	conf "# mine\nbind z pane heatmap\nbind C-o :filter node=\nset mouse off\nfrobnicate now\n" &&
+	START_WAIT="config:5: unknown directive" start xterm-256color C.UTF-8 &&
+	grep -F "$TRASH/config/trainscope/config:5: unknown directive '"'"'frobn" screen &&
+	grep "score  category" screen && wait_mouse 0 &&
+	keys z && wait_for "suspicion" &&
+	keys C-o && wait_for ":filter node=" && keys C-c &&
+	keys ? && wait_for "(bound in the config file)" && keys q &&
+	keys Q && wait_for "EXITED 0" &&
+	grep -Fx "trainscope: $TRASH/config/trainscope/config:5: unknown directive '"'"'frobnicate'"'"' (bind, set, color): frobnicate now" "$TRASH/stderr"
+'
+test_expect_success '--no-config reads none; --config FILE reads FILE' '
+	start_args="--no-config $demo" start_on xterm-256color C.UTF-8 &&
+	wait_mouse 1 && keys z && wait_for "key '"'"'z'"'"' is not bound" &&
+	keys Q && wait_for "EXITED 0" &&
+	printf "bind z pane timeline\n" >"$TRASH/other.conf" &&
+	start_args="--config $TRASH/other.conf $demo" start_on xterm-256color C.UTF-8 &&
+	wait_mouse 1 && keys z && wait_for "time (UTC)" &&
+	keys Q && wait_for "EXITED 0"
+'
+test_expect_success 'binds in a config file others may write are not taken' '
+	conf "bind z quit\n" && chmod 666 "$TRASH/config/trainscope/config" &&
+	START_WAIT="bind ignored" start xterm-256color C.UTF-8 &&
+	keys z && wait_for "key '"'"'z'"'"' is not bound" && ! grep EXITED screen &&
+	keys Q && wait_for "EXITED 0" &&
+	grep "config:1: bind ignored: the file is not the user.s own: bind z quit\$" "$TRASH/stderr"
+'
+test_expect_success 'color selected and set colors none' '
+	conf "color selected black yellow\n" && start xterm-256color C.UTF-8 &&
+	tm capture-pane -p -e >esc && sed -n 4p esc >row &&
+	grep -q "43m" row && ! grep -q "\[7m" row && keys Q &&
+	wait_for "EXITED 0" &&
+	conf "set colors none\n" && start xterm-256color C.UTF-8 &&
+	tm capture-pane -p -e >esc && ! grep -q "38;5;" esc &&
+	grep -q "\[7m" esc && keys Q && wait_for "EXITED 0"
+'
 if command -v bash >/dev/null 2>&1; then
 test_expect_success 'Ctrl-Z in an interactive shell: fg brings the screen back' '
 	tm_new "env -i PATH=\"$PATH\" TERM=xterm-256color LANG=C.UTF-8 \

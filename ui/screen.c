@@ -41,6 +41,7 @@
 
 #include "view/canvas.h"
 #include "cli/cmd.h"
+#include "cli/userconf.h"
 #include "view/keys.h"
 #include "base/util.h"
 #include "view/view.h"
@@ -57,6 +58,8 @@ static struct screen {
 	int ncolors;		/* 0, 8 or 256 */
 	int ascii;
 	int mouse;		/* the mouse is the screen's */
+	struct userconf conf;	/* the config file */
+	int sel_pair;		/* the cursor row's colour pair, 0: reverse */
 	/* the prompt */
 	int prompting;
 	struct buf queue;	/* bytes for readline: queue.s[qhead ..] */
@@ -123,6 +126,36 @@ static const struct look looks[CS_COUNT] = {
 	[CS_VAR] = { 37, COLOR_CYAN, 0, A_UNDERLINE },
 };
 
+/* A config file's colour, as this terminal can show it (-1: default). */
+static short
+conf_colour(int c)
+{
+	return c >= 0 && c < COLORS && c < S.ncolors ? (short)c : -1;
+}
+
+/* The config file's colours over the classes' own. */
+static void
+colours_conf(void)
+{
+	const struct userconf_color *cc;
+	size_t i;
+
+	for (i = 0; i < S.conf.ncolors; i++) {
+		cc = &S.conf.colors_set[i];
+		if (cc->cls == USERCONF_SELECTED) {
+			S.sel_pair = CS_COUNT + 1;
+			init_pair(CS_COUNT + 1, conf_colour(cc->fg),
+			    conf_colour(cc->bg));
+		} else if (cc->cls >= 0 && cc->cls < CS_COUNT)
+			init_pair((short)(cc->cls + 1), conf_colour(cc->fg),
+			    conf_colour(cc->bg));
+	}
+}
+
+/*
+ * Colours: 256 or 8 as the terminal has them, fewer when the config file
+ * says so (set colors), none with NO_COLOR or "set colors none".
+ */
 static void
 colours_init(void)
 {
@@ -130,11 +163,12 @@ colours_init(void)
 	short i;
 
 	S.ncolors = 0;
-	if ((nc != NULL && nc[0] != '\0') || !has_colors())
+	if ((nc != NULL && nc[0] != '\0') || !has_colors() ||
+	    S.conf.colors == 0)
 		return;
 	start_color();
 	use_default_colors();
-	S.ncolors = COLORS >= 256 ? 256 : 8;
+	S.ncolors = COLORS >= 256 && S.conf.colors != 8 ? 256 : 8;
 	for (i = 0; i < CS_COUNT; i++) {
 		short fg = S.ncolors == 256 ? looks[i].fg256 : looks[i].fg8;
 
@@ -144,6 +178,7 @@ colours_init(void)
 		else
 			init_pair(i + 1, fg, -1);
 	}
+	colours_conf();
 }
 
 static attr_t
@@ -159,7 +194,9 @@ cell_attr(const struct canvas_cell *c)
 		if (st == CS_HEADER)
 			a &= ~(attr_t)A_REVERSE;
 	}
-	if (c->attr & CA_SELECTED)
+	if ((c->attr & CA_SELECTED) && S.sel_pair != 0 && S.ncolors != 0)
+		a = (a & ~(attr_t)(A_COLOR | A_REVERSE)) | COLOR_PAIR(S.sel_pair);
+	else if (c->attr & CA_SELECTED)
 		a ^= A_REVERSE;
 	if (c->attr & CA_MATCH)
 		a |= A_UNDERLINE | A_BOLD;
@@ -1183,6 +1220,57 @@ open_first(struct cmd_ctx *ctx, const char *job)
 	return 0;
 }
 
+/*
+ * The config file: read before the screen starts, its binds and mouse
+ * setting applied; its first bad line shown on the status line, every
+ * one printed when the screen ends.
+ */
+static void
+conf_read(struct cmd_ctx *ctx)
+{
+	struct userconf *c = &S.conf;
+	char *path, *cause = NULL;
+	size_t i;
+
+	userconf_init(c);
+	if (ctx->no_config)
+		return;
+	path = ctx->config != NULL ? xstrdup(ctx->config) :
+	    userconf_default_path();
+	if (path != NULL && userconf_load(c, path, ctx->config != NULL,
+	    &cause) != 0) {
+		c->errors = xreallocarray(c->errors, c->nerrors + 1,
+		    sizeof *c->errors);
+		c->errors[c->nerrors++] = cause;
+	}
+	free(path);
+	for (i = 0; i < c->nbinds; i++)
+		keys_bind(c->binds[i].key, c->binds[i].line);
+	if (c->mouse >= 0)
+		ctx->mouse = c->mouse;
+	if (c->nerrors > 0) {
+		free(ctx->view->message);
+		ctx->view->message = c->nerrors == 1 ? xstrdup(c->errors[0]) :
+		    xasprintf("%s (and %zu more)", c->errors[0],
+		    c->nerrors - 1);
+	}
+}
+
+/* The config file's errors, for the terminal given back; then freed. */
+static void
+conf_done(void)
+{
+	size_t i;
+
+	for (i = 0; i < S.conf.nerrors; i++) {
+		fputs("trainscope: ", stderr);
+		canvas_fput(stderr, S.conf.errors[i]);
+		fputc('\n', stderr);
+	}
+	userconf_release(&S.conf);
+	keys_unbind_all();
+}
+
 /* curses on the terminal, set up as the screen needs it. */
 static int
 screen_start(void)
@@ -1276,8 +1364,11 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	if (term_unfit(why, sizeof why))
 		return plain_run(ctx, why);
 	ctx->view->async = 1;	/* slow answers come in the background */
-	if (screen_start() != 0)
+	conf_read(ctx);
+	if (screen_start() != 0) {
+		conf_done();
 		return CMD_FAIL;
+	}
 	while (!got_term && !ctx->quit) {
 		mouse_apply();
 		draw();
@@ -1296,6 +1387,7 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 		key_press(ch);
 	}
 	screen_end();
+	conf_done();
 	canvas_release(&S.cv);
 	pager_free();
 	free(S.err_line);

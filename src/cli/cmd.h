@@ -47,6 +47,9 @@ struct cmd_ctx {
 	int session;		/* a session file runs: CMD_SESSION commands only */
 	int mouse;		/* the screen takes the mouse (1, the default)
 				   or leaves it to the terminal (0) */
+	const char *config;	/* --config FILE for the screen; NULL: the
+				   default file */
+	int no_config;		/* --no-config: none at all */
 };
 
 /* One --option value as given on the command line. */

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "view/keys.h"
@@ -56,15 +57,95 @@ const struct key_binding key_table[] = {
 };
 const size_t key_count = TS_NELEM(key_table);
 
+/* The user's bindings (the config file), before the table's. */
+static struct key_binding *user;
+static size_t nuser;
+
+int
+keys_name_ok(const char *name)
+{
+	static const char *const named[] = { "Up", "Down", "Left", "Right",
+	    "PgUp", "PgDn", "Home", "End", "Enter", "Backspace", "Tab",
+	    "S-Tab", "Space" };
+	size_t i;
+	long n;
+
+	if (name[0] > ' ' && name[0] < 127 && name[1] == '\0')
+		return 1;
+	if (name[0] == 'C' && name[1] == '-' && name[2] >= 'a' &&
+	    name[2] <= 'z' && name[3] == '\0')
+		return 1;
+	if (name[0] == 'F' && name[1] >= '1' && name[1] <= '9' &&
+	    strspn(name + 1, "0123456789") == strlen(name + 1) &&
+	    ts_parse_long(name + 1, &n) == 0 && n >= 1 && n <= 12)
+		return 1;
+	for (i = 0; i < TS_NELEM(named); i++)
+		if (strcmp(named[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+void
+keys_bind(const char *name, const char *line)
+{
+	size_t i;
+
+	for (i = 0; i < nuser; i++)
+		if (strcmp(user[i].key, name) == 0)
+			break;
+	if (i == nuser) {
+		user = xreallocarray(user, nuser + 1, sizeof *user);
+		user[nuser++].key = xstrdup(name);
+	} else
+		free((char *)user[i].line);
+	user[i].line = xstrdup(line);
+	user[i].what = "(bound in the config file)";
+}
+
+void
+keys_unbind_all(void)
+{
+	size_t i;
+
+	for (i = 0; i < nuser; i++) {
+		free((char *)user[i].key);
+		free((char *)user[i].line);
+	}
+	free(user);
+	user = NULL;
+	nuser = 0;
+}
+
 const char *
 keys_find(const char *name)
 {
 	size_t i;
 
+	for (i = 0; i < nuser; i++)
+		if (strcmp(user[i].key, name) == 0)
+			return user[i].line;
 	for (i = 0; i < key_count; i++)
 		if (strcmp(key_table[i].key, name) == 0)
 			return key_table[i].line;
 	return NULL;
+}
+
+static int
+user_bound(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nuser; i++)
+		if (strcmp(user[i].key, name) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+print_one(FILE *out, const struct key_binding *k)
+{
+	fprintf(out, "  %-10s %-16s %s\n", k->key, k->line[0] == ':' ?
+	    "(prompt)" : k->line, k->what);
 }
 
 void
@@ -77,8 +158,9 @@ keys_print(FILE *out)
 	    "too, unless the inputrc sets vi mode).  A command's output closes\n"
 	    "with q or Esc, or with any key that is not its own.  Ctrl-Z\n"
 	    "suspends the screen (fg brings it back), Ctrl-C quits.\n\n", out);
+	for (i = 0; i < nuser; i++)
+		print_one(out, &user[i]);
 	for (i = 0; i < key_count; i++)
-		fprintf(out, "  %-10s %-16s %s\n", key_table[i].key,
-		    key_table[i].line[0] == ':' ? "(prompt)" : key_table[i].line,
-		    key_table[i].what);
+		if (!user_bound(key_table[i].key))
+			print_one(out, &key_table[i]);
 }

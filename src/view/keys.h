@@ -25,7 +25,15 @@ struct key_binding {
 extern const struct key_binding key_table[];
 extern const size_t key_count;
 
-/* The command line of key `name`, or NULL. */
+/* Whether `name` names a key (as above). */
+int keys_name_ok(const char *name);
+/*
+ * Bind key `name` to command line `line` (copied) over the table's
+ * binding, for this process; keys_unbind_all() drops every such binding.
+ */
+void keys_bind(const char *name, const char *line);
+void keys_unbind_all(void);
+/* The command line of key `name` (a binding of keys_bind() first), or NULL. */
 const char *keys_find(const char *name);
 /* Print the table for `help keys`. */
 void keys_print(FILE *out);

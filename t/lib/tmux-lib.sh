@@ -38,7 +38,7 @@ start_on() {
 	    XDG_CONFIG_HOME='$TRASH/config' \
 	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $start_args' \
 	    2>'$TRASH/stderr'; echo EXITED \$?; sleep 600"
-	wait_for "? help  : command  q quit"
+	wait_for "${START_WAIT:-? help  : command  q quit}"
 }
 
 wait_for() {
