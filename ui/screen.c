@@ -16,6 +16,16 @@
  * and the terminal brackets pastes, so a paste of any size is one frame
  * and arrives as text, never as keys.
  *
+ * Beyond the key table: Ctrl-Z stops the screen as a shell's suspend
+ * would (raw mode keeps the terminal from sending the signal), Home and
+ * End are also read from the raw sequences a terminal sends whatever its
+ * TERM says, and a key bound to nothing says so.  The mouse (SGR reports
+ * through ncurses) moves, selects rows and switches panes by running
+ * command lines too (view_click()), until `mouse off` gives it back to
+ * the terminal.  The config file (src/cli/userconf.c) is read before the
+ * screen starts: its binds go over the key table, its mouse and colours
+ * are applied here.
+ *
  * Output of commands that print (help, filters, diagnose, ...) opens in a
  * pager over the pane; errors show on the status line with the bad word
  * marked.  A terminal that cannot hold the screen (unknown to terminfo,

@@ -72,9 +72,11 @@ keys_name_ok(const char *name)
 
 	if (name[0] > ' ' && name[0] < 127 && name[1] == '\0')
 		return 1;
+	/* not C-c, C-z (quit, suspend), nor the control codes of Backspace,
+	 * Tab and Enter: those keys have their own names */
 	if (name[0] == 'C' && name[1] == '-' && name[2] >= 'a' &&
 	    name[2] <= 'z' && name[3] == '\0')
-		return 1;
+		return strchr("chijmz", name[2]) == NULL;
 	if (name[0] == 'F' && name[1] >= '1' && name[1] <= '9' &&
 	    strspn(name + 1, "0123456789") == strlen(name + 1) &&
 	    ts_parse_long(name + 1, &n) == 0 && n >= 1 && n <= 12)

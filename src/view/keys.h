@@ -2,7 +2,7 @@
  * keys.h -- the screen's keys, as data: each key runs a command line of
  * the command table, so that every key press can be saved and replayed.
  * Keys are named as `help keys` prints them: a character ("j", "G",
- * "1"), a control key ("C-f"), or "Up", "Down", "Left", "Right", "PgUp",
+ * "1"), a control key ("C-f"; not C-c, C-h, C-i, C-j, C-m or C-z), or "Up", "Down", "Left", "Right", "PgUp",
  * "PgDn", "Home", "End", "Enter", "Backspace", "Tab", "S-Tab", "Space",
  * "F1" .. "F12".
  */

@@ -162,11 +162,12 @@ test_trust(void)
 static void
 test_keys(void)
 {
-	static const char *const good[] = { "a", "G", "9", "/", "C-a", "C-z",
+	static const char *const good[] = { "a", "G", "9", "/", "C-a", "C-y",
 	    "F1", "F9", "F12", "Home", "End", "PgUp", "PgDn", "Up", "Down",
 	    "Left", "Right", "Enter", "Tab", "S-Tab" };
 	static const char *const bad[] = { "", " ", "ab", "C-", "C-A", "C-1",
-	    "F0", "F13", "F01", "home", "\x7f", "é" };
+	    "F0", "F13", "F01", "home", "\x7f", "é", "C-c", "C-z", "C-i",
+	    "C-m", "C-h", "C-j" };
 	size_t i;
 	int all = 1;
 
@@ -174,7 +175,8 @@ test_keys(void)
 		all &= keys_name_ok(good[i]);
 	for (i = 0; i < TS_NELEM(bad); i++)
 		all &= !keys_name_ok(bad[i]);
-	ok(all, "key names: characters, C-x, F1..F12, the named keys");
+	ok(all, "key names: characters, C-x, F1..F12, the named keys; not "
+	    "Ctrl-C, Ctrl-Z nor the control codes of named keys");
 	keys_bind("q", "quit");
 	keys_bind("C-o", "pane log");
 	keys_bind("C-o", "pane jobs");
