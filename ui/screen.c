@@ -16,6 +16,16 @@
  * and the terminal brackets pastes, so a paste of any size is one frame
  * and arrives as text, never as keys.
  *
+ * Beyond the key table: Ctrl-Z stops the screen as a shell's suspend
+ * would (raw mode keeps the terminal from sending the signal), Home and
+ * End are also read from the raw sequences a terminal sends whatever its
+ * TERM says, and a key bound to nothing says so.  The mouse (SGR reports
+ * through ncurses) moves, selects rows and switches panes by running
+ * command lines too (view_click()), until `mouse off` gives it back to
+ * the terminal.  The config file (src/cli/userconf.c) is read before the
+ * screen starts: its binds go over the key table, its mouse and colours
+ * are applied here.
+ *
  * Output of commands that print (help, filters, diagnose, ...) opens in a
  * pager over the pane; errors show on the status line with the bad word
  * marked.  A terminal that cannot hold the screen (unknown to terminfo,
@@ -41,6 +51,7 @@
 
 #include "view/canvas.h"
 #include "cli/cmd.h"
+#include "cli/userconf.h"
 #include "view/keys.h"
 #include "base/util.h"
 #include "view/view.h"
@@ -56,6 +67,9 @@ static struct screen {
 	int active;		/* curses is on */
 	int ncolors;		/* 0, 8 or 256 */
 	int ascii;
+	int mouse;		/* the mouse is the screen's */
+	struct userconf conf;	/* the config file */
+	int sel_pair;		/* the cursor row's colour pair, 0: reverse */
 	/* the prompt */
 	int prompting;
 	struct buf queue;	/* bytes for readline: queue.s[qhead ..] */
@@ -71,6 +85,11 @@ static struct screen {
 	char *err_line;
 	int err_col;
 } S;
+
+#define PASTE_BEGIN "\033[200~"
+#define PASTE_END "\033[201~"
+#define PASTE_MODE_ON "\033[?2004h"
+#define PASTE_MODE_OFF "\033[?2004l"
 
 static volatile sig_atomic_t got_term;
 
@@ -117,6 +136,36 @@ static const struct look looks[CS_COUNT] = {
 	[CS_VAR] = { 37, COLOR_CYAN, 0, A_UNDERLINE },
 };
 
+/* A config file's colour, as this terminal can show it (-1: default). */
+static short
+conf_colour(int c)
+{
+	return c >= 0 && c < COLORS && c < S.ncolors ? (short)c : -1;
+}
+
+/* The config file's colours over the classes' own. */
+static void
+colours_conf(void)
+{
+	const struct userconf_color *cc;
+	size_t i;
+
+	for (i = 0; i < S.conf.ncolors; i++) {
+		cc = &S.conf.colors_set[i];
+		if (cc->cls == USERCONF_SELECTED) {
+			S.sel_pair = CS_COUNT + 1;
+			init_pair(CS_COUNT + 1, conf_colour(cc->fg),
+			    conf_colour(cc->bg));
+		} else if (cc->cls >= 0 && cc->cls < CS_COUNT)
+			init_pair((short)(cc->cls + 1), conf_colour(cc->fg),
+			    conf_colour(cc->bg));
+	}
+}
+
+/*
+ * Colours: 256 or 8 as the terminal has them, fewer when the config file
+ * says so (set colors), none with NO_COLOR or "set colors none".
+ */
 static void
 colours_init(void)
 {
@@ -124,11 +173,12 @@ colours_init(void)
 	short i;
 
 	S.ncolors = 0;
-	if ((nc != NULL && nc[0] != '\0') || !has_colors())
+	if ((nc != NULL && nc[0] != '\0') || !has_colors() ||
+	    S.conf.colors == 0)
 		return;
 	start_color();
 	use_default_colors();
-	S.ncolors = COLORS >= 256 ? 256 : 8;
+	S.ncolors = COLORS >= 256 && S.conf.colors != 8 ? 256 : 8;
 	for (i = 0; i < CS_COUNT; i++) {
 		short fg = S.ncolors == 256 ? looks[i].fg256 : looks[i].fg8;
 
@@ -138,6 +188,7 @@ colours_init(void)
 		else
 			init_pair(i + 1, fg, -1);
 	}
+	colours_conf();
 }
 
 static attr_t
@@ -153,7 +204,9 @@ cell_attr(const struct canvas_cell *c)
 		if (st == CS_HEADER)
 			a &= ~(attr_t)A_REVERSE;
 	}
-	if (c->attr & CA_SELECTED)
+	if ((c->attr & CA_SELECTED) && S.sel_pair != 0 && S.ncolors != 0)
+		a = (a & ~(attr_t)(A_COLOR | A_REVERSE)) | COLOR_PAIR(S.sel_pair);
+	else if (c->attr & CA_SELECTED)
 		a ^= A_REVERSE;
 	if (c->attr & CA_MATCH)
 		a |= A_UNDERLINE | A_BOLD;
@@ -701,7 +754,12 @@ run_line(const char *line)
 	clip_send(ctx->view);
 }
 
-/* The key table's name of an ncurses key, or NULL. */
+/*
+ * The key table's name of an ncurses key, or NULL.  Home and End under
+ * a TERM that is not the terminal's (tmux with TERM=xterm-256color) come
+ * as ESC [ 1 ~ and ESC [ 4 ~, which xterm's description calls Find and
+ * Select: they are Home and End here, as every terminal means them.
+ */
 static const char *
 key_label(int ch, char *buf)
 {
@@ -712,8 +770,8 @@ key_label(int ch, char *buf)
 	case KEY_RIGHT: return "Right";
 	case KEY_NPAGE: return "PgDn";
 	case KEY_PPAGE: return "PgUp";
-	case KEY_HOME: return "Home";
-	case KEY_END: return "End";
+	case KEY_HOME: case KEY_FIND: return "Home";
+	case KEY_END: case KEY_SELECT: return "End";
 	case KEY_ENTER: case '\r': case '\n': return "Enter";
 	case KEY_BACKSPACE: case 127: case 8: return "Backspace";
 	case '\t': return "Tab";
@@ -725,8 +783,78 @@ key_label(int ch, char *buf)
 			buf[1] = '\0';
 			return buf;
 		}
+		if (ch > 0 && ch < 27) {
+			snprintf(buf, 8, "C-%c", 'a' + ch - 1);
+			return buf;
+		}
+		if (ch >= KEY_F(1) && ch <= KEY_F(12)) {
+			snprintf(buf, 8, "F%d", ch - KEY_F(0));
+			return buf;
+		}
 		return NULL;
 	}
+}
+
+/*
+ * The raw sequences of Home and End that a terminal may send whatever
+ * its description says (as htop does): decoded as keys, not dropped.
+ */
+static void
+keys_define(void)
+{
+	static const char *const home[] = { "\033[H", "\033OH", "\033[1~",
+	    "\033[7~" };
+	static const char *const end[] = { "\033[F", "\033OF", "\033[4~",
+	    "\033[8~" };
+	size_t i;
+
+	for (i = 0; i < TS_NELEM(home); i++)
+		if (key_defined(home[i]) == 0)
+			define_key(home[i], KEY_HOME);
+	for (i = 0; i < TS_NELEM(end); i++)
+		if (key_defined(end[i]) == 0)
+			define_key(end[i], KEY_END);
+}
+
+/* A key bound to nothing says so on the status line. */
+static void
+key_unbound(int ch, const char *label)
+{
+	struct view *v = S.ctx->view;
+	const char *name = label;
+
+	if (name == NULL && (name = keyname(ch)) == NULL)
+		name = "?";
+	free(S.err_line);
+	S.err_line = NULL;
+	free(v->message);
+	v->message = xasprintf("key '%s' is not bound (? lists the keys)",
+	    name);
+}
+
+/*
+ * Ctrl-Z: the terminal is given back and the job stops as the shell's
+ * suspend would stop it (raw mode keeps the terminal from sending the
+ * signal); after fg the screen is drawn whole again.
+ */
+static void
+screen_suspend(void)
+{
+	struct sigaction dfl, old;
+
+	fputs(PASTE_MODE_OFF, stdout);
+	fflush(stdout);
+	endwin();
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGTSTP, &dfl, &old);
+	kill(0, SIGTSTP);
+	sigaction(SIGTSTP, &old, NULL);
+	/* continued */
+	reset_prog_mode();
+	fputs(PASTE_MODE_ON, stdout);
+	fflush(stdout);
+	clearok(curscr, TRUE);
 }
 
 /* Let readline read what is queued; run the line it gives back. */
@@ -760,6 +888,7 @@ prompt_key(int ch)
 		{ KEY_LEFT, "\033[D" }, { KEY_RIGHT, "\033[C" },
 		{ KEY_UP, "\033[A" }, { KEY_DOWN, "\033[B" },
 		{ KEY_HOME, "\001" }, { KEY_END, "\005" }, { KEY_DC, "\004" },
+		{ KEY_FIND, "\001" }, { KEY_SELECT, "\005" },
 		{ KEY_BACKSPACE, "\177" }, { KEY_ENTER, "\r" },
 	};
 	char b;
@@ -778,11 +907,6 @@ prompt_key(int ch)
 	}
 	prompt_feed();
 }
-
-#define PASTE_BEGIN "\033[200~"
-#define PASTE_END "\033[201~"
-#define PASTE_MODE_ON "\033[?2004h"
-#define PASTE_MODE_OFF "\033[?2004l"
 
 /*
  * After an Esc at the prompt: a bracketed paste (ESC [200~ ... ESC [201~)
@@ -919,10 +1043,68 @@ pager_key(int ch)
 	return 1;
 }
 
+/* The wheel over a command's output: three lines up or down. */
+static void
+pager_wheel(int up)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		pager_key(up ? KEY_UP : KEY_DOWN);
+}
+
+/* ---- the mouse ---- */
+
+#define MOUSE_EVENTS (BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED)
+
+/* Take the mouse or give it back to the terminal, as `mouse` last said. */
+static void
+mouse_apply(void)
+{
+	int want = S.ctx->mouse != 0;
+
+	if (want == S.mouse)
+		return;
+	mousemask(want ? MOUSE_EVENTS : 0, NULL);
+	S.mouse = want;
+}
+
+/*
+ * A mouse event: the wheel moves the cursor (or scrolls a command's
+ * output), a click on a row selects it, a click on a tab shows its pane.
+ * Each runs a command line, as a key does.
+ */
+static void
+mouse_event(void)
+{
+	MEVENT me;
+	char *line = NULL;
+
+	if (getmouse(&me) != OK || !S.mouse)
+		return;
+	if (me.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		int up = (me.bstate & BUTTON4_PRESSED) != 0;
+
+		if (S.nout > 0) {
+			pager_wheel(up);
+			return;
+		}
+		line = xstrdup(up ? "move -3" : "move +3");
+	} else if (me.bstate & BUTTON1_PRESSED) {
+		pager_free();
+		line = view_click(S.ctx->view, me.y, me.x);
+	}
+	if (line != NULL)
+		run_line(line);
+	free(line);
+}
+
 static void
 screen_end(void)
 {
 	if (S.active) {
+		if (S.mouse)
+			mousemask(0, NULL);
 		if (S.prompting)
 			prompt_close();
 		/* a terminal without an alternate screen keeps what was
@@ -1099,6 +1281,57 @@ open_first(struct cmd_ctx *ctx, const char *job)
 	return 0;
 }
 
+/*
+ * The config file: read before the screen starts, its binds and mouse
+ * setting applied; its first bad line shown on the status line, every
+ * one printed when the screen ends.
+ */
+static void
+conf_read(struct cmd_ctx *ctx)
+{
+	struct userconf *c = &S.conf;
+	char *path, *cause = NULL;
+	size_t i;
+
+	userconf_init(c);
+	if (ctx->no_config)
+		return;
+	path = ctx->config != NULL ? xstrdup(ctx->config) :
+	    userconf_default_path();
+	if (path != NULL && userconf_load(c, path, ctx->config != NULL,
+	    &cause) != 0) {
+		c->errors = xreallocarray(c->errors, c->nerrors + 1,
+		    sizeof *c->errors);
+		c->errors[c->nerrors++] = cause;
+	}
+	free(path);
+	for (i = 0; i < c->nbinds; i++)
+		keys_bind(c->binds[i].key, c->binds[i].line);
+	if (c->mouse >= 0)
+		ctx->mouse = c->mouse;
+	if (c->nerrors > 0) {
+		free(ctx->view->message);
+		ctx->view->message = c->nerrors == 1 ? xstrdup(c->errors[0]) :
+		    xasprintf("%s (and %zu more)", c->errors[0],
+		    c->nerrors - 1);
+	}
+}
+
+/* The config file's errors, for the terminal given back; then freed. */
+static void
+conf_done(void)
+{
+	size_t i;
+
+	for (i = 0; i < S.conf.nerrors; i++) {
+		fputs("trainscope: ", stderr);
+		canvas_fput(stderr, S.conf.errors[i]);
+		fputc('\n', stderr);
+	}
+	userconf_release(&S.conf);
+	keys_unbind_all();
+}
+
 /* curses on the terminal, set up as the screen needs it. */
 static int
 screen_start(void)
@@ -1116,6 +1349,8 @@ screen_start(void)
 	nonl();
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
+	keys_define();
+	mouseinterval(0);	/* a press is a click: no wait for its release */
 	timeout(250);
 	colours_init();
 	readline_init();
@@ -1124,6 +1359,46 @@ screen_start(void)
 	fflush(stdout);
 	canvas_init(&S.cv, COLS, S.ascii);
 	return 0;
+}
+
+/*
+ * A key outside the prompt: the mouse, Esc, the pager's own keys,
+ * Ctrl-Z, else the key table's command line (or the prompt it opens).
+ */
+static void
+key_press(int ch)
+{
+	const char *label, *line;
+	char kb[8];
+
+	if (ch == KEY_MOUSE) {
+		mouse_event();
+		return;
+	}
+	if (ch == 27) {		/* closes the output; no key of its own */
+		swallow_escape();
+		pager_free();
+		return;
+	}
+	if (S.nout > 0) {
+		/* any other key closes it and does what it does */
+		if (ch != 'q' && pager_key(ch))
+			return;
+		pager_free();
+		if (ch == 'q')
+			return;
+	}
+	if (ch == 26) {		/* Ctrl-Z */
+		screen_suspend();
+		return;
+	}
+	label = key_label(ch, kb);
+	if (label == NULL || (line = keys_find(label)) == NULL)
+		key_unbound(ch, label);
+	else if (line[0] == ':')
+		prompt_open(line + 1);
+	else
+		run_line(line);
 }
 
 int
@@ -1144,7 +1419,7 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 {
 	struct sigaction sa;
 	const char *cs;
-	char kb[2], *line, why[160];
+	char why[160];
 	int ch;
 
 	memset(&S, 0, sizeof S);
@@ -1163,9 +1438,13 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	if (term_unfit(why, sizeof why))
 		return plain_run(ctx, why);
 	ctx->view->async = 1;	/* slow answers come in the background */
-	if (screen_start() != 0)
+	conf_read(ctx);
+	if (screen_start() != 0) {
+		conf_done();
 		return CMD_FAIL;
+	}
 	while (!got_term && !ctx->quit) {
+		mouse_apply();
 		draw();
 		/* an answer awaited shows within a key's time */
 		timeout(view_busy(ctx->view) ? 40 : 250);
@@ -1179,29 +1458,10 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 			prompt_drain();
 			continue;
 		}
-		if (ch == 27) {		/* closes the output; no key of its own */
-			swallow_escape();
-			pager_free();
-			continue;
-		}
-		if (S.nout > 0) {
-			/* any other key closes it and does what it does */
-			if (ch == 'q' || !pager_key(ch)) {
-				pager_free();
-				if (ch == 'q')
-					continue;
-			} else
-				continue;
-		}
-		if ((line = (char *)key_label(ch, kb)) == NULL ||
-		    (line = (char *)keys_find(line)) == NULL)
-			continue;
-		if (line[0] == ':')
-			prompt_open(line + 1);
-		else
-			run_line(line);
+		key_press(ch);
 	}
 	screen_end();
+	conf_done();
 	canvas_release(&S.cv);
 	pager_free();
 	free(S.err_line);

@@ -133,3 +133,19 @@ cmd_cache_info(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_FAIL;
 	return CMD_OK;
 }
+
+int
+cmd_mouse(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	const char *w = a->argv[0];
+
+	if (strcmp(w, "on") == 0 || strcmp(w, "off") == 0)
+		ctx->mouse = w[1] == 'n';
+	else if (strcmp(w, "toggle") == 0)
+		ctx->mouse = !ctx->mouse;
+	else {
+		ts_fail(cause, "mouse: wants on, off or toggle, not '%s'", w);
+		return CMD_USAGE;
+	}
+	return CMD_OK;
+}

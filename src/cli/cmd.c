@@ -104,7 +104,10 @@ const struct cmd cmd_table[] = {
 	{ "mark", "[--for JOB]... JOB good|bad|none", 2, 2,
 	  "mark a job good or bad for the healthy pool of diagnose",
 	  cmd_mark, "for=", 0 },
-	{ "move", "up|down|pgup|pgdn|top|bottom|ROW", 1, 1,
+	{ "mouse", "on|off|toggle", 1, 1,
+	  "let the screen take the mouse, or leave it to the terminal",
+	  cmd_mouse, "", 0 },
+	{ "move", "up|down|pgup|pgdn|halfup|halfdn|top|bottom|+N|-N|ROW", 1, 1,
 	  "move the cursor in the current pane",
 	  cmd_move, "", CMD_SESSION },
 	{ "next", "", 0, 0,
@@ -171,6 +174,7 @@ cmd_ctx_init(struct cmd_ctx *ctx, FILE *out, FILE *err)
 	ctx->out = out;
 	ctx->err = err;
 	ctx->err_col = -1;
+	ctx->mouse = 1;
 }
 
 void
@@ -295,6 +299,8 @@ cmd_find(const char *name)
 {
 	size_t lo = 0, hi = cmd_count;
 
+	if (strcmp(name, "q") == 0)	/* as in vi and less */
+		name = "quit";
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		int c = strcmp(name, cmd_table[mid].name);

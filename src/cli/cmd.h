@@ -46,6 +46,11 @@ struct cmd_ctx {
 	int threads;		/* --threads: threads for indexing (0: one
 				   per core available) */
 	int session;		/* a session file runs: CMD_SESSION commands only */
+	int mouse;		/* the screen takes the mouse (1, the default)
+				   or leaves it to the terminal (0) */
+	const char *config;	/* --config FILE for the screen; NULL: the
+				   default file */
+	int no_config;		/* --no-config: none at all */
 };
 
 /* One --option value as given on the command line. */
@@ -115,7 +120,7 @@ int cmd_ctx_open_out(struct cmd_ctx *ctx, const char *path, FILE **out,
 /* The table: cmd_table[0 .. cmd_count - 1], sorted by name. */
 extern const struct cmd cmd_table[];
 extern const size_t cmd_count;
-/* Find a command by its exact name, or NULL. */
+/* Find a command by its exact name ("q" is "quit"), or NULL. */
 const struct cmd *cmd_find(const char *name);
 
 /*

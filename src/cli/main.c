@@ -43,6 +43,8 @@ struct options {
 	int keep_going;
 	const char *cache;
 	const char *threads;
+	const char *config;	/* --config FILE */
+	int no_config;
 	int batch;
 	int quiet;
 	int follow;		/* --follow: the screen follows the JOBDIR */
@@ -89,6 +91,7 @@ static const struct {
 	{ 'F', "--format", "a format (text, md, json or tsv)" },
 	{ 'W', "--width", "a number" },
 	{ 'T', "--threads", "a number" },
+	{ 'O', "--config", "a file" },
 };
 
 /* "trainscope: --cache requires a file", or the option is unknown. */
@@ -131,6 +134,8 @@ parse_options(int argc, char **argv, struct options *o)
 		{ "keep-going", no_argument, NULL, 'K' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "config", required_argument, NULL, 'O' },
+		{ "no-config", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *text;
@@ -184,6 +189,12 @@ parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'T':
 			o->threads = optarg;
+			break;
+		case 'O':
+			o->config = optarg;
+			break;
+		case 'X':
+			o->no_config = 1;
 			break;
 		case 'V':	/* the same text as the version command */
 			printf("trainscope %s (cache schema %d)\n",
@@ -510,6 +521,8 @@ main(int argc, char **argv)
 	ctx.quiet = o.quiet;
 	if (o.cache != NULL)
 		cmd_ctx_set_cache_path(&ctx, o.cache);
+	ctx.config = o.config;
+	ctx.no_config = o.no_config;
 	if (o.threads != NULL && (ctx.threads = threads_arg(o.threads)) < 0)
 		return CMD_USAGE;
 

@@ -345,6 +345,29 @@ draw_header(struct view *v, struct canvas *cv, int row)
 	draw_live(v, cv, row);
 }
 
+char *
+view_click(const struct view *v, int y, int x)
+{
+	const char *name;
+	int i, at = 0, end;
+	long r;
+
+	if (y == 1) {		/* the tabs, as draw_tabs() lays them out */
+		for (i = 0; i < PANE_COUNT && at <= x; i++) {
+			name = view_pane_name((enum view_pane)i);
+			end = at + (int)strlen(name) + 2;
+			if (x >= at && x < end)
+				return xasprintf("pane %s", name);
+			at = end + 2;
+		}
+		return NULL;
+	}
+	if (y < 0 || y >= v->nrowmap || (r = v->rowmap[y]) < 0)
+		return NULL;
+	r -= v->st.cursor[v->st.pane];
+	return xasprintf("move %c%ld", r < 0 ? '-' : '+', r < 0 ? -r : r);
+}
+
 static void
 draw_tabs(struct view *v, struct canvas *cv, int row)
 {

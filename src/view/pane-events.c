@@ -303,6 +303,7 @@ events_draw(struct view *v, struct area *a, int *used)
 			break;
 		row = draw_row(a, used);
 		v->page++;
+		draw_map(a, row, (long)i);
 		event_row(v, &v->m->events[r->row[i].item], a, row, &c);
 		if ((int)i == v->st.cursor[PANE_EVENTS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);

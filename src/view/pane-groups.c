@@ -149,6 +149,7 @@ groups_nodes(struct view *v, struct area *a, int *used, int row)
 		if ((row = draw_row(a, used)) < 0)
 			break;
 		v->page++;
+		draw_map(a, row, (long)i);
 		if ((int)i == v->st.cursor[PANE_GROUPS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 		if (v->search_re != NULL && view_regex_find(v->search_re,
@@ -247,6 +248,7 @@ groups_draw(struct view *v, struct area *a, int *used)
 		if ((row = draw_row(a, used)) < 0)
 			break;
 		v->page++;
+		draw_map(a, row, (long)i);
 		host_row(f, r->row[i].item, a->cv, row);
 		if ((int)i == v->st.cursor[PANE_GROUPS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);

@@ -328,6 +328,7 @@ heatmap_draw(struct view *v, struct area *a, int *used)
 			break;
 		row = draw_row(a, used);
 		v->page++;
+		draw_map(a, row, (long)r);
 		if ((int)r == v->st.cursor[PANE_HEATMAP])
 			canvas_add_attr(a->cv, row, 0, x0 - 1, CA_SELECTED);
 		if (heatmap_label(v, a, row, label, x0, &h->row[r],

@@ -177,6 +177,7 @@ jobs_draw(struct view *v, struct area *a, int *used)
 		if ((row = draw_row(a, used)) < 0)
 			break;
 		v->page++;
+		draw_map(a, row, (long)i);
 		job_row(job_of(r, i), a->cv, row, namew);
 		if ((int)i == v->st.cursor[PANE_JOBS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);

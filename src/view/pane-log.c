@@ -579,11 +579,14 @@ log_move(struct view *v, const char *how, char **cause)
 	if (strcmp(how, "top") == 0 || strcmp(how, "bottom") == 0)
 		return go_pos(v, xstrdup(how[0] == 't' ? "first" : "last"),
 		    cause);
-	if (ts_parse_long(how, &to) == 0)
+	if (how[0] != '+' && how[0] != '-' && ts_parse_long(how, &to) == 0)
 		return go_index(v, w, to, cause);
 	if (w->error != NULL)
 		return ts_fail(cause, "%s", w->error);
-	if (strcmp(how, "down") == 0)
+	if ((how[0] == '+' || how[0] == '-') &&
+	    ts_parse_long(how + 1, &to) == 0)
+		to = cur + (how[0] == '+' ? to : -to);
+	else if (strcmp(how, "down") == 0)
 		to = cur + 1;
 	else if (strcmp(how, "up") == 0)
 		to = cur - 1;
@@ -591,9 +594,13 @@ log_move(struct view *v, const char *how, char **cause)
 		to = cur + page;
 	else if (strcmp(how, "pgup") == 0)
 		to = cur - page;
+	else if (strcmp(how, "halfdn") == 0)
+		to = cur + (page + 1) / 2;
+	else if (strcmp(how, "halfup") == 0)
+		to = cur - (page + 1) / 2;
 	else
 		return ts_fail(cause, "cannot move '%s' (up, down, pgup, pgdn, "
-		    "top, bottom or a line number)", how);
+		    "halfup, halfdn, top, bottom, +N, -N or a line number)", how);
 	if (ensure(v, w, &to, (size_t)page + 1, (size_t)page + 1, cause) != 0)
 		return -1;
 	if (to >= (long)w->n)

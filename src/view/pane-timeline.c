@@ -538,6 +538,7 @@ timeline_draw(struct view *v, struct area *a, int *used)
 		if ((row = draw_row(a, used)) < 0)
 			break;
 		v->page++;
+		draw_map(a, row, (long)i);
 		tl_iter(v->m, &v->m->iters[r->row[i].item], a->cv, row);
 		if ((int)i == v->st.cursor[PANE_TIMELINE])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);

@@ -425,15 +425,22 @@ view_move(struct view *v, const char *how, char **cause)
 		to = (long)*cur + page;
 	else if (strcmp(how, "pgup") == 0)
 		to = (long)*cur - page;
+	else if (strcmp(how, "halfdn") == 0)
+		to = (long)*cur + (page + 1) / 2;
+	else if (strcmp(how, "halfup") == 0)
+		to = (long)*cur - (page + 1) / 2;
 	else if (strcmp(how, "top") == 0)
 		to = 0;
 	else if (strcmp(how, "bottom") == 0)
 		to = n - 1;
+	else if ((how[0] == '+' || how[0] == '-') &&
+	    ts_parse_long(how + 1, &to) == 0)
+		to = (long)*cur + (how[0] == '+' ? to : -to);
 	else if (ts_parse_long(how, &to) == 0)
 		to = to < 1 ? 0 : to - 1;	/* rows count from 1 */
 	else
 		return ts_fail(cause, "cannot move '%s' (up, down, pgup, pgdn, "
-		    "top, bottom or a row number)", how);
+		    "halfup, halfdn, top, bottom, +N, -N or a row number)", how);
 	if (to >= n)
 		to = n - 1;
 	if (to < 0)
@@ -1030,7 +1037,7 @@ view_complete(const struct view *v, const char *cmd, const char *word,
     char ***out)
 {
 	static const char *const moves[] = { "up", "down", "pgup", "pgdn",
-	    "top", "bottom" };
+	    "halfup", "halfdn", "top", "bottom" };
 	static const char *const scrolls[] = { "left", "right", "home" };
 	static const char *const gotos[] = { "node", "iter", "time", "line" };
 	static const char *const panes2[] = { "next", "prev" };

@@ -170,7 +170,10 @@ int view_unfilter(struct view *v, const char *which, char **cause);
 /* The filters as text, one per line, numbered (allocated). */
 char *view_filters_text(const struct view *v);
 int view_sort(struct view *v, const char *key, char **cause);
-/* Move the cursor: "down", "up", "pgdn", "pgup", "top", "bottom", or N. */
+/*
+ * Move the cursor: "down", "up", "pgdn", "pgup", "halfdn", "halfup",
+ * "top", "bottom", "+N" or "-N" rows from where it is, or to row N.
+ */
 int view_move(struct view *v, const char *how, char **cause);
 int view_drill(struct view *v, char **cause);
 /* Back through the drill history; with or_quit, 1 when it is empty. */
@@ -229,6 +232,13 @@ char *view_row_key(struct view *v);
  * Returns 0, or -1 when writing failed.
  */
 int view_write(struct view *v, struct canvas *cv, int width, FILE *out);
+
+/*
+ * What a click at screen row y, column x of the last draw means, as a
+ * command line (allocated): "pane NAME" on a tab, "move +N" or "move -N"
+ * on a row of the pane's list; NULL elsewhere.
+ */
+char *view_click(const struct view *v, int y, int x);
 
 /*
  * Words that may follow command cmd at the prompt and begin with word:
