@@ -77,38 +77,16 @@ test_expect_success 'copy needs a terminal: it points at export --marked' '
 	grep "export --marked FILE" err
 '
 
-if ! command -v tmux >/dev/null 2>&1; then
-	test_skip 'bookmarks under tmux' 'tmux is not installed'
-	test_done
-fi
-
-echo "$TRASH/tmux.0.sock" >"$TRASH/sock"
-tm() { tmux -S "$(cat "$TRASH/sock")" "$@"; }
-keys() { tm send-keys "$@"; }
-WAIT=${WAIT:-90}
+. "$TS_SRCDIR/t/lib/tmux-lib.sh"
 
 # start COLSxROWS TERM: the screen on the demo job, set-clipboard on.
 start() {
-	n=$(($(cat "$TRASH/nstart" 2>/dev/null || echo 0) + 1))
-	echo $n >"$TRASH/nstart"
-	tm kill-server 2>/dev/null
-	echo "$TRASH/tmux.$n.sock" >"$TRASH/sock"
-	tm -f /dev/null new-session -d -x "${1%x*}" -y "${1#*x}" \
-	    "env TERM=$2 LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME='$HOME' \
+	tm_new "env TERM=$2 LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME='$HOME' \
 	    XDG_CACHE_HOME='$XDG_CACHE_HOME' XDG_STATE_HOME='$TRASH/state' \
 	    $TS_BIN '$XDG_CACHE_HOME/trainscope/demo/$J' 2>'$TRASH/stderr'; \
-	    echo EXITED \$?; sleep 600" &&
+	    echo EXITED \$?; sleep 600" "$1" &&
 	tm set-option -g set-clipboard on &&
 	wait_for "? help  : command  q quit"
-}
-
-# wait_for TEXT: until the pane shows TEXT
-wait_for() {
-	end=$(($(date +%s) + WAIT))
-	until tm capture-pane -p >screen 2>/dev/null && grep -qF -- "$1" screen; do
-		[ "$(date +%s)" -lt "$end" ] || { cat screen >&2; return 1; }
-		sleep 0.1
-	done
 }
 
 # wait_buffer FILE: until tmux's newest paste buffer is FILE's text

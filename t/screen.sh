@@ -3,61 +3,9 @@
 # would: keys, the prompt, errors, resizing, terminals and quitting.
 . "$TS_SRCDIR/t/lib/test-lib.sh"
 
-if ! command -v tmux >/dev/null 2>&1; then
-	test_skip 'the screen under tmux' 'tmux is not installed'
-	test_done
-fi
-
-# The tests run in subshells: the server's socket is kept in a file.
-echo "$TRASH/tmux.0.sock" >"$TRASH/sock"
-tm() { tmux -S "$(cat "$TRASH/sock")" "$@"; }
-
-# start TERM LANG [ENV...]: run the screen on the demo job at 80x24.
-start() {
-	start_args="$XDG_CACHE_HOME/trainscope/demo/gpt-run4" start_on "$@"
-}
-
-# start_on TERM LANG [ENV...]: run the screen with $start_args.
-start_on() {
-	term=$1 lang=$2
-	shift 2
-	tm kill-server 2>/dev/null
-	# a fresh server each time: the last one may still be going away
-	n=$(($(cat "$TRASH/nstart" 2>/dev/null || echo 0) + 1))
-	echo $n >"$TRASH/nstart"
-	echo "$TRASH/tmux.$n.sock" >"$TRASH/sock"
-	tm -f /dev/null new-session -d -x 80 -y 24 \
-	    "env TERM=$term LANG=$lang LC_ALL=$lang $* HOME='$HOME' \
-	    XDG_CACHE_HOME='$XDG_CACHE_HOME' XDG_STATE_HOME='$TRASH/state' \
-	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $start_args' \
-	    2>'$TRASH/stderr'; echo EXITED \$?; sleep 600"
-	# the status line: only the screen (or its plain text) draws it, while
-	# 'healthy runs compared' is also in what 'demo' prints before it
-	wait_for "? help  : command  q quit"
-}
-
-# Every check waits for a condition, never for a fixed time: on a loaded
-# machine the screen is slow, and a fast one does not wait.  WAIT is the
-# most any condition is waited for.
-WAIT=${WAIT:-90}
-
-# wait_for TEXT: until the pane shows TEXT
-wait_for() {
-	end=$(($(date +%s) + WAIT))
-	until tm capture-pane -p >screen 2>/dev/null && grep -qF -- "$1" screen; do
-		[ "$(date +%s)" -lt "$end" ] || { cat screen >&2; return 1; }
-		sleep 0.1
-	done
-}
-
-# wait_gone TEXT: until the pane no longer shows TEXT
-wait_gone() {
-	end=$(($(date +%s) + WAIT))
-	while tm capture-pane -p >screen 2>/dev/null && grep -qF -- "$1" screen; do
-		[ "$(date +%s)" -lt "$end" ] || { cat screen >&2; return 1; }
-		sleep 0.1
-	done
-}
+# The tests run in subshells: the server's socket is kept in a file;
+# start, start_on, keys, wait_for and wait_gone come from tmux-lib.sh.
+. "$TS_SRCDIR/t/lib/tmux-lib.sh"
 
 # wait_last PATTERN: until the pane's last line that is not blank matches
 wait_last() {
@@ -91,9 +39,6 @@ wait_file() {
 # cpu_ticks: the clock ticks of CPU the screen has used
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$TRASH/pid")/stat"; }
 
-# The keys go in order through the terminal: what follows waits for
-# their effect.
-keys() { tm send-keys "$@"; }
 
 test_expect_success 'the demo job is made' '
 	trainscope demo >/dev/null 2>&1 &&

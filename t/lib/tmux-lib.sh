@@ -2,6 +2,7 @@
 # sourced after test-lib.sh.  Every check waits for a condition, never
 # for a fixed time; WAIT is the most any condition is waited for.
 #
+#	tm_new COMMAND [SIZE]		a fresh server running COMMAND
 #	start TERM LANG [ENV...]	the screen on the demo job
 #	start_on TERM LANG [ENV...]	the screen with $start_args
 #	keys KEY...			tmux send-keys
@@ -17,13 +18,15 @@ echo "$TRASH/tmux.0.sock" >"$TRASH/sock"
 tm() { tmux -S "$(cat "$TRASH/sock")" "$@"; }
 keys() { tm send-keys "$@"; }
 
-# tm_new COMMAND: a fresh tmux server at 80x24 running COMMAND
+# tm_new COMMAND [COLSxROWS]: a fresh tmux server (the last one may
+# still be going away) running COMMAND, at 80x24 unless told
 tm_new() {
+	size=${2:-80x24}
 	tm kill-server 2>/dev/null
 	n=$(($(cat "$TRASH/nstart" 2>/dev/null || echo 0) + 1))
 	echo $n >"$TRASH/nstart"
 	echo "$TRASH/tmux.$n.sock" >"$TRASH/sock"
-	tm -f /dev/null new-session -d -x 80 -y 24 "$1"
+	tm -f /dev/null new-session -d -x "${size%x*}" -y "${size#*x}" "$1"
 }
 
 start() {
