@@ -85,7 +85,7 @@ demo=$XDG_CACHE_HOME/trainscope/demo/gpt-run4
 test_expect_success 'the config file: a bind, set mouse off, a bad line said as FILE:LINE and the screen opens' '
 	conf "# mine\nbind z pane heatmap\nbind C-o :filter node=\nset mouse off\nfrobnicate now\n" &&
 	START_WAIT="config:5: unknown directive" start xterm-256color C.UTF-8 &&
-	grep -F "config:5: unknown directive" screen &&
+	grep -F "trainscope/config:5: unknown directive '"'"'frobnicate'"'"'" screen &&
 	grep "score  category" screen && wait_mouse 0 &&
 	keys z && wait_for "suspicion" &&
 	keys C-o && wait_for ":filter node=" && keys C-c &&

@@ -1282,6 +1282,27 @@ open_first(struct cmd_ctx *ctx, const char *job)
 }
 
 /*
+ * A config error for the status line: its file named by the last two
+ * parts of its path ("trainscope/config:5: ..."), so that at 80 columns
+ * what is wrong shows whatever the path; stderr gets it whole on exit.
+ */
+static const char *
+conf_short(const char *err)
+{
+	const char *colon = strstr(err, ":"), *p, *cut = err;
+	int slashes = 0;
+
+	if (colon == NULL)
+		return err;
+	for (p = colon; p > err; p--)
+		if (p[-1] == '/' && ++slashes == 2) {
+			cut = p;
+			break;
+		}
+	return cut;
+}
+
+/*
  * The config file: read before the screen starts, its binds and mouse
  * setting applied; its first bad line shown on the status line, every
  * one printed when the screen ends.
@@ -1311,8 +1332,9 @@ conf_read(struct cmd_ctx *ctx)
 		ctx->mouse = c->mouse;
 	if (c->nerrors > 0) {
 		free(ctx->view->message);
-		ctx->view->message = c->nerrors == 1 ? xstrdup(c->errors[0]) :
-		    xasprintf("%s (and %zu more)", c->errors[0],
+		ctx->view->message = c->nerrors == 1 ?
+		    xstrdup(conf_short(c->errors[0])) :
+		    xasprintf("%s (and %zu more)", conf_short(c->errors[0]),
 		    c->nerrors - 1);
 	}
 }
