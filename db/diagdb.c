@@ -185,9 +185,13 @@ diagdb_each_rank(struct cache *c, int64_t job,
 	    cause);
 }
 
-int
-diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
-    char **cause)
+/*
+ * The ids query q (one column, ?1 = job) gives, in *ids[0..*n); the
+ * caller frees *ids.  0, or -1 with *cause saying it could not read `what`.
+ */
+static int
+read_ids(struct cache *c, const char *q, int64_t job, int64_t **ids,
+    size_t *n, const char *what, char **cause)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
@@ -195,11 +199,7 @@ diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
 
 	*ids = NULL;
 	*n = 0;
-	/* 'healthy': what caches of older builds stored for 'completed' */
-	if (prep(c, "SELECT id FROM jobs WHERE id != ?1 AND indexed IS NOT "
-	    "NULL AND (marked = 'good' OR (outcome IN ('completed', "
-	    "'healthy') AND marked IS NULL) OR id IN (SELECT run_id FROM "
-	    "baselines WHERE job_id = ?1)) ORDER BY id", &st, cause) != 0)
+	if (prep(c, q, &st, cause) != 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, job);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -212,7 +212,19 @@ diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
 	free(*ids);
 	*ids = NULL;
 	*n = 0;
-	return cache_fail(c, "cannot read the healthy jobs", cause);
+	return cache_fail(c, what, cause);
+}
+
+int
+diagdb_pool(struct cache *c, int64_t job, int64_t **ids, size_t *n,
+    char **cause)
+{
+	/* 'healthy': what caches of older builds stored for 'completed' */
+	return read_ids(c, "SELECT id FROM jobs WHERE id != ?1 AND indexed IS "
+	    "NOT NULL AND (marked = 'good' OR (outcome IN ('completed', "
+	    "'healthy') AND marked IS NULL) OR id IN (SELECT run_id FROM "
+	    "baselines WHERE job_id = ?1)) ORDER BY id", job, ids, n,
+	    "cannot read the healthy jobs", cause);
 }
 
 /* A count of job `job`'s rows: "SELECT count(...) ... ?1". */
@@ -276,32 +288,14 @@ diagdb_shape_release(struct diagdb_shape *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* 1 when a job of that name exists, 0 when not, -1 on error. */
+/* The runs named healthy for job `job` (mark RUN good --for JOB). */
 int
 diagdb_named(struct cache *c, int64_t job, int64_t **ids, size_t *n,
     char **cause)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc;
-
-	*ids = NULL;
-	*n = 0;
-	if (prep(c, "SELECT run_id FROM baselines WHERE job_id = ?1 ORDER BY "
-	    "run_id", &st, cause) != 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, job);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*ids = xgrow(*ids, &cap, *n + 1, sizeof **ids);
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	free(*ids);
-	*ids = NULL;
-	*n = 0;
-	return cache_fail(c, "cannot read the job's baselines", cause);
+	return read_ids(c, "SELECT run_id FROM baselines WHERE job_id = ?1 "
+	    "ORDER BY run_id", job, ids, n, "cannot read the job's baselines",
+	    cause);
 }
 
 /* Run a statement on one or two job ids (?1, ?2): 0, or -1 with *cause. */
