@@ -277,6 +277,18 @@ pass(struct show *sh, const struct lm_row *r, char **cause)
 	return grep_match(sh->g, sh->text.s, sh->text.len) != sh->invert;
 }
 
+/* A JSON answer's object opened, with its schema and job. */
+static void
+json_head(struct show *sh)
+{
+	json_init(&sh->j, sh->ctx->out, 1);
+	json_obj_begin(&sh->j);
+	json_key(&sh->j, "schema");
+	json_int(&sh->j, JSON_SCHEMA);
+	json_key(&sh->j, "job");
+	json_str(&sh->j, lm_job(sh->m));
+}
+
 static void
 begin(struct show *sh, const char *mode)
 {
@@ -284,12 +296,7 @@ begin(struct show *sh, const char *mode)
 		lineout_tsv_head(sh->ctx->out);
 	if (sh->fmt != F_JSON)
 		return;
-	json_init(&sh->j, sh->ctx->out, 1);
-	json_obj_begin(&sh->j);
-	json_key(&sh->j, "schema");
-	json_int(&sh->j, JSON_SCHEMA);
-	json_key(&sh->j, "job");
-	json_str(&sh->j, lm_job(sh->m));
+	json_head(sh);
 	json_key(&sh->j, "mode");
 	json_str(&sh->j, mode);
 	json_key(&sh->j, "lines");
@@ -328,12 +335,7 @@ run_grep(struct show *sh, const char *pat, int count_only, char **cause)
 		if (grep_count(sh->g, sh->m, &o, &n, cause) != 0)
 			return -1;
 		if (sh->fmt == F_JSON) {
-			json_init(&sh->j, sh->ctx->out, 1);
-			json_obj_begin(&sh->j);
-			json_key(&sh->j, "schema");
-			json_int(&sh->j, JSON_SCHEMA);
-			json_key(&sh->j, "job");
-			json_str(&sh->j, lm_job(sh->m));
+			json_head(sh);
 			json_key(&sh->j, "pattern");
 			json_str(&sh->j, pat);
 			json_key(&sh->j, "count");
