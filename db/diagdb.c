@@ -126,8 +126,6 @@ ft_row(sqlite3_stmt *st, void *fn, void *arg)
 	int (*f)(void *, const struct diagdb_row *) = (int (*)(void *,
 	    const struct diagdb_row *))fn;
 	struct diagdb_row r;
-	int n = sqlite3_column_bytes(st, 8);
-
 	r.file = sqlite3_column_int64(st, 0);
 	r.tmpl = (uint32_t)sqlite3_column_int64(st, 1);
 	r.count = (uint64_t)sqlite3_column_int64(st, 2);
@@ -136,8 +134,6 @@ ft_row(sqlite3_stmt *st, void *fn, void *arg)
 	r.first_ts = col_ts(st, 5);
 	r.last_line = (uint64_t)sqlite3_column_int64(st, 6);
 	r.last_off = (uint64_t)sqlite3_column_int64(st, 7);
-	r.lines = sqlite3_column_blob(st, 8);
-	r.lineslen = n > 0 ? (size_t)n : 0;
 	r.text = (const char *)sqlite3_column_text(st, 9);
 	r.last_ts = col_ts(st, 10);
 	return f(arg, &r);
@@ -152,7 +148,7 @@ diagdb_each_row(struct cache *c, int64_t job,
 
 	if (prep(c, "SELECT ft.file_id, ft.template_id, ft.count, "
 	    "ft.first_line, ft.first_off, ft.first_ts, ft.last_line, "
-	    "ft.last_off, ft.lines, t.text, ft.last_ts FROM file_templates ft "
+	    "ft.last_off, NULL, t.text, ft.last_ts FROM file_templates ft "
 	    "JOIN files f ON f.id = ft.file_id LEFT JOIN templates t ON t.id = "
 	    "ft.template_id WHERE f.job_id = ?1 ORDER BY "
 	    "ft.file_id, ft.template_id", &st, cause) != 0)
@@ -160,6 +156,32 @@ diagdb_each_row(struct cache *c, int64_t job,
 	sqlite3_bind_int64(st, 1, job);
 	return walk(c, st, ft_row, (void *)fn, arg, "cannot read templates",
 	    cause);
+}
+
+static int
+lines_row(sqlite3_stmt *st, void *fn, void *arg)
+{
+	int (*f)(void *, uint32_t, const unsigned char *, size_t) =
+	    (int (*)(void *, uint32_t, const unsigned char *, size_t))fn;
+	int n = sqlite3_column_bytes(st, 1);
+
+	return f(arg, (uint32_t)sqlite3_column_int64(st, 0),
+	    sqlite3_column_blob(st, 1), n > 0 ? (size_t)n : 0);
+}
+
+int
+diagdb_file_lines(struct cache *c, int64_t file,
+    int (*fn)(void *arg, uint32_t tmpl, const unsigned char *lines,
+    size_t len), void *arg, char **cause)
+{
+	sqlite3_stmt *st;
+
+	if (prep(c, "SELECT template_id, lines FROM file_templates WHERE "
+	    "file_id = ?1 ORDER BY template_id", &st, cause) != 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, file);
+	return walk(c, st, lines_row, (void *)fn, arg, "cannot read line "
+	    "numbers", cause);
 }
 
 static int

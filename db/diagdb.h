@@ -49,13 +49,21 @@ struct diagdb_row {
 	uint64_t count;
 	uint64_t first_line, first_off, last_line, last_off;
 	double first_ts, last_ts;	/* NAN: none */
-	const unsigned char *lines;	/* varint line numbers */
-	size_t lineslen;
 };
-/* Every row of the job's log files, by file id then template id. */
+/*
+ * Every row of the job's log files, by file id then template id, without
+ * their line numbers (diagdb_file_lines() reads those, a file at a time).
+ */
 int diagdb_each_row(struct cache *c, int64_t job,
     int (*fn)(void *arg, const struct diagdb_row *r), void *arg,
     char **cause);
+/*
+ * The line numbers of each template of file `file` (varint deltas, as
+ * logdb stores them), by template id.  Returns 0, or -1 with *cause.
+ */
+int diagdb_file_lines(struct cache *c, int64_t file,
+    int (*fn)(void *arg, uint32_t tmpl, const unsigned char *lines,
+    size_t len), void *arg, char **cause);
 
 /* The ranks of a job that have a known node. */
 int diagdb_each_rank(struct cache *c, int64_t job,

@@ -63,8 +63,6 @@
 #include "base/util.h"
 
 #define DIAG_TREES 100
-#define DIAG_WINDOW 10
-#define DIAG_BAND 16
 #define DIAG_FEW_NODES 8
 /*
  * Seconds before the failure in which lines of logs without iterations
@@ -105,6 +103,15 @@ diag_job_free(struct diag_job *job)
 		free(job->tmpls[i].trace);
 	}
 	for (i = 0; i < job->nstreams; i++) {
+		struct diag_stream *s = &job->streams[i];
+
+		while (s->ncands > 0) {
+			free(s->cands[--s->ncands].fresh);
+			free(s->cands[s->ncands].wnew);
+		}
+		free(s->cands);
+		free(s->tail.fresh);
+		free(s->tail.wnew);
 		free(job->streams[i].events);
 		free(job->streams[i].iters);
 		free(job->streams[i].path);
@@ -126,6 +133,7 @@ diag_job_free(struct diag_job *job)
 	free(job->tmpls);
 	free(job->streams);
 	free(job->counts);
+	diag_fold_free(job->fold);
 	free(job->name);
 	free(job->root);
 	free(job);
@@ -809,6 +817,46 @@ label_loss(struct work *w)
 }
 
 /*
+ * The first iteration whose loss is NaN or infinite, or more than five
+ * times the median of the (up to twenty) iterations before it, once five
+ * are known; *median is that median (NAN: none before).  NULL: none.
+ */
+static const struct diag_loss *
+loss_jump(const struct diag_job *job, double *median)
+{
+	double win[20], tmp[20], med;
+	size_t i, n = 0, k;
+
+	*median = NAN;
+	for (i = 0; i < job->nlosses; i++) {
+		const struct diag_loss *x = &job->losses[i];
+
+		if (!x->has_loss)
+			continue;
+		if (isnan(x->loss) || isinf(x->loss)) {
+			*median = n > 0 ? stats_median(memcpy(tmp, win,
+			    n * sizeof *win), n) : NAN;
+			return x;
+		}
+		if (n >= 5) {
+			memcpy(tmp, win, n * sizeof *win);
+			med = stats_median(tmp, n);
+			if (med > 0 && x->loss > 5 * med) {
+				*median = med;
+				return x;
+			}
+		}
+		if (n == TS_NELEM(win)) {
+			for (k = 1; k < n; k++)
+				win[k - 1] = win[k];
+			n--;
+		}
+		win[n++] = x->loss;
+	}
+	return NULL;
+}
+
+/*
  * The training loss goes wrong.  A run that went on to the end diverged
  * when its loss or grad norm went bad for good (diverge.c): the failure
  * iteration's line is the event.  A spike it recovered from (warm-up, a
@@ -822,44 +870,29 @@ static void
 loss_signal(struct work *w)
 {
 	const struct diag_job *job = w->job;
-	double win[20], tmp[20], med;
-	size_t i, n = 0, k;
 
 	if (w->ran_to_end) {
 		if ((w->diverged = diverge_find(job->losses, job->nlosses,
 		    &w->div)) != 0)
 			w->bad_loss = &job->losses[w->div.fail];
-		label_loss(w);
-		return;
-	}
-	for (i = 0; i < job->nlosses; i++) {
-		const struct diag_loss *x = &job->losses[i];
-
-		if (!x->has_loss)
-			continue;
-		if (isnan(x->loss) || isinf(x->loss)) {
-			w->bad_loss = x;
-			w->loss_median = n > 0 ? stats_median(memcpy(tmp, win,
-			    n * sizeof *win), n) : NAN;
-			break;
-		}
-		if (n >= 5) {
-			memcpy(tmp, win, n * sizeof *win);
-			med = stats_median(tmp, n);
-			if (med > 0 && x->loss > 5 * med) {
-				w->bad_loss = x;
-				w->loss_median = med;
-				break;
-			}
-		}
-		if (n == TS_NELEM(win)) {
-			for (k = 1; k < n; k++)
-				win[k - 1] = win[k];
-			n--;
-		}
-		win[n++] = x->loss;
-	}
+	} else
+		w->bad_loss = loss_jump(job, &w->loss_median);
 	label_loss(w);
+}
+
+void
+diag_watch_losses(struct diag_job *job)
+{
+	struct diverge d;
+	const struct diag_loss *x;
+	double med;
+
+	job->watch[0] = job->watch[1] = -1;
+	if (diverge_find(job->losses, job->nlosses, &d) != 0)
+		job->watch[0] = job->losses[d.fail].iteration;
+	if ((x = loss_jump(job, &med)) != NULL)
+		job->watch[1] = x->iteration;
+	job->watch_set = 1;
 }
 
 /*
@@ -923,17 +956,14 @@ hang_signal(struct work *w)
 	if (last == NULL || isnan(end) || (w->ran_to_end &&
 	    last->last_stage != STAGE_TRAINING))
 		return;
-	v = xcalloc(job->ntimes + last->niters + 1, sizeof *v);
+	v = xcalloc(job->ntimes + 1, sizeof *v);
 	for (i = 0; i < job->ntimes; i++)
 		if (job->times[i].ms > 0)
 			v[n++] = job->times[i].ms / 1000;
-	if (n == 0)	/* no durations logged: the spacing of the lines */
-		for (i = 1; i < last->niters; i++)
-			if (!isnan(last->iters[i].ts) &&
-			    !isnan(last->iters[i - 1].ts) &&
-			    last->iters[i].ts > last->iters[i - 1].ts)
-				v[n++] = last->iters[i].ts - last->iters[i - 1].ts;
-	period = n >= 3 ? stats_median(v, n) : NAN;
+	if (n > 0)
+		period = n >= 3 ? stats_median(v, n) : NAN;
+	else	/* no durations logged: the spacing of the lines */
+		period = last->gap_median;
 	free(v);
 	if (isnan(period) || end - last->last_iter_ts < 10 * period ||
 	    end - last->last_iter_ts < 60 || stall_explained(w,
@@ -1253,19 +1283,6 @@ tmpl_spatial(struct work *w, size_t t, double *col, char ***rv, size_t *rn)
 	buf_release(&b);
 }
 
-/* Is template id `id` in any of iterations [from, to) of stream s? */
-static int
-seen_before(const struct diag_stream *s, size_t from, size_t to, uint32_t id)
-{
-	size_t k, e;
-
-	for (k = from; k < to; k++)
-		for (e = 0; e < s->iters[k].n; e++)
-			if (s->events[s->iters[k].off + e] == id)
-				return 1;
-	return 0;
-}
-
 /*
  * Is template t out of the ordinary for this job: absent from the healthy
  * runs (or exploding there), or, with no healthy history, missing on some
@@ -1286,17 +1303,14 @@ unusual(const struct work *w, size_t t)
 	    tp->level >= DIAG_LEVEL_WARN;
 }
 
-/* Mark the events of iteration i that its window never saw. */
+/* Mark the events of candidate c that its window never saw. */
 static void
-mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
+mark_new(struct work *w, const struct diag_cand *c, int tail)
 {
-	size_t from = i > DIAG_WINDOW ? i - DIAG_WINDOW : 0, e, t;
-	const struct diag_iter *it = &s->iters[i];
+	size_t e, t;
 
-	for (e = 0; e < it->n; e++) {
-		if (i > 0 && seen_before(s, from, i, s->events[it->off + e]))
-			continue;
-		if ((t = tmpl_index(w, s->events[it->off + e])) == (size_t)-1)
+	for (e = 0; e < c->nwnew; e++) {
+		if ((t = tmpl_index(w, c->wnew[e])) == (size_t)-1)
 			continue;
 		if (tail) {
 			double ts = w->job->tmpls[t].first.ts;
@@ -1307,8 +1321,8 @@ mark_new(struct work *w, const struct diag_stream *s, size_t i, int tail)
 				w->fail_ts = ts;
 		}
 		else if (w->tf[t].new_in_iter < 0 ||
-		    it->iteration < w->tf[t].new_in_iter)
-			w->tf[t].new_in_iter = it->iteration;
+		    c->iteration < w->tf[t].new_in_iter)
+			w->tf[t].new_in_iter = c->iteration;
 	}
 }
 
@@ -1333,22 +1347,19 @@ planned(const struct work *w, uint32_t id)
 }
 
 /*
- * Does iteration i hold an event the stream never logged before?  A
+ * Does candidate c hold an event its stream never logged before?  A
  * dissimilar iteration made of events seen long ago (a checkpoint every
  * 500 iterations) is periodic, not anomalous, and so is one whose only
  * new events are a save's or an evaluation's own lines (the first save).
  */
 static int
-novel(const struct work *w, const struct diag_stream *s, size_t i)
+novel(const struct work *w, const struct diag_cand *c)
 {
 	size_t e;
-	uint32_t id;
 
-	for (e = 0; e < s->iters[i].n; e++) {
-		id = s->events[s->iters[i].off + e];
-		if (!seen_before(s, 0, i, id) && !planned(w, id))
+	for (e = 0; e < c->nfresh; e++)
+		if (!planned(w, c->fresh[e]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -1372,58 +1383,38 @@ tail_has_error(const struct work *w, const struct diag_stream *s)
 }
 
 /*
- * DTW over each stream's iterations; the final, unfinished one is always
- * scored (hangs live there).
+ * The stream's iterations that DTW flagged (diag_stream_fold()) and are
+ * new to it; the final, unfinished one is always considered (hangs live
+ * there).
  */
 static void
 temporal_stream(struct work *w, struct diag_stream *s)
 {
-	size_t n = s->niters, i, last;
-	const uint32_t **seqs;
-	size_t *lens;
-	double *score, *best;
-	int *flags;
+	size_t i;
 
-	if (n == 0)
-		return;
-	seqs = xcalloc(n, sizeof *seqs);
-	lens = xcalloc(n, sizeof *lens);
-	score = xcalloc(n, sizeof *score);
-	best = xcalloc(n, sizeof *best);
-	flags = xcalloc(n, sizeof *flags);
-	for (i = 0; i < n; i++) {
-		seqs[i] = s->events + s->iters[i].off;
-		lens[i] = s->iters[i].n;
-	}
-	dtw_iter_scores(seqs, lens, n, DIAG_WINDOW, DIAG_BAND, score, best);
-	dtw_flag(score, best, n, flags);
-	last = s->iters[n - 1].truncated ? n - 1 : n;
-	for (i = 1; i < last; i++)
-		if (flags[i] && s->iters[i].iteration >= 0 && novel(w, s, i)) {
+	for (i = 0; i < s->ncands; i++) {
+		s->cands[i].anomalous = 0;
+		if (novel(w, &s->cands[i])) {
 			w->flagged++;
-			s->iters[i].anomalous = 1;
-			mark_new(w, s, i, 0);
+			s->cands[i].anomalous = 1;
+			mark_new(w, &s->cands[i], 0);
 		}
-	/* a final iteration cut short by an error; a clean end is no failure */
-	if (last < n && s->last_stage != STAGE_SHUTDOWN && (best[last] < 0.9 ||
-	    n == 1) && tail_has_error(w, s)) {
-		w->flagged++;
-		s->iters[last].anomalous = 1;
-		w->tail_node[s->node] = 1;
-		mark_new(w, s, last, 1);
-		if (w->fail_iter < 0 || s->iters[last].iteration < w->fail_iter) {
-			w->fail_iter = s->iters[last].iteration;
-			w->fail_stage = s->last_stage;
-		} else if (s->iters[last].iteration == w->fail_iter &&
-		    (s->last_stage == STAGE_CKPT_SAVE ||
-		    s->last_stage == STAGE_EVAL))
-			w->fail_stage = s->last_stage;	/* the save failed */
 	}
-	free(seqs);
-	free(lens);
-	free(score);
-	free(best);
-	free(flags);
+	s->tail.anomalous = 0;
+	/* a final iteration cut short by an error; a clean end is no failure */
+	if (!s->has_tail || s->last_stage == STAGE_SHUTDOWN ||
+	    !(s->best_last < 0.9 || s->nrecs == 1) || !tail_has_error(w, s))
+		return;
+	w->flagged++;
+	s->tail.anomalous = 1;
+	w->tail_node[s->node] = 1;
+	mark_new(w, &s->tail, 1);
+	if (w->fail_iter < 0 || s->tail.iteration < w->fail_iter) {
+		w->fail_iter = s->tail.iteration;
+		w->fail_stage = s->last_stage;
+	} else if (s->tail.iteration == w->fail_iter &&
+	    (s->last_stage == STAGE_CKPT_SAVE || s->last_stage == STAGE_EVAL))
+		w->fail_stage = s->last_stage;	/* the save failed */
 }
 
 /*
@@ -1438,7 +1429,7 @@ flat_tail(struct work *w, struct diag_stream *s)
 	size_t from, e, t;
 	int err = 0;
 
-	if (s->niters != 1 || s->iters[0].iteration >= 0 ||
+	if (s->nrecs != 1 || s->iters[0].iteration >= 0 ||
 	    !w->reached_training || s->last_stage < STAGE_TRAINING ||
 	    s->last_stage == STAGE_SHUTDOWN || s->nevents == 0)
 		return;
@@ -1590,28 +1581,27 @@ static void
 event_at_iter(const struct diag_job *job, struct diag_event_result *ev,
     long iter, const char *path, long line)
 {
-	size_t s, i;
+	size_t s, k;
 
 	free(ev->at_path);
 	ev->at_path = path != NULL ? xstrdup(path) : NULL;
 	ev->at_line = line;
 	ev->at_ts = NAN;
-	for (s = 0; s < job->nstreams; s++) {
+	for (k = 0; k < DIAG_WATCH && job->watch[k] != iter; k++)
+		;
+	for (s = 0; k < DIAG_WATCH && s < job->nstreams; s++) {
 		const struct diag_stream *st = &job->streams[s];
 		const char *file = st->file != NULL ? st->file : st->path;
 
-		for (i = 0; i < st->niters; i++)
-			if (st->iters[i].iteration == iter && st->iters[i].line > 0)
-				break;
-		if (i == st->niters)
+		if (st->at[k].line == 0)
 			continue;
 		if (path != NULL && strcmp(file, path) == 0 &&
-		    st->iters[i].line == line)
-			ev->at_ts = st->iters[i].end_ts;
+		    st->at[k].line == line)
+			ev->at_ts = st->at[k].end_ts;
 		ev->locs = xreallocarray(ev->locs, ev->nlocs + 1,
 		    sizeof *ev->locs);
 		ev->locs[ev->nlocs].path = xstrdup(file);
-		ev->locs[ev->nlocs].line = st->iters[i].line;
+		ev->locs[ev->nlocs].line = st->at[k].line;
 		ev->locs[ev->nlocs++].node = st->node;
 	}
 }
@@ -2862,12 +2852,21 @@ anomalous_count(const struct diag_job *job, size_t flagged)
 	long *v = NULL;
 	size_t n = 0, cap = 0, s, i, o;
 
-	for (s = 0; s < job->nstreams; s++)
-		for (i = 0; i < job->streams[s].niters; i++)
-			if (job->streams[s].iters[i].anomalous) {
+	for (s = 0; s < job->nstreams; s++) {
+		const struct diag_stream *st = &job->streams[s];
+
+		for (i = 0; i <= st->ncands; i++) {
+			const struct diag_cand *c = i < st->ncands ?
+			    &st->cands[i] : &st->tail;
+
+			if (i == st->ncands && !st->has_tail)
+				break;
+			if (c->anomalous) {
 				v = xgrow(v, &cap, n + 1, sizeof *v);
-				v[n++] = job->streams[s].iters[i].iteration;
+				v[n++] = c->iteration;
 			}
+		}
+	}
 	if (n == 0) {
 		free(v);
 		return flagged > 0;
@@ -2910,6 +2909,8 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	r->failure_iter = r->last_healthy_iter = -1;
 	if (job->counts == NULL)
 		diag_job_shape(job);
+	for (i = 0; i < job->nstreams; i++)
+		diag_stream_fold(job, i);
 	partition_nodes(job);
 	w.tf = xcalloc(job->ntmpls + 1, sizeof *w.tf);
 	col = xcalloc(job->nnodes + 1, sizeof *col);

@@ -80,10 +80,32 @@ struct diag_iter {
 	uint32_t n;		/* its events (a job has as many of these as
 				   iteration lines: 48 bytes, not 56) */
 	unsigned char truncated;	/* the stream ended inside it */
-	unsigned char anomalous;	/* set by diag_run(): its events broke
-					   the pattern of the iterations
-					   before it */
 };
+
+/*
+ * An iteration of a stream that the temporal scoring (DTW against the
+ * DIAG_WINDOW before it) flagged, or the stream's unfinished last one:
+ * what diag_run() still needs of it once the stream is folded.
+ */
+struct diag_cand {
+	long iteration;
+	uint32_t *fresh;	/* its ids the stream never logged before */
+	size_t nfresh;
+	uint32_t *wnew;		/* its ids none of the window before had */
+	size_t nwnew;
+	int anomalous;		/* set by diag_run() */
+};
+
+/* Where a watched iteration's line is in a stream (diag_fold). */
+struct diag_at {
+	long line;		/* 0: the stream has no such line */
+	double end_ts;
+};
+
+#define DIAG_WATCH 2
+/* An iteration is scored against the DIAG_WINDOW before it (DTW band). */
+#define DIAG_WINDOW 10
+#define DIAG_BAND 16
 
 /* One log file (usually one rank) and its iterations. */
 struct diag_stream {
@@ -108,7 +130,30 @@ struct diag_stream {
 	double span_start, span_end;	/* epoch seconds, NAN unknown */
 	long span_from, span_to;	/* iterations it covers, -1 none */
 	size_t nth[STAGE_COUNT];	/* its stretches of each stage so far */
+	/*
+	 * Once folded (diag_stream_fold()), iters holds only the last
+	 * iteration and events only the last few events, the last
+	 * iteration's among them; what the others told is kept here and in
+	 * the job's fold.
+	 */
+	int folded;
+	size_t nrecs;		/* the iterations it had */
+	struct diag_cand *cands;	/* the flagged ones, in order */
+	size_t ncands;
+	struct diag_cand tail;	/* the unfinished last one (has_tail) */
+	int has_tail;
+	double best_last;	/* the last one's DTW best similarity */
+	double gap_median;	/* median spacing of its iterations' starts */
+	size_t ngaps;		/* how many spacings that median has */
+	struct diag_at at[DIAG_WATCH];	/* job->watch's iteration lines */
 };
+
+/*
+ * What the folded streams' iterations leave for the model (src/diag/fold.c):
+ * every iteration and when it began, and per cell (node, iteration) the
+ * event sequences the streams logged there, each sequence stored once.
+ */
+struct diag_fold;
 
 /*
  * A stretch of the job in one stage: the n-th stretch of that stage of
@@ -223,6 +268,10 @@ struct diag_job {
 					   no line, below the highest that did */
 	size_t nabsent, absentcap;
 	size_t nseen;			/* ranks that did write lines there */
+	struct diag_fold *fold;		/* made by the first fold */
+	long watch[DIAG_WATCH];		/* iterations whose lines' places the
+					   fold keeps (the loss's), -1 none */
+	int watch_set;
 };
 
 /* An empty job; free with diag_job_free() (NULL is fine). */
@@ -285,6 +334,35 @@ void diag_span_line(struct diag_job *job, size_t stream, enum stage st,
  */
 void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
     enum stage last_stage, double last_ts);
+/*
+ * Stream `stream` is complete: score its iterations against each other
+ * (DTW), keep what diag_run() needs of the flagged and the last, add the
+ * rest to the job's fold and free them.  Its iterations can no longer be
+ * added to.  diag_run() folds the streams not folded yet.
+ */
+void diag_stream_fold(struct diag_job *job, size_t stream);
+/*
+ * Call fn for every iteration of the folded streams, cell by cell (node,
+ * iteration; -1 for the lines before the first), in each cell in stream
+ * order: its node, iteration and event ids, as the stream logged them.
+ */
+void diag_fold_records(const struct diag_job *job,
+    void (*fn)(void *arg, size_t node, long iteration, const uint32_t *ids,
+    size_t n), void *arg);
+/*
+ * Call fn for every iteration (>= 0) a folded stream logged, in no
+ * order, with the earliest time a stream began it (NAN unknown).
+ */
+void diag_fold_iters(const struct diag_job *job,
+    void (*fn)(void *arg, long iteration, double start), void *arg);
+/*
+ * The iterations whose iteration lines diag_run() may name (the loss's
+ * candidates): set job->watch from job->losses.  The first fold calls it.
+ */
+void diag_watch_losses(struct diag_job *job);
+/* Free a job's fold (diag_job_free() does). */
+void diag_fold_free(struct diag_fold *f);
+
 /*
  * Fold every stream's open stretch into the job's and give each of the
  * job's stretches its latest iteration: job->spans is then complete.

@@ -1,10 +1,13 @@
 /*
  * jobload.c -- a job's diagnosis model (src/diag.h) from the cache.
  *
- * Everything comes from one pass over the job's file_templates rows (with
- * their line-number blobs): counts per node, the first occurrence of each
- * template, and per file an array "line -> template" from which the file
- * is replayed in line order through the stage tracker.  The tracker sees
+ * Everything comes from one pass over the job's file_templates rows:
+ * counts per node, the first occurrence of each template, and per file an
+ * array "line -> template" (from the rows' line numbers, read from the
+ * cache as the file's turn comes) from which the file is replayed in line
+ * order through the stage tracker.  A stream is folded (fold.c) as soon
+ * as its file is replayed, so memory holds one file's iterations at a
+ * time, not the job's.  The tracker sees
  * one stage rule per template (computed once from a raw sample line), so
  * the replay costs a few operations per line.  Iteration lines are
  * numbered from the raw first and last occurrence of their template in
@@ -94,7 +97,8 @@ struct lrow {
 	size_t tmpl;
 	uint64_t count, first_line, first_off, last_line, last_off;
 	double first_ts, last_ts;
-	unsigned char *blob;
+	unsigned char *blob;	/* its line numbers, while its file is
+				   replayed (load_lines()) */
 	size_t bloblen;
 	long iter_first, iter_last;	/* iteration templates only */
 	/* its first line as the replay saw it: */
@@ -163,6 +167,9 @@ struct loader {
 				   one with the most iteration lines) logged
 				   it, NAN unknown */
 	size_t nref;
+	char *err;		/* the first error reading the cache while
+				   replaying */
+	size_t lrow, lto;	/* load_lines(): the next row, the end */
 };
 
 static int
@@ -340,10 +347,6 @@ add_row(void *arg, const struct diagdb_row *dr)
 	r->last_line = dr->last_line;
 	r->last_off = dr->last_off;
 	r->last_ts = dr->last_ts;
-	r->bloblen = dr->lineslen;
-	r->blob = xmalloc(r->bloblen + 1);
-	if (r->bloblen > 0)
-		memcpy(r->blob, dr->lines, r->bloblen);
 	r->iter_first = r->iter_last = -1;
 	return 0;
 }
@@ -715,6 +718,54 @@ iter_number(const struct lrow *r, long k)
 	    r->iter_first) / (double)(r->count - 1));
 }
 
+static int
+lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
+{
+	struct loader *l = arg;
+	struct lrow *r;
+
+	/* both by template id: walk the file's rows along */
+	while (l->lrow < l->lto && l->job->tmpls[l->rows[l->lrow].tmpl].id < id)
+		l->lrow++;
+	if (l->lrow == l->lto || l->job->tmpls[l->rows[l->lrow].tmpl].id != id)
+		return 0;
+	r = &l->rows[l->lrow++];
+	free(r->blob);
+	r->blob = xmalloc(len + 1);
+	if (len > 0)
+		memcpy(r->blob, p, len);
+	r->bloblen = len;
+	return 0;
+}
+
+/*
+ * Read the line numbers of file fi's rows [from, to) from the cache: only
+ * the file being replayed holds them (a 10 GB job's are 50 MB).
+ */
+static void
+load_lines(struct loader *l, size_t fi, size_t from, size_t to)
+{
+	char *cause = NULL;
+
+	l->lrow = from;
+	l->lto = to;
+	if (diagdb_file_lines(l->c, l->files[fi].id, lines_row, l,
+	    &cause) != 0 && l->err == NULL)
+		l->err = cause;
+	else
+		free(cause);
+}
+
+static void
+drop_lines(struct loader *l, size_t from, size_t to)
+{
+	for (; from < to; from++) {
+		free(l->rows[from].blob);
+		l->rows[from].blob = NULL;
+		l->rows[from].bloblen = 0;
+	}
+}
+
 /* "line -> template + 1" for file fi from its rows [from, to). */
 static uint32_t *
 line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
@@ -724,6 +775,8 @@ line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
 	uint32_t *map = xcalloc(cap, sizeof *map);
 	const unsigned char *p, *end;
 	uint64_t v, line;
+
+	load_lines(l, fi, from, to);
 
 	for (i = from; i < to; i++) {
 		row_of[l->rows[i].tmpl] = i;
@@ -742,6 +795,7 @@ line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
 			map[line] = (uint32_t)(l->rows[i].tmpl + 1);
 		}
 	}
+	drop_lines(l, from, to);
 	*nlines = cap;
 	return map;
 }
@@ -1136,6 +1190,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	tb_end(l, &tb);
 	stream_finish(job, l->files[fi].stream, &tr, pending,
 	    l->files[fi].last_ts);
+	diag_stream_fold(job, l->files[fi].stream);
 	clock_release(&ck);
 	free(map);
 }
@@ -1786,6 +1841,7 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 		tb_end(l, &sp[i].tb);
 		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
 		    l->files[fi].last_ts);
+		diag_stream_fold(l->job, sp[i].stream);
 		free(sp[i].host);
 	}
 	free(cause);
@@ -2094,6 +2150,7 @@ loader_release(struct loader *l)
 	free(l->ref);
 	free(l->wrote);
 	free(l->root);
+	free(l->err);
 }
 
 /* Streams of files that had no template rows (empty files) end here. */
@@ -2135,6 +2192,10 @@ jobload(struct cache *c, const struct job_ref *ref,
 	l.gap_it = -1;
 	collect_times(&l);
 	replay(&l);
+	if (l.err != NULL) {
+		ts_fail(cause, "%s", l.err);
+		goto out;
+	}
 	gap_flush(&l);
 	pick_first(&l);
 	absent_ranks(&l);

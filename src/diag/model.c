@@ -427,43 +427,73 @@ end_iteration(const struct model *m, const struct model_node *n,
 	return n->last_iter < maxlast || early ? n->last_iter + 1 : -1;
 }
 
+/* What marking a folded iteration needs. */
+struct markctx {
+	struct model *m;
+	const struct diag_job *job;
+	const struct diag_result *r;
+	const struct idmap *im;
+	const long *evmap;
+	struct cells *c;
+};
+
+/* One stream's iteration (diag_fold_records()): its cell's mark. */
+static void
+mark_record(void *arg, size_t node, long iteration, const uint32_t *ids,
+    size_t n)
+{
+	const struct markctx *x = arg;
+	struct model_mark mk;
+	long e, t;
+	size_t k;
+	int any = 0;
+
+	mark_init(&mk, (uint32_t)node, (double)iteration);
+	for (k = 0; k < n; k++) {
+		if ((t = idmap_find(x->im, ids[k])) < 0)
+			continue;
+		e = x->evmap[t];
+		/* an event of one iteration marks only that */
+		if (e >= 0 && x->r->events[e].one_iter &&
+		    x->r->events[e].at_iter != iteration)
+			e = -1;
+		mark_event(x->m, x->job, &mk, &x->job->tmpls[t], e);
+		any = 1;
+	}
+	if (any)
+		cell_put(x->m, x->c, &mk);
+}
+
+/* The candidate iterations of stream s (flagged, then its tail). */
+static const struct diag_cand *
+cand_at(const struct diag_stream *s, size_t i)
+{
+	if (i < s->ncands)
+		return &s->cands[i];
+	return i == s->ncands && s->has_tail ? &s->tail : NULL;
+}
+
 /* Each rank's mark of each iteration it logged events or was odd in. */
 static void
 build_marks_iter(struct model *m, const struct diag_job *job,
     const struct diag_result *r, const struct idmap *im, const long *evmap,
     struct cells *c)
 {
+	struct markctx x = { m, job, r, im, evmap, c };
+	const struct diag_cand *cd;
 	struct model_mark mk;
-	long maxlast = -1, at, e, t;
-	size_t s, i, k;
-	int any;
+	long maxlast = -1, at;
+	size_t s, i;
 
-	for (s = 0; s < job->nstreams; s++) {
-		const struct diag_stream *st = &job->streams[s];
-
-		for (i = 0; i < st->niters; i++) {
-			const struct diag_iter *it = &st->iters[i];
-
-			mark_init(&mk, (uint32_t)st->node,
-			    (double)it->iteration);
-			for (k = 0, any = 0; k < it->n; k++) {
-				if ((t = idmap_find(im, st->events[it->off +
-				    k])) < 0)
-					continue;
-				e = evmap[t];
-				/* an event of one iteration marks only that */
-				if (e >= 0 && r->events[e].one_iter &&
-				    r->events[e].at_iter != it->iteration)
-					e = -1;
-				mark_event(m, job, &mk, &job->tmpls[t], e);
-				any = 1;
-			}
-			if (it->anomalous)
+	diag_fold_records(job, mark_record, &x);
+	for (s = 0; s < job->nstreams; s++)
+		for (i = 0; (cd = cand_at(&job->streams[s], i)) != NULL; i++)
+			if (cd->anomalous) {
+				mark_init(&mk, (uint32_t)job->streams[s].node,
+				    (double)cd->iteration);
 				mk.flags |= MODEL_MARK_ANOMALOUS;
-			if (any || it->anomalous)
 				cell_put(m, c, &mk);
-		}
-	}
+			}
 	for (i = 0; i < m->nreal; i++)
 		if (m->nodes[i].last_iter > maxlast)
 			maxlast = m->nodes[i].last_iter;
@@ -606,22 +636,35 @@ iter_index_near(const struct model *m, long it, long hint)
 }
 
 static void
+iter_add(void *arg, long iteration, double start)
+{
+	(void)start;
+	iterset_add(arg, iteration);
+}
+
+static void
+iter_start(void *arg, long iteration, double start)
+{
+	struct model *m = arg;
+	long at = model_iter_index(m, iteration);
+
+	if (at >= 0 && !isnan(start) && (isnan(m->iters[at].start) ||
+	    start < m->iters[at].start))
+		m->iters[at].start = start;
+}
+
+static void
 build_iters(struct model *m, const struct diag_job *job,
     const struct diag_result *r)
 {
+	const struct diag_cand *cd;
 	struct iterset is;
 	long *all, k;
 	size_t o, s, i;
 
 	/* (a stream's lines before its first iteration are no iteration) */
 	memset(&is, 0, sizeof is);
-	for (s = 0; s < job->nstreams; s++)
-		for (i = 0; i < job->streams[s].niters; i++) {
-			long it = job->streams[s].iters[i].iteration;
-
-			if (it >= 0)
-				iterset_add(&is, it);
-		}
+	diag_fold_iters(job, iter_add, &is);
 	for (i = 0; i < job->ntimes; i++)
 		iterset_add(&is, job->times[i].iteration);
 	free(is.tab);
@@ -640,22 +683,12 @@ build_iters(struct model *m, const struct diag_job *job,
 			m->iters[i].flags |= MODEL_ITER_SLOW;
 	}
 	free(all);
+	diag_fold_iters(job, iter_start, m);
 	for (s = 0; s < job->nstreams; s++)
-		for (i = 0, k = -1; i < job->streams[s].niters; i++) {
-			const struct diag_iter *it = &job->streams[s].iters[i];
-			long at = iter_index_near(m, it->iteration, k);
-			struct model_iter *mi;
-
-			if (at < 0)
-				continue;
-			k = at;
-			mi = &m->iters[k];
-			if (it->anomalous)
-				mi->flags |= MODEL_ITER_ANOMALOUS;
-			if (!isnan(it->ts) && (isnan(mi->start) ||
-			    it->ts < mi->start))
-				mi->start = it->ts;
-		}
+		for (i = 0; (cd = cand_at(&job->streams[s], i)) != NULL; i++)
+			if (cd->anomalous &&
+			    (k = model_iter_index(m, cd->iteration)) >= 0)
+				m->iters[k].flags |= MODEL_ITER_ANOMALOUS;
 	for (i = 0, k = -1; i < job->ntimes; i++) {
 		k = iter_index_near(m, job->times[i].iteration, k);
 		if (k >= 0 && isnan(m->iters[k].ms))

@@ -577,6 +577,102 @@ test_pool(void)
 	pool_run_release(&b);
 }
 
+/* Records of diag_fold_records(): cell by cell, in stream order. */
+struct seen_rec {
+	long iter[8];
+	uint32_t first[8];
+	size_t n;
+};
+
+static void
+note_rec(void *arg, size_t node, long iteration, const uint32_t *ids,
+    size_t n)
+{
+	struct seen_rec *sr = arg;
+
+	(void)node;
+	if (iteration == 7 && n > 0 && sr->n < 8) {
+		sr->iter[sr->n] = iteration;
+		sr->first[sr->n++] = ids[0];
+	}
+}
+
+/*
+ * Folding: two ranks of one node, 3000 iterations alike but one each,
+ * where rank 0 logs a line new to it (iteration 7) and rank 1 a warning
+ * (iteration 2500).  The streams are folded
+ * out of order (rank 1 first); the fold keeps the last iteration only,
+ * the two are anomalous and no other, and a cell's records come in
+ * stream order whatever the order of folding.
+ */
+static void
+test_fold(void)
+{
+	struct diag_job *job = diag_job_new("fold");
+	struct diag_opts o = { 1, NULL, 0 };
+	struct diag_result *r;
+	struct seen_rec sr;
+	struct model *m;
+	size_t s, i, anomalous = 0;
+	long it;
+
+	diag_add_node(job, "node-00");
+	for (i = 0; i < NT; i++)
+		diag_add_tmpl(job, (uint32_t)(i + 100), texts[i]);
+	job->tmpls[T_WARN].level = DIAG_LEVEL_WARN;
+	diag_job_shape(job);
+	for (s = 0; s < 2; s++) {
+		diag_add_stream(job, 0, s == 0 ? "rank-0.log" : "rank-1.log");
+		for (it = 1; it <= 3000; it++) {
+			diag_stream_iter(job, s, it, 1700000000.0 + (double)it);
+			if (s == 0 && it == 7)
+				diag_stream_event(job, s, 100 + T_INIT);
+			if (s == 1 && it == 2500) {
+				diag_stream_event(job, s, 100 + T_WARN);
+				diag_count(job, 0, T_WARN, 1);
+			}
+			diag_stream_event(job, s, 100 + T_ITER);
+			diag_count(job, 0, T_ITER, 1);
+		}
+		diag_stream_end(job, s, 3000, STAGE_TRAINING,
+		    1700003000.0);
+	}
+	diag_set_first(job, T_ITER, 0, "rank-0.log", 1, 1700000001.0,
+	    STAGE_TRAINING, 1);
+	diag_set_first(job, T_INIT, 0, "rank-0.log", 7, 1700000007.0,
+	    STAGE_TRAINING, 7);
+	diag_set_first(job, T_WARN, 0, "rank-1.log", 2500, 1700002500.0,
+	    STAGE_TRAINING, 2500);
+	diag_stream_fold(job, 1);
+	diag_stream_fold(job, 0);
+	ok(job->streams[0].niters == 1 && job->streams[0].nrecs == 3000 &&
+	    job->streams[1].niters == 1 && job->streams[1].nrecs == 3000,
+	    "fold: a stream keeps its last iteration of 3000");
+	memset(&sr, 0, sizeof sr);
+	diag_fold_records(job, note_rec, &sr);
+	ok(sr.n == 2 && sr.first[0] == 100 + T_INIT &&
+	    sr.first[1] == 100 + T_ITER,
+	    "fold: a cell's records in stream order, folded out of order");
+	r = diag_run(job, &o);
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < job->streams[s].ncands; i++)
+			if (job->streams[s].cands[i].anomalous)
+				anomalous += job->streams[s].cands[i].iteration ==
+				    (s == 0 ? 7 : 2500) ? 1 : 100;
+	ok(anomalous == 2 && r->anomalous_iters == 2,
+	    "fold: the two iterations with a new event are anomalous");
+	m = model_build(job, r, NULL);
+	for (i = 0; i < m->nmarks; i++)
+		if (m->marks[i].at == 2500 &&
+		    (m->marks[i].flags & MODEL_MARK_ANOMALOUS))
+			break;
+	ok(i < m->nmarks, "fold: the model marks iteration 2500 anomalous");
+	is_int((long)m->niters, 3000, "fold: the model has every iteration");
+	model_free(m);
+	diag_result_free(r);
+	diag_job_free(job);
+}
+
 int
 main(void)
 {
@@ -592,5 +688,6 @@ main(void)
 	test_no_iters();
 	test_diverge();
 	test_pool();
+	test_fold();
 	return done_testing();
 }

@@ -1,0 +1,609 @@
+/*
+ * fold.c -- a stream's iterations, scored and folded away.
+ *
+ * A rank of a long run has one iteration record per iteration line, so a
+ * 10 GB job has tens of millions of them.  Kept until diag_run() and
+ * model_build(), they made the diagnosis's memory grow with the data.
+ * Instead a stream is folded as soon as it is complete:
+ *
+ *   - its iterations are scored against each other (DTW, dtw.c), which
+ *     needs nothing but the stream itself; the flagged ones and the
+ *     unfinished last one become candidates (struct diag_cand) holding
+ *     the two facts diag_run() asks of them: which of their events the
+ *     stream never logged before, and which the window before them lacked;
+ *   - the spacing of its iteration starts is kept as its median (the hang
+ *     check's period when no durations were logged);
+ *   - so are the places of the watched iterations' lines (job->watch);
+ *   - for the model, job-wide: each iteration with its earliest start,
+ *     and per cell (node, iteration) the chain of event sequences its
+ *     streams logged there.  A sequence is stored once per job (most
+ *     iterations of a run repeat a few), a chain once (links of (chain,
+ *     stream, sequence) are shared), and a cell takes 16 bytes.
+ *
+ * The stream keeps only its last iteration and its last few events.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag/diag.h"
+#include "diag/diverge.h"
+#include "diag/dtw.h"
+#include "base/stats.h"
+#include "base/util.h"
+
+/* events kept at a stream's end (diag.c reads up to the last three) */
+#define FOLD_TAIL 3
+
+struct seqref {
+	uint32_t off, len;	/* in the pool */
+};
+
+/* A chain is a link's index + 1: its parent chain and what it adds. */
+struct link {
+	uint32_t parent, stream, seq;
+};
+
+struct cell {
+	int64_t iteration;
+	uint32_t node, chain;
+};
+
+struct istart {
+	int64_t iteration;
+	double start;
+};
+
+/* Open addressing over a power-of-two table of index + 1 (0: empty). */
+struct slots {
+	uint32_t *tab;
+	size_t size;
+};
+
+struct diag_fold {
+	uint32_t *pool;
+	size_t npool, poolcap;
+	struct seqref *seqs;
+	size_t nseqs, seqcap;
+	struct slots seqtab;
+	struct link *links;
+	size_t nlinks, linkcap;
+	struct slots linktab;
+	struct cell *cells;
+	size_t ncells, cellcap;
+	struct slots celltab;
+	struct istart *iters;
+	size_t niters, itercap;
+	struct slots itertab;
+};
+
+static uint64_t
+mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
+static uint64_t
+seq_hash(const uint32_t *ids, size_t n)
+{
+	uint64_t h = n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = mix(h ^ ids[i]) + i;
+	return h;
+}
+
+static uint64_t
+link_hash(const struct link *k)
+{
+	return mix(((uint64_t)k->parent << 32 | k->seq) ^
+	    mix(k->stream + 1));
+}
+
+static uint64_t
+cell_hash(uint32_t node, int64_t iteration)
+{
+	return mix((uint64_t)iteration * 0x9e3779b97f4a7c15ULL ^ node);
+}
+
+/* The hash of entry i of the table's kind (for regrowing). */
+typedef uint64_t slot_hash_fn(const struct diag_fold *f, uint32_t i);
+
+static uint64_t
+seq_rehash(const struct diag_fold *f, uint32_t i)
+{
+	return seq_hash(f->pool + f->seqs[i].off, f->seqs[i].len);
+}
+
+static uint64_t
+link_rehash(const struct diag_fold *f, uint32_t i)
+{
+	return link_hash(&f->links[i]);
+}
+
+static uint64_t
+cell_rehash(const struct diag_fold *f, uint32_t i)
+{
+	return cell_hash(f->cells[i].node, f->cells[i].iteration);
+}
+
+static uint64_t
+iter_rehash(const struct diag_fold *f, uint32_t i)
+{
+	return mix((uint64_t)f->iters[i].iteration);
+}
+
+/* Make room for one more of `count` entries, at most half full. */
+static void
+slots_room(struct slots *t, size_t count, const struct diag_fold *f,
+    slot_hash_fn *hash)
+{
+	size_t size = t->size ? t->size : 64, i, j;
+	uint32_t *tab;
+
+	if ((count + 1) * 2 <= t->size)
+		return;
+	while ((count + 1) * 2 > size)
+		size *= 2;
+	tab = xcalloc(size, sizeof *tab);
+	for (i = 0; i < t->size; i++) {
+		if (t->tab[i] == 0)
+			continue;
+		for (j = hash(f, t->tab[i] - 1) & (size - 1); tab[j] != 0;
+		    j = (j + 1) & (size - 1))
+			;
+		tab[j] = t->tab[i];
+	}
+	free(t->tab);
+	t->tab = tab;
+	t->size = size;
+}
+
+/* The sequence ids[0 .. n), stored once: its index. */
+static uint32_t
+seq_intern(struct diag_fold *f, const uint32_t *ids, size_t n)
+{
+	uint64_t h = seq_hash(ids, n);
+	struct seqref *r;
+	size_t j;
+
+	slots_room(&f->seqtab, f->nseqs, f, seq_rehash);
+	for (j = h & (f->seqtab.size - 1); f->seqtab.tab[j] != 0;
+	    j = (j + 1) & (f->seqtab.size - 1)) {
+		r = &f->seqs[f->seqtab.tab[j] - 1];
+		if (r->len == n && memcmp(f->pool + r->off, ids,
+		    n * sizeof *ids) == 0)
+			return f->seqtab.tab[j] - 1;
+	}
+	f->pool = xgrow(f->pool, &f->poolcap, f->npool + n + 1,
+	    sizeof *f->pool);
+	memcpy(f->pool + f->npool, ids, n * sizeof *ids);
+	f->seqs = xgrow(f->seqs, &f->seqcap, f->nseqs + 1, sizeof *f->seqs);
+	f->seqs[f->nseqs].off = (uint32_t)f->npool;
+	f->seqs[f->nseqs].len = (uint32_t)n;
+	f->npool += n;
+	f->seqtab.tab[j] = (uint32_t)++f->nseqs;
+	return (uint32_t)(f->nseqs - 1);
+}
+
+/* Chain `parent` followed by sequence `seq` of stream `stream`. */
+static uint32_t
+link_intern(struct diag_fold *f, uint32_t parent, uint32_t stream,
+    uint32_t seq)
+{
+	struct link k = { parent, stream, seq }, *d;
+	size_t j;
+
+	slots_room(&f->linktab, f->nlinks, f, link_rehash);
+	for (j = link_hash(&k) & (f->linktab.size - 1); f->linktab.tab[j] != 0;
+	    j = (j + 1) & (f->linktab.size - 1)) {
+		d = &f->links[f->linktab.tab[j] - 1];
+		if (d->parent == parent && d->stream == stream && d->seq == seq)
+			return f->linktab.tab[j];
+	}
+	f->links = xgrow(f->links, &f->linkcap, f->nlinks + 1,
+	    sizeof *f->links);
+	f->links[f->nlinks] = k;
+	f->linktab.tab[j] = (uint32_t)++f->nlinks;
+	return (uint32_t)f->nlinks;
+}
+
+static struct cell *
+cell_get(struct diag_fold *f, uint32_t node, int64_t iteration)
+{
+	struct cell *d;
+	size_t j;
+
+	slots_room(&f->celltab, f->ncells, f, cell_rehash);
+	for (j = cell_hash(node, iteration) & (f->celltab.size - 1);
+	    f->celltab.tab[j] != 0; j = (j + 1) & (f->celltab.size - 1)) {
+		d = &f->cells[f->celltab.tab[j] - 1];
+		if (d->node == node && d->iteration == iteration)
+			return d;
+	}
+	f->cells = xgrow(f->cells, &f->cellcap, f->ncells + 1,
+	    sizeof *f->cells);
+	d = &f->cells[f->ncells];
+	d->node = node;
+	d->iteration = iteration;
+	d->chain = 0;
+	f->celltab.tab[j] = (uint32_t)++f->ncells;
+	return d;
+}
+
+/* Iteration `iteration` began at ts (NAN unknown) in some stream. */
+static void
+iter_seen(struct diag_fold *f, int64_t iteration, double ts)
+{
+	struct istart *d;
+	size_t j;
+
+	slots_room(&f->itertab, f->niters, f, iter_rehash);
+	for (j = mix((uint64_t)iteration) & (f->itertab.size - 1);
+	    f->itertab.tab[j] != 0; j = (j + 1) & (f->itertab.size - 1)) {
+		d = &f->iters[f->itertab.tab[j] - 1];
+		if (d->iteration == iteration)
+			goto found;
+	}
+	f->iters = xgrow(f->iters, &f->itercap, f->niters + 1,
+	    sizeof *f->iters);
+	d = &f->iters[f->niters];
+	d->iteration = iteration;
+	d->start = NAN;
+	f->itertab.tab[j] = (uint32_t)++f->niters;
+found:
+	if (!isnan(ts) && (isnan(d->start) || ts < d->start))
+		d->start = ts;
+}
+
+/* ------------------------------------------------------------ a stream */
+
+/* A small set of template ids. */
+struct idset {
+	uint32_t *tab;		/* id + 1, 0 empty */
+	size_t size, n;
+};
+
+static int
+idset_add(struct idset *s, uint32_t id)
+{
+	size_t j, i;
+
+	if ((s->n + 1) * 2 > s->size) {
+		struct idset g = { NULL, s->size ? s->size * 2 : 64, 0 };
+
+		g.tab = xcalloc(g.size, sizeof *g.tab);
+		for (i = 0; i < s->size; i++)
+			if (s->tab[i] != 0)
+				idset_add(&g, s->tab[i] - 1);
+		free(s->tab);
+		*s = g;
+	}
+	for (j = mix(id) & (s->size - 1); s->tab[j] != 0;
+	    j = (j + 1) & (s->size - 1))
+		if (s->tab[j] == id + 1)
+			return 0;
+	s->tab[j] = id + 1;
+	s->n++;
+	return 1;
+}
+
+static int
+idset_has(const struct idset *s, uint32_t id)
+{
+	size_t j;
+
+	if (s->size == 0)
+		return 0;
+	for (j = mix(id) & (s->size - 1); s->tab[j] != 0;
+	    j = (j + 1) & (s->size - 1))
+		if (s->tab[j] == id + 1)
+			return 1;
+	return 0;
+}
+
+/* Is id among the events of iterations [from, to) of stream s? */
+static int
+in_window(const struct diag_stream *s, size_t from, size_t to, uint32_t id)
+{
+	size_t k, e;
+
+	for (k = from; k < to; k++)
+		for (e = 0; e < s->iters[k].n; e++)
+			if (s->events[s->iters[k].off + e] == id)
+				return 1;
+	return 0;
+}
+
+static void
+ids_add(uint32_t **v, size_t *n, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i] == id)
+			return;
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	(*v)[(*n)++] = id;
+}
+
+/*
+ * Candidate iteration i of s: its ids not in `seen` (every iteration
+ * before it), and those the DIAG_WINDOW iterations before it lack.
+ */
+static void
+cand_make(const struct diag_stream *s, size_t i, const struct idset *seen,
+    struct diag_cand *c)
+{
+	const struct diag_iter *it = &s->iters[i];
+	size_t from = i > DIAG_WINDOW ? i - DIAG_WINDOW : 0, e;
+	uint32_t id;
+
+	memset(c, 0, sizeof *c);
+	c->iteration = it->iteration;
+	for (e = 0; e < it->n; e++) {
+		id = s->events[it->off + e];
+		if (!idset_has(seen, id))
+			ids_add(&c->fresh, &c->nfresh, id);
+		if (i == 0 || !in_window(s, from, i, id))
+			ids_add(&c->wnew, &c->nwnew, id);
+	}
+}
+
+/* Does iteration i of s log an id not in `seen`? */
+static int
+has_fresh(const struct diag_stream *s, size_t i, const struct idset *seen)
+{
+	size_t e;
+
+	for (e = 0; e < s->iters[i].n; e++)
+		if (!idset_has(seen, s->events[s->iters[i].off + e]))
+			return 1;
+	return 0;
+}
+
+/*
+ * DTW over the stream's iterations: the flagged ones of [1, last) with an
+ * iteration number and an event new to the stream become candidates (the
+ * others can never be novel()), and an unfinished last one the tail.
+ */
+static void
+score(struct diag_stream *s)
+{
+	size_t n = s->niters, i, e, last;
+	const uint32_t **seqs = xcalloc(n, sizeof *seqs);
+	size_t *lens = xcalloc(n, sizeof *lens);
+	double *sc = xcalloc(n, sizeof *sc), *best = xcalloc(n, sizeof *best);
+	int *flags = xcalloc(n, sizeof *flags);
+	struct idset seen = { NULL, 0, 0 };
+
+	for (i = 0; i < n; i++) {
+		seqs[i] = s->events + s->iters[i].off;
+		lens[i] = s->iters[i].n;
+	}
+	dtw_iter_scores(seqs, lens, n, DIAG_WINDOW, DIAG_BAND, sc, best);
+	dtw_flag(sc, best, n, flags);
+	last = s->iters[n - 1].truncated ? n - 1 : n;
+	for (i = 0; i < n; i++) {
+		/* (one that logs nothing new to the stream is never novel) */
+		if (i >= 1 && i < last && flags[i] &&
+		    s->iters[i].iteration >= 0 && has_fresh(s, i, &seen)) {
+			s->cands = xreallocarray(s->cands, s->ncands + 1,
+			    sizeof *s->cands);
+			cand_make(s, i, &seen, &s->cands[s->ncands++]);
+		}
+		for (e = 0; e < s->iters[i].n; e++)
+			idset_add(&seen, s->events[s->iters[i].off + e]);
+	}
+	if (last < n) {
+		cand_make(s, n - 1, &seen, &s->tail);
+		s->has_tail = 1;
+		s->best_last = best[n - 1];
+	}
+	free(seen.tab);
+	free(seqs);
+	free(lens);
+	free(sc);
+	free(best);
+	free(flags);
+}
+
+/* The median spacing of the stream's iteration starts. */
+static void
+spacing(struct diag_stream *s)
+{
+	double *v = xcalloc(s->niters + 1, sizeof *v);
+	size_t i, n = 0;
+
+	for (i = 1; i < s->niters; i++)
+		if (!isnan(s->iters[i].ts) && !isnan(s->iters[i - 1].ts) &&
+		    s->iters[i].ts > s->iters[i - 1].ts)
+			v[n++] = s->iters[i].ts - s->iters[i - 1].ts;
+	s->ngaps = n;
+	s->gap_median = n >= 3 ? stats_median(v, n) : NAN;
+	free(v);
+}
+
+/* Where the watched iterations' lines are in the stream. */
+static void
+watch(const struct diag_job *job, struct diag_stream *s)
+{
+	size_t k, i;
+
+	for (k = 0; k < DIAG_WATCH; k++) {
+		s->at[k].line = 0;
+		s->at[k].end_ts = NAN;
+		if (job->watch[k] < 0)
+			continue;
+		for (i = 0; i < s->niters; i++)
+			if (s->iters[i].iteration == job->watch[k] &&
+			    s->iters[i].line > 0) {
+				s->at[k].line = s->iters[i].line;
+				s->at[k].end_ts = s->iters[i].end_ts;
+				break;
+			}
+	}
+}
+
+/* Put the stream's iterations into the job's fold. */
+static void
+add_records(struct diag_fold *f, const struct diag_stream *s, size_t si)
+{
+	const struct diag_iter *it;
+	struct cell *c;
+	uint32_t seq;
+	size_t i;
+
+	for (i = 0; i < s->niters; i++) {
+		it = &s->iters[i];
+		if (it->iteration >= 0)
+			iter_seen(f, it->iteration, it->ts);
+		if (it->n == 0)
+			continue;
+		seq = seq_intern(f, s->events + it->off, it->n);
+		c = cell_get(f, (uint32_t)s->node, it->iteration);
+		c->chain = link_intern(f, c->chain, (uint32_t)si, seq);
+	}
+}
+
+/* Drop all but the last iteration and the last events. */
+static void
+keep_last(struct diag_stream *s)
+{
+	struct diag_iter last = s->iters[s->niters - 1];
+	size_t from = s->nevents > FOLD_TAIL ? s->nevents - FOLD_TAIL : 0;
+	uint32_t *ev;
+
+	if (last.off < from)
+		from = last.off;
+	ev = xcalloc(s->nevents - from + 1, sizeof *ev);
+	memcpy(ev, s->events + from, (s->nevents - from) * sizeof *ev);
+	free(s->events);
+	s->events = ev;
+	s->nevents -= from;
+	s->evcap = s->nevents + 1;
+	last.off -= from;
+	free(s->iters);
+	s->iters = xcalloc(1, sizeof *s->iters);
+	s->iters[0] = last;
+	s->niters = s->cap = 1;
+}
+
+void
+diag_stream_fold(struct diag_job *job, size_t stream)
+{
+	struct diag_stream *s = &job->streams[stream];
+	size_t k;
+
+	if (s->folded)
+		return;
+	if (!job->watch_set)
+		diag_watch_losses(job);
+	if (job->fold == NULL)
+		job->fold = xcalloc(1, sizeof *job->fold);
+	s->folded = 1;
+	s->nrecs = s->niters;
+	s->best_last = NAN;
+	s->gap_median = NAN;
+	for (k = 0; k < DIAG_WATCH; k++) {
+		s->at[k].line = 0;
+		s->at[k].end_ts = NAN;
+	}
+	if (s->niters == 0)
+		return;
+	score(s);
+	spacing(s);
+	watch(job, s);
+	add_records(job->fold, s, stream);
+	keep_last(s);
+}
+
+/* ------------------------------------------------------------ reading */
+
+/*
+ * Links in stream order, keeping the order of each stream's own (an
+ * insertion sort: a cell's links come from its node's few streams, and
+ * mostly in order already).
+ */
+static void
+by_stream(struct link *v, size_t n)
+{
+	struct link t;
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		if (v[i - 1].stream <= v[i].stream)
+			continue;
+		t = v[i];
+		for (j = i; j > 0 && v[j - 1].stream > t.stream; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+void
+diag_fold_records(const struct diag_job *job,
+    void (*fn)(void *arg, size_t node, long iteration, const uint32_t *ids,
+    size_t n), void *arg)
+{
+	const struct diag_fold *f = job->fold;
+	struct link *v = NULL;
+	size_t cap = 0, n, i, k;
+	uint32_t ch;
+
+	for (i = 0; f != NULL && i < f->ncells; i++) {
+		/* the chain from its end: reverse it, then stream order */
+		for (n = 0, ch = f->cells[i].chain; ch != 0;
+		    ch = f->links[ch - 1].parent) {
+			v = xgrow(v, &cap, n + 1, sizeof *v);
+			v[n++] = f->links[ch - 1];
+		}
+		for (k = 0; k < n / 2; k++) {
+			struct link t = v[k];
+
+			v[k] = v[n - 1 - k];
+			v[n - 1 - k] = t;
+		}
+		by_stream(v, n);
+		for (k = 0; k < n; k++)
+			fn(arg, f->cells[i].node, (long)f->cells[i].iteration,
+			    f->pool + f->seqs[v[k].seq].off,
+			    f->seqs[v[k].seq].len);
+	}
+	free(v);
+}
+
+void
+diag_fold_iters(const struct diag_job *job,
+    void (*fn)(void *arg, long iteration, double start), void *arg)
+{
+	const struct diag_fold *f = job->fold;
+	size_t i;
+
+	for (i = 0; f != NULL && i < f->niters; i++)
+		fn(arg, (long)f->iters[i].iteration, f->iters[i].start);
+}
+
+void
+diag_fold_free(struct diag_fold *f)
+{
+	if (f == NULL)
+		return;
+	free(f->pool);
+	free(f->seqs);
+	free(f->seqtab.tab);
+	free(f->links);
+	free(f->linktab.tab);
+	free(f->cells);
+	free(f->celltab.tab);
+	free(f->iters);
+	free(f->itertab.tab);
+	free(f);
+}
