@@ -357,6 +357,103 @@ cand_make(const struct diag_stream *s, size_t i, const struct idset *seen,
 	}
 }
 
+/*
+ * DTW similarities already computed, by the pair of sequences (their ids
+ * in the fold): a run repeats a few iteration shapes, so most pairs of a
+ * window were scored before.
+ */
+struct pairmemo {
+	uint64_t *key;		/* a << 32 | b, + 1; 0 empty */
+	double *val;
+	size_t size, n;
+};
+
+#define MEMO_MAX (1u << 20)	/* pairs kept at most */
+
+static int
+memo_get(const struct pairmemo *pm, uint64_t key, double *v)
+{
+	size_t j;
+
+	if (pm->size == 0)
+		return 0;
+	for (j = mix(key) & (pm->size - 1); pm->key[j] != 0;
+	    j = (j + 1) & (pm->size - 1))
+		if (pm->key[j] == key + 1) {
+			*v = pm->val[j];
+			return 1;
+		}
+	return 0;
+}
+
+static void
+memo_put(struct pairmemo *pm, uint64_t key, double v)
+{
+	size_t j, i;
+
+	if (pm->n >= MEMO_MAX)
+		return;
+	if ((pm->n + 1) * 2 > pm->size) {
+		struct pairmemo g;
+
+		g.size = pm->size ? pm->size * 2 : 256;
+		g.n = 0;
+		g.key = xcalloc(g.size, sizeof *g.key);
+		g.val = xcalloc(g.size, sizeof *g.val);
+		for (i = 0; i < pm->size; i++)
+			if (pm->key[i] != 0)
+				memo_put(&g, pm->key[i] - 1, pm->val[i]);
+		free(pm->key);
+		free(pm->val);
+		*pm = g;
+	}
+	for (j = mix(key) & (pm->size - 1); pm->key[j] != 0;
+	    j = (j + 1) & (pm->size - 1))
+		;
+	pm->key[j] = key + 1;
+	pm->val[j] = v;
+	pm->n++;
+}
+
+/*
+ * dtw_iter_scores() over sequences known by id: score[i] the mean DTW
+ * similarity of iteration i to the DIAG_WINDOW before it, best[i] the
+ * largest; equal ids are equal sequences, and a pair is computed once.
+ */
+static void
+window_scores(const struct diag_fold *f, const uint32_t *sid, size_t n,
+    double *score, double *best)
+{
+	struct pairmemo pm = { NULL, NULL, 0, 0 };
+	const struct seqref *a, *b;
+	size_t i, k, from;
+	double v, sum, mx;
+	uint64_t key;
+
+	for (i = 0; i < n; i++) {
+		from = i > DIAG_WINDOW ? i - DIAG_WINDOW : 0;
+		sum = mx = 0;
+		for (k = from; k < i; k++) {
+			key = (uint64_t)sid[i] << 32 | sid[k];
+			if (sid[i] == sid[k])
+				v = 1;
+			else if (!memo_get(&pm, key, &v)) {
+				a = &f->seqs[sid[i]];
+				b = &f->seqs[sid[k]];
+				v = dtw_similarity(f->pool + a->off, a->len,
+				    f->pool + b->off, b->len, DIAG_BAND);
+				memo_put(&pm, key, v);
+			}
+			sum += v;
+			mx = v > mx ? v : mx;
+		}
+		score[i] = i == 0 ? 1 : sum / (double)(i - from);
+		best[i] = i == 0 ? 1 : mx;
+	}
+	free(pm.key);
+	free(pm.val);
+}
+
 /* Does iteration i of s log an id not in `seen`? */
 static int
 has_fresh(const struct diag_stream *s, size_t i, const struct idset *seen)
@@ -375,20 +472,14 @@ has_fresh(const struct diag_stream *s, size_t i, const struct idset *seen)
  * others can never be novel()), and an unfinished last one the tail.
  */
 static void
-score(struct diag_stream *s)
+score(const struct diag_fold *f, struct diag_stream *s, const uint32_t *sid)
 {
 	size_t n = s->niters, i, e, last;
-	const uint32_t **seqs = xcalloc(n, sizeof *seqs);
-	size_t *lens = xcalloc(n, sizeof *lens);
 	double *sc = xcalloc(n, sizeof *sc), *best = xcalloc(n, sizeof *best);
 	int *flags = xcalloc(n, sizeof *flags);
 	struct idset seen = { NULL, 0, 0 };
 
-	for (i = 0; i < n; i++) {
-		seqs[i] = s->events + s->iters[i].off;
-		lens[i] = s->iters[i].n;
-	}
-	dtw_iter_scores(seqs, lens, n, DIAG_WINDOW, DIAG_BAND, sc, best);
+	window_scores(f, sid, n, sc, best);
 	dtw_flag(sc, best, n, flags);
 	last = s->iters[n - 1].truncated ? n - 1 : n;
 	for (i = 0; i < n; i++) {
@@ -408,8 +499,6 @@ score(struct diag_stream *s)
 		s->best_last = best[n - 1];
 	}
 	free(seen.tab);
-	free(seqs);
-	free(lens);
 	free(sc);
 	free(best);
 	free(flags);
@@ -452,13 +541,31 @@ watch(const struct diag_job *job, struct diag_stream *s)
 	}
 }
 
-/* Put the stream's iterations into the job's fold. */
+/* The stream's iteration sequences stored in the fold: their ids. */
+static uint32_t *
+intern_all(struct diag_fold *f, const struct diag_stream *s)
+{
+	uint32_t *sid = xcalloc(s->niters + 1, sizeof *sid);
+	size_t i;
+
+	for (i = 0; i < s->niters; i++)
+		sid[i] = seq_intern(f, s->events + s->iters[i].off,
+		    s->iters[i].n);
+	return sid;
+}
+
+/*
+ * Put the stream's iterations into the job's fold.  Its cells mostly
+ * hold the same chain before it, and it adds the same sequence to them:
+ * the last link made is tried first.
+ */
 static void
-add_records(struct diag_fold *f, const struct diag_stream *s, size_t si)
+add_records(struct diag_fold *f, const struct diag_stream *s, size_t si,
+    const uint32_t *sid)
 {
 	const struct diag_iter *it;
 	struct cell *c;
-	uint32_t seq;
+	uint32_t from = UINT32_MAX, seq = UINT32_MAX, to = 0;
 	size_t i;
 
 	for (i = 0; i < s->niters; i++) {
@@ -467,9 +574,13 @@ add_records(struct diag_fold *f, const struct diag_stream *s, size_t si)
 			iter_seen(f, it->iteration, it->ts);
 		if (it->n == 0)
 			continue;
-		seq = seq_intern(f, s->events + it->off, it->n);
 		c = cell_get(f, (uint32_t)s->node, it->iteration);
-		c->chain = link_intern(f, c->chain, (uint32_t)si, seq);
+		if (c->chain != from || sid[i] != seq) {
+			from = c->chain;
+			seq = sid[i];
+			to = link_intern(f, from, (uint32_t)si, seq);
+		}
+		c->chain = to;
 	}
 }
 
@@ -500,6 +611,7 @@ void
 diag_stream_fold(struct diag_job *job, size_t stream)
 {
 	struct diag_stream *s = &job->streams[stream];
+	uint32_t *sid;
 	size_t k;
 
 	if (s->folded)
@@ -518,10 +630,12 @@ diag_stream_fold(struct diag_job *job, size_t stream)
 	}
 	if (s->niters == 0)
 		return;
-	score(s);
+	sid = intern_all(job->fold, s);
+	score(job->fold, s, sid);
 	spacing(s);
 	watch(job, s);
-	add_records(job->fold, s, stream);
+	add_records(job->fold, s, stream, sid);
+	free(sid);
 	keep_last(s);
 }
 
