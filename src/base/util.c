@@ -9,10 +9,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/util.h"
 
@@ -358,4 +360,19 @@ ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 		return 0;
 	*cp = v;
 	return n;
+}
+
+int
+ts_ncpus(int max)
+{
+	long n = 0;
+#ifdef CPU_COUNT	/* glibc, musl: the affinity mask */
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+#endif
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > max ? max : (int)n;
 }

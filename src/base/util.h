@@ -91,6 +91,11 @@ int ts_parse_double(const char *s, double *out);
 void ts_qsort(void *base, size_t nmemb, size_t size,
     int (*cmp)(const void *, const void *));
 
+/*
+ * The cores this process may run on (its affinity mask: a login node's
+ * cgroup or taskset), at least 1 and at most `max`.
+ */
+int ts_ncpus(int max);
 /* Monotonic clock in seconds, for progress and benchmarks. */
 double ts_now(void);
 /*

@@ -23,6 +23,7 @@
 
 #include "db/cache.h"
 #include "db/jobdb.h"
+#include "diag/diag.h"
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "cli/help.h"
@@ -525,6 +526,7 @@ main(int argc, char **argv)
 	ctx.no_config = o.no_config;
 	if (o.threads != NULL && (ctx.threads = threads_arg(o.threads)) < 0)
 		return CMD_USAGE;
+	diag_set_threads(ctx.threads);
 
 	if (!o.batch && argc > 0 && cmd_find(argv[0]) != NULL) {
 		rc = cmd_exec_argv(&ctx, argc, argv, &cause);

@@ -89,6 +89,8 @@ cmd_diagnose(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	if (cmd_opt_long(a, "top", 10, 0, 1000000, &top, cause) != 0 ||
 	    cmd_opt_long(a, "threads", 0, 0, 64, &threads, cause) != 0)
 		return CMD_USAGE;
+	if (cmd_opt(a, "threads") != NULL)
+		diag_set_threads((int)threads);
 	if (fmtname != NULL && diag_format_parse(fmtname, &fmt) != 0) {
 		ts_fail(cause, "diagnose: unknown format '%s' (text, tsv or "
 		    "json)", fmtname);

@@ -342,6 +342,22 @@ void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
  */
 void diag_stream_fold(struct diag_job *job, size_t stream);
 /*
+ * Fold streams on a worker thread while the caller goes on (the loader
+ * replays the next file): NULL when one core is all there is (or
+ * diag_set_threads(1)), and then diag_folder_add() folds at once.
+ * diag_folder_add() moves stream `stream` out of the job to the worker
+ * (waiting while two are queued); nothing may touch it, the job's fold or
+ * the job's losses until diag_folder_finish() has put every stream back
+ * and freed the folder.
+ */
+struct diag_folder;
+struct diag_folder *diag_folder_start(struct diag_job *job);
+void diag_folder_add(struct diag_folder *fd, struct diag_job *job,
+    size_t stream);
+void diag_folder_finish(struct diag_folder *fd);
+/* Threads the diagnosis may use: 0 one per core (default), 1 no worker. */
+void diag_set_threads(int n);
+/*
  * Call fn for every iteration of the folded streams, cell by cell (node,
  * iteration; -1 for the lines before the first), in each cell in stream
  * order: its node, iteration and event ids, as the stream logged them.

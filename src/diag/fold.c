@@ -21,10 +21,16 @@
  *     stream, sequence) are shared), and a cell takes 16 bytes.
  *
  * The stream keeps only its last iteration and its last few events.
+ *
+ * With two cores or more, the loader hands each complete stream to one
+ * worker thread (struct diag_folder) and replays the next file meanwhile:
+ * the worker alone touches the job's fold, and the streams it holds are
+ * out of the job until diag_folder_finish() puts them back.
  */
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -607,19 +613,25 @@ keep_last(struct diag_stream *s)
 	s->niters = s->cap = 1;
 }
 
-void
-diag_stream_fold(struct diag_job *job, size_t stream)
+/* What the worker reads of the job: the watch set, the fold made. */
+static void
+fold_prepare(struct diag_job *job)
 {
-	struct diag_stream *s = &job->streams[stream];
+	if (!job->watch_set)
+		diag_watch_losses(job);
+	if (job->fold == NULL)
+		job->fold = xcalloc(1, sizeof *job->fold);
+}
+
+/* Fold s, stream `stream` of the job (or moved out of it). */
+static void
+fold_stream(struct diag_job *job, struct diag_stream *s, size_t stream)
+{
 	uint32_t *sid;
 	size_t k;
 
 	if (s->folded)
 		return;
-	if (!job->watch_set)
-		diag_watch_losses(job);
-	if (job->fold == NULL)
-		job->fold = xcalloc(1, sizeof *job->fold);
 	s->folded = 1;
 	s->nrecs = s->niters;
 	s->best_last = NAN;
@@ -637,6 +649,136 @@ diag_stream_fold(struct diag_job *job, size_t stream)
 	add_records(job->fold, s, stream, sid);
 	free(sid);
 	keep_last(s);
+}
+
+void
+diag_stream_fold(struct diag_job *job, size_t stream)
+{
+	fold_prepare(job);
+	fold_stream(job, &job->streams[stream], stream);
+}
+
+/* ------------------------------------------------------------ a worker */
+
+/* Streams waiting for the worker (each holds all its iterations). */
+#define FOLDER_QUEUE 2
+
+struct moved {
+	size_t index;
+	struct diag_stream s;
+};
+
+struct diag_folder {
+	struct diag_job *job;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* the queue changed */
+	struct moved q[FOLDER_QUEUE];
+	size_t head, n;
+	int closing;
+	struct moved *done;		/* folded, to put back */
+	size_t ndone, donecap;
+};
+
+static int fold_threads;		/* diag_set_threads() */
+
+void
+diag_set_threads(int n)
+{
+	fold_threads = n;
+}
+
+static void *
+folder_main(void *arg)
+{
+	struct diag_folder *fd = arg;
+	struct moved m;
+
+	pthread_mutex_lock(&fd->mu);
+	for (;;) {
+		while (fd->n == 0 && !fd->closing)
+			pthread_cond_wait(&fd->cv, &fd->mu);
+		if (fd->n == 0)
+			break;
+		m = fd->q[fd->head];
+		fd->head = (fd->head + 1) % FOLDER_QUEUE;
+		fd->n--;
+		pthread_cond_broadcast(&fd->cv);
+		pthread_mutex_unlock(&fd->mu);
+		fold_stream(fd->job, &m.s, m.index);
+		pthread_mutex_lock(&fd->mu);
+		fd->done = xgrow(fd->done, &fd->donecap, fd->ndone + 1,
+		    sizeof *fd->done);
+		fd->done[fd->ndone++] = m;
+	}
+	pthread_mutex_unlock(&fd->mu);
+	return NULL;
+}
+
+struct diag_folder *
+diag_folder_start(struct diag_job *job)
+{
+	int n = fold_threads > 0 ? fold_threads : ts_ncpus(64);
+	struct diag_folder *fd;
+
+	if (n < 2)
+		return NULL;
+	fold_prepare(job);
+	fd = xcalloc(1, sizeof *fd);
+	fd->job = job;
+	pthread_mutex_init(&fd->mu, NULL);
+	pthread_cond_init(&fd->cv, NULL);
+	if (pthread_create(&fd->thread, NULL, folder_main, fd) != 0) {
+		pthread_mutex_destroy(&fd->mu);
+		pthread_cond_destroy(&fd->cv);
+		free(fd);
+		return NULL;	/* fold on the caller's thread */
+	}
+	return fd;
+}
+
+void
+diag_folder_add(struct diag_folder *fd, struct diag_job *job, size_t stream)
+{
+	struct diag_stream *s = &job->streams[stream];
+
+	if (fd == NULL || s->folded) {
+		diag_stream_fold(job, stream);
+		return;
+	}
+	pthread_mutex_lock(&fd->mu);
+	while (fd->n == FOLDER_QUEUE)
+		pthread_cond_wait(&fd->cv, &fd->mu);
+	fd->q[(fd->head + fd->n) % FOLDER_QUEUE].index = stream;
+	fd->q[(fd->head + fd->n) % FOLDER_QUEUE].s = *s;
+	fd->n++;
+	pthread_cond_broadcast(&fd->cv);
+	pthread_mutex_unlock(&fd->mu);
+	/* the job's copy is away: nothing of it may be freed twice */
+	s->iters = NULL;
+	s->events = NULL;
+	s->niters = s->nevents = s->cap = s->evcap = 0;
+	s->folded = 1;
+}
+
+void
+diag_folder_finish(struct diag_folder *fd)
+{
+	size_t i;
+
+	if (fd == NULL)
+		return;
+	pthread_mutex_lock(&fd->mu);
+	fd->closing = 1;
+	pthread_cond_broadcast(&fd->cv);
+	pthread_mutex_unlock(&fd->mu);
+	pthread_join(fd->thread, NULL);
+	for (i = 0; i < fd->ndone; i++)
+		fd->job->streams[fd->done[i].index] = fd->done[i].s;
+	pthread_mutex_destroy(&fd->mu);
+	pthread_cond_destroy(&fd->cv);
+	free(fd->done);
+	free(fd);
 }
 
 /* ------------------------------------------------------------ reading */

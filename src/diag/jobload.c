@@ -169,6 +169,7 @@ struct loader {
 	size_t nref;
 	char *err;		/* the first error reading the cache while
 				   replaying */
+	struct diag_folder *folder;	/* folds streams as files end */
 	size_t lrow, lto;	/* load_lines(): the next row, the end */
 };
 
@@ -1190,7 +1191,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	tb_end(l, &tb);
 	stream_finish(job, l->files[fi].stream, &tr, pending,
 	    l->files[fi].last_ts);
-	diag_stream_fold(job, l->files[fi].stream);
+	diag_folder_add(l->folder, job, l->files[fi].stream);
 	clock_release(&ck);
 	free(map);
 }
@@ -1841,7 +1842,7 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 		tb_end(l, &sp[i].tb);
 		stream_finish(l->job, sp[i].stream, &sp[i].tr, sp[i].pending,
 		    l->files[fi].last_ts);
-		diag_stream_fold(l->job, sp[i].stream);
+		diag_folder_add(l->folder, l->job, sp[i].stream);
 		free(sp[i].host);
 	}
 	free(cause);
@@ -2191,7 +2192,9 @@ jobload(struct cache *c, const struct job_ref *ref,
 	l.gap_stream = (size_t)-1;
 	l.gap_it = -1;
 	collect_times(&l);
+	l.folder = diag_folder_start(l.job);
 	replay(&l);
+	diag_folder_finish(l.folder);
 	if (l.err != NULL) {
 		ts_fail(cause, "%s", l.err);
 		goto out;

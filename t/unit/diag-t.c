@@ -597,23 +597,12 @@ note_rec(void *arg, size_t node, long iteration, const uint32_t *ids,
 	}
 }
 
-/*
- * Folding: two ranks of one node, 3000 iterations alike but one each,
- * where rank 0 logs a line new to it (iteration 7) and rank 1 a warning
- * (iteration 2500).  The streams are folded
- * out of order (rank 1 first); the fold keeps the last iteration only,
- * the two are anomalous and no other, and a cell's records come in
- * stream order whatever the order of folding.
- */
-static void
-test_fold(void)
+/* Two ranks of one node, 3000 iterations; see test_fold(). */
+static struct diag_job *
+fold_job(void)
 {
 	struct diag_job *job = diag_job_new("fold");
-	struct diag_opts o = { 1, NULL, 0 };
-	struct diag_result *r;
-	struct seen_rec sr;
-	struct model *m;
-	size_t s, i, anomalous = 0;
+	size_t s, i;
 	long it;
 
 	diag_add_node(job, "node-00");
@@ -643,6 +632,28 @@ test_fold(void)
 	    STAGE_TRAINING, 7);
 	diag_set_first(job, T_WARN, 0, "rank-1.log", 2500, 1700002500.0,
 	    STAGE_TRAINING, 2500);
+	return job;
+}
+
+/*
+ * Folding: two ranks of one node, 3000 iterations alike but one each,
+ * where rank 0 logs a line new to it (iteration 7) and rank 1 a warning
+ * (iteration 2500).  The streams are folded out of order (rank 1 first);
+ * the fold keeps the last iteration only, the two are anomalous and no
+ * other, and a cell's records come in stream order whatever the order of
+ * folding.  Folded on a worker thread, the model is the same.
+ */
+static void
+test_fold(void)
+{
+	struct diag_job *job = fold_job(), *job2 = fold_job();
+	struct diag_opts o = { 1, NULL, 0 };
+	struct diag_folder *fd;
+	struct diag_result *r, *r2;
+	struct seen_rec sr;
+	struct model *m, *m2;
+	size_t s, i, anomalous = 0;
+
 	diag_stream_fold(job, 1);
 	diag_stream_fold(job, 0);
 	ok(job->streams[0].niters == 1 && job->streams[0].nrecs == 3000 &&
@@ -668,6 +679,30 @@ test_fold(void)
 			break;
 	ok(i < m->nmarks, "fold: the model marks iteration 2500 anomalous");
 	is_int((long)m->niters, 3000, "fold: the model has every iteration");
+
+	diag_set_threads(2);
+	fd = diag_folder_start(job2);
+	ok(fd != NULL, "fold: a worker starts when two threads are allowed");
+	diag_folder_add(fd, job2, 1);
+	diag_folder_add(fd, job2, 0);
+	diag_folder_finish(fd);
+	diag_set_threads(0);
+	r2 = diag_run(job2, &o);
+	m2 = model_build(job2, r2, NULL);
+	for (i = 0; m2->nmarks == m->nmarks && i < m->nmarks; i++)
+		if (m2->marks[i].node != m->marks[i].node ||
+		    m2->marks[i].at != m->marks[i].at ||
+		    m2->marks[i].flags != m->marks[i].flags ||
+		    m2->marks[i].n != m->marks[i].n ||
+		    m2->marks[i].event != m->marks[i].event)
+			break;
+	ok(m2->nmarks == m->nmarks && i == m->nmarks &&
+	    m2->niters == m->niters &&
+	    r2->anomalous_iters == r->anomalous_iters,
+	    "fold: on a worker thread, the same model");
+	model_free(m2);
+	diag_result_free(r2);
+	diag_job_free(job2);
 	model_free(m);
 	diag_result_free(r);
 	diag_job_free(job);
