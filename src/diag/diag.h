@@ -365,6 +365,8 @@ void diag_set_threads(int n);
 void diag_fold_records(const struct diag_job *job,
     void (*fn)(void *arg, size_t node, long iteration, const uint32_t *ids,
     size_t n), void *arg);
+/* The cells (node, iteration) diag_fold_records() goes through. */
+size_t diag_fold_cells(const struct diag_job *job);
 /*
  * Call fn for every iteration (>= 0) a folded stream logged, in no
  * order, with the earliest time a stream began it (NAN unknown).

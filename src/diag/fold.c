@@ -836,6 +836,12 @@ diag_fold_records(const struct diag_job *job,
 	free(v);
 }
 
+size_t
+diag_fold_cells(const struct diag_job *job)
+{
+	return job->fold != NULL ? job->fold->ncells : 0;
+}
+
 void
 diag_fold_iters(const struct diag_job *job,
     void (*fn)(void *arg, long iteration, double start), void *arg)

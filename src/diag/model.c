@@ -387,13 +387,53 @@ cmp_mark(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
+/* Sift mark i down the heap v[0 .. n). */
+static void
+mark_sift(struct model_mark *v, size_t i, size_t n)
+{
+	struct model_mark t;
+	size_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && cmp_mark(&v[c], &v[c + 1]) < 0)
+			c++;
+		if (cmp_mark(&v[i], &v[c]) >= 0)
+			return;
+		t = v[i];
+		v[i] = v[c];
+		v[c] = t;
+		i = c;
+	}
+}
+
+/*
+ * Sort marks by cmp_mark() in place: a heap sort, since a merge sort's
+ * buffer would be as large as the marks (half a million of them on a
+ * 10 GB job's heatmap).  Cells are unique, so any sort gives one order.
+ */
+static void
+marks_sort(struct model_mark *v, size_t n)
+{
+	struct model_mark t;
+	size_t i;
+
+	for (i = n / 2; i > 0; i--)
+		mark_sift(v, i - 1, n);
+	for (i = n; i > 1; i--) {
+		t = v[0];
+		v[0] = v[i - 1];
+		v[i - 1] = t;
+		mark_sift(v, 0, i - 1);
+	}
+}
+
 /* The cells in order of node and time; empty ones dropped. */
 static void
 marks_merge(struct model *m)
 {
 	size_t i, o;
 
-	ts_qsort(m->marks, m->nmarks, sizeof *m->marks, cmp_mark);
+	marks_sort(m->marks, m->nmarks);
 	for (i = o = 0; i < m->nmarks; i++) {
 		struct model_mark *k = &m->marks[i];
 
@@ -483,8 +523,13 @@ build_marks_iter(struct model *m, const struct diag_job *job,
 	const struct diag_cand *cd;
 	struct model_mark mk;
 	long maxlast = -1, at;
-	size_t s, i;
+	size_t s, i, want = diag_fold_cells(job) + m->nreal + 1;
 
+	/* as many marks as cells at most: no room doubled for nothing */
+	if (c->cap < want) {
+		m->marks = xreallocarray(m->marks, want, sizeof *m->marks);
+		c->cap = want;
+	}
 	diag_fold_records(job, mark_record, &x);
 	for (s = 0; s < job->nstreams; s++)
 		for (i = 0; (cd = cand_at(&job->streams[s], i)) != NULL; i++)

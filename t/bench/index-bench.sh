@@ -18,7 +18,10 @@
 # on all cores and on one, a warm `diagnose` of the unchanged job, a
 # re-index of it, and the screen on it (first paint, key p99: needs
 # SCREEN_BENCH, t/bench/screen-bench).  lnav is optional (apt-get
-# install lnav); without it its rows are left out.
+# install lnav); without it its rows are left out.  With SCALE=K (say
+# 10) the first answer is also taken on a job K times the size, made
+# the same way (10 GB of disk for K=10), and its time and peak RSS shown
+# as ratios to the first job's.
 set -e
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TS_BIN:-$srcdir/trainscope}
@@ -32,15 +35,24 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/index-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 [ -x /usr/bin/time ] || { echo "index-bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
-if [ ! -f "$job/.done" ]; then
-	echo "generating a $mb MB job of $nodes x $ranks ranks in $job ..." >&2
-	rm -rf "$job" && mkdir -p "$job"
+# genjob DIR MB: make the job once
+genjob() {
+	[ -f "$1/.done" ] && return 0
+	echo "generating a $2 MB job of $nodes x $ranks ranks in $1 ..." >&2
+	rm -rf "$1" && mkdir -p "$1"
 	# about 230 bytes a rank line and 116 a host line, half as many
-	lines=$((mb * 1000000 / (nodes * ranks * 230 + nodes * 58)))
+	lines=$(($2 * 1000000 / (nodes * ranks * 230 + nodes * 58)))
 	awk -v NODES="$nodes" -v RANKS="$ranks" -v LINES="$lines" \
-	    -v HOSTLINES=$((lines / 2)) -v DIR="$job" \
+	    -v HOSTLINES=$((lines / 2)) -v DIR="$1" \
 	    -f "$srcdir/t/bench/genjob.awk"
-	touch "$job/.done"
+	touch "$1/.done"
+}
+genjob "$job" "$mb"
+scale=${SCALE:-0}
+if [ "$scale" -gt 1 ]; then
+	bigjob=$dir/mn-$((mb * scale))-$nodes-$ranks
+	genjob "$bigjob" $((mb * scale))
+	cat $(find "$bigjob" -name '*.log') >/dev/null
 fi
 files=$(find "$job" -name '*.log' | sort)
 nfiles=$(echo $files | wc -w)
@@ -89,6 +101,11 @@ while [ $r -lt "$reps" ]; do
 	timed first1 "$bin" -q --cache "$tmp/d1.db" diagnose --threads 1 \
 	    --top 3 "$job"
 	timed warm "$bin" -q --cache "$tmp/d.db" diagnose --top 3 "$job"
+	if [ "$scale" -gt 1 ]; then
+		fresh big.db
+		timed big "$bin" -q --cache "$tmp/big.db" diagnose --top 3 \
+		    "$bigjob"
+	fi
 	timed reindex "$bin" -q --cache "$tmp/i.db" index --job bench "$job"
 	timed reopen "$bin" -q --cache "$tmp/i.db" templates bench
 	r=$((r + 1))
@@ -117,6 +134,7 @@ row "trainscope index (1 thread)" index1
 row "first answer: diagnose PATH" first
 row "first answer, 1 thread" first1
 row "warm diagnose (unchanged job)" warm
+[ "$scale" -gt 1 ] && row "first answer, ${scale}x the data" big
 row "re-index (unchanged job)" reindex
 row "reopen: templates" reopen
 
@@ -140,6 +158,11 @@ ratio "re-index unchanged / index (%)" "$(q x "100 * $(med reindex 1)" "$(med in
 ratio "cache size / raw bytes (%)" "$(q x "100 * $csize" "$bytes")" "<= 10"
 printf '%-44s %8.0f %14s\n' "peak RSS of index (MB)" "$(q x "$(med index 3)" 1024)" "< 200"
 printf '%-44s %8.0f %14s\n' "peak RSS of the first answer (MB)" "$(q x "$(med first 3)" 1024)" "<= 150"
+if [ "$scale" -gt 1 ]; then
+	ratio "first answer at ${scale}x: time / 1x" "$(q x "$(med big 1)" "$(med first 1)")" "<= $(q x "$scale * 1.05" 1)"
+	ratio "  CPU / 1x" "$(q x "$(med big 2)" "$(med first 2)")" "<= $(q x "$scale * 1.05" 1)"
+	ratio "  peak RSS / 1x" "$(q x "$(med big 3)" "$(med first 3)")" "<= 1.2"
+fi
 for f in index first; do
 	if grep -q . "$tmp/$f.err" 2>/dev/null && grep -v '^indexed' "$tmp/$f.err" | grep -q .; then
 		echo "$f warnings:"; grep -v '^indexed' "$tmp/$f.err" | head -5
