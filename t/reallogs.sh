@@ -88,6 +88,20 @@ test_expect_success 'a traceback cut before its exception speaks through its inn
 	jq -r ".events[0].template" d.json | grep -x MemoryError
 '
 
+test_expect_success 'NCCL failed CUDA call: its detail lines rank above the summary' '
+	mkdir -p ncclcuda &&
+	cat >ncclcuda/log.txt <<-\EOF &&
+	[rank2]: torch.distributed.DistBackendError: NCCL error in: /src/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2044, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5
+	[rank2]: ncclUnhandledCudaError: Call to CUDA function failed.
+	[rank2]: Last error:
+	[rank2]: Cuda failure 1 '"'"'invalid argument'"'"'
+	EOF
+	trainscope diagnose --format json ./ncclcuda >d.json 2>/dev/null &&
+	jq -r ".events[0].category" d.json | grep -x cuda &&
+	jq -r ".events[] | select(.template | test(\"DistBackendError\")) | .category" d.json |
+	    grep -x collective
+'
+
 test_expect_success 'pdsh host prefixes: one file, a node per host, never the file name' '
 	mkdir -p pdsh &&
 	cat >pdsh/launch.log <<-\EOF &&
