@@ -88,6 +88,42 @@ test_expect_success 'a traceback cut before its exception speaks through its inn
 	jq -r ".events[0].template" d.json | grep -x MemoryError
 '
 
+test_expect_success 'a cut traceback ranks below the known fault its process reported first' '
+	mkdir -p cutafter &&
+	cat >cutafter/log.txt <<-\EOF &&
+	Saving model checkpoint to /out/step40
+	OSError: [Errno 28] No space left on device: /out/step40/optim.bin
+	Saving model checkpoint to /out/step40-retry
+	Traceback (most recent call last):
+	  File "/srv/job/run.py", line 77, in save
+	    store.flush(path)
+	  File "/srv/job/store.py", line 12, in flush
+	    self._sync(path)
+	EOF
+	trainscope diagnose --format json ./cutafter >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep "^OSError: .Errno <\*> No space left" &&
+	jq -r ".events[1].template" d.json | grep -x "self._sync(path)" &&
+	jq -r ".events[1].reasons[]" d.json | grep "speaks for an exception the log cut off" &&
+	mkdir -p cutother &&
+	grep -v "^OSError" cutafter/log.txt >cutother/log.txt &&
+	trainscope diagnose --format json ./cutother >d.json 2>/dev/null &&
+	jq -r ".events[0].template" d.json | grep -x "self._sync(path)"
+'
+
+test_expect_success 'NCCL failed CUDA call: its detail lines rank above the summary' '
+	mkdir -p ncclcuda &&
+	cat >ncclcuda/log.txt <<-\EOF &&
+	[rank2]: torch.distributed.DistBackendError: NCCL error in: /src/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2044, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5
+	[rank2]: ncclUnhandledCudaError: Call to CUDA function failed.
+	[rank2]: Last error:
+	[rank2]: Cuda failure 1 '"'"'invalid argument'"'"'
+	EOF
+	trainscope diagnose --format json ./ncclcuda >d.json 2>/dev/null &&
+	jq -r ".events[0].category" d.json | grep -x cuda &&
+	jq -r ".events[] | select(.template | test(\"DistBackendError\")) | .category" d.json |
+	    grep -x collective
+'
+
 test_expect_success 'pdsh host prefixes: one file, a node per host, never the file name' '
 	mkdir -p pdsh &&
 	cat >pdsh/launch.log <<-\EOF &&

@@ -520,7 +520,7 @@ span_str(double sec, char *out, size_t len)
 		snprintf(out, len, "%.0f ms", sec * 1000);
 }
 
-const int diag_revision = 7;
+const int diag_revision = 8;
 
 /* ------------------------------------------------------------ working set */
 
@@ -1852,6 +1852,70 @@ demote_cuda(struct work *w, struct diag_result *r)
 	}
 }
 
+/* Were events a and b logged on a node in common? */
+static int
+shares_node(const struct diag_event_result *a,
+    const struct diag_event_result *b)
+{
+	size_t k, m;
+
+	for (k = 0; k < a->nnodes; k++)
+		for (m = 0; m < b->nnodes; m++)
+			if (a->nodes[k] == b->nodes[m])
+				return 1;
+	return 0;
+}
+
+/*
+ * Does event h report a fault the library knows, of a rank's own: a rule
+ * matched it, and it is no consequence, nothing benign or retried and no
+ * stand-in for a lost exception?
+ */
+static int
+known_fault(const struct work *w, const struct diag_event_result *h)
+{
+	const struct tfacts *f;
+
+	if (h->tmpl == DIAG_SYNTH || w->job->tmpls[h->tmpl].standin)
+		return 0;
+	f = &w->tf[h->tmpl];
+	return f->rule != NULL && !consequence(f->category) &&
+	    !benign(f->category) && !retried(f);
+}
+
+/*
+ * A traceback the log cut before its exception speaks through its
+ * innermost frame, but what it raised is unknown: on a node that already
+ * reported a fault the library knows (a failed checkpoint write before a
+ * chained traceback, the loss scaler at its floor before the exception it
+ * ends in), the frame ranks just below that fault.
+ */
+static void
+demote_standins(const struct work *w, struct diag_result *r)
+{
+	size_t i, j;
+	double best;
+
+	for (i = 0; i < r->nevents; i++) {
+		struct diag_event_result *e = &r->events[i];
+
+		if (e->tmpl == DIAG_SYNTH || !w->job->tmpls[e->tmpl].standin)
+			continue;
+		best = 0;
+		for (j = 0; j < r->nevents; j++)
+			if (j != i && known_fault(w, &r->events[j]) &&
+			    shares_node(e, &r->events[j]) &&
+			    r->events[j].score > best)
+				best = r->events[j].score;
+		if (best > 0 && e->score >= best) {
+			e->score = 0.97 * best;
+			reason_add(&e->reasons, &e->nreasons, "speaks for an "
+			    "exception the log cut off: the fault its node "
+			    "reported before ranks first");
+		}
+	}
+}
+
 static int
 is_category(const struct diag_event_result *e, const char *c)
 {
@@ -2944,6 +3008,7 @@ diag_run(struct diag_job *job, const struct diag_opts *opts)
 	stop_events(&w, r);
 	demote_cuda(&w, r);
 	demote_after_link(r);
+	demote_standins(&w, r);
 	synth_cap(&w, r);
 	demote_consequences(&w, r);
 	ts_qsort(r->events, r->nevents, sizeof *r->events, cmp_event);

@@ -194,6 +194,8 @@ struct diag_tmpl {
 				   the error's telling line speaks for */
 	int progress;		/* a progress bar: times iterations, never an
 				   event (stage_progress_bar()) */
+	int standin;		/* a cut traceback's innermost frame, speaking
+				   for the exception the log lost */
 	size_t *trace;		/* the context lines (templates) of its first
 				   error: a traceback before it, a C++
 				   backtrace after it; owned */

@@ -1069,6 +1069,7 @@ tb_end(struct loader *l, struct tbtrack *tb)
 		l->lt[tb->last].ctx--;
 	if (tp->level < DIAG_LEVEL_ERROR)
 		tp->level = DIAG_LEVEL_ERROR;
+	tp->standin = 1;
 	tb->open = 0;
 	/* the frames before it are its trace */
 	if (tb->nlead > 0 && tb->lead[tb->nlead - 1] == tb->last)

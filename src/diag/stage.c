@@ -562,16 +562,66 @@ counter_number(const char *msg, size_t len, long *n)
 	return -1;
 }
 
+/* The number after the key that ends at pos: "key 1.5", "key: 1.5", "key=1.5". */
+static int
+value_after(const char *msg, size_t len, size_t pos, double *v)
+{
+	struct scan sc = { msg, len, pos };
+
+	skip_blank(&sc);
+	if (sc.pos < len && (msg[sc.pos] == ':' || msg[sc.pos] == '='))
+		sc.pos++;
+	skip_blank(&sc);
+	if (sc.pos + 3 <= len && strncmp(msg + sc.pos, "is ", 3) == 0)
+		sc.pos += 3;
+	return scan_double(&sc, v);
+}
+
+/*
+ * A loss given only by its parts ("loss_ce 0.8  loss_total 2.1"): the
+ * total among them (loss_total, loss_sum, loss_all), else the first; the
+ * loss scaler's loss_scale is no loss.
+ */
+static int
+parts_loss(const char *msg, size_t len, double *loss)
+{
+	static const char *const totals[] = { "total", "sum", "all" };
+	size_t i, e, k;
+	double v;
+	int found = 0;
+
+	for (i = 0; i + 5 < len; i++) {
+		if ((i > 0 && word_char(msg[i - 1])) ||
+		    strncasecmp(msg + i, "loss_", 5) != 0 ||
+		    strncasecmp(msg + i + 5, "scale", 5) == 0)
+			continue;
+		for (e = i + 5; e < len && word_char(msg[e]); e++)
+			;
+		if (e == i + 5 || value_after(msg, len, e, &v) != 0)
+			continue;
+		for (k = 0; k < TS_NELEM(totals); k++)
+			if (e - i - 5 == strlen(totals[k]) &&
+			    strncasecmp(msg + i + 5, totals[k], e - i - 5) == 0) {
+				*loss = v;
+				return 0;
+			}
+		if (!found)
+			*loss = v;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
 /*
  * The training loss of a line: the number after a "loss" word or key
- * ("loss 1.5", "total_loss: 10.3", "Loss is 1.26"); a validation,
- * evaluation or test loss is none.
+ * ("loss 1.5", "total_loss: 10.3", "Loss is 1.26"), else the loss its
+ * parts give (parts_loss()); a validation, evaluation or test loss is
+ * none.
  */
 static int
 counter_loss(const char *msg, size_t len, double *loss)
 {
 	static const char *const notrain[] = { "val", "valid", "eval", "test" };
-	struct scan sc = { msg, len, 0 };
 	size_t i, k, w;
 
 	for (i = 0; i + 4 <= len; i++) {
@@ -586,17 +636,10 @@ counter_loss(const char *msg, size_t len, double *loss)
 				break;
 		if (k < TS_NELEM(notrain))
 			continue;
-		sc.pos = i + 4;
-		skip_blank(&sc);
-		if (sc.pos < len && (msg[sc.pos] == ':' || msg[sc.pos] == '='))
-			sc.pos++;
-		skip_blank(&sc);
-		if (sc.pos + 3 <= len && strncmp(msg + sc.pos, "is ", 3) == 0)
-			sc.pos += 3;
-		if (scan_double(&sc, loss) == 0)
+		if (value_after(msg, len, i + 4, loss) == 0)
 			return 0;
 	}
-	return -1;
+	return parts_loss(msg, len, loss);
 }
 
 /*

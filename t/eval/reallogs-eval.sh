@@ -6,12 +6,12 @@
 #
 # A case is a directory with a log.txt and a meta.json (the format of
 # $TS_SHARED/data/failure-logs/README.md); the cases given are measured
-# as one set.  Without arguments four sets are measured, each on its own:
+# as one set.  Without arguments five sets are measured, each on its own:
 # the development set $TS_SHARED/data/failure-logs, whose shapes the
 # diagnosis was developed on, the held-out set t/data/reallogs of this
-# tree, which it was not tuned on, and the second and third held-out sets
-# t/data/reallogs2 and t/data/reallogs3, each collected once the diagnosis
-# it measures was done.
+# tree, which it was not tuned on, and the second, third and fourth
+# held-out sets t/data/reallogs2, t/data/reallogs3 and t/data/reallogs4,
+# each collected once the diagnosis it measures was done.
 #
 # For every case whose meta.json marks root-cause lines, its log.txt is
 # indexed as a job of its own and diagnosed, and the first ranked event
@@ -134,3 +134,4 @@ eval_set "development set ($TS_SHARED/data/failure-logs)" "$TS_SHARED"/data/fail
 eval_set "held-out set (t/data/reallogs)" "$TS_SRCDIR"/t/data/reallogs/*/
 eval_set "second held-out set (t/data/reallogs2)" "$TS_SRCDIR"/t/data/reallogs2/*/
 eval_set "third held-out set (t/data/reallogs3)" "$TS_SRCDIR"/t/data/reallogs3/*/
+eval_set "fourth held-out set (t/data/reallogs4)" "$TS_SRCDIR"/t/data/reallogs4/*/

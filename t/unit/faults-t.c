@@ -160,6 +160,18 @@ test_wider(void)
 		  "process", "XLA's per-replica summary" },
 		{ "RuntimeError: NCCL error in: x.cpp:1, unhandled cuda error",
 		  "collective", "PyTorch's NCCL summary stays a consequence" },
+		{ "DistBackendError: NCCL error in: /build/src/torch/csrc/"
+		  "distributed/c10d/ProcessGroupNCCL.cpp:2101, unhandled cuda "
+		  "error (run with NCCL_DEBUG=INFO for details), NCCL version "
+		  "2.21.5", "collective",
+		  "the summary behind a long source path is one too" },
+		{ "ncclUnhandledCudaError: Call to CUDA function failed.",
+		  "cuda", "NCCL's class of a failed CUDA call" },
+		{ "enqueue.cc:88 NCCL WARN Cuda failure 'an illegal memory "
+		  "access was encountered'", "cuda",
+		  "NCCL's failed CUDA call with its reason" },
+		{ "Cuda failure 700 'peer access is not supported between "
+		  "these two devices'", "cuda", "a failed CUDA call, numbered" },
 		{ "[h7:4100] PMIX ERROR: ERROR in file ../src/mca/gds/ds12/"
 		  "gds_ds12_lock_pthread.c at line 169", "benign",
 		  "PMIx's lock-file message" },

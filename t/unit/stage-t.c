@@ -159,6 +159,15 @@ test_counter(void)
 	    "a counter without a loss or a rate");
 	ok(!iter("iteration_loss 2.5 reached at stepping 4", &it),
 	    "counter words only as whole words");
+	ok(iter("step: [40/900]  lr 0.01  loss_rec 0.412  loss_kl 0.031  "
+	    "loss_sum 0.443  (12:00:01)", &it) && it.iteration == 40 &&
+	    it.has_loss && fabs(it.loss - 0.443) < 1e-9,
+	    "a loss given by its parts: their sum");
+	ok(iter("Batch 7 | loss_mask 0.2 | loss_box 0.5", &it) &&
+	    it.iteration == 7 && fabs(it.loss - 0.2) < 1e-9,
+	    "parts without a total: the first");
+	ok(!iter("step 3 | loss_scale 65536.0 | grad_norm 1.2", &it),
+	    "the loss scale is no loss");
 }
 
 static void
