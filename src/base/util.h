@@ -92,6 +92,19 @@ void ts_qsort(void *base, size_t nmemb, size_t size,
     int (*cmp)(const void *, const void *));
 
 /*
+ * Mix the bits of h (a 64-bit finalizer): hash tables index by its low
+ * bits, so every input bit must reach them.
+ */
+static inline uint64_t
+ts_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+/*
  * The cores this process may run on (its affinity mask: a login node's
  * cgroup or taskset), at least 1 and at most `max`.
  */

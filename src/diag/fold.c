@@ -86,37 +86,27 @@ struct diag_fold {
 };
 
 static uint64_t
-mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
-}
-
-static uint64_t
 seq_hash(const uint32_t *ids, size_t n)
 {
 	uint64_t h = n;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		h = mix(h ^ ids[i]) + i;
+		h = ts_mix64(h ^ ids[i]) + i;
 	return h;
 }
 
 static uint64_t
 link_hash(const struct link *k)
 {
-	return mix(((uint64_t)k->parent << 32 | k->seq) ^
-	    mix(k->stream + 1));
+	return ts_mix64(((uint64_t)k->parent << 32 | k->seq) ^
+	    ts_mix64(k->stream + 1));
 }
 
 static uint64_t
 cell_hash(uint32_t node, int64_t iteration)
 {
-	return mix((uint64_t)iteration * 0x9e3779b97f4a7c15ULL ^ node);
+	return ts_mix64((uint64_t)iteration * 0x9e3779b97f4a7c15ULL ^ node);
 }
 
 /* The hash of entry i of the table's kind (for regrowing). */
@@ -143,7 +133,7 @@ cell_rehash(const struct diag_fold *f, uint32_t i)
 static uint64_t
 iter_rehash(const struct diag_fold *f, uint32_t i)
 {
-	return mix((uint64_t)f->iters[i].iteration);
+	return ts_mix64((uint64_t)f->iters[i].iteration);
 }
 
 /* Make room for one more of `count` entries, at most half full. */
@@ -252,7 +242,7 @@ iter_seen(struct diag_fold *f, int64_t iteration, double ts)
 	size_t j;
 
 	slots_room(&f->itertab, f->niters, f, iter_rehash);
-	for (j = mix((uint64_t)iteration) & (f->itertab.size - 1);
+	for (j = ts_mix64((uint64_t)iteration) & (f->itertab.size - 1);
 	    f->itertab.tab[j] != 0; j = (j + 1) & (f->itertab.size - 1)) {
 		d = &f->iters[f->itertab.tab[j] - 1];
 		if (d->iteration == iteration)
@@ -292,7 +282,7 @@ idset_add(struct idset *s, uint32_t id)
 		free(s->tab);
 		*s = g;
 	}
-	for (j = mix(id) & (s->size - 1); s->tab[j] != 0;
+	for (j = ts_mix64(id) & (s->size - 1); s->tab[j] != 0;
 	    j = (j + 1) & (s->size - 1))
 		if (s->tab[j] == id + 1)
 			return 0;
@@ -308,7 +298,7 @@ idset_has(const struct idset *s, uint32_t id)
 
 	if (s->size == 0)
 		return 0;
-	for (j = mix(id) & (s->size - 1); s->tab[j] != 0;
+	for (j = ts_mix64(id) & (s->size - 1); s->tab[j] != 0;
 	    j = (j + 1) & (s->size - 1))
 		if (s->tab[j] == id + 1)
 			return 1;
@@ -383,7 +373,7 @@ memo_get(const struct pairmemo *pm, uint64_t key, double *v)
 
 	if (pm->size == 0)
 		return 0;
-	for (j = mix(key) & (pm->size - 1); pm->key[j] != 0;
+	for (j = ts_mix64(key) & (pm->size - 1); pm->key[j] != 0;
 	    j = (j + 1) & (pm->size - 1))
 		if (pm->key[j] == key + 1) {
 			*v = pm->val[j];
@@ -413,7 +403,7 @@ memo_put(struct pairmemo *pm, uint64_t key, double v)
 		free(pm->val);
 		*pm = g;
 	}
-	for (j = mix(key) & (pm->size - 1); pm->key[j] != 0;
+	for (j = ts_mix64(key) & (pm->size - 1); pm->key[j] != 0;
 	    j = (j + 1) & (pm->size - 1))
 		;
 	pm->key[j] = key + 1;

@@ -74,23 +74,13 @@ struct flow_asm {
 
 
 static uint64_t
-mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
-}
-
-static uint64_t
 addr_hash(const struct flow_addr *a)
 {
 	uint64_t x, y;
 
 	memcpy(&x, a->b, 8);
 	memcpy(&y, a->b + 8, 8);
-	return mix(x ^ mix(y));
+	return ts_mix64(x ^ ts_mix64(y));
 }
 
 static void
@@ -136,9 +126,9 @@ key_hash(const struct flow_key *k, size_t mask)
 {
 	uint64_t h = (uint64_t)k->src << 32 | k->dst;
 
-	h ^= mix((uint64_t)k->sport << 40 | (uint64_t)k->dport << 24 |
-	    (uint64_t)k->proto << 16) ^ mix(k->qp);
-	return (size_t)(mix(h) & mask);
+	h ^= ts_mix64((uint64_t)k->sport << 40 | (uint64_t)k->dport << 24 |
+	    (uint64_t)k->proto << 16) ^ ts_mix64(k->qp);
+	return (size_t)(ts_mix64(h) & mask);
 }
 
 static int
