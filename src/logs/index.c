@@ -1027,11 +1027,10 @@ apply_lines(struct writer *w, struct seg *s, char **cause)
 		a->prev = line;
 		w->accbytes += a->lines.len - before;
 	}
-	for (i = 0; i < s->ncps; i++) {
+	for (i = 0; i < s->ncps; i++)
 		rebase(w, &s->cps[i]);
-		if (logdb_checkpoint(w->db, w->file_id, &s->cps[i], cause) != 0)
-			return -1;
-	}
+	if (logdb_checkpoints(w->db, w->file_id, s->cps, s->ncps, cause) != 0)
+		return -1;
 	if (w->accbytes > FLUSH_BYTES)
 		return flush_accs(w, cause);
 	return 0;
