@@ -550,7 +550,6 @@ logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
     const struct logdb_occ *first, const struct logdb_occ *last,
     const struct buf *lines, char **cause)
 {
-	sqlite3_stmt *s;
 	int64_t rowid;
 	uint64_t prev = 0, listed = 0;
 
@@ -559,6 +558,16 @@ logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
 	if (rowid != 0)
 		return ft_extend(db, rowid, prev, listed, count, first, last,
 		    lines, cause);
+	return logdb_ft_new(db, file, tmpl, count, first, last, lines, cause);
+}
+
+int
+logdb_ft_new(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
+    const struct logdb_occ *first, const struct logdb_occ *last,
+    const struct buf *lines, char **cause)
+{
+	sqlite3_stmt *s;
+
 	if ((s = stmt(db, S_FT_ADD, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, file);

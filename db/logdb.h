@@ -120,6 +120,14 @@ struct logdb_occ {
 int logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl,
     uint64_t count, const struct logdb_occ *first,
     const struct logdb_occ *last, const struct buf *lines, char **cause);
+/*
+ * The same when the file is known to have no row of `tmpl` yet (a file
+ * stored or cleared in this transaction, before its first rows): the row
+ * is inserted without looking for one first.
+ */
+int logdb_ft_new(struct logdb *db, int64_t file, uint32_t tmpl,
+    uint64_t count, const struct logdb_occ *first,
+    const struct logdb_occ *last, const struct buf *lines, char **cause);
 
 /*
  * Record checkpoints at[0..n) of a file (a later one of the same line

@@ -805,6 +805,7 @@ struct writer {
 	double ts_max;		/* latest timestamp so far, NaN: none */
 	double first_ts;
 	int ts_kind;
+	int fresh;		/* it has no file_templates rows yet */
 	int skip;		/* its first unit failed: drop the rest */
 	int broken;		/* a later unit failed: read it again next time */
 	int said_nul, said_long;	/* the file's one warning of each */
@@ -944,14 +945,16 @@ flush_accs(struct writer *w, char **cause)
 
 	for (i = 0; i < w->ntouched; i++) {
 		a = &w->accs[w->touched[i]];
-		if (logdb_ft_add(w->db, w->file_id, w->touched[i], a->count,
-		    &a->first, &a->last, &a->lines, cause) != 0)
+		if ((w->fresh ? logdb_ft_new : logdb_ft_add)(w->db, w->file_id,
+		    w->touched[i], a->count, &a->first, &a->last, &a->lines,
+		    cause) != 0)
 			return -1;
 		buf_release(&a->lines);
 	}
 	w->ntouched = 0;
 	w->accbytes = 0;
 	w->gen++;
+	w->fresh = 0;
 	return 0;
 }
 
@@ -1058,6 +1061,7 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 	w->ts_kind = LP_TS_NONE;
 	w->broken = 0;
 	w->said_nul = w->said_long = 0;
+	w->fresh = 0;
 	if (wk->old != NULL && wk->append) {
 		w->file_id = wk->old->id;
 		w->ts = w->ts_max = w->first_ts = wk->old->last_ts;
@@ -1066,6 +1070,7 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 		w->ts_kind = wk->old->ts_kind;
 		return 0;
 	}
+	w->fresh = 1;
 	if (wk->old != NULL) {
 		w->file_id = wk->old->id;
 		return logdb_file_clear(w->db, w->file_id, cause);

@@ -90,6 +90,17 @@ test_lines(void)
 	ok(n == 5 && lines[0] == 3 && lines[1] == 7 && lines[2] == 207 &&
 	    lines[3] == 1000 && lines[4] == 1001, "in order, gaps decoded");
 	free(lines);
+	buf_reset(&b);
+	logdb_varint_put(&b, 9);
+	occ(&a, 9);
+	ok(logdb_ft_new(db, f.id, 8, 1, &a, &a, &b, &cause) == 0 &&
+	    logdb_ft_lines(db, f.id, 8, &lines, &n, &cause) == 0 && n == 1 &&
+	    lines[0] == 9, "a new row inserted");
+	free(lines);
+	ok(logdb_ft_new(db, f.id, 8, 1, &a, &a, &b, &cause) == -1 &&
+	    cause != NULL, "a new row where one is: refused, not merged");
+	free(cause);
+	cause = NULL;
 	/* two statements of many rows and two of one; line 4097 twice */
 	for (i = 0; i < 130; i++)
 		occ(&cps[i], i == 0 ? 1 : i == 5 || i == 129 ? 4097 :
