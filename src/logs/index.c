@@ -1633,6 +1633,7 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	so.hostfile = o->hostfile;
 	so.logs = o->logs;
 	so.nlogs = o->nlogs;
+	so.threads = o->threads > 0 ? o->threads : ncpus();
 	so.warn = warn_cb;
 	so.arg = &w;
 	if (logdb_open(c, &w.db, cause) != 0 ||
