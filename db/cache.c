@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,19 @@ trace_on(struct cache *c)
 	sqlite3_trace_v2(c->db, SQLITE_TRACE_STMT, trace_stmt, c->trace);
 }
 
+static pthread_once_t sqlite_once = PTHREAD_ONCE_INIT;
+
+/*
+ * Before SQLite's first use: no memory statistics (their global mutex was
+ * taken on every allocation of the index's writer, and nothing reads
+ * them).  Refused once SQLite is in use, which changes nothing else.
+ */
+static void
+sqlite_setup(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int
 cache_open(const char *path, int flags, struct cache **out, char **cause)
 {
@@ -436,8 +450,10 @@ cache_open(const char *path, int flags, struct cache **out, char **cause)
 	c = xcalloc(1, sizeof *c);
 	c->path = xstrdup(path);
 	c->ours = ours;
-	oflags = (flags & CACHE_READONLY) ? SQLITE_OPEN_READONLY :
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	pthread_once(&sqlite_once, sqlite_setup);
+	/* a connection serves one thread at a time: no mutex of its own */
+	oflags = SQLITE_OPEN_NOMUTEX | ((flags & CACHE_READONLY) ?
+	    SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	if ((flags & CACHE_READONLY) && cannot_write(path)) {
 		uri = immutable_uri(path);
 		oflags |= SQLITE_OPEN_URI;

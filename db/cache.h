@@ -6,7 +6,9 @@
  * schema a file has and PRAGMA application_id marks it as ours.  A file
  * from a newer trainscope, or one that is not a trainscope cache, is
  * refused with a clear message and left untouched.  WAL mode and a busy
- * timeout let several trainscope processes share one cache.
+ * timeout let several trainscope processes share one cache.  A struct
+ * cache serves one thread at a time (SQLite's mutexes are off for it):
+ * threads that talk to the cache at once each open their own.
  *
  * Only db/ talks SQL; other modules call the functions its headers declare.
  */

@@ -26,7 +26,7 @@
 enum {
 	S_NODE_GET, S_NODE_ADD, S_RANK,
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
-	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET, S_CP_ADD,
+	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET,
 	S_JOBS, S_TMPLS, S_FT_LINES, S_CP_BEFORE,
 	S_FILE_GET, S_COUNT
 };
@@ -64,8 +64,6 @@ static const char *const sql[S_COUNT] = {
 	[S_FT_SET] = "UPDATE file_templates SET count = count + ?2, last_line "
 	    "= ?3, last_off = ?4, last_ts = ?5, lines = lines || ?6, first_ts "
 	    "= coalesce(first_ts, ?7) WHERE rowid = ?1",
-	[S_CP_ADD] = "INSERT OR REPLACE INTO checkpoints (file_id, line, off, "
-	    "ts) VALUES (?1, ?2, ?3, ?4)",
 	[S_JOBS] = "SELECT id, name FROM jobs ORDER BY name",
 	[S_TMPLS] = "SELECT t.id, sum(n.count) AS c, count(DISTINCT "
 	    "n.node_id), (SELECT count(*) FROM file_templates ft JOIN files f "
@@ -79,10 +77,19 @@ static const char *const sql[S_COUNT] = {
 	    "AND template_id = ?2",
 };
 
+/*
+ * Checkpoints go in statements of many rows: one statement's fixed cost
+ * (its statement journal, the foreign key's counter, halt and reset) was
+ * most of a checkpoint's.  A statement of CP_ROWS(k) rows for each k.
+ */
+#define CP_SIZES	4
+#define CP_ROWS(k)	(1 << (2 * (CP_SIZES - 1 - (k))))	/* 64 16 4 1 */
+
 struct logdb {
 	struct cache *cache;
 	sqlite3 *db;
 	sqlite3_stmt *st[S_COUNT];
+	sqlite3_stmt *cp[CP_SIZES];	/* CP_ROWS(k) checkpoint rows */
 };
 
 void
@@ -142,6 +149,8 @@ logdb_free(struct logdb *db)
 		return;
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
+	for (i = 0; i < CP_SIZES; i++)
+		sqlite3_finalize(db->cp[i]);
 	free(db);
 }
 
@@ -541,7 +550,6 @@ logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
     const struct logdb_occ *first, const struct logdb_occ *last,
     const struct buf *lines, char **cause)
 {
-	sqlite3_stmt *s;
 	int64_t rowid;
 	uint64_t prev = 0, listed = 0;
 
@@ -550,6 +558,16 @@ logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
 	if (rowid != 0)
 		return ft_extend(db, rowid, prev, listed, count, first, last,
 		    lines, cause);
+	return logdb_ft_new(db, file, tmpl, count, first, last, lines, cause);
+}
+
+int
+logdb_ft_new(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
+    const struct logdb_occ *first, const struct logdb_occ *last,
+    const struct buf *lines, char **cause)
+{
+	sqlite3_stmt *s;
+
 	if ((s = stmt(db, S_FT_ADD, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, file);
@@ -565,19 +583,60 @@ logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl, uint64_t count,
 	return run(db, s, "cannot store file templates", cause);
 }
 
+/* Bind checkpoint `at` as the row whose first parameter is `i`. */
+static void
+bind_cp(sqlite3_stmt *s, int i, const struct logdb_occ *at)
+{
+	sqlite3_bind_int64(s, i, (sqlite3_int64)at->line);
+	sqlite3_bind_int64(s, i + 1, (sqlite3_int64)at->off);
+	bind_ts(s, i + 2, at->ts);
+}
+
+/* The statement of CP_ROWS(k) checkpoint rows, prepared and reset. */
+static sqlite3_stmt *
+cp_stmt(struct logdb *db, int k, char **cause)
+{
+	struct buf b;
+	int i, rc;
+
+	if (db->cp[k] != NULL) {
+		sqlite3_reset(db->cp[k]);
+		return db->cp[k];
+	}
+	buf_init(&b);
+	buf_adds(&b, "INSERT OR REPLACE INTO checkpoints (file_id, line, off, "
+	    "ts) VALUES ");
+	for (i = 0; i < CP_ROWS(k); i++)	/* ?1, then 2, 3, 4; 5, 6, 7 */
+		buf_adds(&b, i == 0 ? "(?1, ?, ?, ?)" : ", (?1, ?, ?, ?)");
+	rc = sqlite3_prepare_v3(db->db, buf_str(&b), -1,
+	    SQLITE_PREPARE_PERSISTENT, &db->cp[k], NULL);
+	buf_release(&b);
+	if (rc != SQLITE_OK) {
+		cache_fail(db->cache, "cannot prepare", cause);
+		return NULL;
+	}
+	return db->cp[k];
+}
+
 int
-logdb_checkpoint(struct logdb *db, int64_t file, const struct logdb_occ *at,
-    char **cause)
+logdb_checkpoints(struct logdb *db, int64_t file, const struct logdb_occ *at,
+    size_t n, char **cause)
 {
 	sqlite3_stmt *s;
+	int i, k;
 
-	if ((s = stmt(db, S_CP_ADD, cause)) == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, file);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)at->line);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)at->off);
-	bind_ts(s, 4, at->ts);
-	return run(db, s, "cannot store checkpoint", cause);
+	for (k = 0; k < CP_SIZES; k++)
+		for (; n >= (size_t)CP_ROWS(k); n -= CP_ROWS(k),
+		    at += CP_ROWS(k)) {
+			if ((s = cp_stmt(db, k, cause)) == NULL)
+				return -1;
+			sqlite3_bind_int64(s, 1, file);
+			for (i = 0; i < CP_ROWS(k); i++)
+				bind_cp(s, 2 + 3 * i, &at[i]);
+			if (run(db, s, "cannot store checkpoint", cause) != 0)
+				return -1;
+		}
+	return 0;
 }
 
 int

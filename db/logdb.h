@@ -120,10 +120,21 @@ struct logdb_occ {
 int logdb_ft_add(struct logdb *db, int64_t file, uint32_t tmpl,
     uint64_t count, const struct logdb_occ *first,
     const struct logdb_occ *last, const struct buf *lines, char **cause);
+/*
+ * The same when the file is known to have no row of `tmpl` yet (a file
+ * stored or cleared in this transaction, before its first rows): the row
+ * is inserted without looking for one first.
+ */
+int logdb_ft_new(struct logdb *db, int64_t file, uint32_t tmpl,
+    uint64_t count, const struct logdb_occ *first,
+    const struct logdb_occ *last, const struct buf *lines, char **cause);
 
-/* Record a checkpoint of a file. */
-int logdb_checkpoint(struct logdb *db, int64_t file,
-    const struct logdb_occ *at, char **cause);
+/*
+ * Record checkpoints at[0..n) of a file (a later one of the same line
+ * replaces an earlier), many rows a statement.
+ */
+int logdb_checkpoints(struct logdb *db, int64_t file,
+    const struct logdb_occ *at, size_t n, char **cause);
 
 /*
  * The last checkpoint of `file` at or before line `line` (where to start

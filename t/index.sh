@@ -117,6 +117,22 @@ test_expect_success 'same ids and texts whatever the thread count' '
 	trainscope --cache two.db templates --format tsv >t2 &&
 	test_cmp t1 t2
 '
+test_expect_success 'heads read on several threads: warnings and files in the order of the files' '
+	mkdir -p sn && i=10 &&
+	while [ $i -lt 60 ]; do \
+	    case $i in \
+	    *3|*7) printf "\000\001\002" >sn/f$i.log ;; \
+	    *) cp job2/node-01/rank-0.log sn/f$i.log ;; \
+	    esac; i=$((i + 1)); done &&
+	trainscope --cache sn1.db index --threads 1 sn >/dev/null 2>e1 &&
+	trainscope --cache sn4.db index --threads 4 sn >/dev/null 2>e4 &&
+	grep skipping e1 >w1 && grep skipping e4 >w4 &&
+	test "$(wc -l <w1)" = 10 && sort w1 | test_cmp - w1 &&
+	test_cmp w1 w4 &&
+	trainscope --cache sn1.db templates --format tsv sn >t1 &&
+	trainscope --cache sn4.db templates --format tsv sn >t4 &&
+	test_cmp t1 t4
+'
 test_expect_success '--map decides node and rank; a bad map line is FILE:LINE' '
 	mkdir -p m && cp job2/node-01/rank-0.log m/a.log &&
 	echo "*.log hostx 7" >map &&

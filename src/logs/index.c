@@ -1,7 +1,7 @@
 /*
- * index.c -- the indexing pipeline: workers parse, one thread stores.
+ * index.c -- the indexing pipeline: threads parse, one of them stores.
  *
- *   worker threads (one per core)        the calling thread (writer)
+ *   worker threads (all threads but one) the calling thread (writer)
  *   take the next unit in order          waits for the segments of unit 0,
  *   read lines (reader.h)                then unit 1, ... in order;
  *   lp_memo_parse(), tmpl_memo_mask()    maps each distinct masked string
@@ -10,6 +10,12 @@
  *   hand over a segment every            tmpl_match(), which is not
  *   SEG_LINES lines or SEG_BYTES         thread-safe), appends line numbers
  *   of masked text                       per template and stores rows.
+ *
+ * The writer is a worker too: when no segment of the unit it stores is
+ * waiting, it takes the next unit itself and parses it (pull()), so
+ * --threads N runs N threads in all and none of them idles while there
+ * is work; on one thread it parses and stores in turn.  Storing comes
+ * first: the writer parses only while nothing it could store is there.
  *
  * A unit is a whole file, or for a large plain file a CHUNK_BYTES range
  * of it: the lines that start in [from, to).  A worker numbers the lines
@@ -23,16 +29,15 @@
  * thread timing.  Memory is bounded: a segment holds at most SEG_LINES
  * lines and SEG_BYTES of strings; workers wait while the segments not
  * stored yet hold PENDING_BYTES (see push(); ordinary logs make small
- * segments, so workers run far ahead and keep all cores busy); the
- * writer flushes a file's line lists
- * when they pass FLUSH_BYTES, and the string -> id cache is emptied when
- * it passes CACHE_BYTES.
+ * segments, so workers run far ahead and keep all cores busy), and the
+ * writer takes no unit of its own then; the writer flushes a file's line
+ * lists when they pass FLUSH_BYTES, and the string -> id cache is emptied
+ * when it passes CACHE_BYTES.
  */
 #include "config.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +63,7 @@
 #define COMMIT_SECS	2.0
 #define NO_ENTRY	UINT32_MAX
 #define MAX_THREADS	64
+#define WRITER		(-1)	/* seg.worker of the writer's own segments */
 #define SHAPE_SLOTS	4096		/* a power of two */
 #define SHAPE_BYTES	(256 * 1024)
 #define CHUNK_BYTES	(32 * 1024 * 1024)
@@ -147,6 +153,7 @@ struct pipe {
 	size_t nunits, next;
 	size_t pending;		/* bytes held by segments in the list */
 	size_t cur;		/* the unit the writer stores */
+	struct worker *self;	/* the writer's parsing state */
 	int stop;
 	int whole;		/* index_opts.whole_lines */
 	double settled;		/* epoch: a file last written before it is
@@ -346,14 +353,16 @@ holds_unit(const struct pipe *p, size_t unit)
  * Hand a segment to the writer; 0 when the run was stopped.  Waits while
  * the list holds PENDING_BYTES, except that a segment of the unit the
  * writer is storing goes in when none of that unit is waiting: the writer
- * never waits for a worker that waits for it.
+ * never waits for a worker that waits for it.  The writer's own segments
+ * never wait (only it makes room).
  */
 static int
 push(struct pipe *p, struct seg *s)
 {
 	s->mem = seg_mem(s);
 	pthread_mutex_lock(&p->mu);
-	while (!p->stop && p->pending + s->mem > PENDING_BYTES &&
+	while (!p->stop && s->worker != WRITER &&
+	    p->pending + s->mem > PENDING_BYTES &&
 	    (s->unit != p->cur || holds_unit(p, p->cur)))
 		pthread_cond_wait(&p->room, &p->mu);
 	if (p->stop) {
@@ -653,6 +662,30 @@ out:
 	reader_close(wf.r);
 }
 
+/* A parsing thread's memos (the writer's only when it first parses). */
+static void
+worker_init(struct worker *wk)
+{
+	wk->memo = tmpl_memo_new();
+	wk->lpmemo = lp_memo_new();
+	wk->shapes.tab = xcalloc(SHAPE_SLOTS, sizeof *wk->shapes.tab);
+	wk->shapes.arena = xmalloc(SHAPE_BYTES);
+	wk->shapes.alen = 0;
+}
+
+static void
+worker_fini(struct worker *wk)
+{
+	if (wk->memo == NULL)
+		return;
+	tmpl_memo_free(wk->memo);
+	lp_memo_free(wk->lpmemo);
+	free(wk->shapes.tab);
+	free(wk->shapes.arena);
+	wk->memo = NULL;
+	wk->lpmemo = NULL;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -660,11 +693,7 @@ worker_main(void *arg)
 	struct pipe *p = wk->p;
 	size_t idx;
 
-	wk->memo = tmpl_memo_new();
-	wk->lpmemo = lp_memo_new();
-	wk->shapes.tab = xcalloc(SHAPE_SLOTS, sizeof *wk->shapes.tab);
-	wk->shapes.arena = xmalloc(SHAPE_BYTES);
-	wk->shapes.alen = 0;
+	worker_init(wk);
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		/* (cancelled, a unit is still taken and cut at once: the
@@ -675,13 +704,29 @@ worker_main(void *arg)
 			break;
 		read_unit(p, wk, idx);
 	}
-	tmpl_memo_free(wk->memo);
-	lp_memo_free(wk->lpmemo);
-	free(wk->shapes.tab);
-	free(wk->shapes.arena);
-	wk->memo = NULL;
-	wk->lpmemo = NULL;
+	worker_fini(wk);
 	return NULL;
+}
+
+/*
+ * The writer, with nothing to store: parse the next unit itself, unless
+ * none is left or the waiting segments hold PENDING_BYTES.  0: nothing
+ * taken.  (Under the lock, which it lets go while parsing.)
+ */
+static int
+parse_own(struct pipe *p)
+{
+	size_t idx;
+
+	if (p->next >= p->nunits || p->stop || p->pending >= PENDING_BYTES)
+		return 0;
+	idx = p->next++;
+	pthread_mutex_unlock(&p->mu);
+	if (p->self->memo == NULL)
+		worker_init(p->self);
+	read_unit(p, p->self, idx);
+	pthread_mutex_lock(&p->mu);
+	return 1;
 }
 
 /* Wait for the next segment of unit `unit`. */
@@ -697,7 +742,8 @@ pull(struct pipe *p, size_t unit)
 				break;
 		if (s != NULL)
 			break;
-		pthread_cond_wait(&p->ready, &p->mu);
+		if (!parse_own(p))
+			pthread_cond_wait(&p->ready, &p->mu);
 	}
 	if (prev != NULL)
 		prev->next = s->next;
@@ -758,6 +804,7 @@ struct writer {
 	double ts_max;		/* latest timestamp so far, NaN: none */
 	double first_ts;
 	int ts_kind;
+	int fresh;		/* it has no file_templates rows yet */
 	int skip;		/* its first unit failed: drop the rest */
 	int broken;		/* a later unit failed: read it again next time */
 	int said_nul, said_long;	/* the file's one warning of each */
@@ -897,14 +944,16 @@ flush_accs(struct writer *w, char **cause)
 
 	for (i = 0; i < w->ntouched; i++) {
 		a = &w->accs[w->touched[i]];
-		if (logdb_ft_add(w->db, w->file_id, w->touched[i], a->count,
-		    &a->first, &a->last, &a->lines, cause) != 0)
+		if ((w->fresh ? logdb_ft_new : logdb_ft_add)(w->db, w->file_id,
+		    w->touched[i], a->count, &a->first, &a->last, &a->lines,
+		    cause) != 0)
 			return -1;
 		buf_release(&a->lines);
 	}
 	w->ntouched = 0;
 	w->accbytes = 0;
 	w->gen++;
+	w->fresh = 0;
 	return 0;
 }
 
@@ -980,11 +1029,10 @@ apply_lines(struct writer *w, struct seg *s, char **cause)
 		a->prev = line;
 		w->accbytes += a->lines.len - before;
 	}
-	for (i = 0; i < s->ncps; i++) {
+	for (i = 0; i < s->ncps; i++)
 		rebase(w, &s->cps[i]);
-		if (logdb_checkpoint(w->db, w->file_id, &s->cps[i], cause) != 0)
-			return -1;
-	}
+	if (logdb_checkpoints(w->db, w->file_id, s->cps, s->ncps, cause) != 0)
+		return -1;
 	if (w->accbytes > FLUSH_BYTES)
 		return flush_accs(w, cause);
 	return 0;
@@ -1012,6 +1060,7 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 	w->ts_kind = LP_TS_NONE;
 	w->broken = 0;
 	w->said_nul = w->said_long = 0;
+	w->fresh = 0;
 	if (wk->old != NULL && wk->append) {
 		w->file_id = wk->old->id;
 		w->ts = w->ts_max = w->first_ts = wk->old->last_ts;
@@ -1020,6 +1069,7 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 		w->ts_kind = wk->old->ts_kind;
 		return 0;
 	}
+	w->fresh = 1;
 	if (wk->old != NULL) {
 		w->file_id = wk->old->id;
 		return logdb_file_clear(w->db, w->file_id, cause);
@@ -1398,21 +1448,6 @@ plan(struct writer *w, struct scan_job *j, struct logdb_file *old,
 
 /* ------------------------------------------------------------ running */
 
-/* The cores this process may run on (its affinity: a login node's cgroup). */
-static int
-ncpus(void)
-{
-	long n = 0;
-#ifdef CPU_COUNT	/* glibc, musl: the affinity mask */
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
-		n = CPU_COUNT(&set);
-#endif
-	if (n < 1)
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
-}
 
 static void
 pipe_stop(struct pipe *p, struct worker *wk, int n)
@@ -1438,7 +1473,7 @@ static int
 run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 {
 	struct pipe p;
-	struct worker wk[MAX_THREADS];
+	struct worker wk[MAX_THREADS], self;
 	int n, i, rc = 0;
 	size_t f;
 
@@ -1453,9 +1488,14 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	p.units = make_units(work, nwork, w->o->chunk > 0 ? w->o->chunk :
 	    CHUNK_BYTES, &p.nunits);
 	w->p = &p;
-	n = w->o->threads > 0 ? w->o->threads : ncpus();
-	if (n > MAX_THREADS)
-		n = MAX_THREADS;
+	memset(&self, 0, sizeof self);
+	self.p = &p;
+	self.id = WRITER;
+	p.self = &self;
+	/* the writer is one of the threads */
+	n = (w->o->threads > 0 ? w->o->threads : ts_ncpus(MAX_THREADS)) - 1;
+	if (n > MAX_THREADS - 1)
+		n = MAX_THREADS - 1;
 	if ((size_t)n > p.nunits)
 		n = (int)p.nunits;
 	for (i = 0; i < n; i++) {
@@ -1468,6 +1508,7 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	for (f = 0; f < p.nunits && rc == 0; f++)
 		rc = store_unit(w, f, cause);
 	pipe_stop(&p, wk, n);
+	worker_fini(&self);
 	pthread_cond_destroy(&p.room);
 	pthread_cond_destroy(&p.ready);
 	pthread_mutex_destroy(&p.mu);
@@ -1576,6 +1617,7 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	so.hostfile = o->hostfile;
 	so.logs = o->logs;
 	so.nlogs = o->nlogs;
+	so.threads = o->threads > 0 ? o->threads : ts_ncpus(MAX_THREADS);
 	so.warn = warn_cb;
 	so.arg = &w;
 	if (logdb_open(c, &w.db, cause) != 0 ||

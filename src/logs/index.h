@@ -4,8 +4,9 @@
  * index_run() discovers the jobs named by paths (scan.h), works out per
  * file what is new (unchanged files are skipped, appended plain files
  * continue where they stopped, anything else is read again), parses the
- * files on worker threads and stores the results from the calling thread:
- * the only thread that talks to the cache.  Each job is its own series of
+ * files on worker threads and on the calling thread, and stores the
+ * results from the calling thread: the only thread that talks to the
+ * cache.  Each job is its own series of
  * transactions, committed at file boundaries, so a failure in one job
  * never touches another and never leaves a half-stored file.
  */
@@ -24,7 +25,8 @@ struct index_opts {
 	const char *hostfile;	/* --hostfile FILE */
 	char *const *logs;	/* --log FILE...: logs whatever they look like */
 	size_t nlogs;
-	int threads;		/* worker threads; 0: one per core */
+	int threads;		/* threads in all, the calling one
+				   included; 0: one per core */
 	uint64_t chunk;		/* split plain files into ranges of this
 				   many bytes; 0: the default (32 MiB) */
 	double commit_secs;	/* commit at the first file boundary after

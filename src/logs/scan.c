@@ -7,7 +7,9 @@
  * the order, and with it the template ids, do not depend on readdir().
  * Each candidate then goes through the evidence in scan.h: the --map
  * rules, the path, the first 8 KiB of content, and the hostfile.  The
- * work per file is constant, so 20 000 files cost 20 000 small reads.
+ * work per file is constant, so 20 000 files cost 20 000 small reads;
+ * they are shared among scan_opts.threads threads (sniff_all()), and what
+ * they found is then taken, and said, in the files' order.
  */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,8 @@
 #include "base/util.h"
 
 #define SNIFF_BYTES	8192
+#define SNIFF_THREADS	63	/* besides the calling thread */
+#define SNIFF_SHARE	16	/* files a thread is worth starting for */
 
 /* Reasons a text file is no log that --log would not change. */
 static const char why_hostfile[] = "a hostfile (diagnose reads it by name)";
@@ -957,6 +962,59 @@ free_file(struct scan_file *f)
 	free(f->node);
 }
 
+/* The files of a job being sniffed, and what each gave. */
+struct sniffs {
+	struct scan_job *j;
+	int *rc;		/* scan_sniff()'s, by file */
+	char **cause;		/* by file, when rc is -1 */
+	size_t next;		/* the next file to take (atomic) */
+};
+
+static void *
+sniff_main(void *arg)
+{
+	struct sniffs *s = arg;
+	struct scan_file *f;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) <
+	    s->j->nfiles) {
+		f = &s->j->files[i];
+		scan_path_info(f->rel, &f->node, &f->rank, &f->kind);
+		s->rc[i] = scan_sniff(f, &s->cause[i]);
+	}
+	return NULL;
+}
+
+/*
+ * Path info and scan_sniff() of every file of a job, on up to `threads`
+ * threads, the calling one included (a thread only for every SNIFF_SHARE
+ * files); each file is touched by one thread only.
+ */
+static void
+sniff_all(struct scan_job *j, int threads, int *rc, char **cause)
+{
+	struct sniffs s;
+	pthread_t th[SNIFF_THREADS];
+	size_t n = threads > 1 ? (size_t)threads - 1 : 0, i;
+
+	s.j = j;
+	s.rc = rc;
+	s.cause = cause;
+	s.next = 0;
+	if (n > j->nfiles / SNIFF_SHARE)
+		n = j->nfiles / SNIFF_SHARE;
+	if (n > SNIFF_THREADS)
+		n = SNIFF_THREADS;
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, sniff_main, &s) != 0)
+			break;
+	n = i;
+	sniff_main(&s);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+}
+
 /* Attribute every file of a job; drop binaries and unreadable files. */
 static void
 attribute(struct scan_job *j, const struct attrib *a,
@@ -964,17 +1022,19 @@ attribute(struct scan_job *j, const struct attrib *a,
 {
 	struct scan_file *f;
 	size_t i, keep = 0;
-	char *cause = NULL;
-	int rc;
+	char **causes;
+	int rc, *rcs;
 
+	rcs = xcalloc(j->nfiles + 1, sizeof *rcs);
+	causes = xcalloc(j->nfiles + 1, sizeof *causes);
+	sniff_all(j, o->threads, rcs, causes);
 	for (i = 0; i < j->nfiles; i++) {
 		f = &j->files[i];
-		scan_path_info(f->rel, &f->node, &f->rank, &f->kind);
-		if ((rc = scan_sniff(f, &cause)) == 2 && forced(a, f->path))
+		if ((rc = rcs[i]) == 2 && forced(a, f->path))
 			rc = 0;
 		if (rc != 0) {
 			if (rc < 0) {
-				warnf(o, "%s", cause);
+				warnf(o, "%s", causes[i]);
 				j->nunread++;
 			} else if (rc == 1)
 				warnf(o, "skipping '%s': not a text log",
@@ -993,7 +1053,10 @@ attribute(struct scan_job *j, const struct attrib *a,
 		apply_map(f, a->rules, a->nrules);
 		j->files[keep++] = *f;
 	}
-	free(cause);
+	for (i = 0; i < j->nfiles; i++)
+		free(causes[i]);
+	free(causes);
+	free(rcs);
 	j->nfiles = keep;
 }
 

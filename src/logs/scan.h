@@ -62,6 +62,8 @@ struct scan_opts {
 	char *const *logs;	/* --log: files that are logs whatever their
 				   name or content (borrowed) */
 	size_t nlogs;
+	int threads;		/* read the files' heads on this many threads
+				   (the calling one included); 0, 1: one */
 	/* Warnings about single files (one line, no newline); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
 	void *arg;

@@ -22,6 +22,12 @@
 # 10) the first answer is also taken on a job K times the size, made
 # the same way (10 GB of disk for K=10), and its time and peak RSS shown
 # as ratios to the first job's.
+#
+# Then the same index, on all cores and on one, of a job of many small
+# files, where the single writer's per-file work dominates: `trainscope
+# simulate --nodes SIM_NODES --size 1G --no-flows` (1024: 10 240 files;
+# made once in $BENCH_DIR; SIM_NODES=0 leaves it out), against `cat` of
+# its files.
 set -e
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${TS_BIN:-$srcdir/trainscope}
@@ -168,6 +174,42 @@ for f in index first; do
 		echo "$f warnings:"; grep -v '^indexed' "$tmp/$f.err" | head -5
 	fi
 done
+# many small files: the writer's share
+sim_nodes=${SIM_NODES:-1024}
+if [ "$sim_nodes" -gt 0 ]; then
+	sim=$dir/sim-$sim_nodes
+	if [ ! -f "$sim/.done" ]; then
+		echo "simulating a job of $sim_nodes nodes in $sim ..." >&2
+		rm -rf "$sim"
+		"$bin" simulate --nodes "$sim_nodes" --size 1G --no-flows \
+		    "$sim" >/dev/null
+		touch "$sim/.done"
+	fi
+	sfiles=$(find "$sim" -type f -name '*.log' | wc -l)
+	sbytes=$(find "$sim" -type f -name '*.log' -exec cat {} + | wc -c)
+	find "$sim" -type f -exec cat {} + >/dev/null
+	r=0
+	while [ $r -lt "$reps" ]; do
+		timed scat sh -c 'find "$1" -type f -exec cat {} + >/dev/null' \
+		    sh "$sim"
+		fresh s.db
+		timed sindex "$bin" -q --cache "$tmp/s.db" index "$sim"
+		fresh s1.db
+		timed sindex1 "$bin" -q --cache "$tmp/s1.db" index --threads 1 \
+		    "$sim"
+		r=$((r + 1))
+	done
+	bytes=$sbytes
+	echo
+	echo "simulate --nodes $sim_nodes: $sfiles log files, $((sbytes / 1000000))" \
+	    "MB; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?") after"
+	row "cat (find -exec cat)" scat
+	row "trainscope index ($cores threads)" sindex
+	row "trainscope index (1 thread)" sindex1
+	ratio "index, 1 -> $cores threads (wall)" "$(q x "$(med sindex1 1)" "$(med sindex 1)")" ""
+	ratio "  the same, best of each" "$(q x "$(best sindex1)" "$(best sindex)")" ""
+	ratio "files a second, $cores threads" "$(q x "$sfiles" "$(med sindex 1)")" ""
+fi
 # the screen on the indexed job: first paint and keys, as a user feels them
 if [ -n "$SCREEN_BENCH" ] && [ -x "$SCREEN_BENCH" ]; then
 	echo

@@ -54,11 +54,11 @@ test_lines(void)
 	struct cache *c;
 	struct logdb *db;
 	struct logdb_file f;
-	struct logdb_occ a, z;
+	struct logdb_occ a, z, cps[130];
 	struct buf b = BUF_INIT;
 	uint64_t *lines;
 	int64_t job;
-	size_t n;
+	size_t n, i;
 
 	if (mkdtemp(dir) == NULL)
 		return;
@@ -90,10 +90,26 @@ test_lines(void)
 	ok(n == 5 && lines[0] == 3 && lines[1] == 7 && lines[2] == 207 &&
 	    lines[3] == 1000 && lines[4] == 1001, "in order, gaps decoded");
 	free(lines);
-	occ(&a, 1);
-	logdb_checkpoint(db, f.id, &a, &cause);
-	occ(&a, 4097);
-	logdb_checkpoint(db, f.id, &a, &cause);
+	buf_reset(&b);
+	logdb_varint_put(&b, 9);
+	occ(&a, 9);
+	ok(logdb_ft_new(db, f.id, 8, 1, &a, &a, &b, &cause) == 0 &&
+	    logdb_ft_lines(db, f.id, 8, &lines, &n, &cause) == 0 && n == 1 &&
+	    lines[0] == 9, "a new row inserted");
+	free(lines);
+	ok(logdb_ft_new(db, f.id, 8, 1, &a, &a, &b, &cause) == -1 &&
+	    cause != NULL, "a new row where one is: refused, not merged");
+	free(cause);
+	cause = NULL;
+	/* two statements of many rows and two of one; line 4097 twice */
+	for (i = 0; i < 130; i++)
+		occ(&cps[i], i == 0 ? 1 : i == 5 || i == 129 ? 4097 :
+		    10000 + (uint64_t)i);
+	cps[5].off = 1;		/* replaced by the later row */
+	ok(logdb_checkpoints(db, f.id, cps, 130, &cause) == 0,
+	    "checkpoints stored");
+	ok(logdb_checkpoint_before(db, f.id, 10100, &z, &cause) == 1 &&
+	    z.line == 10100 && z.off == 101000, "a checkpoint of a batch");
 	ok(logdb_checkpoint_before(db, f.id, 5000, &z, &cause) == 1 &&
 	    z.line == 4097 && z.off == 40970, "checkpoint before a line");
 	ok(logdb_checkpoint_before(db, f.id, 4096, &z, &cause) == 1 &&
