@@ -86,7 +86,8 @@ start() {
 	    $TS_BIN '$XDG_CACHE_HOME/trainscope/demo/$J' 2>'$TRASH/stderr'; \
 	    echo EXITED \$?; sleep 600" "$1" &&
 	tm set-option -g set-clipboard on &&
-	wait_for "? help  : command  q quit"
+	wait_for "? help  : command  q quit
+:warnings lists"
 }
 
 # wait_buffer FILE: until tmux's newest paste buffer is FILE's text

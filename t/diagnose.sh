@@ -41,7 +41,7 @@ test_expect_success 'diagnose --format json matches the golden shape' '
 '
 test_expect_success 'diagnose --format tsv: a header and one row per node and event' '
 	trainscope diagnose --format tsv --top 2 small >out.tsv &&
-	head -1 out.tsv | grep "^kind	rank	score	name" &&
+	head -1 out.tsv | grep "^kind	position	score	name" &&
 	test "$(grep -c "^node	" out.tsv)" = 2 &&
 	test "$(grep -c "^event	" out.tsv)" = 2
 '

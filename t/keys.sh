@@ -127,7 +127,7 @@ test_expect_success 'Ctrl-Z in an interactive shell: fg brings the screen back' 
 	    bash --norc --noprofile -i" &&
 	wait_for "shell>" &&
 	keys -l "$TS_BIN $XDG_CACHE_HOME/trainscope/demo/gpt-run4" && keys Enter &&
-	wait_for "? help  : command" && keys j && wait_for "events 2/83" &&
+	wait_for "1 events  2 heatmap" && keys j && wait_for "events 2/83" &&
 	keys C-z && wait_for "Stopped" && ! grep "events 2/83" screen &&
 	keys -l "fg" && keys Enter && wait_for "events 2/83" &&
 	keys j && wait_for "events 3/83" &&

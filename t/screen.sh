@@ -54,7 +54,8 @@ test_expect_success 'the screen opens on the demo job at 80x24' '
 	grep "^gpt-run4  failed in training at iteration 41" screen &&
 	grep "^1 events  2 heatmap" screen &&
 	grep "CUDA error: unspecified" screen &&
-	tail -1 screen | grep "^events 1/"
+	grep "^index: 2 warnings (first: skipping .gpt-run4/truth.js" screen &&
+	keys j k && wait_for "events 1/83" && tail -1 screen | grep "^events 1/"
 '
 test_expect_success 'what the screen shows is what view prints, pane by pane' '
 	for p in 1:events 2:heatmap 3:timeline 4:groups; do
@@ -301,6 +302,32 @@ test_expect_success 'TERM=dumb: no drawing over one line, plain text and why' '
 	keys "filter nod=x" Enter &&
 	wait_file "$TRASH/stderr" "^trainscope: filter: cannot filter on" &&
 	keys C-d && wait_for "EXITED 0"
+'
+test_expect_success 'index and open warnings: on the status line at 80x24, listed by :warnings, not printed behind the screen' '
+	mkdir -p "$TRASH/warned/node1" "$TRASH/config/trainscope" &&
+	for i in 1 2 3; do
+		echo "[2024-05-01 12:00:1$i,000] INFO  iteration $i/ 10 | elapsed time per iteration (ms): 100.$i |"
+	done >"$TRASH/warned/node1/rank-0.log" &&
+	printf "junk\000\000\001\002" >"$TRASH/warned/node1/garbage.log" &&
+	trainscope index --job warnedjob "$TRASH/warned" 2>err &&
+	grep "warning: skipping .*garbage.log" err &&
+	echo "this is not a rule" >"$TRASH/config/trainscope/faults" &&
+	tm_new "cd $TRASH && env TERM=xterm LANG=C.UTF-8 LC_ALL=C.UTF-8 \
+	    HOME=$HOME XDG_CACHE_HOME=$XDG_CACHE_HOME XDG_CONFIG_HOME=$TRASH/config \
+	    $TS_BIN $TRASH/warned; echo EXITED \$?; sleep 600" &&
+	wait_for "index: 2 warnings (first: skipping '"'"'node1/garbage.log" &&
+	grep -F "); :warnings lists them" screen &&
+	! grep -F "trainscope: index: warning" screen &&
+	keys :warnings Enter && wait_for "output 1-2 of 2" &&
+	grep "^index: warning: skipping '"'"'/" screen &&
+	grep "^open: /" screen &&
+	keys q q && wait_for "EXITED 0" && ! grep -F "warning" screen &&
+	start_args=warnedjob start_on xterm C.UTF-8 &&
+	wait_for "open: 1 warning (first: trainscope/faults:1: text out" &&
+	grep -F "); :warnings lists it" screen &&
+	! grep "faults:1" "$TRASH/stderr" &&
+	keys q q && wait_for "EXITED 0" &&
+	grep "^trainscope: open: .*trainscope/faults:1: text outside a rule" "$TRASH/stderr"
 '
 tm kill-server 2>/dev/null
 test_done

@@ -76,7 +76,8 @@ test_expect_success 'the table-like panes as JSON and TSV' '
 	trainscope view --format json events gpt-run4 -c drill -c "pane lines" >l.json &&
 	grep "\"kind\": \"hit\"" l.json &&
 	trainscope -n -c "open gpt-run4" -c "export --format tsv ev.tsv" &&
-	test "$(wc -l <ev.tsv)" = 84
+	test "$(wc -l <ev.tsv)" = 84 &&
+	head -1 ev.tsv | grep "^position	score	category	count"
 '
 test_expect_success 'jobs lists the cache; forget removes a job and all its own' '
 	trainscope jobs >j && grep "^gpt-run4  *failed" j && grep "^job " j &&

@@ -1354,6 +1354,95 @@ conf_done(void)
 	keys_unbind_all();
 }
 
+static int
+width(const char *s)
+{
+	return canvas_drawn_width(&S.cv, s, strlen(s));
+}
+
+/*
+ * A file named in a held message, '/a/b/c/d.log' or /a/b/c/d.log:5: at
+ * its start, by its last two parts ('c/d.log'): where in the job, not
+ * where the job is.
+ */
+static char *
+held_short(const char *msg)
+{
+	const char *q = strstr(msg, "'/"), *end, *p, *cut;
+	int slashes = 0;
+
+	if (msg[0] == '/')
+		q = msg - 1;
+	if (q == NULL || (end = strchr(q + 1, q < msg ? ':' : '\'')) == NULL)
+		return xstrdup(msg);
+	cut = q + 1;
+	for (p = end; p > q + 1; p--)
+		if (p[-1] == '/' && ++slashes == 2) {
+			cut = p;
+			break;
+		}
+	return xasprintf("%.*s%s", (int)(q + 1 - msg), msg, cut);
+}
+
+/*
+ * The command a held message names ("index: warning: ..."): its length
+ * (0: none), and in *rest what it says, "warning: " left out.
+ */
+static int
+held_cmd(const char *msg, const char **rest)
+{
+	size_t n = strcspn(msg, ": ");
+	char word[32];
+
+	*rest = msg;
+	if (n == 0 || n >= sizeof word || strncmp(msg + n, ": ", 2) != 0)
+		return 0;
+	memcpy(word, msg, n);
+	word[n] = '\0';
+	if (cmd_find(word) == NULL)
+		return 0;
+	*rest = msg + n + 2;
+	if (strncmp(*rest, "warning: ", 9) == 0)
+		*rest += 9;
+	return (int)n;
+}
+
+/*
+ * The messages held while the job opened, on the status line: how many
+ * and the first, cut so that ":warnings lists them" fits the width
+ * ("index: 3 warnings (first: 'n1/r0.log': line 5: ...); :warnings
+ * lists them").  A config error already there keeps its place first.
+ */
+static void
+held_say(struct cmd_ctx *ctx)
+{
+	const char *first = ctx->nheld > 0 ? ctx->held[0] : NULL, *rest;
+	char *what, *head, *msg, *old;
+	int n, room;
+
+	if (first == NULL)
+		return;
+	n = held_cmd(first, &rest);
+	what = held_short(rest);
+	head = xasprintf("%.*s%s%zu warning%s (first: ", n, first,
+	    n > 0 ? ": " : "", ctx->nheld, ctx->nheld == 1 ? "" : "s");
+	old = ctx->view->message;
+	room = COLS - 1 - width(head) - (int)strlen("); :warnings lists "
+	    "them") - (old != NULL ? width(old) + 2 : 0);
+	if (width(what) > room && room > 3) {
+		msg = xasprintf("%.*s...", (int)canvas_fit(&S.cv, what,
+		    strlen(what), room - 3), what);
+		free(what);
+		what = msg;
+	}
+	ctx->view->message = xasprintf("%s%s%s%s); :warnings lists %s",
+	    old != NULL ? old : "", old != NULL ? "; " : "", head, what,
+	    ctx->nheld == 1 ? "it" : "them");
+	free(old);
+	free(head);
+	free(what);
+}
+
 /* curses on the terminal, set up as the screen needs it. */
 static int
 screen_start(void)
@@ -1442,29 +1531,37 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	struct sigaction sa;
 	const char *cs;
 	char why[160];
-	int ch;
+	int ch, rc;
 
 	memset(&S, 0, sizeof S);
 	S.ctx = ctx;
 	setlocale(LC_ALL, "");
 	cs = nl_langinfo(CODESET);
 	S.ascii = cs == NULL || strcmp(cs, "UTF-8") != 0;
-	if (open_first(ctx, job) != 0)
+	rc = open_first(ctx, job);
+	cmd_ctx_unhold(ctx);	/* what it held is shown on the screen */
+	if (rc != 0) {
+		cmd_ctx_held_print(ctx, stderr);
 		return CMD_FAIL;
+	}
 	ctx->view->ascii = S.ascii;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	why[0] = '\0';
-	if (term_unfit(why, sizeof why))
+	if (term_unfit(why, sizeof why)) {
+		cmd_ctx_held_print(ctx, stderr);
 		return plain_run(ctx, why);
+	}
 	ctx->view->async = 1;	/* slow answers come in the background */
 	conf_read(ctx);
 	if (screen_start() != 0) {
 		conf_done();
+		cmd_ctx_held_print(ctx, stderr);
 		return CMD_FAIL;
 	}
+	held_say(ctx);
 	while (!got_term && !ctx->quit) {
 		mouse_apply();
 		draw();
@@ -1484,6 +1581,8 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	}
 	screen_end();
 	conf_done();
+	/* seen on the screen; kept when standard error is not the terminal */
+	cmd_ctx_held_print(ctx, isatty(STDERR_FILENO) ? NULL : stderr);
 	canvas_release(&S.cv);
 	pager_free();
 	free(S.err_line);

@@ -149,3 +149,20 @@ cmd_mouse(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 	}
 	return CMD_OK;
 }
+
+int
+cmd_warnings(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
+{
+	size_t i;
+
+	(void)a;
+	(void)cause;
+	if (ctx->nheld == 0) {
+		fputs("no warnings held back (without the screen they go to "
+		    "standard error as they come)\n", ctx->out);
+		return CMD_OK;
+	}
+	for (i = 0; i < ctx->nheld; i++)
+		fprintf(ctx->out, "%s\n", ctx->held[i]);
+	return CMD_OK;
+}

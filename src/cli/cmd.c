@@ -164,6 +164,9 @@ const struct cmd cmd_table[] = {
 	  "[--baseline JOB]... [--no-flows] [PANE [JOB]] [-c COMMAND]...", 0, -1,
 	  "print a pane as the screen shows it, as plain text (or its data)",
 	  cmd_view, "width= height= format= baseline= no-flows", 0 },
+	{ "warnings", "", 0, 0,
+	  "list the warnings held back while the screen opened",
+	  cmd_warnings, "", 0 },
 };
 const size_t cmd_count = TS_NELEM(cmd_table);
 
@@ -185,6 +188,135 @@ cmd_ctx_release(struct cmd_ctx *ctx)
 	ctx->cache = NULL;
 	free(ctx->cache_path);
 	ctx->cache_path = NULL;
+	cmd_ctx_unhold(ctx);
+	cmd_ctx_held_print(ctx, NULL);
+}
+
+/*
+ * The stream err becomes while held: bytes are passed on as they come
+ * (progress is drawn over itself with carriage returns) except a
+ * message, which runs from "trainscope: " to its newline and is kept.
+ * Bytes that may be the start of one wait until they are not.
+ */
+#define HELD_PREFIX "trainscope: "
+
+struct hold {
+	struct cmd_ctx *ctx;
+	struct buf line;	/* the prefix matched so far, or the message */
+	int keep;		/* a message: the prefix was matched whole */
+};
+
+/* A message ends (at its newline, or the stream's end): keep it. */
+static void
+hold_keep(struct hold *h)
+{
+	struct cmd_ctx *ctx = h->ctx;
+
+	ctx->held = xreallocarray(ctx->held, ctx->nheld + 1,
+	    sizeof *ctx->held);
+	ctx->held[ctx->nheld++] = xstrdup(buf_str(&h->line) +
+	    strlen(HELD_PREFIX));
+	buf_reset(&h->line);
+	h->keep = 0;
+}
+
+static void
+hold_byte(struct hold *h, char c)
+{
+	FILE *err = h->ctx->held_err;
+
+	if (h->keep) {
+		if (c == '\n')
+			hold_keep(h);
+		else
+			buf_addc(&h->line, c);
+		return;
+	}
+	if (c == HELD_PREFIX[h->line.len]) {
+		buf_addc(&h->line, c);
+		h->keep = h->line.len == strlen(HELD_PREFIX);
+		return;
+	}
+	fwrite(h->line.s, 1, h->line.len, err);	/* not one after all */
+	buf_reset(&h->line);
+	if (c == HELD_PREFIX[0])
+		buf_addc(&h->line, c);
+	else
+		fputc(c, err);
+}
+
+static ssize_t
+hold_write(void *arg, const char *p, size_t n)
+{
+	struct hold *h = arg;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		hold_byte(h, p[i]);
+	fflush(h->ctx->held_err);
+	return (ssize_t)n;
+}
+
+static int
+hold_close(void *arg)
+{
+	struct hold *h = arg;
+
+	if (h->keep)
+		hold_keep(h);
+	else
+		fwrite(h->line.s, 1, h->line.len, h->ctx->held_err);
+	buf_release(&h->line);
+	free(h);
+	return 0;
+}
+
+void
+cmd_ctx_hold(struct cmd_ctx *ctx)
+{
+	cookie_io_functions_t io = { NULL, hold_write, NULL, hold_close };
+	struct hold *h;
+	FILE *f;
+
+	if (ctx->held_err != NULL)
+		return;
+	h = xcalloc(1, sizeof *h);
+	h->ctx = ctx;
+	buf_init(&h->line);
+	if ((f = fopencookie(h, "w", io)) == NULL) {
+		free(h);
+		return;
+	}
+	setvbuf(f, NULL, _IONBF, 0);	/* progress shows as it is drawn */
+	ctx->held_err = ctx->err;
+	ctx->err = f;
+}
+
+void
+cmd_ctx_unhold(struct cmd_ctx *ctx)
+{
+	FILE *f = ctx->err;
+
+	if (ctx->held_err == NULL)
+		return;
+	fclose(f);	/* its last line decided while held_err is set */
+	ctx->err = ctx->held_err;
+	ctx->held_err = NULL;
+}
+
+void
+cmd_ctx_held_print(struct cmd_ctx *ctx, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->nheld; i++) {
+		if (f != NULL)
+			fprintf(f, "%s%s\n", HELD_PREFIX, ctx->held[i]);
+		free(ctx->held[i]);
+	}
+	free(ctx->held);
+	ctx->held = NULL;
+	ctx->nheld = 0;
 }
 
 void

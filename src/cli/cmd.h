@@ -51,6 +51,11 @@ struct cmd_ctx {
 	const char *config;	/* --config FILE for the screen; NULL: the
 				   default file */
 	int no_config;		/* --no-config: none at all */
+	/* messages held back from err while the screen is to open
+	   (cmd_ctx_hold()): each without its "trainscope: " */
+	char **held;
+	size_t nheld;
+	FILE *held_err;		/* err as it was while holding, or NULL */
 };
 
 /* One --option value as given on the command line. */
@@ -99,6 +104,18 @@ void cmd_ctx_init(struct cmd_ctx *ctx, FILE *out, FILE *err);
 void cmd_ctx_release(struct cmd_ctx *ctx);
 /* Free the investigation of the context (view/cmd-view.c). */
 void cmd_ctx_view_free(struct cmd_ctx *ctx);
+/*
+ * Hold back the messages written to ctx->err that start "trainscope: "
+ * (warnings, which the screen about to open would hide) until
+ * cmd_ctx_unhold(): each is kept in ctx->held[], without that prefix;
+ * everything else (progress, the index's summary) goes on to the real
+ * err as it comes.  Holding again while held does nothing.
+ */
+void cmd_ctx_hold(struct cmd_ctx *ctx);
+/* ctx->err back as it was (nothing if not held); ctx->held[] stays. */
+void cmd_ctx_unhold(struct cmd_ctx *ctx);
+/* Write the held messages to f, "trainscope: " before each, and forget them. */
+void cmd_ctx_held_print(struct cmd_ctx *ctx, FILE *f);
 /* Use `path` (copied; NULL = default) as the cache from now on. */
 void cmd_ctx_set_cache_path(struct cmd_ctx *ctx, const char *path);
 /*

@@ -55,6 +55,7 @@ cmd_fn cmd_pane;
 cmd_fn cmd_prev;
 cmd_fn cmd_quit;
 cmd_fn cmd_mouse;
+cmd_fn cmd_warnings;
 cmd_fn cmd_save;
 cmd_fn cmd_search;
 cmd_fn cmd_scroll;

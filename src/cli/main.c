@@ -226,6 +226,14 @@ threads_arg(const char *s)
 	return (int)n;
 }
 
+/* The messages held for the screen, printed: it is not opening. */
+static void
+unhold(struct cmd_ctx *ctx)
+{
+	cmd_ctx_unhold(ctx);
+	cmd_ctx_held_print(ctx, ctx->err);
+}
+
 /* Index the PATHs given after the options, if the build can index. */
 static int
 index_paths(struct cmd_ctx *ctx, int argc, char **argv)
@@ -301,8 +309,12 @@ index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv, int follow)
 		free(name);
 		return rc;
 	}
-	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK)
+	if (on_terminal())	/* the screen shows them (ui_run()) */
+		cmd_ctx_hold(ctx);
+	if ((rc = index_paths(ctx, argc, argv)) != CMD_OK) {
+		unhold(ctx);
 		return rc;
+	}
 	if (on_terminal()) {
 		name = dir ? scan_job_name(argv[0]) : NULL;
 		rc = ui_run(ctx, name);
@@ -377,7 +389,9 @@ open_cached(struct cmd_ctx *ctx, char *job)
 
 	if (!on_terminal())
 		return open_screen(ctx, job);
+	cmd_ctx_hold(ctx);	/* the screen shows them (ui_run()) */
 	if ((rc = cmd_exec_argv(ctx, 3, words, &cause)) != CMD_OK) {
+		unhold(ctx);
 		report(ctx, NULL, cause);
 		free(cause);
 		return rc;

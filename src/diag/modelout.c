@@ -322,7 +322,7 @@ print_tsv(FILE *out, const struct model *m, size_t top)
 {
 	size_t i, k;
 
-	fprintf(out, "kind\trank\tscore\tname\tcategory\tcount\tnodes\tfirst\t"
+	fprintf(out, "kind\tposition\tscore\tname\tcategory\tcount\tnodes\tfirst\t"
 	    "stage\titeration\treasons\n");
 	for (i = 0; i < suspects_shown(m, top); i++) {
 		const struct model_node *n = &m->nodes[m->suspects[i]];

@@ -369,7 +369,7 @@ events_data(struct view *v, struct json *j, FILE *out, int tsv,
 	size_t n = r->n, i;
 
 	if (tsv)
-		fputs("rank\tscore\tcategory\tcount\tnodes\tfirst\tstage\t"
+		fputs("position\tscore\tcategory\tcount\tnodes\tfirst\tstage\t"
 		    "iteration\ttemplate\n", out);
 	else
 		json_arr_begin(j);

@@ -41,7 +41,9 @@ start_on() {
 	    XDG_CONFIG_HOME='$TRASH/config' \
 	    sh -c 'echo \$\$ >$TRASH/pid; exec $TS_BIN $start_args' \
 	    2>'$TRASH/stderr'; echo EXITED \$?; sleep 600"
-	wait_for "${START_WAIT:-? help  : command  q quit}"
+	# the key hint, or the warnings the index left shown in its place
+	wait_for "${START_WAIT:-? help  : command  q quit
+:warnings lists}"
 }
 
 wait_for() {

@@ -263,7 +263,7 @@ test_print(void)
 	out = open_memstream(&buf, &len);
 	diag_print(out, r, DIAG_TSV, 0);
 	fflush(out);
-	ok(strncmp(buf, "kind\trank\tscore", 15) == 0 &&
+	ok(strncmp(buf, "kind\tposition\tscore", 19) == 0 &&
 	    strstr(buf, "\nnode\t1\t") && strstr(buf, "\nevent\t6\t"),
 	    "tsv has every node and event row");
 	fclose(out);
