@@ -13,9 +13,19 @@ good_log() {	# good_log FILE N: N timestamped lines
 # hold_lock DB: another writer holds DB's write lock until a file 'go'
 # appears here (two minutes at most); returns once the lock is held
 hold_lock() {
+	# the last holder must have seen its `go` and let go: taking `go`
+	# away first left it holding the lock for two minutes, and this
+	# holder's BEGIN failed ("database is locked") on a loaded machine
+	n=0
+	while [ -f held ]; do
+		n=$((n + 1)) && [ $n -lt 1200 ] || return 1
+		sleep 0.05
+	done
 	rm -f go
-	(sqlite3 "$1" "BEGIN IMMEDIATE;" ".shell n=0; while [ ! -f go ] &&
-	    [ \$n -lt 2400 ]; do sleep 0.05; n=\$((n + 1)); done" "COMMIT;" &)
+	touch held
+	(sqlite3 "$1" ".timeout 60000" "BEGIN IMMEDIATE;" ".shell n=0; while
+	    [ ! -f go ] && [ \$n -lt 2400 ]; do sleep 0.05; n=\$((n + 1));
+	    done" "COMMIT;"; rm -f held) &
 	n=0
 	until ! sqlite3 "$1" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null; do
 		n=$((n + 1)) && [ $n -lt 1200 ] || return 1
