@@ -50,6 +50,15 @@ test_expect_success 'no line of a pane is wider than the screen' '
 		test "$(LC_ALL=C.UTF-8 wc -L <got)" -le 80 || exit 1
 	done
 '
+test_expect_success 'a short screen still lists events (the detail yields first)' '
+	for w in 40 80 200; do
+		for h in 5 6 7 8 9 10 24; do
+			trainscope view --width $w --height $h events gpt-run4 >got &&
+			sed 1,2d got | grep -q "^ *[0-9][0-9]* " ||
+			{ echo "no event at ${w}x$h"; cat got; exit 1; }
+		done
+	done
+'
 test_expect_success 'a filter, a sort and a drill change what view shows' '
 	trainscope view events gpt-run4 -c "filter node=node-001" -c "sort count" >f &&
 	grep "\[1 filter\]" f && ! grep "CUDA error: unspecified" f &&

@@ -292,6 +292,12 @@ events_draw(struct view *v, struct area *a, int *used)
 	c.narrow = a->w < 64;
 	c.x0 = c.narrow ? 18 : 39;
 	events_titles(a, used, &c);
+	if (a->nrows >= 0 && a->nrows < 16) {
+		/* short: four events first, the detail only with room left */
+		int left = a->nrows - *used;
+
+		detail = left >= 9 ? 5 : left >= 6 ? left - 4 : 0;
+	}
 	if (r->n == 0 && (row = draw_row(a, used)) >= 0)
 		canvas_puts(a->cv, row, 0, CS_DIM, v->m->nevents == 0 ?
 		    "no events" : "no event passes the filters");
@@ -308,7 +314,7 @@ events_draw(struct view *v, struct area *a, int *used)
 		if ((int)i == v->st.cursor[PANE_EVENTS])
 			canvas_add_attr(a->cv, row, 0, -1, CA_SELECTED);
 	}
-	if (a->nrows >= 0 && r->n > 0) {
+	if (a->nrows >= 0 && r->n > 0 && detail > 0) {
 		while (*used < a->nrows - detail)
 			draw_row(a, used);
 		event_detail(v, a, used,
