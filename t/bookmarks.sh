@@ -24,6 +24,11 @@ test_expect_success 'bookmark marks the cursors line and event by key, bookmarks
 	grep "^bookmark host/node-003.log:8\$" saved &&
 	grep "^bookmark host/node-003.log:9\$" saved
 '
+test_expect_success 'a bookmarked event shows its mark beside its score, the score whole' '
+	trainscope view --width 80 --height 12 events $J -c bookmark >ev &&
+	sed -n 4p ev | grep "^[ 0-9][0-9]\*" &&
+	sed -n 5p ev | grep "^[ 0-9][0-9] "
+'
 test_expect_success 'a replayed session marks the same lines; its report quotes them' '
 	trainscope --replay s.ts --report r.txt &&
 	sed -n "/^Lines marked during the investigation/,/^To reproduce/p" \

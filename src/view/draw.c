@@ -482,13 +482,14 @@ reset_map(struct view *v, int h)
 }
 
 /*
- * A bookmarked row shows a mark in its first column, where the panes
- * that map their rows to the screen (the log and lines panes) draw one.
+ * A bookmarked row shows a mark in the pane's mark column (the first,
+ * unless it says another), where the panes that map their rows to the
+ * screen draw one.
  */
 static void
 draw_marks(struct view *v, struct canvas *cv, int height)
 {
-	int i;
+	int i, x = pane_active(v)->markcol;
 
 	if (v->nmarks == 0 || v->rowmap == NULL)
 		return;
@@ -496,7 +497,7 @@ draw_marks(struct view *v, struct canvas *cv, int height)
 		if (v->rowmap[i] >= 0 && (i == 0 || v->rowmap[i - 1] !=
 		    v->rowmap[i]) && bookmark_row_marked(v,
 		    (size_t)v->rowmap[i]))
-			canvas_put(cv, i, 0, CS_WARN, "*", 1);
+			canvas_put(cv, i, x, CS_WARN, "*", 1);
 }
 
 /* view_draw(), with the rows of an export written to out as they go. */

@@ -412,5 +412,6 @@ const struct pane_ops pane_events = {
 	.draw = events_draw,
 	.target = events_target,
 	.match = events_match,
-	.data = events_data
+	.data = events_data,
+	.markcol = 2		/* between the score and its bar */
 };

@@ -104,6 +104,8 @@ struct pane_ops {
 	void (*status)(struct view *v, char *buf, size_t len);
 	/* Forget what the pane keeps itself (v->own[]); NULL: nothing. */
 	void (*release)(struct view *v);
+	/* The column a bookmarked row's '*' is drawn in (a blank one). */
+	int markcol;
 };
 
 extern const struct pane_ops pane_events;
