@@ -237,7 +237,8 @@ hold_byte(struct hold *h, char c)
 		h->keep = h->line.len == strlen(HELD_PREFIX);
 		return;
 	}
-	fwrite(h->line.s, 1, h->line.len, err);	/* not one after all */
+	if (h->line.len > 0)	/* not one after all */
+		fwrite(h->line.s, 1, h->line.len, err);
 	buf_reset(&h->line);
 	if (c == HELD_PREFIX[0])
 		buf_addc(&h->line, c);
@@ -264,7 +265,7 @@ hold_close(void *arg)
 
 	if (h->keep)
 		hold_keep(h);
-	else
+	else if (h->line.len > 0)
 		fwrite(h->line.s, 1, h->line.len, h->ctx->held_err);
 	buf_release(&h->line);
 	free(h);
