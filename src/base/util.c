@@ -327,6 +327,15 @@ ts_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double
+ts_wallclock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 size_t
 ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {

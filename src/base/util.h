@@ -111,6 +111,8 @@ ts_mix64(uint64_t h)
 int ts_ncpus(int max);
 /* Monotonic clock in seconds, for progress and benchmarks. */
 double ts_now(void);
+/* The wall clock in epoch seconds (what file times and log times use). */
+double ts_wallclock(void);
 /*
  * Decode one UTF-8 sequence of s[0 .. len) (len > 0): its code point in
  * *cp and its length, or 0 when the bytes are not valid UTF-8 (overlong,

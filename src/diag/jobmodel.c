@@ -352,7 +352,6 @@ static double
 logs_now(const struct job_ref *ref)
 {
 	const struct logdb_file *f = NULL;
-	struct timespec ts;
 	size_t i;
 
 	for (i = 0; i < ref->nfiles; i++)
@@ -361,9 +360,7 @@ logs_now(const struct job_ref *ref)
 			f = &ref->files[i];
 	if (f == NULL)
 		return 0;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return f->last_ts + ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 -
-	    f->mtime);
+	return f->last_ts + (ts_wallclock() - f->mtime);
 }
 
 static int

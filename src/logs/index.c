@@ -161,15 +161,6 @@ struct pipe {
 	const int *cancel;	/* index_opts.cancel, or NULL */
 };
 
-static double
-wall_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Whether the run was asked to stop (index_opts.cancel). */
 static int
 cancelled(const struct pipe *p)
@@ -1483,7 +1474,7 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	pthread_cond_init(&p.room, NULL);
 	p.work = work;
 	p.whole = w->o->whole_lines;
-	p.settled = wall_clock() - SETTLED_SECS;
+	p.settled = ts_wallclock() - SETTLED_SECS;
 	p.cancel = w->o->cancel;
 	p.units = make_units(work, nwork, w->o->chunk > 0 ? w->o->chunk :
 	    CHUNK_BYTES, &p.nunits);

@@ -505,15 +505,6 @@ viewjob_name(const struct viewjob *j)
 
 /* ---- the view's side ---- */
 
-static double
-wallclock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 #define IDENT_SCAN	100000	/* rows looked through for the cursor's */
 
 /* What row r of the active pane is: its key, else what it leads to. */
@@ -747,7 +738,7 @@ view_live_text(struct view *v, char *doing, size_t dlen, char *head,
 	viewjob_status(v->live, doing, dlen, &last);
 	if (!viewjob_following(v->live))
 		return;
-	ago = wallclock() - last;
+	ago = ts_wallclock() - last;
 	if (isnan(last))
 		snprintf(head, hlen, "following");
 	else if (ago < 120)
