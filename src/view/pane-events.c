@@ -247,7 +247,9 @@ event_cells(const struct model *m, const struct model_event *ev,
 		canvas_printf(cv, row, 30, CS_DIM, "%8s", t);
 	}
 	if (c->wide) {
-		canvas_puts(cv, row, x, CS_DIM, stage_name((enum stage)ev->stage));
+		/* an unknown stage is "-", as an unknown time is */
+		canvas_puts(cv, row, x, CS_DIM, ev->stage == STAGE_NONE ? "-" :
+		    stage_name((enum stage)ev->stage));
 		if (rows_iter_ok(ev->iteration)) {
 			snprintf(it, sizeof it, "%5ld", ev->iteration);
 			canvas_puts(cv, row, x + 16, CS_DIM, it);
