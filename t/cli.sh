@@ -218,4 +218,15 @@ test_expect_success 'a file of commands with a line past 64 KiB is refused, not 
 	head -c 200000 /dev/zero | tr "\\0" y | test_must_fail 2 trainscope source /dev/stdin 2>err &&
 	grep "^trainscope: /dev/stdin:1: a line of more than" err
 '
+test_expect_success 'closed standard streams: /dev/null stands in, no file takes their place' '
+	mkdir -p cj/n1 &&
+	printf "[2024-05-01 12:00:01,000] INFO [rank 0] iteration 1/ 10 | lm loss: 7.0 |\n" >cj/n1/r0.log &&
+	"$TS_BIN" index cj <&- 2>&- >&- &&
+	"$TS_BIN" -c "open cj" -c "report r.txt" <&- >&- 2>&- &&
+	grep "^Verdict" r.txt &&
+	"$TS_BIN" -c "source /dev/stdin" <&- >out 2>err &&
+	test ! -s out && test ! -s err &&
+	"$TS_BIN" diagnose --format json cj <&- 2>&- >d.json &&
+	jq -e ".schema == 2" d.json >/dev/null
+'
 test_done

@@ -148,8 +148,11 @@ test_expect_success 'a gzip that inflates a lot: its text is what the summary co
 if command -v script >/dev/null 2>&1; then
 	test_expect_success 'progress on a terminal counts a gzip as its text too' '
 		mkdir -p Z2 && cp Z/r0.log.gz Z2/ &&
-		script -qec "\"$TS_BIN\" index Z2" /dev/null >tty &&
-		tr "\r" "\n" <tty | grep "^indexing: 1/1 files, 33 MB of text ([0-9]* MB/s)"
+		{ script -qec "\"$TS_BIN\" index Z2" /dev/null >tty ||
+		  { cat -A tty; false; }; } &&
+		{ tr "\r" "\n" <tty |
+		  grep "^indexing: 1/1 files, 33 MB of text ([0-9]* MB/s)" ||
+		  { cat -A tty; false; }; }
 	'
 else
 	test_skip 'progress on a terminal counts a gzip as its text' 'no script(1)'

@@ -155,4 +155,28 @@ test_expect_success 'the pane check itself catches a switch, a comparison, a mis
 	! grep -q "view/pane.c:[12]:" found &&
 	! grep -q "pane-lines.c" found
 '
+# The test harness itself: a body that hangs is stopped and said, with
+# what it was doing; so is a unit test (t/lib/watch.sh).
+test_expect_success 'a test body past its time limit is stopped, its processes with it' '
+	cat >hang.sh <<-\EOF &&
+	. "$TS_SRCDIR/t/lib/test-lib.sh"
+	test_expect_success "waits for ever" "
+		sleep 300 & echo \$! >$PWD/child; read line; wait
+	"
+	test_expect_success "the next test still runs" "true"
+	test_done
+	EOF
+	start=$(date +%s) &&
+	TS_TEST_LIMIT=2 TS_BUILDDIR="$PWD/hb" sh hang.sh >out 2>&1
+	test $? = 1 &&
+	test $(($(date +%s) - start)) -lt 30 &&
+	grep "^not ok 1 - waits for ever" out &&
+	grep "^#   timed out after 2 s; what was running:" out &&
+	grep "^#   pid [0-9]* .*sleep 300" out &&
+	grep "^ok 2 - the next test still runs" out &&
+	! kill -0 "$(cat child)" 2>/dev/null &&
+	{ TS_TEST_LIMIT=1 sh "$TS_SRCDIR/t/lib/watch.sh" sleep 60 >unit
+	  test $? != 0; } &&
+	grep "^Bail out! sleep: timed out after 1 s" unit
+'
 test_done

@@ -69,7 +69,10 @@ test_expect_success 'a failed command in view names itself once' '
 
 # The screen under tmux, at 80x24; every check waits for a condition.
 if command -v tmux >/dev/null 2>&1; then
-	tm() { tmux -S "$TRASH/tmux.sock" "$@"; }
+	# the server of the last screen_on; every body is a subshell, so the
+	# socket's name is kept in a file, not in a function
+	echo "$TRASH/tmux.0.sock" >"$TRASH/sock"
+	tm() { tmux -S "$(cat "$TRASH/sock")" "$@"; }
 	WAIT=${WAIT:-90}
 	wait_for() {
 		end=$(($(date +%s) + WAIT))
@@ -84,7 +87,7 @@ if command -v tmux >/dev/null 2>&1; then
 		tm kill-server 2>/dev/null
 		n=$(($(cat "$TRASH/nscreen" 2>/dev/null || echo 0) + 1))
 		echo $n >"$TRASH/nscreen"
-		tm() { tmux -S "$TRASH/tmux.$(cat "$TRASH/nscreen").sock" "$@"; }
+		echo "$TRASH/tmux.$n.sock" >"$TRASH/sock"
 		tm -f /dev/null new-session -d -x 80 -y 24 \
 		    "env TERM=xterm LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME='$HOME' \
 		    XDG_CACHE_HOME='$XDG_CACHE_HOME' $TS_BIN $* \

@@ -14,6 +14,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -505,6 +507,23 @@ run_batch(struct cmd_ctx *ctx, struct options *o, int argc, char **argv)
 	return CMD_OK;
 }
 
+/*
+ * Started with standard input, output or error closed (cron, a CI
+ * runner, `cmd <&-`), the first file opened would take its number: a log
+ * read as commands, a report written over the cache.  /dev/null stands
+ * in for each closed one.
+ */
+static void
+fill_stdio(void)
+{
+	int fd;
+
+	for (fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			_exit(CMD_FAIL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -513,6 +532,7 @@ main(int argc, char **argv)
 	char *cause = NULL;
 	int rc;
 
+	fill_stdio();
 	memset(&o, 0, sizeof o);
 	if (parse_options(argc, argv, &o) != 0 || replay_only(&o) != 0)
 		return CMD_USAGE;

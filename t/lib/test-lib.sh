@@ -8,13 +8,18 @@
 #	test_done
 #
 # Each test runs in a fresh scratch directory's shell with `set -e` off;
-# its body must succeed (exit 0) as a whole.  TS_BIN, TS_SRCDIR,
-# TS_BUILDDIR and TS_SHARED come from the makefile.
+# its body must succeed (exit 0) as a whole, with /dev/null for standard
+# input, within TS_TEST_LIMIT seconds (t/lib/watch.sh).  TS_BIN,
+# TS_SRCDIR, TS_BUILDDIR and TS_SHARED come from the makefile.
 
 : "${TS_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${TS_BUILDDIR:=$TS_SRCDIR}"
 : "${TS_BIN:=$TS_BUILDDIR/trainscope}"
 : "${TS_SHARED:=$TS_SRCDIR/../shared}"
+
+# Nothing in a test reads a terminal or a pipe a harness left open (or,
+# when standard input is closed, whatever file took its place).
+exec </dev/null
 
 test_count=0
 test_failed=0
@@ -51,15 +56,28 @@ nobody_reaches() {
 
 say() { printf '# %s\n' "$*"; }
 
+# Every test body is stopped, and what it was doing written down, if it
+# runs past TS_TEST_LIMIT seconds (t/lib/watch.sh).
+. "$TS_SRCDIR/t/lib/watch.sh"
+
+# test_body BODY: a test's body in a subshell, its output kept
+test_body() {
+	(eval "$1") >"$TRASH/.out" 2>&1
+}
+
 test_expect_success() {
 	test_count=$((test_count + 1))
-	if (eval "$2") >"$TRASH/.out" 2>&1; then
+	test_t0=$(date +%s)
+	if watch_run "$TRASH/.dog" test_body "$2"; then
 		printf 'ok %d - %s\n' "$test_count" "$1"
 	else
 		test_failed=$((test_failed + 1))
 		printf 'not ok %d - %s\n' "$test_count" "$1"
 		sed 's/^/#   /' "$TRASH/.out"
+		[ ! -s "$TRASH/.dog" ] || sed 's/^/#   /' "$TRASH/.dog"
 	fi
+	test_t0=$(($(date +%s) - test_t0))
+	[ "$test_t0" -lt 60 ] || say "that test took $test_t0 s"
 }
 
 test_skip() {
