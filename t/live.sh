@@ -225,6 +225,23 @@ test_expect_success 'its events show when the diagnosis is done; nothing was los
 		trainscope lines big $f:$n >/dev/null || exit 1
 	done
 '
+if command -v sqlite3 >/dev/null 2>&1; then
+	for how in dir name; do
+		test_expect_success "an indexed job not diagnosed yet (by $how): the screen opens at once and diagnoses behind it" '
+			sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "DELETE FROM results" &&
+			if [ $how = name ]; then mkdir -p elsewhere && cd elsewhere; fi &&
+			start_on 80 24 --threads 1 big &&
+			wait_for "diagnosing" &&
+			grep "^trainscope  opening big" screen &&
+			wait_for "events 1/" &&
+			grep "^big  completed" screen &&
+			keys q &&
+			wait_for EXITED 5 &&
+			grep "EXITED 0" screen &&
+			test "$(sqlite3 "$XDG_CACHE_HOME/trainscope/cache.db" "SELECT count(*) FROM results")" = 1
+		'
+	done
+fi
 tm kill-server 2>/dev/null
 rm -rf big
 

@@ -1235,6 +1235,7 @@ plain_run(struct cmd_ctx *ctx, const char *why)
 }
 
 /* ui_run_live()'s directory and follow, for open_first(). */
+static int live_bg;
 static const char *live_dir;
 static int live_follow;
 
@@ -1252,7 +1253,7 @@ open_first(struct cmd_ctx *ctx, const char *job)
 		free(cause);
 		return -1;
 	}
-	if (job != NULL && live_dir != NULL) {	/* in the background */
+	if (job != NULL && live_bg) {	/* in the background */
 		if (view_open_live(ctx->view, live_dir, job, live_follow,
 		    ctx->threads, &cause) == 0)
 			return 0;
@@ -1518,9 +1519,11 @@ ui_run_live(struct cmd_ctx *ctx, const char *dir, const char *name,
 {
 	int rc;
 
+	live_bg = 1;
 	live_dir = dir;
 	live_follow = follow;
 	rc = ui_run(ctx, name);
+	live_bg = 0;
 	live_dir = NULL;
 	return rc;
 }

@@ -16,8 +16,9 @@ int ui_run(struct cmd_ctx *ctx, const char *job);
 /*
  * Run the screen at once on directory dir, job `name`: it is indexed and
  * diagnosed in the background while the keys work (the status line says
- * how far it got), and with follow again every few seconds.  Returns an
- * exit status.
+ * how far it got), and with follow again every few seconds.  dir NULL:
+ * job `name` is indexed already and only diagnosed in the background.
+ * Returns an exit status.
  */
 int ui_run_live(struct cmd_ctx *ctx, const char *dir, const char *name,
     int follow);

@@ -25,7 +25,9 @@
 
 #include "db/cache.h"
 #include "db/jobdb.h"
+#include "db/logdb.h"
 #include "diag/diag.h"
+#include "diag/jobmodel.h"
 #include "cli/cmd.h"
 #include "cli/commands.h"
 #include "cli/help.h"
@@ -290,6 +292,38 @@ indexed_job(struct cmd_ctx *ctx, const char *dir)
 	return rc;
 }
 
+/* Below this much text a first diagnosis is quick enough to wait for. */
+#define BG_DIAGNOSE_BYTES (64u << 20)
+
+/*
+ * Whether job NAME of the cache should be diagnosed behind the screen:
+ * it is large and no diagnosis of it is kept, so opening it at once
+ * would leave the terminal blank for seconds.  Then the fault library's
+ * errors are said to ctx->err here (the background cannot say them).
+ * 0 also when that cannot be told.
+ */
+static int
+diagnose_behind(struct cmd_ctx *ctx, const char *name)
+{
+	struct job_ref ref;
+	struct cache *c;
+	char *cause = NULL;
+	uint64_t bytes = 0;
+	size_t i;
+	int rc = 0;
+
+	if (cmd_ctx_cache(ctx, &c, &cause) == 0 &&
+	    jobdb_find(c, name, &ref, &cause) == 1) {
+		for (i = 0; i < ref.nfiles; i++)
+			bytes += ref.files[i].bytes;
+		rc = bytes >= BG_DIAGNOSE_BYTES &&
+		    !job_model_kept(c, &ref, 0, ctx->err, "open");
+		jobdb_release(&ref);
+	}
+	free(cause);
+	return rc;
+}
+
 /*
  * `trainscope JOBDIR`: index the directory, then open the screen on it,
  * or print its diagnosis when the output is not a terminal.  On a
@@ -319,7 +353,8 @@ index_and_diagnose(struct cmd_ctx *ctx, int argc, char **argv, int follow)
 	}
 	if (on_terminal()) {
 		name = dir ? scan_job_name(argv[0]) : NULL;
-		rc = ui_run(ctx, name);
+		rc = name != NULL && diagnose_behind(ctx, name) ?
+		    ui_run_live(ctx, NULL, name, 0) : ui_run(ctx, name);
 		free(name);
 		return rc;
 	}
@@ -391,6 +426,8 @@ open_cached(struct cmd_ctx *ctx, char *job)
 
 	if (!on_terminal())
 		return open_screen(ctx, job);
+	if (diagnose_behind(ctx, job))
+		return ui_run_live(ctx, NULL, job, 0);
 	cmd_ctx_hold(ctx);	/* the screen shows them (ui_run()) */
 	if ((rc = cmd_exec_argv(ctx, 3, words, &cause)) != CMD_OK) {
 		unhold(ctx);

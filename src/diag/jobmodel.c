@@ -303,6 +303,31 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 }
 
 int
+job_model_kept(struct cache *c, const struct job_ref *job, int flags,
+    FILE *err, const char *cmd)
+{
+	struct say quiet = { NULL, NULL }, say = { err, cmd };
+	struct faults *fl = faults_default();
+	struct ondisk disk;
+	struct model *m = NULL;
+	char key[32], *why = NULL;
+	size_t i;
+	int kept = 0;
+
+	memset(&disk, 0, sizeof disk);
+	if (!(flags & (JOBMODEL_FRESH | JOBMODEL_LIVE)) &&
+	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0)
+		kept = read_kept(c, job, key, &disk, &quiet, &m);
+	for (i = 0; !kept && i < faults_nerrors(fl); i++)
+		warn(&say, "%s", faults_error(fl, i));
+	model_free(m);
+	free(why);
+	free(disk.first_missing);
+	faults_free(fl);
+	return kept;
+}
+
+int
 job_model_ref(struct cache *c, const struct job_ref *job,
     const char *const *baselines, size_t nbase, int flags, FILE *err,
     const char *cmd, struct model **out, char **cause)

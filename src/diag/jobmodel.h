@@ -41,6 +41,17 @@ int job_model_ref(struct cache *c, const struct job_ref *job,
     const char *cmd, struct model **out, char **cause);
 
 /*
+ * Whether job_model_ref() of `job` with `flags` (and no baselines) would
+ * read back a model kept in the cache instead of computing one: 1 yes,
+ * 0 no (also when that cannot be told).  Costs the key and a decode.
+ * On 0 the fault library's errors are said to `err` (may be NULL) as
+ * job_model_ref() says them, for a caller that computes the model where
+ * nothing can be said (behind the screen).
+ */
+int job_model_kept(struct cache *c, const struct job_ref *job, int flags,
+    FILE *err, const char *cmd);
+
+/*
  * job_model_ref() of the job `name` (a name or an indexed directory),
  * found once here.  Returns 0 and sets *out, or -1 with *cause (also
  * "no job 'NAME' (index it first)").
