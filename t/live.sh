@@ -194,6 +194,19 @@ for size in 80x24 200x50; do
 	'
 done
 
+test_expect_success 'a job indexed behind the screen: its warnings on the status line, listed, and on stderr once' '
+	mkdir -p wj/node1 &&
+	iters 0 1 3 >wj/node1/rank-0.log &&
+	printf "junk\000\000\001\002" >wj/node1/garbage.log &&
+	start_on 80 24 --follow wj &&
+	wait_for "follow: 1 warning (first: skipping '"'"'node1/garbage.log" &&
+	echo "$OOM" >>wj/node1/rank-0.log &&
+	wait_for "torch.OutOfMemoryError" &&
+	keys :warnings Enter && wait_for "output 1-1 of 1" &&
+	grep "^follow: warning: skipping '"'"'/" screen &&
+	keys q q && wait_for EXITED &&
+	test $(grep -c "garbage.log" "$TRASH/stderr") = 1
+'
 test_expect_success 'a job of 300 MB is generated' '
 	awk -v NODES=2 -v RANKS=4 -v LINES=140000 -v HOSTLINES=70000 \
 	    -v DIR=big -f "$TS_SRCDIR/t/bench/genjob.awk" &&

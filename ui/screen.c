@@ -1414,6 +1414,8 @@ held_cmd(const char *msg, const char **rest)
  * ("index: 3 warnings (first: 'n1/r0.log': line 5: ...); :warnings
  * lists them").  A config error already there keeps its place first.
  */
+static char *held_said;		/* held_say()'s last message */
+
 static void
 held_say(struct cmd_ctx *ctx)
 {
@@ -1423,6 +1425,11 @@ held_say(struct cmd_ctx *ctx)
 
 	if (first == NULL)
 		return;
+	if (ctx->view->message != NULL && held_said != NULL &&
+	    strcmp(ctx->view->message, held_said) == 0) {
+		free(ctx->view->message);	/* said again, with more */
+		ctx->view->message = NULL;
+	}
 	n = held_cmd(first, &rest);
 	what = held_short(rest);
 	head = xasprintf("%.*s%s%zu warning%s (first: ", n, first,
@@ -1439,9 +1446,30 @@ held_say(struct cmd_ctx *ctx)
 	ctx->view->message = xasprintf("%s%s%s%s); :warnings lists %s",
 	    old != NULL ? old : "", old != NULL ? "; " : "", head, what,
 	    ctx->nheld == 1 ? "it" : "them");
+	free(held_said);
+	held_said = xstrdup(ctx->view->message);
 	free(old);
 	free(head);
 	free(what);
+}
+
+/*
+ * Warnings of the job indexed or diagnosed behind the screen: held as
+ * those of the opening were, and said on the status line.
+ */
+static void
+live_warnings(struct cmd_ctx *ctx, int say)
+{
+	char *text = view_take_warnings(ctx->view), *line, *next;
+
+	for (line = text; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		cmd_ctx_held_add(ctx, line);
+	}
+	if (text != NULL && say)
+		held_say(ctx);
+	free(text);
 }
 
 /* curses on the terminal, set up as the screen needs it. */
@@ -1567,6 +1595,7 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	held_say(ctx);
 	while (!got_term && !ctx->quit) {
 		mouse_apply();
+		live_warnings(ctx, 1);
 		draw();
 		/* an answer awaited shows within a key's time */
 		timeout(view_busy(ctx->view) ? 40 : 250);
@@ -1585,7 +1614,10 @@ ui_run(struct cmd_ctx *ctx, const char *job)
 	screen_end();
 	conf_done();
 	/* seen on the screen; kept when standard error is not the terminal */
+	live_warnings(ctx, 0);	/* the last ones, for stderr */
 	cmd_ctx_held_print(ctx, isatty(STDERR_FILENO) ? NULL : stderr);
+	free(held_said);
+	held_said = NULL;
 	canvas_release(&S.cv);
 	pager_free();
 	free(S.err_line);

@@ -210,14 +210,19 @@ struct hold {
 static void
 hold_keep(struct hold *h)
 {
-	struct cmd_ctx *ctx = h->ctx;
-
-	ctx->held = xreallocarray(ctx->held, ctx->nheld + 1,
-	    sizeof *ctx->held);
-	ctx->held[ctx->nheld++] = xstrdup(buf_str(&h->line) +
-	    strlen(HELD_PREFIX));
+	cmd_ctx_held_add(h->ctx, buf_str(&h->line));
 	buf_reset(&h->line);
 	h->keep = 0;
+}
+
+void
+cmd_ctx_held_add(struct cmd_ctx *ctx, const char *msg)
+{
+	if (strncmp(msg, HELD_PREFIX, strlen(HELD_PREFIX)) == 0)
+		msg += strlen(HELD_PREFIX);
+	ctx->held = xreallocarray(ctx->held, ctx->nheld + 1,
+	    sizeof *ctx->held);
+	ctx->held[ctx->nheld++] = xstrdup(msg);
 }
 
 static void

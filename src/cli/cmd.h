@@ -114,6 +114,8 @@ void cmd_ctx_view_free(struct cmd_ctx *ctx);
 void cmd_ctx_hold(struct cmd_ctx *ctx);
 /* ctx->err back as it was (nothing if not held); ctx->held[] stays. */
 void cmd_ctx_unhold(struct cmd_ctx *ctx);
+/* Keep msg ("trainscope: " before it or not) as a held message. */
+void cmd_ctx_held_add(struct cmd_ctx *ctx, const char *msg);
 /* Write the held messages to f, "trainscope: " before each, and forget them. */
 void cmd_ctx_held_print(struct cmd_ctx *ctx, FILE *f);
 /* Use `path` (copied; NULL = default) as the cache from now on. */

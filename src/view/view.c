@@ -166,6 +166,7 @@ view_release(struct view *v)
 	if (v->search_re != NULL)
 		pcre2_code_free(v->search_re);
 	free(v->message);
+	free(v->warned);
 	view_lines_clear(v);
 	rows_drop(v, -1);
 	pane_release_all(v);

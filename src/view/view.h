@@ -125,6 +125,7 @@ struct view {
 	int nrowmap;
 	struct viewjob *live;	/* the job indexed and diagnosed in the
 				   background (viewjob.c), or NULL */
+	char *warned;		/* its warnings not taken, or NULL */
 	/* the session: every command that changed the view, to replay */
 	char **log;
 	size_t nlog;
@@ -209,6 +210,12 @@ int view_open_live(struct view *v, const char *dir, const char *name,
  */
 int view_follow(struct view *v, int on, char **cause);
 
+/*
+ * The warnings of the job indexed and diagnosed in the background since
+ * the last call, as "trainscope: CMD: ..." lines (the caller's to free),
+ * or NULL.  view_poll() gathers them.
+ */
+char *view_take_warnings(struct view *v);
 /*
  * Take in what the background answered (the screen calls it between
  * keys; view_draw() does too).  Returns nonzero when the screen should

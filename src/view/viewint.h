@@ -365,6 +365,12 @@ int viewjob_following(struct viewjob *j);
 struct model *viewjob_take(struct viewjob *j, int64_t *id, char **error,
     char **note);
 /*
+ * The warnings of its index and diagnosis said since the last call, as
+ * "trainscope: CMD: ..." lines (each said once however many rounds say
+ * it again), allocated; NULL when none.
+ */
+char *viewjob_take_warnings(struct viewjob *j);
+/*
  * What it does now into buf ("indexing: 3/40 files, 12%", "diagnosing",
  * "" between rounds), and in *last when the job's newest file was last
  * written (epoch seconds, NAN unknown).  Returns whether anything is

@@ -79,12 +79,15 @@ struct viewjob {
 	char *note;		/* truncated files, not taken */
 	double last_write;	/* the job's newest file, epoch s; NAN */
 	unsigned rounds;
+	struct buf warned;	/* warnings not taken, a line each */
 	/* the thread's own */
 	double diagnosed;	/* when it last diagnosed (ts_now()) */
 	double took;		/* how long the last round took, seconds */
 	struct cache *c;
 	struct logdb_file *seen;	/* the files as the last round left them */
 	size_t nseen;
+	char **said;		/* every warning line passed on */
+	size_t nsaid;
 };
 
 static void
@@ -132,6 +135,42 @@ stopping(struct viewjob *j)
 	return __atomic_load_n(&j->cancel, __ATOMIC_RELAXED);
 }
 
+/* A stream the round's warnings go to (*text when it is closed). */
+static FILE *
+warn_open(char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	return open_memstream(text, len);
+}
+
+/* The round's warnings passed on, each line once in the job's life. */
+static void
+warn_close(struct viewjob *j, FILE *f, char **textp)
+{
+	char *text, *line, *next;
+	size_t k;
+
+	if (f == NULL)
+		return;
+	fclose(f);	/* (sets *textp) */
+	text = *textp;
+	for (line = text; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		for (k = 0; k < j->nsaid && strcmp(j->said[k], line) != 0; k++)
+			;
+		if (k < j->nsaid || *line == '\0' || *line == '\r')
+			continue;	/* said, or a progress line */
+		j->said = xreallocarray(j->said, j->nsaid + 1, sizeof *j->said);
+		j->said[j->nsaid++] = xstrdup(line);
+		pthread_mutex_lock(&j->mu);
+		buf_addf(&j->warned, "%s\n", line);
+		pthread_mutex_unlock(&j->mu);
+	}
+	free(text);
+}
+
 /* Index the directory: 1 when lines came in (or it is time to diagnose
    again), 0 not, -1 with *cause. */
 static int
@@ -139,23 +178,28 @@ round_index(struct viewjob *j, char **cause)
 {
 	struct index_opts o;
 	struct index_stats st;
-	char *paths[1];
+	char *paths[1], *text;
+	size_t len;
+	int rc;
 
 	if (j->dir == NULL)
 		return 1;
 	memset(&o, 0, sizeof o);
 	o.job_name = j->name;
 	o.threads = j->threads;
-	o.cmd = "follow";
+	o.err = warn_open(&text, &len);
 	pthread_mutex_lock(&j->mu);
 	o.whole_lines = j->follow;	/* a finished job's last line counts */
+	o.cmd = j->follow ? "follow" : "index";
 	pthread_mutex_unlock(&j->mu);
 	o.cancel = &j->cancel;
 	o.tick = tick;
 	o.tick_arg = j;
 	paths[0] = j->dir;
 	say(j, "indexing");
-	if (index_run(j->c, paths, 1, &o, &st, cause) != 0)
+	rc = index_run(j->c, paths, 1, &o, &st, cause);
+	warn_close(j, o.err, &text);
+	if (rc != 0)
 		return -1;
 	free(st.names);
 	free(st.empty);
@@ -216,7 +260,9 @@ round_diag(struct viewjob *j, char **cause)
 {
 	struct job_ref ref;
 	struct model *m;
-	char *note;
+	char *note, *text;
+	size_t len;
+	FILE *err;
 	int rc, live;
 
 	if ((rc = jobdb_find(j->c, j->name, &ref, cause)) <= 0) {
@@ -231,8 +277,10 @@ round_diag(struct viewjob *j, char **cause)
 	live = j->follow ? JOBMODEL_LIVE : 0;	/* its silence lasts until now */
 	pthread_mutex_unlock(&j->mu);
 	j->diagnosed = ts_now();
-	rc = job_model_ref(j->c, &ref, NULL, 0, live, NULL, "follow", &m,
-	    cause);
+	err = warn_open(&text, &len);
+	rc = job_model_ref(j->c, &ref, NULL, 0, live, err, live ? "follow" :
+	    "open", &m, cause);
+	warn_close(j, err, &text);
 	pthread_mutex_lock(&j->mu);
 	if (rc == 0) {
 		model_free(j->m);
@@ -325,6 +373,10 @@ job_free(struct viewjob *j)
 	model_free(j->m);
 	free(j->error);
 	free(j->note);
+	buf_release(&j->warned);
+	for (i = 0; i < j->nsaid; i++)
+		free(j->said[i]);
+	free(j->said);
 	for (i = 0; i < 2; i++)
 		if (j->wake[i] >= 0)
 			close(j->wake[i]);
@@ -467,6 +519,18 @@ viewjob_take(struct viewjob *j, int64_t *id, char **error, char **note)
 	j->note = NULL;
 	pthread_mutex_unlock(&j->mu);
 	return m;
+}
+
+char *
+viewjob_take_warnings(struct viewjob *j)
+{
+	char *text = NULL;
+
+	pthread_mutex_lock(&j->mu);
+	if (j->warned.len > 0)
+		text = buf_detach(&j->warned);
+	pthread_mutex_unlock(&j->mu);
+	return text;
 }
 
 int
@@ -615,6 +679,34 @@ swap_model(struct view *v, struct model *m)
 	free(key);
 }
 
+char *
+view_take_warnings(struct view *v)
+{
+	char *w = v->warned;
+
+	v->warned = NULL;
+	return w;
+}
+
+/* The background's new warnings kept for view_take_warnings(): 1 if any. */
+static int
+take_warnings(struct view *v)
+{
+	char *w = viewjob_take_warnings(v->live), *both;
+
+	if (w == NULL)
+		return 0;
+	if (v->warned == NULL)
+		v->warned = w;
+	else {
+		both = xasprintf("%s%s", v->warned, w);
+		free(v->warned);
+		free(w);
+		v->warned = both;
+	}
+	return 1;
+}
+
 int
 view_live_poll(struct view *v)
 {
@@ -622,9 +714,11 @@ view_live_poll(struct view *v)
 	struct model *m;
 	char *error, *note;
 	int64_t id;
+	int warned;
 
 	if (v->live == NULL)
 		return 0;
+	warned = take_warnings(v);
 	m = viewjob_take(v->live, &id, &error, &note);
 	if (m != NULL && (v->m == NULL || v->job == NULL ||
 	    strcmp(v->job, m->name) != 0)) {
@@ -642,7 +736,7 @@ view_live_poll(struct view *v)
 		if (error != NULL)
 			free(note);
 	}
-	return m != NULL || error != NULL || note != NULL;
+	return m != NULL || error != NULL || note != NULL || warned;
 }
 
 int
