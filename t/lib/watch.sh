@@ -46,7 +46,7 @@ watch_report() {
 			command -v gdb >/dev/null 2>&1 &&
 			    timeout 60 gdb -nx -batch -p "$p" \
 			    -ex 'thread apply all bt 30' </dev/null 2>&1 |
-			    grep '^\(Thread\|#\)' | head -200
+			    grep '^\(Thread\|#\)' | grep -v ' in ?? ()$' | head -200
 			;;
 		esac
 	done
