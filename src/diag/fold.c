@@ -15,10 +15,18 @@
  *     check's period when no durations were logged);
  *   - so are the places of the watched iterations' lines (job->watch);
  *   - for the model, job-wide: each iteration with its earliest start,
- *     and per cell (node, iteration) the chain of event sequences its
- *     streams logged there.  A sequence is stored once per job (most
- *     iterations of a run repeat a few), a chain once (links of (chain,
- *     stream, sequence) are shared), and a cell takes 16 bytes.
+ *     and per cell (node, iteration) the events its streams logged there
+ *     with their counts.  A sequence of a stream's iteration is stored
+ *     once per job (most iterations of a run repeat a few).
+ *
+ * The job-wide part is bounded in the length of the run: past
+ * DIAG_FOLD_COLS distinct iterations, the iterations are kept in buckets
+ * of 2^k (aligned: bucket b holds [b << k, (b + 1) << k)), and each time
+ * the buckets would be more than DIAG_FOLD_COLS the width doubles, two
+ * neighbours' cells merged into one (an event's counts summed, the
+ * earlier start kept).  The cap is checked as the streams are folded, so
+ * the cells never grow past it; streams are folded in file order on one
+ * thread, so where the doublings fall does not depend on timing.
  *
  * The stream keeps only its last iteration and its last few events.
  *
