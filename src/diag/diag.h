@@ -154,6 +154,7 @@ struct diag_stream {
  * event sequences the streams logged there, each sequence stored once.
  */
 struct diag_fold;
+struct diverge_run;
 
 /*
  * A stretch of the job in one stage: the n-th stretch of that stage of
@@ -242,8 +243,9 @@ struct diag_job {
 	char *root;		/* the job's directory, or NULL */
 	struct diag_time *times;	/* one stream's iteration durations */
 	size_t ntimes, timecap;
-	struct diag_loss *losses;	/* the same stream's losses */
-	size_t nlosses, losscap;
+	struct diverge_run *losses;	/* the same stream's losses, folded
+					   as they came (diverge.h) */
+	size_t nlosses;			/* how many */
 	char *losspath;			/* the file they were read from */
 	struct diag_node *nodes;
 	size_t nnodes, nodecap;

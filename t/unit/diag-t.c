@@ -502,7 +502,37 @@ test_diverge(void)
 	    "the first non-finite grad norm, onset at the explosion");
 	ok(d.jump == HP_LR && x[d.jump_at].iteration == 9 &&
 	    fabs(d.jump_ratio - 3e6) < 1, "the learning rate jump before it");
+	ok(d.fail_rec.iteration == 12 && d.onset_rec.iteration == 10 &&
+	    d.jump_rec.iteration == 9 && d.jump_prev.iteration == 8 &&
+	    d.jump_prev.hp[HP_LR] == 1e-3 && d.after == 16 - 9 - 1,
+	    "diverged: the records it names are kept, and the count after");
 	free(x);
+	{
+		/* a long run: 200000 good iterations, then it diverges */
+		struct diverge_run *run = xcalloc(1, sizeof *run);
+		const struct diag_loss *sp;
+		struct diag_loss one;
+		double med;
+		size_t k;
+
+		memset(&one, 0, sizeof one);
+		one.has_loss = one.has_gnorm = 1;
+		for (k = 0; k < 200005; k++) {
+			one.iteration = (long)k + 1;
+			one.loss = k < 200000 ? 2 + 0.001 * (double)(k % 7) :
+			    k < 200002 ? 1e6 : NAN;
+			one.gnorm = 0.5;
+			diverge_add(run, &one);
+		}
+		sp = diverge_spike(run, &med);
+		ok(diverge_end(run, &d) && d.onset == 200000 &&
+		    d.onset_rec.iteration == 200001 &&
+		    d.fail_rec.iteration == 200003 && d.after == 4 &&
+		    sp != NULL && sp->iteration == 200001 && med > 2 &&
+		    med < 2.01, "diverged after 200000 iterations: onset, "
+		    "failure and the first spike, from a series never held");
+		free(run);
+	}
 	/* a warm-up spike that comes back, one skipped step (backoff) */
 	for (i = 0; i < 16; i++) {
 		loss[i] = 7 - 0.01 * (double)i;
