@@ -751,23 +751,68 @@ test_fold(void)
 	diag_fold_set_cap(0);
 }
 
-/* Job of n iterations folded and modelled under a cap of `cap` buckets. */
+/*
+ * Job of n iterations folded (on a worker thread when `worker`, rank 1
+ * first) and modelled under a cap of `cap` buckets.
+ */
 static struct model *
-bucket_model(long n, long warn, size_t cap, struct diag_result **rp)
+bucket_model_on(long n, long warn, size_t cap, int worker,
+    struct diag_result **rp)
 {
 	struct diag_job *job = fold_job_n(n, warn);
 	struct diag_opts o = { 1, NULL, 0 };
+	struct diag_folder *fd;
 	struct model *m;
 
 	diag_fold_set_cap(cap);
-	diag_stream_fold(job, 0);
-	diag_stream_fold(job, 1);
+	if (worker) {
+		diag_set_threads(2);
+		fd = diag_folder_start(job);
+		diag_folder_add(fd, job, 1);
+		diag_folder_add(fd, job, 0);
+		diag_folder_finish(fd);
+		diag_set_threads(0);
+	} else {
+		diag_stream_fold(job, 0);
+		diag_stream_fold(job, 1);
+	}
 	*rp = diag_run(job, &o);
 	m = model_build(job, *rp, NULL);
 	diag_fold_set_cap(0);
 	(*rp)->job = NULL;
 	diag_job_free(job);
 	return m;
+}
+
+static struct model *
+bucket_model(long n, long warn, size_t cap, struct diag_result **rp)
+{
+	return bucket_model_on(n, warn, cap, 0, rp);
+}
+
+/* The same marks and iteration records? */
+static int
+same_marks(const struct model *a, const struct model *b)
+{
+	size_t i;
+
+	if (a->nmarks != b->nmarks || a->niters != b->niters ||
+	    a->iter_width != b->iter_width)
+		return 0;
+	for (i = 0; i < a->nmarks; i++)
+		if (a->marks[i].node != b->marks[i].node ||
+		    a->marks[i].at != b->marks[i].at ||
+		    a->marks[i].flags != b->marks[i].flags ||
+		    a->marks[i].level != b->marks[i].level ||
+		    a->marks[i].n != b->marks[i].n ||
+		    a->marks[i].event != b->marks[i].event)
+			return 0;
+	for (i = 0; i < a->niters; i++)
+		if (a->iters[i].iteration != b->iters[i].iteration ||
+		    a->iters[i].start != b->iters[i].start ||
+		    a->iters[i].flags != b->iters[i].flags)
+			return 0;
+	return 1;
 }
 
 /*
@@ -874,6 +919,15 @@ test_bucket(void)
 		diag_result_free(ra);
 		diag_result_free(rb);
 	}
+	/* folded in another order on a worker: the same buckets */
+	a = bucket_model(1000, 833, cap, &ra);
+	b = bucket_model_on(1000, 833, cap, 1, &rb);
+	ok(same_marks(a, b), "bucket: folded on a worker thread, rank 1 "
+	    "first, the same marks and iterations");
+	model_free(a);
+	model_free(b);
+	diag_result_free(ra);
+	diag_result_free(rb);
 }
 
 int
