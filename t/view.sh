@@ -577,6 +577,12 @@ test_expect_success 'the timeline of a long run: a row a bucket; a drill filters
 	grep " 1996 .* iteration  *1996/" got &&
 	! grep " iteration  *2000/" got
 '
+test_expect_success 'the report of a long run says its rows are buckets' '
+	trainscope -n -c "open long" -c "report r.txt" &&
+	grep "^1126 buckets of 4 iterations in the logs" r.txt &&
+	grep "^  *4496  .*last healthy" r.txt &&
+	grep "^  *4500  .*failure" r.txt
+'
 test_expect_success 'a job under the cap has no bucket (the demo)' '
 	trainscope view --format json heatmap gpt-run4 >h.json &&
 	jq -e ".data | has(\"bucket\") | not" h.json &&
