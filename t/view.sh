@@ -540,4 +540,53 @@ test_expect_success 'escape sequences in lines and names stay visible text' '
 	grep -F "^[]0;pwned^G ^[[2J" p.lines &&
 	grep -F "rank-0^[[2J.log" p.lines
 '
+# A run longer than the model keeps iteration by iteration (2048): its
+# heatmap and timeline are buckets of 2^k iterations, and say so.
+test_expect_success 'a run of 5000 iterations is made and diagnosed' '
+	trainscope simulate --nodes 2 --gpus-per-node 2 --pp 1 --tp 2 --dp 2 \
+	    --iters 5000 --no-flows --fault gpu-xid79@2:4500 long >/dev/null &&
+	trainscope diagnose --format json long >long.json 2>/dev/null &&
+	jq -e ".failure_iteration == 4500" long.json
+'
+for size in 80x24 200x50; do
+	w=${size%x*} h=${size#*x}
+	test_expect_success "view heatmap of a long run at $size: buckets, said so" "
+		trainscope view --width $w --height $h heatmap long >got &&
+		test \$(wc -l <got) = $h &&
+		grep 'iteration (per column: *[0-9]*, kept in buckets of 4)' got &&
+		test_cmp '$GOLDEN/heatmap-long-$size.txt' got
+	"
+done
+test_expect_success 'the long run as data: a column a bucket, its width given' '
+	trainscope view --format json heatmap long >h.json &&
+	jq -e ".data.bucket == 4" h.json &&
+	jq -e "[.data.columns[] % 4 == 0] | all" h.json &&
+	jq -e "(.data.columns | length) == 4500 / 4 + 1" h.json &&
+	jq -e "[.data.rows[].cells | length] | unique == [4500 / 4 + 1]" h.json &&
+	trainscope view --format json timeline long >t.json &&
+	jq -e ".data.bucket == 4" t.json &&
+	jq -e "(.data.log_iterations | length) == 4500 / 4 + 1" t.json &&
+	jq -e ".data.log_iterations[1] | .iteration == 4 and .ms > 900" t.json
+'
+test_expect_success 'the timeline of a long run: a row a bucket; a drill filters its lines' '
+	trainscope view --width 80 --height 20 timeline long >got &&
+	grep "a row is a bucket of 4 iterations" got &&
+	trainscope view --width 200 --height 20 timeline long -c "move 500" \
+	    -c drill -c filters >got 2>&1 &&
+	grep "iter=1996\.\.1999" got &&
+	grep " 1996 .* iteration  *1996/" got &&
+	! grep " iteration  *2000/" got
+'
+test_expect_success 'the report of a long run says its rows are buckets' '
+	trainscope -n -c "open long" -c "report r.txt" &&
+	grep "^1126 buckets of 4 iterations in the logs" r.txt &&
+	grep "^  *4496  .*last healthy" r.txt &&
+	grep "^  *4500  .*failure" r.txt
+'
+test_expect_success 'a job under the cap has no bucket (the demo)' '
+	trainscope view --format json heatmap gpt-run4 >h.json &&
+	jq -e ".data | has(\"bucket\") | not" h.json &&
+	trainscope view --format json timeline gpt-run4 >t.json &&
+	jq -e ".data | has(\"bucket\") | not" t.json
+'
 test_done

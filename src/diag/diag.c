@@ -299,7 +299,7 @@ void
 diag_add_metrics(struct diag_job *job, long iteration,
     const struct stage_iter *it, size_t tmpl, const char *path, long line)
 {
-	struct diag_loss *x;
+	struct diag_loss one, *x;
 
 	if (!it->has_loss && !it->has_gnorm && it->has_hp == 0)
 		return;
@@ -307,9 +307,10 @@ diag_add_metrics(struct diag_job *job, long iteration,
 		job->losspath = xstrdup(path);
 	else if (strcmp(job->losspath, path) != 0)
 		return;
-	job->losses = xgrow(job->losses, &job->losscap, job->nlosses + 1,
-	    sizeof *job->losses);
-	x = &job->losses[job->nlosses++];
+	if (job->losses == NULL)
+		job->losses = xcalloc(1, sizeof *job->losses);
+	job->nlosses++;
+	x = &one;
 	memset(x, 0, sizeof *x);
 	x->iteration = iteration;
 	x->loss = it->has_loss ? it->loss : NAN;
@@ -320,6 +321,7 @@ diag_add_metrics(struct diag_job *job, long iteration,
 	memcpy(x->hp, it->hp, sizeof x->hp);
 	x->tmpl = tmpl;
 	x->line = line;
+	diverge_add(job->losses, x);
 }
 
 static void span_close(struct diag_job *job, struct diag_stream *s);
@@ -824,36 +826,11 @@ label_loss(struct work *w)
 static const struct diag_loss *
 loss_jump(const struct diag_job *job, double *median)
 {
-	double win[20], tmp[20], med;
-	size_t i, n = 0, k;
-
 	*median = NAN;
-	for (i = 0; i < job->nlosses; i++) {
-		const struct diag_loss *x = &job->losses[i];
-
-		if (!x->has_loss)
-			continue;
-		if (isnan(x->loss) || isinf(x->loss)) {
-			*median = n > 0 ? stats_median(memcpy(tmp, win,
-			    n * sizeof *win), n) : NAN;
-			return x;
-		}
-		if (n >= 5) {
-			memcpy(tmp, win, n * sizeof *win);
-			med = stats_median(tmp, n);
-			if (med > 0 && x->loss > 5 * med) {
-				*median = med;
-				return x;
-			}
-		}
-		if (n == TS_NELEM(win)) {
-			for (k = 1; k < n; k++)
-				win[k - 1] = win[k];
-			n--;
-		}
-		win[n++] = x->loss;
-	}
-	return NULL;
+	if (job->losses == NULL)
+		return NULL;
+	/* (diverge.c follows it as the series comes) */
+	return diverge_spike(job->losses, median);
 }
 
 /*
@@ -872,9 +849,9 @@ loss_signal(struct work *w)
 	const struct diag_job *job = w->job;
 
 	if (w->ran_to_end) {
-		if ((w->diverged = diverge_find(job->losses, job->nlosses,
-		    &w->div)) != 0)
-			w->bad_loss = &job->losses[w->div.fail];
+		if (job->losses != NULL && (w->diverged =
+		    diverge_end(job->losses, &w->div)) != 0)
+			w->bad_loss = &w->div.fail_rec;
 	} else
 		w->bad_loss = loss_jump(job, &w->loss_median);
 	label_loss(w);
@@ -888,8 +865,8 @@ diag_watch_losses(struct diag_job *job)
 	double med;
 
 	job->watch[0] = job->watch[1] = -1;
-	if (diverge_find(job->losses, job->nlosses, &d) != 0)
-		job->watch[0] = job->losses[d.fail].iteration;
+	if (job->losses != NULL && diverge_end(job->losses, &d) != 0)
+		job->watch[0] = d.fail_rec.iteration;
 	if ((x = loss_jump(job, &med)) != NULL)
 		job->watch[1] = x->iteration;
 	job->watch_set = 1;
@@ -1612,8 +1589,8 @@ diverge_reasons(struct work *w, struct diag_event_result *ev)
 {
 	const struct diag_job *job = w->job;
 	const struct diverge *d = &w->div;
-	const struct diag_loss *x = &job->losses[d->fail];
-	const struct diag_loss *o = &job->losses[d->onset];
+	const struct diag_loss *x = &d->fail_rec;
+	const struct diag_loss *o = &d->onset_rec;
 	int loss = x->has_loss && !isfinite(x->loss);
 	double v = loss ? x->loss : x->gnorm, ov, med;
 	int bad = loss || (x->has_gnorm && !isfinite(x->gnorm));
@@ -1633,14 +1610,14 @@ diverge_reasons(struct work *w, struct diag_event_result *ev)
 	}
 	reason_add(&ev->reasons, &ev->nreasons, "it stays so for the %zu "
 	    "iterations logged after, to the end: the training diverged",
-	    job->nlosses - d->onset - 1);
+	    d->after);
 	if (d->jump >= 0) {
-		const struct diag_loss *j = &job->losses[d->jump_at];
+		const struct diag_loss *j = &d->jump_rec;
 
 		reason_add(&ev->reasons, &ev->nreasons, "before it, the %s "
 		    "jumps %.3gx in iteration %ld (%.4g to %.4g, %s:%ld)",
 		    stage_hparam_name((enum stage_hparam)d->jump), d->jump_ratio,
-		    j->iteration, job->losses[d->jump_at - 1].hp[d->jump],
+		    j->iteration, d->jump_prev.hp[d->jump],
 		    j->hp[d->jump], job->losspath, j->line);
 	}
 }
@@ -2611,7 +2588,7 @@ when(struct work *w, struct diag_result *r)
 {
 	struct diag_job *job = w->job;
 	const struct diag_event_result *top = r->nevents ? &r->events[0] : NULL;
-	long fail = w->diverged ? job->losses[w->div.fail].iteration :
+	long fail = w->diverged ? w->div.fail_rec.iteration :
 	    w->fail_iter, minlast = -1;
 	size_t n, i;
 	int slowed = 0;

@@ -154,6 +154,7 @@ struct diag_stream {
  * event sequences the streams logged there, each sequence stored once.
  */
 struct diag_fold;
+struct diverge_run;
 
 /*
  * A stretch of the job in one stage: the n-th stretch of that stage of
@@ -242,8 +243,9 @@ struct diag_job {
 	char *root;		/* the job's directory, or NULL */
 	struct diag_time *times;	/* one stream's iteration durations */
 	size_t ntimes, timecap;
-	struct diag_loss *losses;	/* the same stream's losses */
-	size_t nlosses, losscap;
+	struct diverge_run *losses;	/* the same stream's losses, folded
+					   as they came (diverge.h) */
+	size_t nlosses;			/* how many */
 	char *losspath;			/* the file they were read from */
 	struct diag_node *nodes;
 	size_t nnodes, nodecap;
@@ -360,18 +362,38 @@ void diag_folder_finish(struct diag_folder *fd);
 /* Threads the diagnosis may use: 0 one per core (default), 1 no worker. */
 void diag_set_threads(int n);
 /*
- * Call fn for every iteration of the folded streams, cell by cell (node,
- * iteration; -1 for the lines before the first), in each cell in stream
- * order: its node, iteration and event ids, as the stream logged them.
+ * The folded iterations are kept in buckets of 2^k consecutive
+ * iterations (k = 0 while the run has at most DIAG_FOLD_COLS of them;
+ * past that the width doubles as it grows, so a run's heatmap cells and
+ * iterations take the same room whatever its length).
  */
-void diag_fold_records(const struct diag_job *job,
-    void (*fn)(void *arg, size_t node, long iteration, const uint32_t *ids,
-    size_t n), void *arg);
-/* The cells (node, iteration) diag_fold_records() goes through. */
+#define DIAG_FOLD_COLS 2048
+/* Buckets at most for the folds to come (tests); < 2: DIAG_FOLD_COLS. */
+void diag_fold_set_cap(size_t cap);
+/* The width of the fold's buckets: 1, or a power of two past the cap. */
+long diag_fold_width(const struct diag_job *job);
+/*
+ * What the streams logged in a cell of the fold: node `node`, the bucket
+ * beginning at iteration `at` (-1: the lines before the first), and
+ * `iteration` the cell's one iteration (-1 when it holds several or
+ * none); event ids[k] logged counts[k] times there, k < n, each event
+ * once, in the order of their first lines with the streams in order.
+ */
+typedef void diag_fold_fn(void *arg, size_t node, long at, long iteration,
+    const uint32_t *ids, const uint32_t *counts, size_t n);
+/*
+ * Call fn for every cell of the folded streams (node, bucket), in no
+ * particular order.  A watched iteration (job->watch) in a bucket wider
+ * than one has a cell of its own beside its bucket's.
+ */
+void diag_fold_records(const struct diag_job *job, diag_fold_fn *fn,
+    void *arg);
+/* The cells diag_fold_records() goes through. */
 size_t diag_fold_cells(const struct diag_job *job);
 /*
- * Call fn for every iteration (>= 0) a folded stream logged, in no
- * order, with the earliest time a stream began it (NAN unknown).
+ * Call fn for every bucket of iterations (>= 0) a folded stream logged,
+ * in no order, with its first iteration and the earliest time a stream
+ * began one of them (NAN unknown).
  */
 void diag_fold_iters(const struct diag_job *job,
     void (*fn)(void *arg, long iteration, double start), void *arg);

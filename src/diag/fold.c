@@ -15,10 +15,18 @@
  *     check's period when no durations were logged);
  *   - so are the places of the watched iterations' lines (job->watch);
  *   - for the model, job-wide: each iteration with its earliest start,
- *     and per cell (node, iteration) the chain of event sequences its
- *     streams logged there.  A sequence is stored once per job (most
- *     iterations of a run repeat a few), a chain once (links of (chain,
- *     stream, sequence) are shared), and a cell takes 16 bytes.
+ *     and per cell (node, iteration) the events its streams logged there
+ *     with their counts.  A sequence of a stream's iteration is stored
+ *     once per job (most iterations of a run repeat a few).
+ *
+ * The job-wide part is bounded in the length of the run: past
+ * DIAG_FOLD_COLS distinct iterations, the iterations are kept in buckets
+ * of 2^k (aligned: bucket b holds [b << k, (b + 1) << k)), and each time
+ * the buckets would be more than DIAG_FOLD_COLS the width doubles, two
+ * neighbours' cells merged into one (an event's counts summed, the
+ * earlier start kept).  The cap is checked as the streams are folded, so
+ * the cells never grow past it; streams are folded in file order on one
+ * thread, so where the doublings fall does not depend on timing.
  *
  * The stream keeps only its last iteration and its last few events.
  *
@@ -47,18 +55,32 @@ struct seqref {
 	uint32_t off, len;	/* in the pool */
 };
 
-/* A chain is a link's index + 1: its parent chain and what it adds. */
-struct link {
-	uint32_t parent, stream, seq;
+/*
+ * An event of a cell: template id `id`, logged `count` times there; the
+ * lowest stream that logged it (`stream`).  A cell's entries are a list
+ * (next: an index + 1, 0 the end) in the order the events came, an
+ * event met again from a lower stream moved to the end: so in stream
+ * order (stable) they are in the order of their first lines, as the
+ * streams' iterations would give them one by one.
+ */
+struct entry {
+	uint32_t id, count, stream, next;
 };
 
+/*
+ * A cell: node x bucket (key, iterations [key << shift, +2^shift)), or
+ * the lines before the first iteration (key -1).  A watched iteration
+ * keeps a cell of its own once the buckets are wider than one (exact:
+ * key is the iteration): the diagnosis dates an event to it alone.
+ */
 struct cell {
-	int64_t iteration;
-	uint32_t node, chain;
+	int64_t key;
+	uint32_t node, head, tail;
+	uint32_t exact;
 };
 
 struct istart {
-	int64_t iteration;
+	int64_t key;		/* the bucket */
 	double start;
 };
 
@@ -74,16 +96,26 @@ struct diag_fold {
 	struct seqref *seqs;
 	size_t nseqs, seqcap;
 	struct slots seqtab;
-	struct link *links;
-	size_t nlinks, linkcap;
-	struct slots linktab;
 	struct cell *cells;
 	size_t ncells, cellcap;
 	struct slots celltab;
+	struct entry *ents;
+	size_t nents, entcap;
 	struct istart *iters;
 	size_t niters, itercap;
 	struct slots itertab;
+	unsigned shift;		/* a bucket is 2^shift iterations */
+	long watch[DIAG_WATCH];	/* the job's watched iterations */
 };
+
+/* Buckets at most (FOLD_COLS in fold.c's comment; tests lower it). */
+static size_t fold_cap = DIAG_FOLD_COLS;
+
+void
+diag_fold_set_cap(size_t cap)
+{
+	fold_cap = cap >= 2 ? cap : DIAG_FOLD_COLS;
+}
 
 static uint64_t
 seq_hash(const uint32_t *ids, size_t n)
@@ -97,16 +129,10 @@ seq_hash(const uint32_t *ids, size_t n)
 }
 
 static uint64_t
-link_hash(const struct link *k)
+cell_hash(uint32_t node, int64_t key, uint32_t exact)
 {
-	return ts_mix64(((uint64_t)k->parent << 32 | k->seq) ^
-	    ts_mix64(k->stream + 1));
-}
-
-static uint64_t
-cell_hash(uint32_t node, int64_t iteration)
-{
-	return ts_mix64((uint64_t)iteration * 0x9e3779b97f4a7c15ULL ^ node);
+	return ts_mix64(((uint64_t)key * 0x9e3779b97f4a7c15ULL ^ node) +
+	    exact);
 }
 
 /* The hash of entry i of the table's kind (for regrowing). */
@@ -119,21 +145,16 @@ seq_rehash(const struct diag_fold *f, uint32_t i)
 }
 
 static uint64_t
-link_rehash(const struct diag_fold *f, uint32_t i)
-{
-	return link_hash(&f->links[i]);
-}
-
-static uint64_t
 cell_rehash(const struct diag_fold *f, uint32_t i)
 {
-	return cell_hash(f->cells[i].node, f->cells[i].iteration);
+	return cell_hash(f->cells[i].node, f->cells[i].key,
+	    f->cells[i].exact);
 }
 
 static uint64_t
 iter_rehash(const struct diag_fold *f, uint32_t i)
 {
-	return ts_mix64((uint64_t)f->iters[i].iteration);
+	return ts_mix64((uint64_t)f->iters[i].key);
 }
 
 /* Make room for one more of `count` entries, at most half full. */
@@ -189,72 +210,201 @@ seq_intern(struct diag_fold *f, const uint32_t *ids, size_t n)
 	return (uint32_t)(f->nseqs - 1);
 }
 
-/* Chain `parent` followed by sequence `seq` of stream `stream`. */
-static uint32_t
-link_intern(struct diag_fold *f, uint32_t parent, uint32_t stream,
-    uint32_t seq)
-{
-	struct link k = { parent, stream, seq }, *d;
-	size_t j;
-
-	slots_room(&f->linktab, f->nlinks, f, link_rehash);
-	for (j = link_hash(&k) & (f->linktab.size - 1); f->linktab.tab[j] != 0;
-	    j = (j + 1) & (f->linktab.size - 1)) {
-		d = &f->links[f->linktab.tab[j] - 1];
-		if (d->parent == parent && d->stream == stream && d->seq == seq)
-			return f->linktab.tab[j];
-	}
-	f->links = xgrow(f->links, &f->linkcap, f->nlinks + 1,
-	    sizeof *f->links);
-	f->links[f->nlinks] = k;
-	f->linktab.tab[j] = (uint32_t)++f->nlinks;
-	return (uint32_t)f->nlinks;
-}
-
 static struct cell *
-cell_get(struct diag_fold *f, uint32_t node, int64_t iteration)
+cell_get(struct diag_fold *f, uint32_t node, int64_t key, uint32_t exact)
 {
 	struct cell *d;
 	size_t j;
 
 	slots_room(&f->celltab, f->ncells, f, cell_rehash);
-	for (j = cell_hash(node, iteration) & (f->celltab.size - 1);
+	for (j = cell_hash(node, key, exact) & (f->celltab.size - 1);
 	    f->celltab.tab[j] != 0; j = (j + 1) & (f->celltab.size - 1)) {
 		d = &f->cells[f->celltab.tab[j] - 1];
-		if (d->node == node && d->iteration == iteration)
+		if (d->node == node && d->key == key && d->exact == exact)
 			return d;
 	}
 	f->cells = xgrow(f->cells, &f->cellcap, f->ncells + 1,
 	    sizeof *f->cells);
 	d = &f->cells[f->ncells];
 	d->node = node;
-	d->iteration = iteration;
-	d->chain = 0;
+	d->key = key;
+	d->exact = exact;
+	d->head = d->tail = 0;
 	f->celltab.tab[j] = (uint32_t)++f->ncells;
 	return d;
 }
 
-/* Iteration `iteration` began at ts (NAN unknown) in some stream. */
+/* Append entry k (an index + 1) to cell c's list. */
 static void
-iter_seen(struct diag_fold *f, int64_t iteration, double ts)
+cell_append(struct diag_fold *f, struct cell *c, uint32_t k)
+{
+	f->ents[k - 1].next = 0;
+	if (c->tail != 0)
+		f->ents[c->tail - 1].next = k;
+	else
+		c->head = k;
+	c->tail = k;
+}
+
+/* Event `id` logged `count` times by stream `stream` in cell c. */
+static void
+cell_add_id(struct diag_fold *f, struct cell *c, uint32_t stream,
+    uint32_t id, uint32_t count)
+{
+	struct entry *e;
+	uint32_t k, prev = 0;
+
+	for (k = c->head; k != 0; prev = k, k = f->ents[k - 1].next) {
+		e = &f->ents[k - 1];
+		if (e->id != id)
+			continue;
+		e->count += count;
+		if (stream >= e->stream)
+			return;
+		/* first logged by a lower stream: its place is now */
+		e->stream = stream;
+		if (k == c->tail)
+			return;
+		if (prev != 0)
+			f->ents[prev - 1].next = e->next;
+		else
+			c->head = e->next;
+		cell_append(f, c, k);
+		return;
+	}
+	f->ents = xgrow(f->ents, &f->entcap, f->nents + 1, sizeof *f->ents);
+	e = &f->ents[f->nents++];
+	e->id = id;
+	e->count = count;
+	e->stream = stream;
+	cell_append(f, c, (uint32_t)f->nents);
+}
+
+/* `count` iterations of sequence seq of stream `stream` in cell c. */
+static void
+cell_add(struct diag_fold *f, struct cell *c, uint32_t stream, uint32_t seq,
+    uint32_t count)
+{
+	const uint32_t *ids = f->pool + f->seqs[seq].off;
+	uint32_t i;
+
+	for (i = 0; i < f->seqs[seq].len; i++)
+		cell_add_id(f, c, stream, ids[i], count);
+}
+
+static int iter_put(struct diag_fold *f, int64_t key, struct istart **out);
+
+static int
+watched(const struct diag_fold *f, int64_t iteration)
+{
+	size_t k;
+
+	for (k = 0; k < DIAG_WATCH; k++)
+		if (f->watch[k] >= 0 && f->watch[k] == iteration)
+			return 1;
+	return 0;
+}
+
+/* The cell of `iteration` (-1: before the first): its key, exact or not. */
+static int64_t
+cell_key(const struct diag_fold *f, int64_t iteration, uint32_t *exact)
+{
+	*exact = f->shift > 0 && iteration >= 0 && watched(f, iteration);
+	if (iteration < 0 || *exact)
+		return iteration;
+	return iteration >> f->shift;
+}
+
+/*
+ * Buckets twice as wide: each pair of neighbours' cells merged, their
+ * entries appended in order (a stream's sequence met again adds its
+ * count), the iterations' starts the earlier.  Made anew, so the lists
+ * take no more room than the merged cells hold.  A watched iteration's
+ * cell at width one becomes its own exact cell.
+ */
+static void
+fold_double(struct diag_fold *f)
+{
+	struct diag_fold o = *f;
+	const struct entry *e;
+	struct istart *d;
+	struct cell *c;
+	uint32_t exact, k;
+	size_t i;
+
+	f->shift++;
+	f->cells = NULL;
+	f->ents = NULL;
+	f->iters = NULL;
+	f->ncells = f->cellcap = f->nents = f->entcap = 0;
+	f->niters = f->itercap = 0;
+	memset(&f->celltab, 0, sizeof f->celltab);
+	memset(&f->itertab, 0, sizeof f->itertab);
+	for (i = 0; i < o.ncells; i++) {
+		const struct cell *oc = &o.cells[i];
+
+		exact = oc->exact || (o.shift == 0 && oc->key >= 0 &&
+		    watched(f, oc->key));
+		c = cell_get(f, oc->node, exact || oc->key < 0 ? oc->key :
+		    oc->key >> 1, exact);
+		for (k = oc->head; k != 0; k = e->next) {
+			e = &o.ents[k - 1];
+			cell_add_id(f, c, e->stream, e->id, e->count);
+		}
+	}
+	for (i = 0; i < o.niters; i++) {
+		d = NULL;
+		iter_put(f, o.iters[i].key >> 1, &d);
+		if (!isnan(o.iters[i].start) && (isnan(d->start) ||
+		    o.iters[i].start < d->start))
+			d->start = o.iters[i].start;
+	}
+	free(o.cells);
+	free(o.celltab.tab);
+	free(o.ents);
+	free(o.iters);
+	free(o.itertab.tab);
+}
+
+/* The record of bucket `key`, made when new (start NAN): 1 when new. */
+static int
+iter_put(struct diag_fold *f, int64_t key, struct istart **out)
 {
 	struct istart *d;
 	size_t j;
 
 	slots_room(&f->itertab, f->niters, f, iter_rehash);
-	for (j = ts_mix64((uint64_t)iteration) & (f->itertab.size - 1);
+	for (j = ts_mix64((uint64_t)key) & (f->itertab.size - 1);
 	    f->itertab.tab[j] != 0; j = (j + 1) & (f->itertab.size - 1)) {
 		d = &f->iters[f->itertab.tab[j] - 1];
-		if (d->iteration == iteration)
-			goto found;
+		if (d->key == key) {
+			*out = d;
+			return 0;
+		}
 	}
 	f->iters = xgrow(f->iters, &f->itercap, f->niters + 1,
 	    sizeof *f->iters);
 	d = &f->iters[f->niters];
-	d->iteration = iteration;
+	d->key = key;
 	d->start = NAN;
 	f->itertab.tab[j] = (uint32_t)++f->niters;
-found:
+	*out = d;
+	return 1;
+}
+
+/*
+ * Iteration `iteration` began at ts (NAN unknown) in some stream.  A
+ * bucket past the cap doubles the buckets' width first.
+ */
+static void
+iter_seen(struct diag_fold *f, int64_t iteration, double ts)
+{
+	struct istart *d;
+
+	while (iter_put(f, iteration >> f->shift, &d) &&
+	    f->niters > fold_cap) {
+		fold_double(f);
+	}
 	if (!isnan(ts) && (isnan(d->start) || ts < d->start))
 		d->start = ts;
 }
@@ -550,18 +700,46 @@ intern_all(struct diag_fold *f, const struct diag_stream *s)
 	return sid;
 }
 
+/* Iterations of one sequence of a stream that share a cell, to add at once. */
+struct run {
+	int64_t iteration;	/* the first of them */
+	uint32_t seq, count;
+};
+
+static void
+run_flush(struct diag_fold *f, uint32_t node, uint32_t stream,
+    struct run *r)
+{
+	uint32_t exact;
+	int64_t key;
+
+	if (r->count == 0)
+		return;
+	key = cell_key(f, r->iteration, &exact);
+	cell_add(f, cell_get(f, node, key, exact), stream, r->seq, r->count);
+	r->count = 0;
+}
+
+/* Do iterations a and b share a cell (at the buckets' width now)? */
+static int
+same_cell(const struct diag_fold *f, int64_t a, int64_t b)
+{
+	uint32_t xa, xb;
+
+	return cell_key(f, a, &xa) == cell_key(f, b, &xb) && xa == xb;
+}
+
 /*
- * Put the stream's iterations into the job's fold.  Its cells mostly
- * hold the same chain before it, and it adds the same sequence to them:
- * the last link made is tried first.
+ * Put the stream's iterations into the job's fold.  Its iterations in a
+ * bucket mostly log the same sequence: a run of them is added at once.
  */
 static void
 add_records(struct diag_fold *f, const struct diag_stream *s, size_t si,
     const uint32_t *sid)
 {
 	const struct diag_iter *it;
-	struct cell *c;
-	uint32_t from = UINT32_MAX, seq = UINT32_MAX, to = 0;
+	struct run r = { 0, 0, 0 };
+	uint32_t node = (uint32_t)s->node;
 	size_t i;
 
 	for (i = 0; i < s->niters; i++) {
@@ -570,14 +748,17 @@ add_records(struct diag_fold *f, const struct diag_stream *s, size_t si,
 			iter_seen(f, it->iteration, it->ts);
 		if (it->n == 0)
 			continue;
-		c = cell_get(f, (uint32_t)s->node, it->iteration);
-		if (c->chain != from || sid[i] != seq) {
-			from = c->chain;
-			seq = sid[i];
-			to = link_intern(f, from, (uint32_t)si, seq);
+		if (r.count > 0 && r.seq == sid[i] &&
+		    same_cell(f, r.iteration, it->iteration)) {
+			r.count++;
+			continue;
 		}
-		c->chain = to;
+		run_flush(f, node, (uint32_t)si, &r);
+		r.iteration = it->iteration;
+		r.seq = sid[i];
+		r.count = 1;
 	}
+	run_flush(f, node, (uint32_t)si, &r);
 }
 
 /* Drop all but the last iteration and the last events. */
@@ -609,8 +790,10 @@ fold_prepare(struct diag_job *job)
 {
 	if (!job->watch_set)
 		diag_watch_losses(job);
-	if (job->fold == NULL)
+	if (job->fold == NULL) {
 		job->fold = xcalloc(1, sizeof *job->fold);
+		memcpy(job->fold->watch, job->watch, sizeof job->watch);
+	}
 }
 
 /* Fold s, stream `stream` of the job (or moved out of it). */
@@ -774,14 +957,14 @@ diag_folder_finish(struct diag_folder *fd)
 /* ------------------------------------------------------------ reading */
 
 /*
- * Links in stream order, keeping the order of each stream's own (an
- * insertion sort: a cell's links come from its node's few streams, and
+ * Entries in stream order, keeping the order of each stream's own (an
+ * insertion sort: a cell's entries come from its node's few streams, and
  * mostly in order already).
  */
 static void
-by_stream(struct link *v, size_t n)
+by_stream(struct entry *v, size_t n)
 {
-	struct link t;
+	struct entry t;
 	size_t i, j;
 
 	for (i = 1; i < n; i++) {
@@ -794,42 +977,62 @@ by_stream(struct link *v, size_t n)
 	}
 }
 
+/* The first iteration of cell c, and its one iteration or -1. */
+static long
+cell_at(const struct diag_fold *f, const struct cell *c, long *one)
+{
+	if (c->key < 0) {
+		*one = -1;
+		return (long)c->key;
+	}
+	if (c->exact) {
+		*one = (long)c->key;
+		return (long)((c->key >> f->shift) << f->shift);
+	}
+	*one = f->shift == 0 ? (long)c->key : -1;
+	return (long)(c->key << f->shift);
+}
+
 void
-diag_fold_records(const struct diag_job *job,
-    void (*fn)(void *arg, size_t node, long iteration, const uint32_t *ids,
-    size_t n), void *arg)
+diag_fold_records(const struct diag_job *job, diag_fold_fn *fn, void *arg)
 {
 	const struct diag_fold *f = job->fold;
-	struct link *v = NULL;
-	size_t cap = 0, n, i, k;
-	uint32_t ch;
+	struct entry *v = NULL;
+	uint32_t *ids = NULL, *counts = NULL, e;
+	size_t cap = 0, icap = 0, ccap = 0, n, i, k;
+	long at, one;
 
 	for (i = 0; f != NULL && i < f->ncells; i++) {
-		/* the chain from its end: reverse it, then stream order */
-		for (n = 0, ch = f->cells[i].chain; ch != 0;
-		    ch = f->links[ch - 1].parent) {
+		for (n = 0, e = f->cells[i].head; e != 0;
+		    e = f->ents[e - 1].next) {
 			v = xgrow(v, &cap, n + 1, sizeof *v);
-			v[n++] = f->links[ch - 1];
-		}
-		for (k = 0; k < n / 2; k++) {
-			struct link t = v[k];
-
-			v[k] = v[n - 1 - k];
-			v[n - 1 - k] = t;
+			v[n++] = f->ents[e - 1];
 		}
 		by_stream(v, n);
-		for (k = 0; k < n; k++)
-			fn(arg, f->cells[i].node, (long)f->cells[i].iteration,
-			    f->pool + f->seqs[v[k].seq].off,
-			    f->seqs[v[k].seq].len);
+		ids = xgrow(ids, &icap, n + 1, sizeof *ids);
+		counts = xgrow(counts, &ccap, n + 1, sizeof *counts);
+		for (k = 0; k < n; k++) {
+			ids[k] = v[k].id;
+			counts[k] = v[k].count;
+		}
+		at = cell_at(f, &f->cells[i], &one);
+		fn(arg, f->cells[i].node, at, one, ids, counts, n);
 	}
 	free(v);
+	free(ids);
+	free(counts);
 }
 
 size_t
 diag_fold_cells(const struct diag_job *job)
 {
 	return job->fold != NULL ? job->fold->ncells : 0;
+}
+
+long
+diag_fold_width(const struct diag_job *job)
+{
+	return job->fold != NULL ? 1L << job->fold->shift : 1;
 }
 
 void
@@ -840,7 +1043,8 @@ diag_fold_iters(const struct diag_job *job,
 	size_t i;
 
 	for (i = 0; f != NULL && i < f->niters; i++)
-		fn(arg, (long)f->iters[i].iteration, f->iters[i].start);
+		fn(arg, (long)(f->iters[i].key << f->shift),
+		    f->iters[i].start);
 }
 
 void
@@ -851,8 +1055,7 @@ diag_fold_free(struct diag_fold *f)
 	free(f->pool);
 	free(f->seqs);
 	free(f->seqtab.tab);
-	free(f->links);
-	free(f->linktab.tab);
+	free(f->ents);
 	free(f->cells);
 	free(f->celltab.tab);
 	free(f->iters);

@@ -477,10 +477,13 @@ struct markctx {
 	struct cells *c;
 };
 
-/* One stream's iteration (diag_fold_records()): its cell's mark. */
+/*
+ * The events of a cell of the fold (diag_fold_records()): its mark, at
+ * the first iteration of its bucket.
+ */
 static void
-mark_record(void *arg, size_t node, long iteration, const uint32_t *ids,
-    size_t n)
+mark_record(void *arg, size_t node, long at, long iteration,
+    const uint32_t *ids, const uint32_t *counts, size_t n)
 {
 	const struct markctx *x = arg;
 	struct model_mark mk;
@@ -488,7 +491,7 @@ mark_record(void *arg, size_t node, long iteration, const uint32_t *ids,
 	size_t k;
 	int any = 0;
 
-	mark_init(&mk, (uint32_t)node, (double)iteration);
+	mark_init(&mk, (uint32_t)node, (double)at);
 	for (k = 0; k < n; k++) {
 		if ((t = idmap_find(x->im, ids[k])) < 0)
 			continue;
@@ -498,6 +501,7 @@ mark_record(void *arg, size_t node, long iteration, const uint32_t *ids,
 		    x->r->events[e].at_iter != iteration)
 			e = -1;
 		mark_event(x->m, x->job, &mk, &x->job->tmpls[t], e);
+		mk.n += counts[k] - 1;
 		any = 1;
 	}
 	if (any)
@@ -535,7 +539,7 @@ build_marks_iter(struct model *m, const struct diag_job *job,
 		for (i = 0; (cd = cand_at(&job->streams[s], i)) != NULL; i++)
 			if (cd->anomalous) {
 				mark_init(&mk, (uint32_t)job->streams[s].node,
-				    (double)cd->iteration);
+				    (double)model_bucket(m, cd->iteration));
 				mk.flags |= MODEL_MARK_ANOMALOUS;
 				cell_put(m, c, &mk);
 			}
@@ -545,7 +549,7 @@ build_marks_iter(struct model *m, const struct diag_job *job,
 	for (i = 0; i < m->nreal; i++) {
 		if ((at = end_iteration(m, &m->nodes[i], maxlast)) < 0)
 			continue;
-		mark_init(&mk, (uint32_t)i, (double)at);
+		mark_init(&mk, (uint32_t)i, (double)model_bucket(m, at));
 		mk.flags |= MODEL_MARK_END;
 		cell_put(m, c, &mk);
 	}
@@ -602,8 +606,8 @@ build_marks_own(struct model *m, struct cells *c)
 
 		if (!model_event_own(e) || e->nnodes == 0)
 			continue;
-		at = m->by_time ? e->ts : e->iteration >= 0 ?
-		    (double)e->iteration : (double)m->failure_iter;
+		at = m->by_time ? e->ts : (double)model_bucket(m,
+		    e->iteration >= 0 ? e->iteration : m->failure_iter);
 		if (isnan(at) || at < 0)
 			continue;
 		for (k = 0; k < e->nnodes; k++) {
@@ -698,6 +702,31 @@ iter_start(void *arg, long iteration, double start)
 		m->iters[at].start = start;
 }
 
+/* Buckets of iterations: the mean of the durations the lines give. */
+static void
+bucket_ms(struct model *m, const struct diag_job *job)
+{
+	double *sum = xcalloc(m->niters + 1, sizeof *sum);
+	size_t *n = xcalloc(m->niters + 1, sizeof *n), i;
+	long k = -1;
+
+	for (i = 0; i < job->ntimes; i++) {
+		if (isnan(job->times[i].ms))
+			continue;
+		k = iter_index_near(m, model_bucket(m, job->times[i].iteration),
+		    k);
+		if (k >= 0) {
+			sum[k] += job->times[i].ms;
+			n[k]++;
+		}
+	}
+	for (i = 0; i < m->niters; i++)
+		if (n[i] > 0)
+			m->iters[i].ms = sum[i] / (double)n[i];
+	free(sum);
+	free(n);
+}
+
 static void
 build_iters(struct model *m, const struct diag_job *job,
     const struct diag_result *r)
@@ -711,7 +740,7 @@ build_iters(struct model *m, const struct diag_job *job,
 	memset(&is, 0, sizeof is);
 	diag_fold_iters(job, iter_add, &is);
 	for (i = 0; i < job->ntimes; i++)
-		iterset_add(&is, job->times[i].iteration);
+		iterset_add(&is, model_bucket(m, job->times[i].iteration));
 	free(is.tab);
 	all = is.v;
 	o = is.n;
@@ -722,9 +751,11 @@ build_iters(struct model *m, const struct diag_job *job,
 		m->iters[i].iteration = all[i];
 		m->iters[i].start = NAN;
 		m->iters[i].ms = NAN;
-		if (all[i] == r->failure_iter)
+		if (r->failure_iter >= 0 &&
+		    all[i] == model_bucket(m, r->failure_iter))
 			m->iters[i].flags |= MODEL_ITER_FAILURE;
-		if (r->slow_iter >= 0 && all[i] >= r->slow_iter)
+		if (r->slow_iter >= 0 &&
+		    all[i] + m->iter_width - 1 >= r->slow_iter)
 			m->iters[i].flags |= MODEL_ITER_SLOW;
 	}
 	free(all);
@@ -734,6 +765,10 @@ build_iters(struct model *m, const struct diag_job *job,
 			if (cd->anomalous &&
 			    (k = model_iter_index(m, cd->iteration)) >= 0)
 				m->iters[k].flags |= MODEL_ITER_ANOMALOUS;
+	if (m->iter_width > 1) {
+		bucket_ms(m, job);
+		return;
+	}
 	for (i = 0, k = -1; i < job->ntimes; i++) {
 		k = iter_index_near(m, job->times[i].iteration, k);
 		if (k >= 0 && isnan(m->iters[k].ms))
@@ -843,6 +878,7 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 	m->slow_after_ms = r->slow_after_ms;
 	build_nodes(m, job, r);
 	build_events(m, job, r);
+	m->iter_width = diag_fold_width(job);
 	build_iters(m, job, r);
 	build_spans(m, job);
 	time_range(m, job);
@@ -1021,9 +1057,19 @@ model_fail_when(const struct model *m, char *buf, size_t len)
 }
 
 long
+model_bucket(const struct model *m, long it)
+{
+	if (it < 0 || m->iter_width <= 1)
+		return it;
+	return it - it % m->iter_width;
+}
+
+long
 model_iter_index(const struct model *m, long it)
 {
 	size_t lo = 0, hi = m->niters;
+
+	it = model_bucket(m, it);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -233,6 +233,11 @@ struct model {
 	double slow_before_ms, slow_after_ms;
 	double first_ts, last_ts;	/* the logs' time range, NAN unknown */
 	int by_time;		/* marks are at times, not iterations */
+	long iter_width;	/* iterations a mark and an iteration record
+				   stand for: 1, or on a run longer than
+				   DIAG_FOLD_COLS iterations a power of two
+				   (buckets: `iteration` and a mark's `at`
+				   are a bucket's first iteration) */
 	struct model_node *nodes;
 	size_t nnodes;
 	size_t nreal;		/* nodes[0 .. nreal) are machines */
@@ -328,7 +333,12 @@ long model_node_index(const struct model *m, const char *name);
 long model_event_index(const struct model *m, uint32_t id);
 /* Is event e one of the diagnosis's own (no template)? */
 int model_event_own(const struct model_event *e);
-/* The index of the record of iteration `it`, or -1. */
+/*
+ * The first iteration of the bucket of iteration `it` (it itself when
+ * m->iter_width is 1 or it < 0).
+ */
+long model_bucket(const struct model *m, long it);
+/* The index of the record of iteration `it` (of its bucket), or -1. */
 long model_iter_index(const struct model *m, long it);
 /*
  * The healthy runs compared, in words: "2 healthy runs compared (run1,

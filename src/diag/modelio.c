@@ -21,7 +21,7 @@
 #include "diag/model.h"
 #include "base/util.h"
 
-#define MAGIC "TSMODEL4"
+#define MAGIC "TSMODEL5"
 #define CRC_LEN 4
 
 struct mio {
@@ -317,6 +317,7 @@ walk(struct mio *io, struct model *m)
 	f64(io, &m->first_ts);
 	f64(io, &m->last_ts);
 	int32(io, &m->by_time);
+	i64(io, &m->iter_width);
 	array(io, (void **)&m->nodes, &m->nnodes, sizeof *m->nodes);
 	for (i = 0; i < m->nnodes; i++)
 		walk_node(io, &m->nodes[i]);

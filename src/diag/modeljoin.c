@@ -236,7 +236,10 @@ model_join_iters(struct model *m)
 		f->iters[k].log_iter = -1;
 		f->iters[k].log_ms = NAN;
 	}
-	if (join_by_time(m, &off) == 0)
+	/* (a log record per bucket of iterations matches no capture's) */
+	if (m->iter_width > 1)
+		;
+	else if (join_by_time(m, &off) == 0)
 		f->join = MODEL_JOIN_TIME;
 	else if (join_by_durations(m, &off) == 0)
 		f->join = MODEL_JOIN_DURATION;
@@ -335,6 +338,11 @@ json_timeline(struct json *j, const struct model *m)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	if (m->iter_width > 1) {
+		/* a record a bucket: its first iteration, mean ms */
+		json_key(j, "bucket");
+		json_int(j, m->iter_width);
+	}
 	json_key(j, "log_iterations");
 	json_arr_begin(j);
 	for (i = 0; i < m->niters; i++) {

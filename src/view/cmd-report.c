@@ -641,8 +641,9 @@ stages_line(struct rep *r)
 static int
 iter_matters(const struct model *m, const struct model_iter *it)
 {
-	return it->flags != 0 || it->iteration == m->last_healthy_iter ||
-	    it->iteration == m->slow_iter;
+	return it->flags != 0 ||
+	    it->iteration == model_bucket(m, m->last_healthy_iter) ||
+	    it->iteration == model_bucket(m, m->slow_iter);
 }
 
 static void
@@ -660,7 +661,8 @@ iter_row(struct rep *r, const struct model_iter *it, struct buf *b)
 	buf_addf(b, "%s%s%s%s\n", it->flags & MODEL_ITER_FAILURE ?
 	    "  failure" : "", it->flags & MODEL_ITER_ANOMALOUS ?
 	    "  anomalous" : "", it->flags & MODEL_ITER_SLOW ? "  slow" : "",
-	    it->iteration == m->last_healthy_iter ? "  last healthy" : "");
+	    it->iteration == model_bucket(m, m->last_healthy_iter) ?
+	    "  last healthy" : "");
 }
 
 /* How long the iterations took: "41 iterations, 778 to 809 ms, ...". */
@@ -679,8 +681,13 @@ iters_spread(struct rep *r)
 			hi = n == 0 || ms[n] > hi ? ms[n] : hi;
 			n++;
 		}
-	fprintf(r->f, "%zu iteration%s in the logs", m->niters, m->niters ==
-	    1 ? "" : "s");
+	if (m->iter_width > 1)
+		fprintf(r->f, "%zu buckets of %ld iterations in the logs (a "
+		    "row below is a bucket: its first iteration, mean ms)",
+		    m->niters, m->iter_width);
+	else
+		fprintf(r->f, "%zu iteration%s in the logs", m->niters,
+		    m->niters == 1 ? "" : "s");
 	if (n > 0)
 		fprintf(r->f, ", %.0f to %.0f ms (median %.0f ms)", lo, hi,
 		    stats_median(ms, n));

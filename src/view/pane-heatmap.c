@@ -8,6 +8,9 @@
  * node there, a '!' where a rank of it stopped (the cause of the
  * timeouts around it, drawn over the rest), an X where the node's log
  * ended before its peers', and a dot while the node was alive and quiet.
+ * On a run longer than the model keeps iteration by iteration, the
+ * model's marks are buckets of 2^k iterations (model.iter_width): a
+ * column is then a whole number of buckets, and the header says so.
  */
 #include "config.h"
 
@@ -31,6 +34,26 @@ struct hcols {
 	int cw;			/* cells a column takes on screen (1 to 3) */
 	long last;		/* the job's last iteration */
 };
+
+/*
+ * Columns over iterations [lo, hi] when the marks are buckets: each a
+ * whole number of them, from the first bucket's first iteration.
+ */
+static void
+hm_cols_buckets(const struct model *m, int room, long lo, long hi,
+    struct hcols *c)
+{
+	double w = (double)m->iter_width, nb;
+
+	lo = model_bucket(m, lo);
+	hi = model_bucket(m, hi);
+	nb = (double)(hi - lo) / w + 1;
+	c->from = (double)lo;
+	c->step = w * ceil(nb / room);
+	c->n = (int)ceil(nb * w / c->step);
+	c->cw = c->n > 0 ? room / c->n : 1;
+	c->cw = c->cw < 1 ? 1 : c->cw > 3 ? 3 : c->cw;
+}
 
 static void
 hm_cols(const struct view *v, int room, struct hcols *c)
@@ -68,6 +91,10 @@ hm_cols(const struct view *v, int room, struct hcols *c)
 	hi++;
 	if (hi < lo)
 		return;
+	if (m->iter_width > 1) {
+		hm_cols_buckets(m, room, lo, hi, c);
+		return;
+	}
 	c->from = (double)lo;
 	c->step = ceil((double)(hi - lo + 1) / room);
 	c->n = (int)ceil((double)(hi - lo + 1) / c->step);
@@ -200,6 +227,7 @@ heatmap_titles(struct view *v, struct area *a, int *used, int x0,
     const struct hcols *c)
 {
 	int row = draw_row(a, used);
+	long w = c->by_time ? 1 : v->m->iter_width;
 
 	canvas_puts(a->cv, row, 0, CS_BOLD, "susp");
 	canvas_puts(a->cv, row, 5, CS_BOLD, "node");
@@ -207,7 +235,10 @@ heatmap_titles(struct view *v, struct area *a, int *used, int x0,
 	    c->by_time ? "time" : "iteration",
 	    c->step > 1 ? (c->by_time ? " (s per column: " : " (per column: ")
 	    : "");
-	if (c->step > 1)
+	if (c->step > 1 && w > 1)
+		canvas_printf(a->cv, row, x0 + 9 + 16, CS_BOLD, "%.0f, kept "
+		    "in buckets of %ld)", c->step, w);
+	else if (c->step > 1)
 		canvas_printf(a->cv, row, x0 + (c->by_time ? 4 : 9) + 16,
 		    CS_BOLD, "%.0f)", c->step);
 	row = draw_row(a, used);
@@ -419,6 +450,10 @@ heatmap_json(const struct model *m, const struct rows *h,
 
 	json_obj_begin(j);
 	json_key(j, "by"); json_str(j, c->by_time ? "time" : "iteration");
+	if (!c->by_time && m->iter_width > 1) {
+		json_key(j, "bucket");
+		json_int(j, m->iter_width);
+	}
 	json_key(j, "columns");
 	json_arr_begin(j);
 	for (i = 0; i < c->n; i++)
@@ -451,7 +486,7 @@ heatmap_data(struct view *v, struct json *j, FILE *out, int tsv,
 	struct hcols c;
 	struct rows h;
 
-	/* every node, unfolded, and a column per iteration */
+	/* every node, unfolded, and a column per iteration (or bucket) */
 	memset(&h, 0, sizeof h);
 	rows_heatmap_fold(v, &h, -1);
 	hm_cols(v, 100000, &c);

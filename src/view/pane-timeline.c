@@ -528,9 +528,14 @@ timeline_draw(struct view *v, struct area *a, int *used)
 	tl_ended(v, a, used);
 	if ((row = draw_row(a, used)) < 0)
 		return;
-	canvas_puts(a->cv, row, 0, CS_BOLD, join_ok(&v->m->flows) ?
-	    "  iter     start  log ms  capture  wire ms  diff ms" :
-	    "  iter     start        ms  ");
+	if (v->m->iter_width > 1)
+		canvas_printf(a->cv, row, 0, CS_BOLD, "  from     start   mean ms"
+		    "  (a row is a bucket of %ld iterations)",
+		    v->m->iter_width);
+	else
+		canvas_puts(a->cv, row, 0, CS_BOLD, join_ok(&v->m->flows) ?
+		    "  iter     start  log ms  capture  wire ms  diff ms" :
+		    "  iter     start        ms  ");
 	v->page = 0;
 	if (v->m->niters == 0 && (row = draw_row(a, used)) >= 0)
 		canvas_puts(a->cv, row, 0, CS_DIM, "the logs name no iterations");

@@ -616,16 +616,28 @@ drill_event(struct view *v, uint32_t id, long node)
 		log_at(v, NULL);
 }
 
-/* An iteration: the log where it starts (else the events in it). */
+/*
+ * An iteration: the log where it starts (else the events in it).  A
+ * bucket of iterations (a long run's model): the same, with the lines
+ * filtered to its iterations.
+ */
 static void
 drill_iter(struct view *v, long it)
 {
-	long i = model_iter_index(v->m, it);
+	long i = model_iter_index(v->m, it), w = v->m->iter_width;
+	char *spec;
 
-	if (i >= 0 && isfinite(v->m->iters[i].start))
-		log_at(v, xasprintf("@%.6f", v->m->iters[i].start));
+	if (w > 1 && it >= 0 && it <= LONG_MAX - w)
+		spec = xasprintf("iter=%ld..%ld", it, it + w - 1);
 	else
-		drill_filter(v, VF_ITER, xasprintf("iter=%ld", it));
+		spec = xasprintf("iter=%ld", it);
+	if (i >= 0 && isfinite(v->m->iters[i].start)) {
+		if (w > 1)
+			set_filter(v, VF_ITER, spec);
+		free(spec);
+		log_at(v, xasprintf("@%.6f", v->m->iters[i].start));
+	} else
+		drill_filter(v, VF_ITER, spec);
 }
 
 int

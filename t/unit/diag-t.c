@@ -502,7 +502,37 @@ test_diverge(void)
 	    "the first non-finite grad norm, onset at the explosion");
 	ok(d.jump == HP_LR && x[d.jump_at].iteration == 9 &&
 	    fabs(d.jump_ratio - 3e6) < 1, "the learning rate jump before it");
+	ok(d.fail_rec.iteration == 12 && d.onset_rec.iteration == 10 &&
+	    d.jump_rec.iteration == 9 && d.jump_prev.iteration == 8 &&
+	    d.jump_prev.hp[HP_LR] == 1e-3 && d.after == 16 - 9 - 1,
+	    "diverged: the records it names are kept, and the count after");
 	free(x);
+	{
+		/* a long run: 200000 good iterations, then it diverges */
+		struct diverge_run *run = xcalloc(1, sizeof *run);
+		const struct diag_loss *sp;
+		struct diag_loss one;
+		double med;
+		size_t k;
+
+		memset(&one, 0, sizeof one);
+		one.has_loss = one.has_gnorm = 1;
+		for (k = 0; k < 200005; k++) {
+			one.iteration = (long)k + 1;
+			one.loss = k < 200000 ? 2 + 0.001 * (double)(k % 7) :
+			    k < 200002 ? 1e6 : NAN;
+			one.gnorm = 0.5;
+			diverge_add(run, &one);
+		}
+		sp = diverge_spike(run, &med);
+		ok(diverge_end(run, &d) && d.onset == 200000 &&
+		    d.onset_rec.iteration == 200001 &&
+		    d.fail_rec.iteration == 200003 && d.after == 4 &&
+		    sp != NULL && sp->iteration == 200001 && med > 2 &&
+		    med < 2.01, "diverged after 200000 iterations: onset, "
+		    "failure and the first spike, from a series never held");
+		free(run);
+	}
 	/* a warm-up spike that comes back, one skipped step (backoff) */
 	for (i = 0; i < 16; i++) {
 		loss[i] = 7 - 0.01 * (double)i;
@@ -579,27 +609,32 @@ test_pool(void)
 
 /* Records of diag_fold_records(): cell by cell, in stream order. */
 struct seen_rec {
-	long iter[8];
+	long count[8];
 	uint32_t first[8];
 	size_t n;
 };
 
 static void
-note_rec(void *arg, size_t node, long iteration, const uint32_t *ids,
-    size_t n)
+note_rec(void *arg, size_t node, long at, long iteration,
+    const uint32_t *ids, const uint32_t *counts, size_t n)
 {
 	struct seen_rec *sr = arg;
+	size_t k;
 
 	(void)node;
-	if (iteration == 7 && n > 0 && sr->n < 8) {
-		sr->iter[sr->n] = iteration;
-		sr->first[sr->n++] = ids[0];
+	(void)at;
+	for (k = 0; iteration == 7 && k < n && sr->n < 8; k++) {
+		sr->count[sr->n] = (long)counts[k];
+		sr->first[sr->n++] = ids[k];
 	}
 }
 
-/* Two ranks of one node, 3000 iterations; see test_fold(). */
+/*
+ * Two ranks of one node, iterations 1 .. n, a warning in iteration
+ * warn; see test_fold().
+ */
 static struct diag_job *
-fold_job(void)
+fold_job_n(long n, long warn)
 {
 	struct diag_job *job = diag_job_new("fold");
 	size_t s, i;
@@ -612,27 +647,33 @@ fold_job(void)
 	diag_job_shape(job);
 	for (s = 0; s < 2; s++) {
 		diag_add_stream(job, 0, s == 0 ? "rank-0.log" : "rank-1.log");
-		for (it = 1; it <= 3000; it++) {
+		for (it = 1; it <= n; it++) {
 			diag_stream_iter(job, s, it, 1700000000.0 + (double)it);
 			if (s == 0 && it == 7)
 				diag_stream_event(job, s, 100 + T_INIT);
-			if (s == 1 && it == 2500) {
+			if (s == 1 && it == warn) {
 				diag_stream_event(job, s, 100 + T_WARN);
 				diag_count(job, 0, T_WARN, 1);
 			}
 			diag_stream_event(job, s, 100 + T_ITER);
 			diag_count(job, 0, T_ITER, 1);
 		}
-		diag_stream_end(job, s, 3000, STAGE_TRAINING,
-		    1700003000.0);
+		diag_stream_end(job, s, n, STAGE_TRAINING,
+		    1700000000.0 + (double)n);
 	}
 	diag_set_first(job, T_ITER, 0, "rank-0.log", 1, 1700000001.0,
 	    STAGE_TRAINING, 1);
 	diag_set_first(job, T_INIT, 0, "rank-0.log", 7, 1700000007.0,
 	    STAGE_TRAINING, 7);
-	diag_set_first(job, T_WARN, 0, "rank-1.log", 2500, 1700002500.0,
-	    STAGE_TRAINING, 2500);
+	diag_set_first(job, T_WARN, 0, "rank-1.log", warn,
+	    1700000000.0 + (double)warn, STAGE_TRAINING, warn);
 	return job;
+}
+
+static struct diag_job *
+fold_job(void)
+{
+	return fold_job_n(3000, 2500);
 }
 
 /*
@@ -654,6 +695,7 @@ test_fold(void)
 	struct model *m, *m2;
 	size_t s, i, anomalous = 0;
 
+	diag_fold_set_cap(4096);	/* every iteration its own column */
 	diag_stream_fold(job, 1);
 	diag_stream_fold(job, 0);
 	ok(job->streams[0].niters == 1 && job->streams[0].nrecs == 3000 &&
@@ -661,9 +703,9 @@ test_fold(void)
 	    "fold: a stream keeps its last iteration of 3000");
 	memset(&sr, 0, sizeof sr);
 	diag_fold_records(job, note_rec, &sr);
-	ok(sr.n == 2 && sr.first[0] == 100 + T_INIT &&
-	    sr.first[1] == 100 + T_ITER,
-	    "fold: a cell's records in stream order, folded out of order");
+	ok(sr.n == 2 && sr.first[0] == 100 + T_INIT && sr.count[0] == 1 &&
+	    sr.first[1] == 100 + T_ITER && sr.count[1] == 2,
+	    "fold: a cell's events in stream order, folded out of order");
 	r = diag_run(job, &o);
 	for (s = 0; s < 2; s++)
 		for (i = 0; i < job->streams[s].ncands; i++)
@@ -706,6 +748,186 @@ test_fold(void)
 	model_free(m);
 	diag_result_free(r);
 	diag_job_free(job);
+	diag_fold_set_cap(0);
+}
+
+/*
+ * Job of n iterations folded (on a worker thread when `worker`, rank 1
+ * first) and modelled under a cap of `cap` buckets.
+ */
+static struct model *
+bucket_model_on(long n, long warn, size_t cap, int worker,
+    struct diag_result **rp)
+{
+	struct diag_job *job = fold_job_n(n, warn);
+	struct diag_opts o = { 1, NULL, 0 };
+	struct diag_folder *fd;
+	struct model *m;
+
+	diag_fold_set_cap(cap);
+	if (worker) {
+		diag_set_threads(2);
+		fd = diag_folder_start(job);
+		diag_folder_add(fd, job, 1);
+		diag_folder_add(fd, job, 0);
+		diag_folder_finish(fd);
+		diag_set_threads(0);
+	} else {
+		diag_stream_fold(job, 0);
+		diag_stream_fold(job, 1);
+	}
+	*rp = diag_run(job, &o);
+	m = model_build(job, *rp, NULL);
+	diag_fold_set_cap(0);
+	(*rp)->job = NULL;
+	diag_job_free(job);
+	return m;
+}
+
+static struct model *
+bucket_model(long n, long warn, size_t cap, struct diag_result **rp)
+{
+	return bucket_model_on(n, warn, cap, 0, rp);
+}
+
+/* The same marks and iteration records? */
+static int
+same_marks(const struct model *a, const struct model *b)
+{
+	size_t i;
+
+	if (a->nmarks != b->nmarks || a->niters != b->niters ||
+	    a->iter_width != b->iter_width)
+		return 0;
+	for (i = 0; i < a->nmarks; i++)
+		if (a->marks[i].node != b->marks[i].node ||
+		    a->marks[i].at != b->marks[i].at ||
+		    a->marks[i].flags != b->marks[i].flags ||
+		    a->marks[i].level != b->marks[i].level ||
+		    a->marks[i].n != b->marks[i].n ||
+		    a->marks[i].event != b->marks[i].event)
+			return 0;
+	for (i = 0; i < a->niters; i++)
+		if (a->iters[i].iteration != b->iters[i].iteration ||
+		    a->iters[i].start != b->iters[i].start ||
+		    a->iters[i].flags != b->iters[i].flags)
+			return 0;
+	return 1;
+}
+
+/*
+ * Do the marks of b (buckets) merge those of a (one a column) over each
+ * bucket: flags joined, the strongest level kept, and the count every
+ * event of the bucket's iterations (fold_job_n(): two a rank and
+ * iteration, and the two lines of iterations 7 and warn)?
+ */
+static int
+marks_merged(const struct model *a, const struct model *b, long last,
+    long warn)
+{
+	size_t i, k;
+	long it;
+
+	for (i = 0; i < b->nmarks; i++) {
+		const struct model_mark *bm = &b->marks[i];
+		uint64_t n = 0;
+		unsigned fl = 0, lv = 0;
+
+		for (it = (long)bm->at; it < (long)bm->at + b->iter_width &&
+		    it <= last; it++)
+			n += it < 1 ? 0 : 2 + (it == 7) + (it == warn);
+
+		for (k = 0; k < a->nmarks; k++) {
+			const struct model_mark *am = &a->marks[k];
+
+			if (am->node != bm->node || (long)am->at < 0 ||
+			    model_bucket(b, (long)am->at) != (long)bm->at)
+				continue;
+			fl |= am->flags;
+			lv = am->level > lv ? am->level : lv;
+		}
+		if ((long)bm->at >= 0 && (n != bm->n || fl != bm->flags ||
+		    lv != bm->level))
+			return 0;
+	}
+	return 1;
+}
+
+/* Is every iteration record a bucket with its earliest start? */
+static int
+iters_bucketed(const struct model *m, long n)
+{
+	size_t i;
+
+	for (i = 0; i < m->niters; i++) {
+		long at = m->iters[i].iteration;
+		long first = at < 1 ? 1 : at;
+
+		if (at % m->iter_width != 0 || at > n ||
+		    m->iters[i].start != 1700000000.0 + (double)first)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The fold's buckets: a run of exactly the cap keeps a column an
+ * iteration; one more doubles the width (and again at twice the cap);
+ * a bucket's mark is its iterations' marks merged (the sum of counts,
+ * every flag, the strongest level), in whatever order the streams came,
+ * and the diagnosis is the same whatever the width.
+ */
+static void
+test_bucket(void)
+{
+	struct diag_result *ra, *rb;
+	struct model *a, *b;
+	size_t cap = 64;
+	long sizes[] = { 64, 65, 127, 128, 1000 }, n, want, buckets;
+	char msg[128];
+	size_t k;
+
+	for (k = 0; k < TS_NELEM(sizes); k++) {
+		/*
+		 * Iterations 1 .. n: at width w > 1 bucket 0 holds w - 1 of
+		 * them, so 2 x cap - 1 fill the cap at width 2 and 2 x cap
+		 * take width 4.
+		 */
+		n = sizes[k];
+		for (want = 1, buckets = n; buckets > (long)cap; want *= 2)
+			buckets = n / (want * 2) + 1;
+		a = bucket_model(n, n * 5 / 6, 1 << 20, &ra);
+		b = bucket_model(n, n * 5 / 6, cap, &rb);
+		snprintf(msg, sizeof msg, "bucket: %ld iterations under a "
+		    "cap of %zu: width %ld, %ld buckets", n, cap, want,
+		    buckets);
+		ok(b->iter_width == want && (long)b->niters == buckets, msg);
+		snprintf(msg, sizeof msg, "bucket: %ld iterations: each "
+		    "record a bucket's first iteration, earliest start", n);
+		ok(iters_bucketed(b, n), msg);
+		snprintf(msg, sizeof msg, "bucket: %ld iterations: a mark is "
+		    "its iterations' merged", n);
+		ok(marks_merged(a, b, n, n * 5 / 6) && b->nmarks > 0, msg);
+		snprintf(msg, sizeof msg, "bucket: %ld iterations: the same "
+		    "diagnosis", n);
+		ok(ra->anomalous_iters == rb->anomalous_iters &&
+		    ra->outcome == rb->outcome &&
+		    ra->failure_iter == rb->failure_iter &&
+		    a->nevents == b->nevents, msg);
+		model_free(a);
+		model_free(b);
+		diag_result_free(ra);
+		diag_result_free(rb);
+	}
+	/* folded in another order on a worker: the same buckets */
+	a = bucket_model(1000, 833, cap, &ra);
+	b = bucket_model_on(1000, 833, cap, 1, &rb);
+	ok(same_marks(a, b), "bucket: folded on a worker thread, rank 1 "
+	    "first, the same marks and iterations");
+	model_free(a);
+	model_free(b);
+	diag_result_free(ra);
+	diag_result_free(rb);
 }
 
 int
@@ -724,5 +946,6 @@ main(void)
 	test_diverge();
 	test_pool();
 	test_fold();
+	test_bucket();
 	return done_testing();
 }
