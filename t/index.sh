@@ -231,6 +231,35 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		    ORDER BY f.rank" >out &&
 		printf "0gpu-a\n1gpu-b\n" >want && test_cmp want out
 	'
+	# the job summary as two grouped queries define it: first and last
+	# occurrence by printf('%020.6f') of the time (untimed as 0), file, line
+	summary_want() {
+		for m in "min first" "max last"; do set -- $m; q "SELECT f.job_id,
+		    f.node_id, ft.template_id, sum(ft.count), ft.file_id,
+		    ft.$2_line, ft.$2_off, ft.$2_ts, $1(printf('"'%020.6f%020d%020d'"',
+		    coalesce(ft.$2_ts, 0), f.id, ft.$2_line)) FROM file_templates ft
+		    JOIN files f ON f.id = ft.file_id GROUP BY f.job_id, f.node_id,
+		    ft.template_id ORDER BY f.job_id, f.node_id, ft.template_id"; done
+	}
+	summary_have() {
+		q "SELECT job_id, node_id, template_id, count, first_file,
+		    first_line, first_off, first_ts FROM node_templates ORDER BY rowid"
+		q "SELECT job_id, node_id, template_id, count, last_file,
+		    last_line, last_off, last_ts FROM node_templates ORDER BY rowid"
+	}
+	test_expect_success 'the job summary is what its grouped queries define' '
+		mkdir -p sum/n1 sum/n2 sum/loose &&
+		for f in n1/a n1/b n2/a loose/x; do
+		    { echo "untimed $f"; echo "[2024-05-01 10:00:01,000] INFO tie";
+		      echo "2024-05-01T10:00:02.123456789Z INFO fine 1";
+		      echo "2024-05-01T10:00:02.12345${#f}Z INFO fine 2";
+		      echo "[2024-05-01 10:00:0${#f},500] INFO tie"; echo "untimed $f";
+		    } >sum/$f.log; done &&
+		echo "[2024-05-01 09:00:00,000] INFO tie" >>sum/n2/a.log &&
+		trainscope index sum >/dev/null &&
+		summary_want | sed "s/|[^|]*$//" >want && summary_have >have &&
+		test_cmp want have && test $(wc -l <have) -ge 12
+	'
 else
 	test_skip 'stored offsets point at the raw lines' 'no sqlite3 shell'
 	test_skip 'nodes and ranks come from the paths' 'no sqlite3 shell'
@@ -239,6 +268,7 @@ else
 	test_skip 'appending in ranges stores what one run stores' 'no sqlite3 shell'
 	test_skip 'host logs are recognised and attached to their node' 'no sqlite3 shell'
 	test_skip '--hostfile gives the node of ranked files' 'no sqlite3 shell'
+	test_skip 'the job summary is what its grouped queries define' 'no sqlite3 shell'
 fi
 
 REAL="$TS_SHARED/data/realjobs"
