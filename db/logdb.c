@@ -28,7 +28,7 @@ enum {
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
 	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET,
 	S_JOBS, S_TMPLS, S_FT_LINES, S_CP_BEFORE,
-	S_FILE_GET, S_COUNT
+	S_FILE_GET, S_TMPL_MAX, S_COUNT
 };
 
 static const char *const sql[S_COUNT] = {
@@ -75,6 +75,7 @@ static const char *const sql[S_COUNT] = {
 	    "?1 AND line <= ?2 ORDER BY line DESC LIMIT 1",
 	[S_FT_LINES] = "SELECT lines FROM file_templates WHERE file_id = ?1 "
 	    "AND template_id = ?2",
+	[S_TMPL_MAX] = "SELECT coalesce(max(id), 0) FROM templates",
 };
 
 /*
@@ -243,6 +244,13 @@ logdb_job(struct logdb *db, const char *name, const char *root, int64_t *job,
 }
 
 int
+logdb_job_state(struct logdb *db, const char *name, int64_t *job,
+    char **root, int *pending, char **cause)
+{
+	return jobdb_index_state(db->cache, name, job, root, pending, cause);
+}
+
+int
 logdb_node(struct logdb *db, int64_t job, const char *name, int64_t *node,
     char **cause)
 {
@@ -259,6 +267,30 @@ logdb_node(struct logdb *db, int64_t job, const char *name, int64_t *node,
 	if (run(db, s, "cannot store node", cause) != 0)
 		return -1;
 	*node = sqlite3_last_insert_rowid(db->db);
+	return 0;
+}
+
+int
+logdb_node_find(struct logdb *db, int64_t job, const char *name,
+    int64_t *node, char **cause)
+{
+	return get_id(db, S_NODE_GET, job, name, node, cause);
+}
+
+int
+logdb_template_max(struct logdb *db, uint32_t *max, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, S_TMPL_MAX, cause)) == NULL)
+		return -1;
+	*max = 0;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*max = (uint32_t)sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read templates", cause);
 	return 0;
 }
 

@@ -50,9 +50,17 @@ int logdb_job_root(struct logdb *db, const char *name, char **root,
     char **cause);
 int logdb_job(struct logdb *db, const char *name, const char *root,
     int64_t *job, char **cause);
+/* The same for an index run that may write nothing (jobdb_index_state()). */
+int logdb_job_state(struct logdb *db, const char *name, int64_t *job,
+    char **root, int *pending, char **cause);
 /* Find or create a node of a job. */
 int logdb_node(struct logdb *db, int64_t job, const char *name,
     int64_t *node, char **cause);
+/* The node `name` of a job, without making it: *node 0 when none. */
+int logdb_node_find(struct logdb *db, int64_t job, const char *name,
+    int64_t *node, char **cause);
+/* The highest template id the cache holds (0: none) in *max. */
+int logdb_template_max(struct logdb *db, uint32_t *max, char **cause);
 /* Record that `rank` runs on `node` (0: unknown); a known node wins. */
 int logdb_rank(struct logdb *db, int64_t job, int rank, int64_t node,
     char **cause);

@@ -61,6 +61,16 @@ test_expect_success 'an unchanged job is skipped' '
 	grep "2 files, all unchanged, [0-9]* templates" out &&
 	test "$(count_of "iteration <*>" job1)" = 100
 '
+test_expect_success 'an unchanged job is not written: no write statement, the cache file as it was' '
+	db="$XDG_CACHE_HOME/trainscope/cache.db" &&
+	ls -l --time-style=+%s.%N "$db"* >before && cksum "$db" >>before &&
+	TS_SQL_TRACE="$PWD/trace" "$TS_BIN" index job1 2>out &&
+	grep "2 files, all unchanged, [1-9][0-9]* templates" out &&
+	grep -q "FROM files" trace &&
+	! grep -E "^(INSERT|UPDATE|DELETE|REPLACE|BEGIN IMMEDIATE)" trace &&
+	ls -l --time-style=+%s.%N "$db"* >after && cksum "$db" >>after &&
+	test_cmp before after
+'
 test_expect_success 'an appended file continues where it stopped' '
 	tail -n 5 job1/node-01/rank-0.log >>job1/node-01/rank-0.log &&
 	trainscope index job1 2>out &&

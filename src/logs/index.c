@@ -1380,6 +1380,76 @@ reattribute(struct writer *w, struct logdb_file *old,
 	return logdb_file_put(w->db, w->job, old, cause);
 }
 
+/*
+ * Is file sf one the cache holds unchanged (old, from the same list) and
+ * said the same way (node, rank, kind)?  The node is looked up, not made;
+ * *last keeps the last node name and id looked up (files of one node
+ * come together).  1: yes; 0: no; -1 with *cause.
+ */
+static int
+stands(struct writer *w, const struct logdb_file *old, size_t nold,
+    const struct scan_file *sf, struct scan_file *last, int64_t *last_id,
+    char **cause)
+{
+	const struct logdb_file *o;
+	int64_t node = 0;
+
+	o = bsearch(sf->rel, old, nold, sizeof *old, cmp_old);
+	if (o == NULL || !unchanged(o, sf) || sf->rank != o->rank ||
+	    sf->kind != o->kind)
+		return 0;
+	if (sf->node != NULL && last->node != NULL &&
+	    strcmp(sf->node, last->node) == 0)
+		node = *last_id;
+	else if (sf->node != NULL) {
+		if (logdb_node_find(w->db, w->job, sf->node, &node, cause) != 0)
+			return -1;
+		last->node = sf->node;
+		*last_id = node;
+	}
+	return node == o->node && (sf->node == NULL || node != 0);
+}
+
+/*
+ * Nothing to do for job j: it is indexed from this root, no run of it
+ * stopped before the end, every file can be read and every one is held
+ * unchanged.  Then the run writes nothing, not even the job's indexed
+ * time (one read transaction).  1: nothing to do; 0: work; -1.
+ */
+static int
+nothing_to_do(struct writer *w, const struct scan_job *j, char **cause)
+{
+	struct logdb_file *old = NULL;
+	struct scan_file last;
+	char *root = NULL;
+	size_t nold = 0, i;
+	int64_t last_id = 0;
+	int pending, rc;
+
+	if (j->nunread > 0 || cache_exec(w->c, "BEGIN", cause) != 0)
+		return j->nunread > 0 ? 0 : -1;
+	memset(&last, 0, sizeof last);
+	rc = logdb_job_state(w->db, j->name, &w->job, &root, &pending, cause);
+	if (rc == 0 && (w->job == 0 || pending || strcmp(root, j->root) != 0))
+		rc = 1;		/* (1 here: not all stands) */
+	else if (rc == 0)
+		rc = logdb_files(w->db, w->job, &old, &nold, cause);
+	for (i = 0; rc == 0 && i < j->nfiles; i++)
+		if ((rc = stands(w, old, nold, &j->files[i], &last, &last_id,
+		    cause)) >= 0)
+			rc = !rc;
+	if (rc == 0)
+		rc = logdb_template_max(w->db, &w->st->templates, cause);
+	cache_rollback(w->c);
+	free(root);
+	logdb_free_files(old, nold);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		w->st->skipped += j->nfiles;
+	return !rc;
+}
+
 /* Split the files to read into units: ranges of large plain files. */
 static struct unit *
 make_units(struct work *work, size_t nwork, uint64_t chunk, size_t *nunits)
@@ -1532,6 +1602,9 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	size_t nold = 0, nwork = 0, failed = w->st->failed;
 	int rc = -1;
 
+	if ((rc = nothing_to_do(w, j, cause)) != 0)
+		return rc > 0 ? 0 : -1;
+	rc = -1;
 	if (begin_write(w, cause) != 0)
 		return -1;
 	if (same_root(w, j, cause) != 0 ||
@@ -1634,7 +1707,8 @@ out:
 	draw_progress(&w, 1);
 	if (w.drawn)
 		fputs("\r\033[K", o->err);
-	st->templates = tmpl_max_id(w.miner);
+	if (tmpl_max_id(w.miner) > st->templates)	/* (a job untouched: */
+		st->templates = tmpl_max_id(w.miner);	/* the cache's count) */
 	st->seconds = ts_now() - w.t0;
 	st->names = names;
 	scan_free(jobs, njobs);
