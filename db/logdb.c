@@ -38,19 +38,23 @@ static const char *const sql[S_COUNT] = {
 	    "?3) ON CONFLICT (job_id, rank) DO UPDATE SET node_id = "
 	    "coalesce(excluded.node_id, node_id)",
 	[S_FILES] = "SELECT id, path, node_id, rank, kind, gz, size, mtime, "
-	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts FROM files "
+	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts, "
+	    "found_node, found_rank, found_kind, ctime, head FROM files "
 	    "WHERE job_id = ?1",
 	[S_FILE_GET] = "SELECT id, path, node_id, rank, kind, gz, size, mtime, "
-	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts FROM files "
+	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts, "
+	    "found_node, found_rank, found_kind, ctime, head FROM files "
 	    "WHERE job_id = ?1 AND path = ?2",
 	[S_FILE_ADD] = "INSERT INTO files (job_id, path, node_id, rank, kind, "
 	    "gz, size, mtime, inode, bytes, lines, partial, ts_kind, first_ts, "
-	    "last_ts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-	    "?12, ?13, ?14, ?15)",
+	    "last_ts, found_node, found_rank, found_kind, ctime, head) VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+	    "?16, ?17, ?18, ?19, ?20)",
 	[S_FILE_SET] = "UPDATE files SET node_id = ?3, rank = ?4, kind = ?5, "
 	    "gz = ?6, size = ?7, mtime = ?8, inode = ?9, bytes = ?10, lines = "
-	    "?11, partial = ?12, ts_kind = ?13, first_ts = ?14, last_ts = ?15 "
-	    "WHERE id = ?1 AND path = ?2",
+	    "?11, partial = ?12, ts_kind = ?13, first_ts = ?14, last_ts = ?15, "
+	    "found_node = ?16, found_rank = ?17, found_kind = ?18, ctime = ?19, "
+	    "head = ?20 WHERE id = ?1 AND path = ?2",
 	[S_FT_CLEAR] = "DELETE FROM file_templates WHERE file_id = ?1",
 	[S_CP_CLEAR] = "DELETE FROM checkpoints WHERE file_id = ?1",
 	[S_TMPL_LOAD] = "SELECT id, text FROM templates ORDER BY id",
@@ -328,6 +332,14 @@ read_file_row(sqlite3_stmt *s, struct logdb_file *f)
 	f->ts_kind = sqlite3_column_int(s, 12);
 	f->first_ts = column_ts(s, 13);
 	f->last_ts = column_ts(s, 14);
+	if (sqlite3_column_type(s, 15) != SQLITE_NULL)
+		f->found_node = xstrdup((const char *)sqlite3_column_text(s,
+		    15));
+	f->found_rank = sqlite3_column_int(s, 16);
+	f->found_kind = sqlite3_column_type(s, 17) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(s, 17);
+	f->ctime = column_ts(s, 18);
+	f->head = (uint64_t)sqlite3_column_int64(s, 19);
 }
 
 static int
@@ -418,8 +430,10 @@ logdb_free_files(struct logdb_file *files, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(files[i].path);
+		free(files[i].found_node);
+	}
 	free(files);
 }
 
@@ -450,6 +464,15 @@ logdb_file_put(struct logdb *db, int64_t job, struct logdb_file *f,
 	sqlite3_bind_int(s, 13, f->ts_kind);
 	bind_ts(s, 14, f->first_ts);
 	bind_ts(s, 15, f->last_ts);
+	if (f->found_node != NULL)
+		sqlite3_bind_text(s, 16, f->found_node, -1, SQLITE_STATIC);
+	if (f->found_kind >= 0) {
+		sqlite3_bind_int(s, 17, f->found_rank);
+		sqlite3_bind_int(s, 18, f->found_kind);
+	}
+	bind_ts(s, 19, f->ctime);
+	if (f->head != 0)
+		sqlite3_bind_int64(s, 20, (sqlite3_int64)f->head);
 	if (run(db, s, "cannot store file", cause) != 0)
 		return -1;
 	if (f->id == 0)

@@ -81,6 +81,13 @@ struct logdb_file {
 	int partial;
 	int ts_kind;
 	double first_ts, last_ts;	/* NaN: none */
+	/* What discovery found of it by itself (db/migrate-5.sql). */
+	char *found_node;	/* allocated by logdb_files(); NULL: none */
+	int found_rank;
+	int found_kind;		/* -1: not recorded; 0, 1 its kind; 2 a log
+				   only by --log */
+	double ctime;		/* NaN: not recorded */
+	uint64_t head;		/* scan_file.head when read racy, 0: none */
 };
 
 /*
@@ -95,7 +102,8 @@ int logdb_files_of(struct cache *c, int64_t job, struct logdb_file **files,
 void logdb_free_files(struct logdb_file *files, size_t n);
 /*
  * The row of file `path` of job `job` as the cache holds it now: 1 with
- * *f filled (free f->path), 0 when there is none, -1 with *cause.
+ * *f filled (free f->path and f->found_node), 0 when there is none, -1
+ * with *cause.
  */
 int logdb_file_get(struct logdb *db, int64_t job, const char *path,
     struct logdb_file *f, char **cause);

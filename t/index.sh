@@ -84,6 +84,17 @@ test_expect_success 'a rewritten file is read again' '
 	grep "(1 read, 1 unchanged, 0 failed), 10 lines" out &&
 	test "$(count_of "iteration <*>" job1)" = 60
 '
+test_expect_success 'a file rewritten in place at the same size, its mtime set back, is read again' '
+	mkdir -p rp/n1 &&
+	echo "[2024-05-01 10:00:00,000] INFO alpha one" >rp/n1/rank-0.log &&
+	touch -d "2024-05-01 10:00" rp/n1/rank-0.log &&
+	trainscope index rp 2>/dev/null &&
+	echo "[2024-05-01 10:00:00,000] INFO gamma two" >x &&
+	cat x >rp/n1/rank-0.log && touch -d "2024-05-01 10:00" rp/n1/rank-0.log &&
+	trainscope index rp 2>out &&
+	grep "(1 read, 0 unchanged, 0 failed)" out &&
+	test "$(count_of "gamma two" rp)" = 1 && test "$(count_of "alpha one" rp)" = 0
+'
 test_expect_success 'trainscope JOBDIR indexes without a command' '
 	mkjob job2 && trainscope job2 >out 2>&1 && grep "^indexed 1 job" out &&
 	test "$(count_of "iteration <*>" job2)" = 100
@@ -257,6 +268,56 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		q "SELECT job_id, node_id, template_id, count, last_file,
 		    last_line, last_off, last_ts FROM node_templates ORDER BY rowid"
 	}
+	test_expect_success 'a file read just after it was written keeps a hash of its head and tail; a settled one none' '
+		mkdir -p rc/n1 &&
+		echo "[2024-05-01 10:00:00,000] INFO alpha one" >rc/n1/new.log &&
+		cp rc/n1/new.log rc/n1/old.log && touch -d "2024-05-01 10:00" rc/n1/old.log &&
+		trainscope index rc >/dev/null 2>&1 &&
+		q "SELECT path, head IS NOT NULL, ctime IS NOT NULL, found_kind
+		    FROM files f JOIN jobs j ON j.id = f.job_id WHERE j.name =
+		    '"'rc'"' ORDER BY path" >out &&
+		printf "n1/new.log|1|1|0\nn1/old.log|0|1|0\n" >want && test_cmp want out
+	'
+	test_expect_success 'that hash finds a rewrite the times do not show' '
+		# a rewrite in the tick that stamped the file keeps both its
+		# times; a row without its ctime stands in for that here
+		q "UPDATE files SET ctime = NULL WHERE path = '"'n1/new.log'"'" &&
+		cp -p rc/n1/new.log ref &&
+		echo "[2024-05-01 10:00:00,000] INFO gamma two" >x &&
+		cat x >rc/n1/new.log && touch -r ref rc/n1/new.log &&
+		trainscope index rc 2>out &&
+		grep "(1 read, 1 unchanged, 0 failed)" out &&
+		test "$(count_of "gamma two" rc)" = 1
+	'
+	test_expect_success 'an unchanged file takes what its head said from the cache, not from its head' '
+		q "UPDATE files SET found_node = '"'elsewhere'"' WHERE path =
+		    '"'n1/old.log'"'" &&
+		trainscope index rc 2>out && grep "all unchanged" out &&
+		q "SELECT n.name FROM files f JOIN nodes n ON n.id = f.node_id
+		    WHERE f.path = '"'n1/old.log'"'" >out &&
+		echo elsewhere >want && test_cmp want out
+	'
+	test_expect_success 'a row of an older cache learns what discovery found once, then nothing is written' '
+		rc="(SELECT id FROM jobs WHERE name = '"'rc'"')" &&
+		q "UPDATE files SET found_node = NULL, found_rank = NULL,
+		    found_kind = NULL, ctime = NULL WHERE job_id = $rc" &&
+		TS_SQL_TRACE="$PWD/t1" "$TS_BIN" index rc 2>out && grep "all unchanged" out &&
+		grep -q "^UPDATE files SET" t1 &&
+		test "$(q "SELECT count(*) FROM files WHERE job_id = $rc AND
+		    (found_kind IS NULL OR ctime IS NULL)")" = 0 &&
+		q "SELECT n.name FROM files f JOIN nodes n ON n.id = f.node_id
+		    WHERE f.path = '"'n1/old.log'"'" >out &&
+		echo n1 >want && test_cmp want out &&
+		TS_SQL_TRACE="$PWD/t2" "$TS_BIN" index rc 2>out && grep "all unchanged" out &&
+		! grep -E "^(INSERT|UPDATE|DELETE|BEGIN IMMEDIATE)" t2
+	'
+	test_expect_success 'an unchanged file is said again by a new --map' '
+		echo "n1/old.log hostz 3" >rcmap &&
+		trainscope index --map rcmap rc 2>out && grep "all unchanged" out &&
+		q "SELECT n.name || f.rank FROM files f JOIN nodes n ON n.id =
+		    f.node_id WHERE f.path = '"'n1/old.log'"'" >out &&
+		echo hostz3 >want && test_cmp want out
+	'
 	test_expect_success 'the job summary is what its grouped queries define' '
 		mkdir -p sum/n1 sum/n2 sum/loose &&
 		for f in n1/a n1/b n2/a loose/x; do
@@ -278,6 +339,11 @@ else
 	test_skip 'appending in ranges stores what one run stores' 'no sqlite3 shell'
 	test_skip 'host logs are recognised and attached to their node' 'no sqlite3 shell'
 	test_skip '--hostfile gives the node of ranked files' 'no sqlite3 shell'
+	test_skip 'a file read just after it was written keeps a hash of its head and tail; a settled one none' 'no sqlite3 shell'
+	test_skip 'that hash finds a rewrite the times do not show' 'no sqlite3 shell'
+	test_skip 'an unchanged file takes what its head said from the cache, not from its head' 'no sqlite3 shell'
+	test_skip 'a row of an older cache learns what discovery found once, then nothing is written' 'no sqlite3 shell'
+	test_skip 'an unchanged file is said again by a new --map' 'no sqlite3 shell'
 	test_skip 'the job summary is what its grouped queries define' 'no sqlite3 shell'
 fi
 
