@@ -1460,41 +1460,40 @@ stands(struct writer *w, const struct logdb_file *old, size_t nold,
 /*
  * Nothing to do for job j: it is indexed from this root, no run of it
  * stopped before the end, every file can be read and every one is held
- * unchanged.  Then the run writes nothing, not even the job's indexed
- * time (one read transaction).  1: nothing to do; 0: work; -1.
+ * unchanged (its rows as known() read them) and said the same way.  Then
+ * the run writes nothing, not even the job's indexed time (one read
+ * transaction).  1: nothing to do; 0: work; -1 with *cause.
  */
 static int
 nothing_to_do(struct writer *w, const struct scan_job *j, char **cause)
 {
-	struct logdb_file *old = NULL;
 	struct scan_file last;
 	char *root = NULL;
-	size_t nold = 0, i;
+	size_t i;
 	int64_t last_id = 0;
-	int pending, rc;
+	int pending, rc, all = 1;
 
-	if (j->nunread > 0 || cache_exec(w->c, "BEGIN", cause) != 0)
-		return j->nunread > 0 ? 0 : -1;
+	if (j->nunread > 0 || w->kjob == NULL || strcmp(w->kjob, j->name) != 0)
+		return 0;
+	if (cache_exec(w->c, "BEGIN", cause) != 0)
+		return -1;
 	memset(&last, 0, sizeof last);
 	rc = logdb_job_state(w->db, j->name, &w->job, &root, &pending, cause);
 	if (rc == 0 && (w->job == 0 || pending || strcmp(root, j->root) != 0))
-		rc = 1;		/* (1 here: not all stands) */
-	else if (rc == 0)
-		rc = logdb_files(w->db, w->job, &old, &nold, cause);
-	for (i = 0; rc == 0 && i < j->nfiles; i++)
-		if ((rc = stands(w, old, nold, &j->files[i], &last, &last_id,
-		    cause)) >= 0)
-			rc = !rc;
-	if (rc == 0)
+		all = 0;
+	for (i = 0; rc >= 0 && all && i < j->nfiles; i++)
+		if ((rc = stands(w, w->kold, w->nkold, &j->files[i], &last,
+		    &last_id, cause)) == 0)
+			all = 0;
+	if (rc >= 0 && all)
 		rc = logdb_template_max(w->db, &w->st->templates, cause);
 	cache_rollback(w->c);
 	free(root);
-	logdb_free_files(old, nold);
 	if (rc < 0)
 		return -1;
-	if (rc == 0)
+	if (all)
 		w->st->skipped += j->nfiles;
-	return !rc;
+	return all;
 }
 
 /* known()'s rows: those of job j when it is indexed from its root. */
