@@ -1040,7 +1040,6 @@ sniff_main(void *arg)
 	return NULL;
 }
 
-
 /*
  * Path info and scan_sniff() of every file of a job, on up to `threads`
  * threads, the calling one included (a thread only for every SNIFF_SHARE
@@ -1070,7 +1069,7 @@ sniff_all(struct scan_job *j, int threads, int *rc, char **cause)
 		pthread_join(th[i], NULL);
 }
 
-/* Keep what the path and the head (scan_sniff() said sniffed) found. */
+/* Keep what the path and the head found (scan_sniff() gave `sniffed`). */
 static void
 found(struct scan_file *f, int sniffed)
 {
