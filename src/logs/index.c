@@ -1441,7 +1441,8 @@ stands(struct writer *w, const struct logdb_file *old, size_t nold,
 	const struct logdb_file *o;
 	int64_t node = 0;
 
-	o = bsearch(sf->rel, old, nold, sizeof *old, cmp_old);
+	o = nold == 0 ? NULL : bsearch(sf->rel, old, nold, sizeof *old,
+	    cmp_old);
 	if (o == NULL || !unchanged(o, sf) || sf->rank != o->rank ||
 	    sf->kind != o->kind || o->found_kind < 0)
 		return 0;
