@@ -38,17 +38,19 @@ extern const char cache_schema_sql[];
 extern const char cache_migrate_2_sql[];
 extern const char cache_migrate_3_sql[];
 extern const char cache_migrate_4_sql[];
+extern const char cache_migrate_5_sql[];
 
 /* migrations[i] takes a cache from version i to i + 1. */
 static const char *const *
 migrations(size_t *n)
 {
-	static const char *m[4];
+	static const char *m[5];
 
 	m[0] = cache_schema_sql;
 	m[1] = cache_migrate_2_sql;
 	m[2] = cache_migrate_3_sql;
 	m[3] = cache_migrate_4_sql;
+	m[4] = cache_migrate_5_sql;
 	*n = TS_NELEM(m);
 	return m;
 }

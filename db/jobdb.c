@@ -241,6 +241,32 @@ jobdb_index(struct cache *c, const char *name, const char *root,
 }
 
 int
+jobdb_index_state(struct cache *c, const char *name, int64_t *id,
+    char **root, int *pending, char **cause)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*id = 0;
+	*root = NULL;
+	*pending = 0;
+	if (prep(c, "SELECT id, root, EXISTS (SELECT 1 FROM meta WHERE key = "
+	    "'index-pending:' || jobs.id) FROM jobs WHERE name = ?1", &st,
+	    "cannot read jobs", cause) != 0)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		*root = xstrdup(col_text(st, 1));
+		*pending = sqlite3_column_int(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(c, "cannot read jobs", cause);
+	return 0;
+}
+
+int
 jobdb_root(struct cache *c, const char *name, char **root, char **cause)
 {
 	int64_t id;

@@ -66,6 +66,15 @@ int jobdb_index(struct cache *c, const char *name, const char *root,
     int64_t *id, char **cause);
 
 /*
+ * For an index run that may write nothing: the job called `name`, its id
+ * in *id (0 when there is none), its root in *root (allocated, NULL when
+ * none) and in *pending whether an index run of it stopped before the
+ * end.  Returns 0, or -1 with *cause.
+ */
+int jobdb_index_state(struct cache *c, const char *name, int64_t *id,
+    char **root, int *pending, char **cause);
+
+/*
  * The root of the job called `name`: *root allocated (free it), NULL
  * when there is no such job.  Returns 0, or -1 with *cause.
  */

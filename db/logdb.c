@@ -4,10 +4,10 @@
  * Every statement is prepared once, on first use, and kept in `st[]`
  * indexed by the enum below; each call binds, steps and resets.  NULL
  * timestamps travel as NaN on the C side.  node_templates is derived data:
- * logdb_job_summarise() recomputes a job's rows from file_templates with
- * two grouped queries (first and last occurrence by time, then by file
- * and line), so an interrupted run never leaves it inconsistent for long:
- * the next run rebuilds it.
+ * logdb_job_summarise() recomputes a job's rows from file_templates in
+ * one pass over them, folded in memory by node and template (first and
+ * last occurrence by time, then by file and line), so an interrupted run
+ * never leaves it inconsistent for long: the next run rebuilds it.
  */
 #include "config.h"
 
@@ -28,7 +28,7 @@ enum {
 	S_FILES, S_FILE_ADD, S_FILE_SET, S_FT_CLEAR, S_CP_CLEAR,
 	S_TMPL_LOAD, S_TMPL_PUT, S_FT_GET, S_FT_ADD, S_FT_SET,
 	S_JOBS, S_TMPLS, S_FT_LINES, S_CP_BEFORE,
-	S_FILE_GET, S_COUNT
+	S_FILE_GET, S_TMPL_MAX, S_COUNT
 };
 
 static const char *const sql[S_COUNT] = {
@@ -38,19 +38,23 @@ static const char *const sql[S_COUNT] = {
 	    "?3) ON CONFLICT (job_id, rank) DO UPDATE SET node_id = "
 	    "coalesce(excluded.node_id, node_id)",
 	[S_FILES] = "SELECT id, path, node_id, rank, kind, gz, size, mtime, "
-	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts FROM files "
+	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts, "
+	    "found_node, found_rank, found_kind, ctime, head FROM files "
 	    "WHERE job_id = ?1",
 	[S_FILE_GET] = "SELECT id, path, node_id, rank, kind, gz, size, mtime, "
-	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts FROM files "
+	    "inode, bytes, lines, partial, ts_kind, first_ts, last_ts, "
+	    "found_node, found_rank, found_kind, ctime, head FROM files "
 	    "WHERE job_id = ?1 AND path = ?2",
 	[S_FILE_ADD] = "INSERT INTO files (job_id, path, node_id, rank, kind, "
 	    "gz, size, mtime, inode, bytes, lines, partial, ts_kind, first_ts, "
-	    "last_ts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-	    "?12, ?13, ?14, ?15)",
+	    "last_ts, found_node, found_rank, found_kind, ctime, head) VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+	    "?16, ?17, ?18, ?19, ?20)",
 	[S_FILE_SET] = "UPDATE files SET node_id = ?3, rank = ?4, kind = ?5, "
 	    "gz = ?6, size = ?7, mtime = ?8, inode = ?9, bytes = ?10, lines = "
-	    "?11, partial = ?12, ts_kind = ?13, first_ts = ?14, last_ts = ?15 "
-	    "WHERE id = ?1 AND path = ?2",
+	    "?11, partial = ?12, ts_kind = ?13, first_ts = ?14, last_ts = ?15, "
+	    "found_node = ?16, found_rank = ?17, found_kind = ?18, ctime = ?19, "
+	    "head = ?20 WHERE id = ?1 AND path = ?2",
 	[S_FT_CLEAR] = "DELETE FROM file_templates WHERE file_id = ?1",
 	[S_CP_CLEAR] = "DELETE FROM checkpoints WHERE file_id = ?1",
 	[S_TMPL_LOAD] = "SELECT id, text FROM templates ORDER BY id",
@@ -75,6 +79,7 @@ static const char *const sql[S_COUNT] = {
 	    "?1 AND line <= ?2 ORDER BY line DESC LIMIT 1",
 	[S_FT_LINES] = "SELECT lines FROM file_templates WHERE file_id = ?1 "
 	    "AND template_id = ?2",
+	[S_TMPL_MAX] = "SELECT coalesce(max(id), 0) FROM templates",
 };
 
 /*
@@ -243,6 +248,13 @@ logdb_job(struct logdb *db, const char *name, const char *root, int64_t *job,
 }
 
 int
+logdb_job_state(struct logdb *db, const char *name, int64_t *job,
+    char **root, int *pending, char **cause)
+{
+	return jobdb_index_state(db->cache, name, job, root, pending, cause);
+}
+
+int
 logdb_node(struct logdb *db, int64_t job, const char *name, int64_t *node,
     char **cause)
 {
@@ -259,6 +271,30 @@ logdb_node(struct logdb *db, int64_t job, const char *name, int64_t *node,
 	if (run(db, s, "cannot store node", cause) != 0)
 		return -1;
 	*node = sqlite3_last_insert_rowid(db->db);
+	return 0;
+}
+
+int
+logdb_node_find(struct logdb *db, int64_t job, const char *name,
+    int64_t *node, char **cause)
+{
+	return get_id(db, S_NODE_GET, job, name, node, cause);
+}
+
+int
+logdb_template_max(struct logdb *db, uint32_t *max, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = stmt(db, S_TMPL_MAX, cause)) == NULL)
+		return -1;
+	*max = 0;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*max = (uint32_t)sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot read templates", cause);
 	return 0;
 }
 
@@ -296,6 +332,14 @@ read_file_row(sqlite3_stmt *s, struct logdb_file *f)
 	f->ts_kind = sqlite3_column_int(s, 12);
 	f->first_ts = column_ts(s, 13);
 	f->last_ts = column_ts(s, 14);
+	if (sqlite3_column_type(s, 15) != SQLITE_NULL)
+		f->found_node = xstrdup((const char *)sqlite3_column_text(s,
+		    15));
+	f->found_rank = sqlite3_column_int(s, 16);
+	f->found_kind = sqlite3_column_type(s, 17) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(s, 17);
+	f->ctime = column_ts(s, 18);
+	f->head = (uint64_t)sqlite3_column_int64(s, 19);
 }
 
 static int
@@ -386,8 +430,10 @@ logdb_free_files(struct logdb_file *files, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(files[i].path);
+		free(files[i].found_node);
+	}
 	free(files);
 }
 
@@ -418,6 +464,15 @@ logdb_file_put(struct logdb *db, int64_t job, struct logdb_file *f,
 	sqlite3_bind_int(s, 13, f->ts_kind);
 	bind_ts(s, 14, f->first_ts);
 	bind_ts(s, 15, f->last_ts);
+	if (f->found_node != NULL)
+		sqlite3_bind_text(s, 16, f->found_node, -1, SQLITE_STATIC);
+	if (f->found_kind >= 0) {
+		sqlite3_bind_int(s, 17, f->found_rank);
+		sqlite3_bind_int(s, 18, f->found_kind);
+	}
+	bind_ts(s, 19, f->ctime);
+	if (f->head != 0)
+		sqlite3_bind_int64(s, 20, (sqlite3_int64)f->head);
 	if (run(db, s, "cannot store file", cause) != 0)
 		return -1;
 	if (f->id == 0)
@@ -661,32 +716,6 @@ logdb_checkpoint_before(struct logdb *db, int64_t file, uint64_t line,
 	return rc == SQLITE_ROW;
 }
 
-/*
- * First occurrence: the earliest timestamp, ties and untimed lines by
- * file path order and line (SQLite takes the bare columns from the row
- * that gives min()).  Last occurrence likewise with max().
- */
-static const char summarise_sql[] =
-    "DELETE FROM node_templates WHERE job_id = ?1;"
-    "INSERT INTO node_templates (job_id, node_id, template_id, count, "
-    "first_file, first_line, first_off, first_ts, last_file, last_line, "
-    "last_off, last_ts) SELECT ?1, node_id, template_id, c, file_id, "
-    "first_line, first_off, first_ts, file_id, last_line, last_off, "
-    "last_ts FROM (SELECT f.node_id, ft.template_id, ft.file_id, "
-    "ft.first_line, ft.first_off, ft.first_ts, ft.last_line, ft.last_off, "
-    "ft.last_ts, sum(ft.count) AS c, min(printf('%020.6f%020d%020d', "
-    "coalesce(ft.first_ts, 0), f.id, ft.first_line)) FROM file_templates "
-    "ft JOIN files f ON f.id = ft.file_id WHERE f.job_id = ?1 GROUP BY "
-    "f.node_id, ft.template_id);"
-    "UPDATE node_templates AS n SET last_file = x.file_id, last_line = "
-    "x.last_line, last_off = x.last_off, last_ts = x.last_ts FROM (SELECT "
-    "f.node_id, ft.template_id, ft.file_id, ft.last_line, ft.last_off, "
-    "ft.last_ts, max(printf('%020.6f%020d%020d', coalesce(ft.last_ts, 0), "
-    "f.id, ft.last_line)) FROM file_templates ft JOIN files f ON f.id = "
-    "ft.file_id WHERE f.job_id = ?1 GROUP BY f.node_id, ft.template_id) "
-    "AS x WHERE n.job_id = ?1 AND n.template_id = x.template_id AND "
-    "n.node_id IS x.node_id;";
-
 int
 logdb_job_pending(struct logdb *db, int64_t job, long nfiles, char **cause)
 {
@@ -706,23 +735,237 @@ logdb_job_pending(struct logdb *db, int64_t job, long nfiles, char **cause)
 	return rc;
 }
 
+/*
+ * The job summary.  A (node, template)'s first occurrence is the one of
+ * its files' first occurrences with the least key (time, file id, line),
+ * its last the one of their last occurrences with the greatest; the time
+ * of the key is printf('%020.6f') of the line's own time, an untimed line
+ * as 0.  The rows of file_templates are read once and folded in a hash
+ * table; the key's text is made only for two times too close to tell
+ * apart as numbers.  Rows are stored in order of node (no node first)
+ * and template.
+ */
+struct sum_occ {
+	int64_t file;
+	uint64_t line, off;
+	double ts;		/* NaN: none */
+};
+
+struct sum_row {
+	int64_t node;		/* 0: no node */
+	uint32_t tmpl;
+	uint64_t count;
+	struct sum_occ first, last;
+};
+
+struct sum {
+	struct sum_row *rows;
+	size_t n, cap;
+	uint32_t *tab;		/* open addressing: row index + 1 */
+	size_t tabsz;
+};
+
+static const char sum_read_sql[] = "SELECT f.node_id, ft.template_id, "
+    "f.id, ft.count, ft.first_line, ft.first_off, ft.first_ts, "
+    "ft.last_line, ft.last_off, ft.last_ts FROM files f JOIN "
+    "file_templates ft ON ft.file_id = f.id WHERE f.job_id = ?1";
+
+static const char sum_put_sql[] = "INSERT INTO node_templates (job_id, "
+    "node_id, template_id, count, first_file, first_line, first_off, "
+    "first_ts, last_file, last_line, last_off, last_ts) VALUES (?1, ?2, ?3, "
+    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+/* The order of two times as printf('%020.6f') of each orders them. */
+static int
+sum_ts_cmp(double a, double b)
+{
+	char sa[400], sb[400];
+	double g;
+
+	a = isnan(a) ? 0 : a;
+	b = isnan(b) ? 0 : b;
+	if (a == b)
+		return 0;
+	/* six decimals, or sixteen digits for a larger number */
+	g = fmax(fmax(a, b) * 1e-14, 1e-6);
+	if (a >= 0 && b >= 0 && fabs(a - b) > 4 * g)
+		return a < b ? -1 : 1;
+	sqlite3_snprintf(sizeof sa, sa, "%020.6f", a);
+	sqlite3_snprintf(sizeof sb, sb, "%020.6f", b);
+	return strcmp(sa, sb);
+}
+
+/* The order of two occurrences by (time, file, line). */
+static int
+sum_occ_cmp(const struct sum_occ *a, const struct sum_occ *b)
+{
+	int c = sum_ts_cmp(a->ts, b->ts);
+
+	if (c != 0)
+		return c;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static uint64_t
+sum_hash(int64_t node, uint32_t tmpl)
+{
+	uint64_t h = (uint64_t)node * 0x9e3779b97f4a7c15ull ^ tmpl;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+static void
+sum_grow(struct sum *m)
+{
+	size_t i, j, mask;
+
+	free(m->tab);
+	m->tabsz = m->tabsz ? m->tabsz * 2 : 4096;
+	m->tab = xcalloc(m->tabsz, sizeof *m->tab);
+	mask = m->tabsz - 1;
+	for (i = 0; i < m->n; i++) {
+		for (j = sum_hash(m->rows[i].node, m->rows[i].tmpl) & mask;
+		    m->tab[j] != 0; j = (j + 1) & mask)
+			;
+		m->tab[j] = (uint32_t)i + 1;
+	}
+}
+
+/* The row of (node, tmpl), made with a zero count when new. */
+static struct sum_row *
+sum_get(struct sum *m, int64_t node, uint32_t tmpl)
+{
+	struct sum_row *r;
+	size_t j, mask;
+
+	if (m->n * 2 >= m->tabsz)
+		sum_grow(m);
+	mask = m->tabsz - 1;
+	for (j = sum_hash(node, tmpl) & mask; m->tab[j] != 0;
+	    j = (j + 1) & mask) {
+		r = &m->rows[m->tab[j] - 1];
+		if (r->node == node && r->tmpl == tmpl)
+			return r;
+	}
+	m->rows = xgrow(m->rows, &m->cap, m->n + 1, sizeof *m->rows);
+	r = &m->rows[m->n];
+	memset(r, 0, sizeof *r);
+	r->node = node;
+	r->tmpl = tmpl;
+	m->tab[j] = (uint32_t)++m->n;
+	return r;
+}
+
+/* Fold one file_templates row (a sum_read_sql row) into its node's. */
+static void
+sum_add(struct sum *m, sqlite3_stmt *s)
+{
+	struct sum_occ first, last;
+	struct sum_row *r;
+
+	r = sum_get(m, sqlite3_column_int64(s, 0),
+	    (uint32_t)sqlite3_column_int64(s, 1));
+	first.file = last.file = sqlite3_column_int64(s, 2);
+	first.line = (uint64_t)sqlite3_column_int64(s, 4);
+	first.off = (uint64_t)sqlite3_column_int64(s, 5);
+	first.ts = column_ts(s, 6);
+	last.line = (uint64_t)sqlite3_column_int64(s, 7);
+	last.off = (uint64_t)sqlite3_column_int64(s, 8);
+	last.ts = column_ts(s, 9);
+	if (r->count == 0 || sum_occ_cmp(&first, &r->first) < 0)
+		r->first = first;
+	if (r->count == 0 || sum_occ_cmp(&last, &r->last) > 0)
+		r->last = last;
+	/* (a row of no lines cannot be: count starts at 1) */
+	r->count += (uint64_t)sqlite3_column_int64(s, 3);
+}
+
+static int
+sum_row_order(const void *a, const void *b)
+{
+	const struct sum_row *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->tmpl < y->tmpl ? -1 : x->tmpl > y->tmpl;
+}
+
+static int
+sum_read(struct logdb *db, int64_t job, struct sum *m, char **cause)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->db, sum_read_sql, -1, &s, NULL) !=
+	    SQLITE_OK)
+		return cache_fail(db->cache, "cannot summarise", cause);
+	sqlite3_bind_int64(s, 1, job);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		sum_add(m, s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return cache_fail(db->cache, "cannot summarise", cause);
+	return 0;
+}
+
+static void
+bind_occ(sqlite3_stmt *s, int i, const struct sum_occ *o)
+{
+	sqlite3_bind_int64(s, i, o->file);
+	sqlite3_bind_int64(s, i + 1, (sqlite3_int64)o->line);
+	sqlite3_bind_int64(s, i + 2, (sqlite3_int64)o->off);
+	bind_ts(s, i + 3, o->ts);
+}
+
+static int
+sum_write(struct logdb *db, int64_t job, const struct sum *m, char **cause)
+{
+	const struct sum_row *r;
+	sqlite3_stmt *s;
+	size_t i;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db->db, sum_put_sql, -1, &s, NULL) !=
+	    SQLITE_OK)
+		return cache_fail(db->cache, "cannot summarise", cause);
+	for (i = 0; i < m->n && rc == 0; i++) {
+		r = &m->rows[i];
+		sqlite3_bind_int64(s, 1, job);
+		bind_id(s, 2, r->node);
+		sqlite3_bind_int64(s, 3, r->tmpl);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)r->count);
+		bind_occ(s, 5, &r->first);
+		bind_occ(s, 9, &r->last);
+		rc = run(db, s, "cannot summarise", cause);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int
 logdb_job_summarise(struct logdb *db, int64_t job, char **cause)
 {
-	const char *tail = summarise_sql;
+	struct sum m;
 	sqlite3_stmt *s;
-	int rc = 0;
+	int rc;
 
-	while (rc == 0 && *tail != '\0') {
-		if (sqlite3_prepare_v2(db->db, tail, -1, &s, &tail) !=
-		    SQLITE_OK)
-			return cache_fail(db->cache, "cannot summarise", cause);
-		if (s == NULL)
-			break;
-		sqlite3_bind_int64(s, 1, job);
-		rc = run(db, s, "cannot summarise", cause);
-		sqlite3_finalize(s);
+	memset(&m, 0, sizeof m);
+	if (sqlite3_prepare_v2(db->db, "DELETE FROM node_templates WHERE "
+	    "job_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return cache_fail(db->cache, "cannot summarise", cause);
+	sqlite3_bind_int64(s, 1, job);
+	rc = run(db, s, "cannot summarise", cause);
+	sqlite3_finalize(s);
+	if (rc == 0 && (rc = sum_read(db, job, &m, cause)) == 0) {
+		ts_qsort(m.rows, m.n, sizeof *m.rows, sum_row_order);
+		rc = sum_write(db, job, &m, cause);
 	}
+	free(m.rows);
+	free(m.tab);
 	return rc;
 }
 

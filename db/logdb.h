@@ -50,9 +50,17 @@ int logdb_job_root(struct logdb *db, const char *name, char **root,
     char **cause);
 int logdb_job(struct logdb *db, const char *name, const char *root,
     int64_t *job, char **cause);
+/* The same for an index run that may write nothing (jobdb_index_state()). */
+int logdb_job_state(struct logdb *db, const char *name, int64_t *job,
+    char **root, int *pending, char **cause);
 /* Find or create a node of a job. */
 int logdb_node(struct logdb *db, int64_t job, const char *name,
     int64_t *node, char **cause);
+/* The node `name` of a job, without making it: *node 0 when none. */
+int logdb_node_find(struct logdb *db, int64_t job, const char *name,
+    int64_t *node, char **cause);
+/* The highest template id the cache holds (0: none) in *max. */
+int logdb_template_max(struct logdb *db, uint32_t *max, char **cause);
 /* Record that `rank` runs on `node` (0: unknown); a known node wins. */
 int logdb_rank(struct logdb *db, int64_t job, int rank, int64_t node,
     char **cause);
@@ -73,6 +81,13 @@ struct logdb_file {
 	int partial;
 	int ts_kind;
 	double first_ts, last_ts;	/* NaN: none */
+	/* What discovery found of it by itself (db/migrate-5.sql). */
+	char *found_node;	/* allocated by logdb_files(); NULL: none */
+	int found_rank;
+	int found_kind;		/* -1: not recorded; 0, 1 its kind; 2 a log
+				   only by --log */
+	double ctime;		/* NaN: not recorded */
+	uint64_t head;		/* scan_file.head when read racy, 0: none */
 };
 
 /*
@@ -87,7 +102,8 @@ int logdb_files_of(struct cache *c, int64_t job, struct logdb_file **files,
 void logdb_free_files(struct logdb_file *files, size_t n);
 /*
  * The row of file `path` of job `job` as the cache holds it now: 1 with
- * *f filled (free f->path), 0 when there is none, -1 with *cause.
+ * *f filled (free f->path and f->found_node), 0 when there is none, -1
+ * with *cause.
  */
 int logdb_file_get(struct logdb *db, int64_t job, const char *path,
     struct logdb_file *f, char **cause);

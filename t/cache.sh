@@ -13,7 +13,7 @@ test_expect_success 'without XDG_CACHE_HOME it is under HOME/.cache' '
 '
 test_expect_success 'cache info creates the default cache' '
 	trainscope cache info >out &&
-	grep "^schema:  4" out && test -s "$XDG_CACHE_HOME/trainscope/cache.db"
+	grep "^schema:  5" out && test -s "$XDG_CACHE_HOME/trainscope/cache.db"
 '
 test_expect_success '--cache chooses another file' '
 	trainscope --cache mine.db cache >out && test -s mine.db &&

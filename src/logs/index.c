@@ -33,6 +33,13 @@
  * writer takes no unit of its own then; the writer flushes a file's line
  * lists when they pass FLUSH_BYTES, and the string -> id cache is emptied
  * when it passes CACHE_BYTES.
+ *
+ * A file the cache holds unchanged (unchanged(): size, inode, mtime,
+ * ctime, and for a file read just after it was written a hash of its
+ * head and tail) is not read at all: discovery takes what it found of it
+ * from its row (known()), and a job whose every file is so, that is
+ * said the same way and whose last run finished is written nothing, not
+ * even its summary (nothing_to_do()).
  */
 #include "config.h"
 
@@ -783,6 +790,9 @@ struct writer {
 	size_t emcap;
 
 	int64_t job;
+	char *kjob;		/* known(): the job whose rows are held */
+	struct logdb_file *kold;	/* its rows by path */
+	size_t nkold;
 	double last_commit;
 	double commit_secs;	/* commit at a file boundary this often */
 	int in_tx;		/* a write transaction is open */
@@ -1068,17 +1078,32 @@ begin_file(struct writer *w, struct work *wk, char **cause)
 	memset(&f, 0, sizeof f);
 	f.path = wk->sf->rel;
 	f.rank = -1;
-	f.first_ts = f.last_ts = NAN;
+	f.found_kind = -1;
+	f.first_ts = f.last_ts = f.ctime = NAN;
 	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
 		return -1;
 	w->file_id = f.id;
 	return 0;
 }
 
+/* What discovery found of a file, and its times, into its row. */
+static void
+keep_found(struct logdb_file *f, const struct scan_file *sf)
+{
+	free(f->found_node);
+	f->found_node = sf->found_node != NULL ? xstrdup(sf->found_node) :
+	    NULL;
+	f->found_rank = sf->found_rank;
+	f->found_kind = sf->found_kind;
+	f->ctime = sf->ctime;
+	f->head = sf->racy ? sf->head : 0;
+}
+
 static int
 end_file(struct writer *w, struct work *wk, struct seg *s, char **cause)
 {
 	struct logdb_file f;
+	int rc;
 
 	if (flush_accs(w, cause) != 0)
 		return -1;
@@ -1099,7 +1124,10 @@ end_file(struct writer *w, struct work *wk, struct seg *s, char **cause)
 	f.ts_kind = w->ts_kind;
 	f.first_ts = w->first_ts;
 	f.last_ts = w->ts;
-	if (logdb_file_put(w->db, w->job, &f, cause) != 0)
+	keep_found(&f, wk->sf);
+	rc = logdb_file_put(w->db, w->job, &f, cause);
+	free(f.found_node);
+	if (rc != 0)
 		return -1;
 	if (f.rank >= 0 &&
 	    logdb_rank(w->db, w->job, f.rank, f.node, cause) != 0)
@@ -1246,6 +1274,7 @@ stored_meanwhile(struct writer *w, const struct work *wk, char **cause)
 		    now.bytes != old->bytes || now.lines != old->lines ||
 		    now.inode != old->inode || now.mtime != old->mtime;
 	free(now.path);
+	free(now.found_node);
 	return rc;
 }
 
@@ -1349,11 +1378,22 @@ cmp_old(const void *key, const void *elem)
 	return strcmp(key, ((const struct logdb_file *)elem)->path);
 }
 
+/*
+ * Is a file what the cache holds of it?  Its size, inode, mtime and ctime
+ * (to the microsecond; a row of an older cache has no ctime) say so: a
+ * rewrite moves the mtime, and setting the mtime back moves the ctime.
+ * Not for a file rewritten within the tick of the clock that stamped it
+ * (SCAN_RACY_SECS): a file that was racy when it was read kept a hash of
+ * its head and tail, compared as well.  A rewrite that keeps the size,
+ * both times and those 8 KiB goes unseen: that takes setting the clock.
+ */
 static int
 unchanged(const struct logdb_file *old, const struct scan_file *sf)
 {
 	return old->size == sf->size && old->inode == sf->inode &&
-	    fabs(old->mtime - sf->mtime) < 1e-6;
+	    fabs(old->mtime - sf->mtime) < 1e-6 && (isnan(old->ctime) ||
+	    fabs(old->ctime - sf->ctime) < 1e-6) && (old->head == 0 ||
+	    old->head == sf->head);
 }
 
 static int
@@ -1363,7 +1403,10 @@ appended(const struct logdb_file *old, const struct scan_file *sf)
 	    !old->partial && old->bytes == old->size;
 }
 
-/* An unchanged file whose node, rank or kind is now said differently. */
+/*
+ * An unchanged file whose node, rank or kind is now said differently, or
+ * whose row does not say yet what discovery found.
+ */
 static int
 reattribute(struct writer *w, struct logdb_file *old,
     const struct scan_file *sf, char **cause)
@@ -1372,12 +1415,144 @@ reattribute(struct writer *w, struct logdb_file *old,
 
 	if (node_of(w, sf, &node, cause) != 0)
 		return -1;
-	if (node == old->node && sf->rank == old->rank && sf->kind == old->kind)
+	if (node == old->node && sf->rank == old->rank &&
+	    sf->kind == old->kind && (old->found_kind >= 0 ||
+	    sf->found_kind < 0))
 		return 0;
 	old->node = node;
 	old->rank = sf->rank;
 	old->kind = sf->kind;
+	if (old->found_kind < 0)	/* a row of an older cache */
+		keep_found(old, sf);
 	return logdb_file_put(w->db, w->job, old, cause);
+}
+
+/*
+ * Is file sf one the cache holds unchanged (old, from the same list) and
+ * said the same way (node, rank, kind)?  The node is looked up, not made;
+ * *last keeps the last node name and id looked up (files of one node
+ * come together).  1: yes; 0: no; -1 with *cause.
+ */
+static int
+stands(struct writer *w, const struct logdb_file *old, size_t nold,
+    const struct scan_file *sf, struct scan_file *last, int64_t *last_id,
+    char **cause)
+{
+	const struct logdb_file *o;
+	int64_t node = 0;
+
+	o = nold == 0 ? NULL : bsearch(sf->rel, old, nold, sizeof *old,
+	    cmp_old);
+	if (o == NULL || !unchanged(o, sf) || sf->rank != o->rank ||
+	    sf->kind != o->kind || o->found_kind < 0)
+		return 0;
+	if (sf->node != NULL && last->node != NULL &&
+	    strcmp(sf->node, last->node) == 0)
+		node = *last_id;
+	else if (sf->node != NULL) {
+		if (logdb_node_find(w->db, w->job, sf->node, &node, cause) != 0)
+			return -1;
+		last->node = sf->node;
+		*last_id = node;
+	}
+	return node == o->node && (sf->node == NULL || node != 0);
+}
+
+/*
+ * Nothing to do for job j: it is indexed from this root, no run of it
+ * stopped before the end, every file can be read and every one is held
+ * unchanged (its rows as known() read them) and said the same way.  Then
+ * the run writes nothing, not even the job's indexed time (one read
+ * transaction).  1: nothing to do; 0: work; -1 with *cause.
+ */
+static int
+nothing_to_do(struct writer *w, const struct scan_job *j, char **cause)
+{
+	struct scan_file last;
+	char *root = NULL;
+	size_t i;
+	int64_t last_id = 0;
+	int pending, rc, all = 1;
+
+	if (j->nunread > 0 || w->kjob == NULL || strcmp(w->kjob, j->name) != 0)
+		return 0;
+	if (cache_exec(w->c, "BEGIN", cause) != 0)
+		return -1;
+	memset(&last, 0, sizeof last);
+	rc = logdb_job_state(w->db, j->name, &w->job, &root, &pending, cause);
+	if (rc == 0 && (w->job == 0 || pending || strcmp(root, j->root) != 0))
+		all = 0;
+	for (i = 0; rc >= 0 && all && i < j->nfiles; i++)
+		if ((rc = stands(w, w->kold, w->nkold, &j->files[i], &last,
+		    &last_id, cause)) == 0)
+			all = 0;
+	if (rc >= 0 && all)
+		rc = logdb_template_max(w->db, &w->st->templates, cause);
+	cache_rollback(w->c);
+	free(root);
+	if (rc < 0)
+		return -1;
+	if (all)
+		w->st->skipped += j->nfiles;
+	return all;
+}
+
+/* known()'s rows: those of job j when it is indexed from its root. */
+static int
+known_rows(struct writer *w, const struct scan_job *j, char **cause)
+{
+	char *root = NULL;
+	int64_t id;
+	int pending, rc;
+
+	free(w->kjob);
+	logdb_free_files(w->kold, w->nkold);
+	w->kjob = xstrdup(j->name);
+	w->kold = NULL;
+	w->nkold = 0;
+	rc = logdb_job_state(w->db, j->name, &id, &root, &pending, cause);
+	if (rc == 0 && id != 0 && strcmp(root, j->root) == 0)
+		rc = logdb_files(w->db, id, &w->kold, &w->nkold, cause);
+	free(root);
+	return rc;
+}
+
+/*
+ * scan_opts.known: an unchanged file takes what discovery found from its
+ * row, and its head is not read (a racy one's hash is, see unchanged()).
+ * A cache error only costs the shortcut.
+ */
+static int
+known(void *arg, const struct scan_job *j, struct scan_file *sf)
+{
+	struct writer *w = arg;
+	struct logdb_file *o;
+	char *cause = NULL;
+	int rc;
+
+	if ((w->kjob == NULL || strcmp(w->kjob, j->name) != 0) &&
+	    known_rows(w, j, &cause) != 0) {
+		free(cause);
+		return 0;
+	}
+	o = w->nkold == 0 ? NULL : bsearch(sf->rel, w->kold, w->nkold,
+	    sizeof *w->kold, cmp_old);
+	if (o == NULL || o->found_kind < 0 || o->found_kind > SCAN_HOST)
+		return 0;
+	sf->head = o->head;	/* (the times alone: scan_sniff() compares */
+	rc = unchanged(o, sf);	/* the head it reads with want_head) */
+	sf->head = 0;
+	if (!rc)
+		return 0;
+	sf->want_head = o->head;
+	sf->node = o->found_node != NULL ? xstrdup(o->found_node) : NULL;
+	sf->rank = o->found_rank;
+	sf->kind = o->found_kind;
+	sf->gz = o->gz;
+	sf->found_node = o->found_node != NULL ? xstrdup(o->found_node) : NULL;
+	sf->found_rank = o->found_rank;
+	sf->found_kind = o->found_kind;
+	return 1;
 }
 
 /* Split the files to read into units: ranges of large plain files. */
@@ -1532,6 +1707,9 @@ index_job(struct writer *w, struct scan_job *j, char **cause)
 	size_t nold = 0, nwork = 0, failed = w->st->failed;
 	int rc = -1;
 
+	if ((rc = nothing_to_do(w, j, cause)) != 0)
+		return rc > 0 ? 0 : -1;
+	rc = -1;
 	if (begin_write(w, cause) != 0)
 		return -1;
 	if (same_root(w, j, cause) != 0 ||
@@ -1610,6 +1788,7 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	so.nlogs = o->nlogs;
 	so.threads = o->threads > 0 ? o->threads : ts_ncpus(MAX_THREADS);
 	so.warn = warn_cb;
+	so.known = known;
 	so.arg = &w;
 	if (logdb_open(c, &w.db, cause) != 0 ||
 	    scan_paths(paths, n, &so, &jobs, &njobs, cause) != 0)
@@ -1634,10 +1813,13 @@ out:
 	draw_progress(&w, 1);
 	if (w.drawn)
 		fputs("\r\033[K", o->err);
-	st->templates = tmpl_max_id(w.miner);
+	if (tmpl_max_id(w.miner) > st->templates)	/* (a job untouched: */
+		st->templates = tmpl_max_id(w.miner);	/* the cache's count) */
 	st->seconds = ts_now() - w.t0;
 	st->names = names;
 	scan_free(jobs, njobs);
+	free(w.kjob);
+	logdb_free_files(w.kold, w.nkold);
 	writer_release(&w);
 	return rc;
 }

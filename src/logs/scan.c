@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
@@ -73,6 +74,7 @@ struct attrib {
 	char **logs;		/* --log files, real paths */
 	unsigned char *found;	/* which of them a job holds */
 	size_t nlogs;
+	double t0;		/* wall clock when the scan began */
 };
 
 /* Is the file at path one of the --log files?  Marks it found. */
@@ -885,7 +887,9 @@ add_file(struct walk *w, const char *path, const char *rel,
 	f->rank = -1;
 	f->size = (uint64_t)sb->st_size;
 	f->mtime = (double)sb->st_mtim.tv_sec + sb->st_mtim.tv_nsec / 1e9;
+	f->ctime = (double)sb->st_ctim.tv_sec + sb->st_ctim.tv_nsec / 1e9;
 	f->inode = (uint64_t)sb->st_ino;
+	f->found_kind = -1;
 }
 
 static void
@@ -960,6 +964,50 @@ free_file(struct scan_file *f)
 	free(f->path);
 	free(f->rel);
 	free(f->node);
+	free(f->found_node);
+}
+
+/* Undo what scan_opts.known() said of a file. */
+static void
+forget(struct scan_file *f)
+{
+	free(f->node);
+	free(f->found_node);
+	f->node = f->found_node = NULL;
+	f->rank = -1;
+	f->kind = SCAN_LOG;
+	f->found_kind = -1;
+	f->known = 0;
+}
+
+/* FNV-1a over n bytes, on from h. */
+static uint64_t
+fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+	while (n-- > 0)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t
+scan_head(const char *path, uint64_t size)
+{
+	unsigned char buf[4096];
+	uint64_t h = fnv(0xcbf29ce484222325ull, (const unsigned char *)&size,
+	    sizeof size);
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return 1;
+	if ((n = pread(fd, buf, sizeof buf, 0)) > 0)
+		h = fnv(h, buf, (size_t)n);
+	if (size > sizeof buf && (n = pread(fd, buf, sizeof buf,
+	    (off_t)(size - sizeof buf < sizeof buf ? sizeof buf :
+	    size - sizeof buf))) > 0)
+		h = fnv(h, buf, (size_t)n);
+	close(fd);
+	return h > 1 ? h : 2;
 }
 
 /* The files of a job being sniffed, and what each gave. */
@@ -980,8 +1028,14 @@ sniff_main(void *arg)
 	while ((i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) <
 	    s->j->nfiles) {
 		f = &s->j->files[i];
-		scan_path_info(f->rel, &f->node, &f->rank, &f->kind);
-		s->rc[i] = scan_sniff(f, &s->cause[i]);
+		if (f->racy || f->want_head != 0)
+			f->head = scan_head(f->path, f->size);
+		if (f->known && f->want_head != 0 && f->head != f->want_head)
+			forget(f);	/* rewritten: what it says now */
+		if (!f->known) {
+			scan_path_info(f->rel, &f->node, &f->rank, &f->kind);
+			s->rc[i] = scan_sniff(f, &s->cause[i]);
+		}
 	}
 	return NULL;
 }
@@ -1015,6 +1069,16 @@ sniff_all(struct scan_job *j, int threads, int *rc, char **cause)
 		pthread_join(th[i], NULL);
 }
 
+/* Keep what the path and the head found (scan_sniff() gave `sniffed`). */
+static void
+found(struct scan_file *f, int sniffed)
+{
+	free(f->found_node);
+	f->found_node = f->node != NULL ? xstrdup(f->node) : NULL;
+	f->found_rank = f->rank;
+	f->found_kind = sniffed == 2 ? 2 : f->kind;
+}
+
 /* Attribute every file of a job; drop binaries and unreadable files. */
 static void
 attribute(struct scan_job *j, const struct attrib *a,
@@ -1027,11 +1091,18 @@ attribute(struct scan_job *j, const struct attrib *a,
 
 	rcs = xcalloc(j->nfiles + 1, sizeof *rcs);
 	causes = xcalloc(j->nfiles + 1, sizeof *causes);
+	for (i = 0; i < j->nfiles; i++) {
+		f = &j->files[i];
+		f->racy = f->mtime >= a->t0 - SCAN_RACY_SECS;
+		f->known = o->known != NULL && o->known(o->arg, j, f);
+	}
 	sniff_all(j, o->threads, rcs, causes);
 	for (i = 0; i < j->nfiles; i++) {
 		f = &j->files[i];
 		if ((rc = rcs[i]) == 2 && forced(a, f->path))
 			rc = 0;
+		if (rc == 0 && !f->known)
+			found(f, rcs[i]);
 		if (rc != 0) {
 			if (rc < 0) {
 				warnf(o, "%s", causes[i]);
@@ -1330,16 +1401,17 @@ scan_paths(char *const *paths, size_t n, const struct scan_opts *o,
 		free_attrib(&a);
 		return -1;
 	}
+	a.t0 = ts_wallclock();
 	collect(paths, n, o, &a, jobs, njobs);
 	for (i = 0; i < *njobs; i++) {
 		ts_qsort((*jobs)[i].files, (*jobs)[i].nfiles,
 		    sizeof *(*jobs)[i].files, cmp_file);
 		dedupe(&(*jobs)[i]);
-		attribute(&(*jobs)[i], &a, o);
 		if (o->job_name != NULL) {
 			free((*jobs)[i].name);
 			(*jobs)[i].name = xstrdup(o->job_name);
 		}
+		attribute(&(*jobs)[i], &a, o);
 	}
 	if (check_logs(&a, o, cause) != 0 ||
 	    check_names(*jobs, *njobs, cause) != 0) {

@@ -45,7 +45,26 @@ struct scan_file {
 	uint64_t size;
 	double mtime;
 	uint64_t inode;
+	double ctime;		/* status change time */
+	/*
+	 * What the path and the head said before --map and --hostfile
+	 * (found_kind -1 until the head is read; 2: text that is a log only
+	 * because --log names it), and whether they came from known().
+	 */
+	char *found_node;
+	int found_rank, found_kind;
+	int known;
+	int racy;		/* written within SCAN_RACY_SECS of the scan */
+	uint64_t want_head;	/* known(): the head it must have, 0: any */
+	uint64_t head;		/* racy or want_head: scan_head() of it */
 };
+
+/*
+ * A file modified this recently before it is scanned may be rewritten
+ * after it is read without its times showing it (the same tick of a
+ * coarse clock, or of another machine's): such a file is `racy`.
+ */
+#define SCAN_RACY_SECS	5.0
 
 struct scan_job {
 	char *name;
@@ -64,6 +83,15 @@ struct scan_opts {
 	size_t nlogs;
 	int threads;		/* read the files' heads on this many threads
 				   (the calling one included); 0, 1: one */
+	/*
+	 * Called for each file of job j (its name and root final) on the
+	 * calling thread before any head is read; may be NULL.  Returns 1
+	 * when the file is one an earlier run found and it is unchanged: it
+	 * has set f->node, f->rank, f->kind, f->gz and f->found_* to what
+	 * that run found, and f->want_head to the scan_head() it must have,
+	 * if any: its head is not read unless that differs.  0: read it.
+	 */
+	int (*known)(void *arg, const struct scan_job *j, struct scan_file *f);
 	/* Warnings about single files (one line, no newline); may be NULL. */
 	void (*warn)(void *arg, const char *msg);
 	void *arg;
@@ -101,6 +129,12 @@ void scan_path_info(const char *rel, char **node, int *rank, int *kind);
  * -1 when the file cannot be read (*cause set).
  */
 int scan_sniff(struct scan_file *f, char **cause);
+
+/*
+ * A hash of a file's size and its first and last 4 KiB as they are on
+ * disk (0 is never returned); 1 when it cannot be read.
+ */
+uint64_t scan_head(const char *path, uint64_t size);
 
 /*
  * Parse a `--hostfile` (HOST slots=N, or HOST RANKS) into a rank -> node

@@ -245,6 +245,7 @@ remember(struct viewjob *j, const struct job_ref *ref)
 	for (i = 0; i < ref->nfiles; i++) {
 		j->seen[i] = ref->files[i];
 		j->seen[i].path = xstrdup(ref->files[i].path);
+		j->seen[i].found_node = NULL;	/* (ref's, not kept) */
 		if (isnan(last) || ref->files[i].mtime > last)
 			last = ref->files[i].mtime;
 	}

@@ -216,7 +216,11 @@ test_migrate(void)
 	    "msg_gap, records, flows, bytes, pkts, ack_pkts, ack_bytes, "
 	    "warnings) VALUES (1, 2, 0.001, 0, 0, 0, 0, 0, 0, 0); "
 	    "ALTER TABLE flow_sets DROP COLUMN asm_version; "
-	    "DROP TABLE results; DROP TABLE baselines; PRAGMA user_version = 1",
+	    "DROP TABLE results; DROP TABLE baselines; ALTER TABLE files DROP "
+	    "COLUMN found_node; ALTER TABLE files DROP COLUMN found_rank; "
+	    "ALTER TABLE files DROP COLUMN found_kind; ALTER TABLE files DROP "
+	    "COLUMN ctime; ALTER TABLE files DROP COLUMN head; "
+	    "PRAGMA user_version = 1",
 	    &cause) == 0, "now it is schema 1");
 	cache_close(c);
 	if (!ok(cache_open(p, 0, &c, &cause) == 0, "a schema-1 cache opens")) {

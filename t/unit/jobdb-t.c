@@ -47,12 +47,14 @@ add_file(struct logdb *db, int64_t job, const char *path, uint64_t lines)
 	if (logdb_file_get(db, job, path, &old, &cause) == 1) {
 		f.id = old.id;
 		free(old.path);
+		free(old.found_node);
 	}
 	f.path = (char *)path;
 	f.rank = -1;
 	f.size = lines * 10;
 	f.lines = lines;
-	f.first_ts = f.last_ts = NAN;
+	f.first_ts = f.last_ts = f.ctime = NAN;
+	f.found_kind = -1;
 	rc = logdb_file_put(db, job, &f, &cause);
 	free(cause);
 	return rc;
