@@ -84,6 +84,7 @@ static struct screen {
 	/* the last error: the line and the bad byte */
 	char *err_line;
 	int err_col;
+	int had_model;		/* a model was on the screen */
 } S;
 
 #define PASTE_BEGIN "\033[200~"
@@ -1469,6 +1470,12 @@ live_warnings(struct cmd_ctx *ctx, int say)
 	}
 	if (text != NULL && say)
 		held_say(ctx);
+	else if (say && !S.had_model && ctx->view->m != NULL &&
+	    ctx->nheld > 0 && (ctx->view->message == NULL ||
+	    held_said == NULL || strstr(ctx->view->message, held_said) == NULL))
+		held_say(ctx);	/* the first model's notes took its place */
+	if (ctx->view->m != NULL)
+		S.had_model = 1;
 	free(text);
 }
 
