@@ -86,7 +86,7 @@ struct viewjob {
 	struct cache *c;
 	struct logdb_file *seen;	/* the files as the last round left them */
 	size_t nseen;
-	char **said;		/* every warning line passed on */
+	char **said;		/* every warning line passed on, sorted */
 	size_t nsaid;
 };
 
@@ -144,12 +144,38 @@ warn_open(char **text, size_t *len)
 	return open_memstream(text, len);
 }
 
+/*
+ * Note `line` as passed on: 1 when it is new.  (A follow round says
+ * every skipped file again: thousands of lines every few seconds.)
+ */
+static int
+warn_new(struct viewjob *j, const char *line)
+{
+	size_t lo = 0, hi = j->nsaid, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(j->said[mid], line)) == 0)
+			return 0;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	j->said = xreallocarray(j->said, j->nsaid + 1, sizeof *j->said);
+	memmove(j->said + lo + 1, j->said + lo, (j->nsaid - lo) *
+	    sizeof *j->said);
+	j->said[lo] = xstrdup(line);
+	j->nsaid++;
+	return 1;
+}
+
 /* The round's warnings passed on, each line once in the job's life. */
 static void
 warn_close(struct viewjob *j, FILE *f, char **textp)
 {
 	char *text, *line, *next;
-	size_t k;
 
 	if (f == NULL)
 		return;
@@ -158,12 +184,8 @@ warn_close(struct viewjob *j, FILE *f, char **textp)
 	for (line = text; line != NULL && *line != '\0'; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		for (k = 0; k < j->nsaid && strcmp(j->said[k], line) != 0; k++)
-			;
-		if (k < j->nsaid || *line == '\0' || *line == '\r')
-			continue;	/* said, or a progress line */
-		j->said = xreallocarray(j->said, j->nsaid + 1, sizeof *j->said);
-		j->said[j->nsaid++] = xstrdup(line);
+		if (*line == '\0' || *line == '\r' || !warn_new(j, line))
+			continue;	/* a progress line, or said */
 		pthread_mutex_lock(&j->mu);
 		buf_addf(&j->warned, "%s\n", line);
 		pthread_mutex_unlock(&j->mu);
