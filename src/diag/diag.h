@@ -346,6 +346,16 @@ void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
  */
 void diag_stream_fold(struct diag_job *job, size_t stream);
 /*
+ * Fold the stream's complete iterations (all but its last, which may still
+ * grow) now, before its end: a stream need not hold a long run in memory.
+ * What they leave for the verdict (scores, candidates, spacings) waits in
+ * the fold until diag_stream_fold(), whose result is the same as if the
+ * stream had been folded whole.  The loader calls it each time a stream
+ * holds DIAG_PART iterations.
+ */
+#define DIAG_PART 1024
+void diag_stream_part(struct diag_job *job, size_t stream);
+/*
  * Fold streams on a worker thread while the caller goes on (the loader
  * replays the next file): NULL when one core is all there is (or
  * diag_set_threads(1)), and then diag_folder_add() folds at once.
@@ -357,6 +367,12 @@ void diag_stream_fold(struct diag_job *job, size_t stream);
 struct diag_folder;
 struct diag_folder *diag_folder_start(struct diag_job *job);
 void diag_folder_add(struct diag_folder *fd, struct diag_job *job,
+    size_t stream);
+/*
+ * diag_stream_part() on the worker: the complete iterations move to it
+ * (waiting while two are queued), the stream keeps its last and goes on.
+ */
+void diag_folder_part(struct diag_folder *fd, struct diag_job *job,
     size_t stream);
 void diag_folder_finish(struct diag_folder *fd);
 /* Threads the diagnosis may use: 0 one per core (default), 1 no worker. */

@@ -101,35 +101,56 @@ dtw_iter_scores(const uint32_t *const *seqs, const size_t *lens, size_t n,
  * with one median and one MAD instead of two of each per point.
  */
 static void
-robust_line(const double *v, size_t n, double floor_scale, double *z0,
-    double *z1)
+robust_line(double med, double scale, double *z0, double *z1)
 {
-	double med, scale = stats_robust_scale(v, n, floor_scale, &med);
-
 	*z0 = -med / scale;
 	*z1 = (1 - med) / scale;
+}
+
+int
+dtw_flagged(const struct dtw_flagger *fl, double score, double best)
+{
+	double z = fl->z0 + score * (fl->z1 - fl->z0);
+
+	if (!fl->usable || (!isnan(best) && best >= 0.9))
+		return 0;
+	return score < fl->mean - 3 * fl->sd || (z < -3 && score < fl->mean);
 }
 
 size_t
 dtw_flag(const double *score, const double *best, size_t n, int *flags)
 {
-	double mean, sd, z, z0, z1;
+	struct dtw_flagger fl;
+	double med, scale;
 	size_t i, nflag = 0;
 
 	memset(flags, 0, n * sizeof *flags);
 	if (n < 2)
 		return 0;
-	mean = stats_mean(score + 1, n - 1);
-	sd = stats_sd(score + 1, n - 1);
-	robust_line(score + 1, n - 1, 0.05, &z0, &z1);
-	for (i = 1; i < n; i++) {
-		if (best != NULL && best[i] >= 0.9)
-			continue;
-		z = z0 + score[i] * (z1 - z0);
-		if (score[i] < mean - 3 * sd || (z < -3 && score[i] < mean)) {
+	fl.usable = 1;
+	fl.mean = stats_mean(score + 1, n - 1);
+	fl.sd = stats_sd(score + 1, n - 1);
+	scale = stats_robust_scale(score + 1, n - 1, 0.05, &med);
+	robust_line(med, scale, &fl.z0, &fl.z1);
+	for (i = 1; i < n; i++)
+		if (dtw_flagged(&fl, score[i], best != NULL ? best[i] : NAN)) {
 			flags[i] = 1;
 			nflag++;
 		}
-	}
 	return nflag;
+}
+
+void
+dtw_flag_init(struct dtw_flagger *fl, const struct stats_bag *scores)
+{
+	double med, scale;
+
+	memset(fl, 0, sizeof *fl);
+	if (scores->total < 1)
+		return;		/* fewer than two iterations */
+	fl->usable = 1;
+	fl->mean = stats_bag_mean(scores);
+	fl->sd = stats_bag_sd(scores);
+	scale = stats_bag_robust_scale(scores, 0.05, &med);
+	robust_line(med, scale, &fl->z0, &fl->z1);
 }

@@ -42,4 +42,19 @@ void dtw_iter_scores(const uint32_t *const *seqs, const size_t *lens,
 size_t dtw_flag(const double *score, const double *best, size_t n,
     int *flags);
 
+/*
+ * dtw_flag() for a series seen once, in order, and not kept: the scores
+ * of iterations 1..n-1 go into a bag (base/stats.h); dtw_flag_init()
+ * takes the three-sigma and robust lines from it, and dtw_flagged() then
+ * says whether an iteration with that score and best would be flagged.
+ */
+struct dtw_flagger {
+	int usable;		/* at least two iterations */
+	double mean, sd, z0, z1;
+};
+
+struct stats_bag;
+void dtw_flag_init(struct dtw_flagger *fl, const struct stats_bag *scores);
+int dtw_flagged(const struct dtw_flagger *fl, double score, double best);
+
 #endif

@@ -4,20 +4,35 @@
  * A rank of a long run has one iteration record per iteration line, so a
  * 10 GB job has tens of millions of them.  Kept until diag_run() and
  * model_build(), they made the diagnosis's memory grow with the data.
- * Instead a stream is folded as soon as it is complete:
+ * Instead a stream is folded as its iterations complete, DIAG_PART at a
+ * time (diag_stream_part()) and the rest at its end (diag_stream_fold()),
+ * iteration by iteration in order:
  *
- *   - its iterations are scored against each other (DTW, dtw.c), which
- *     needs nothing but the stream itself; the flagged ones and the
- *     unfinished last one become candidates (struct diag_cand) holding
- *     the two facts diag_run() asks of them: which of their events the
- *     stream never logged before, and which the window before them lacked;
- *   - the spacing of its iteration starts is kept as its median (the hang
- *     check's period when no durations were logged);
+ *   - each is scored against the DIAG_WINDOW before it (DTW, dtw.c),
+ *     which needs only their sequences; the scores go into a bag of
+ *     distinct values (a run repeats a few), from which the stream's end
+ *     draws the three-sigma and robust lines dtw_flag() would have drawn
+ *     over the whole series.  Only an iteration logging an event new to
+ *     the stream can ever be novel(): such an iteration (a few per
+ *     stream: each brings a new event) waits with its score, and becomes
+ *     a candidate (struct diag_cand) if the lines flag it.  A candidate
+ *     holds the two facts diag_run() asks of it: which of its events the
+ *     stream never logged before, and which the window before it lacked.
+ *     An unfinished last iteration is the stream's tail;
+ *   - the spacing of the iteration starts goes into a bag too, for its
+ *     median (the hang check's period when no durations were logged;
+ *     only then is it kept);
  *   - so are the places of the watched iterations' lines (job->watch);
  *   - for the model, job-wide: each iteration with its earliest start,
  *     and per cell (node, iteration) the events its streams logged there
  *     with their counts.  A sequence of a stream's iteration is stored
  *     once per job (most iterations of a run repeat a few).
+ *
+ * So a stream holds at most DIAG_PART iterations, and what waits for its
+ * end (struct sfold) grows with its distinct events and scores, not its
+ * length.  The result is that of folding the stream whole (the lines'
+ * deviations are summed over the distinct scores, which can round the
+ * last bit differently; the mean is summed in order, as before).
  *
  * The job-wide part is bounded in the length of the run: past
  * DIAG_FOLD_COLS distinct iterations, the iterations are kept in buckets
@@ -30,10 +45,10 @@
  *
  * The stream keeps only its last iteration and its last few events.
  *
- * With two cores or more, the loader hands each complete stream to one
- * worker thread (struct diag_folder) and replays the next file meanwhile:
- * the worker alone touches the job's fold, and the streams it holds are
- * out of the job until diag_folder_finish() puts them back.
+ * With two cores or more, the loader hands each part and each complete
+ * stream to one worker thread (struct diag_folder) and replays on
+ * meanwhile: the worker alone touches the job's fold, and the streams it
+ * holds are out of the job until diag_folder_finish() puts them back.
  */
 #include "config.h"
 
@@ -90,6 +105,8 @@ struct slots {
 	size_t size;
 };
 
+struct sfold;
+
 struct diag_fold {
 	uint32_t *pool;
 	size_t npool, poolcap;
@@ -106,6 +123,9 @@ struct diag_fold {
 	struct slots itertab;
 	unsigned shift;		/* a bucket is 2^shift iterations */
 	long watch[DIAG_WATCH];	/* the job's watched iterations */
+	struct sfold **sf;	/* by stream: those being folded */
+	size_t nsf;
+	int gaps_wanted;	/* no durations: the spacings give the period */
 };
 
 /* Buckets at most (FOLD_COLS in fold.c's comment; tests lower it). */
@@ -455,19 +475,6 @@ idset_has(const struct idset *s, uint32_t id)
 	return 0;
 }
 
-/* Is id among the events of iterations [from, to) of stream s? */
-static int
-in_window(const struct diag_stream *s, size_t from, size_t to, uint32_t id)
-{
-	size_t k, e;
-
-	for (k = from; k < to; k++)
-		for (e = 0; e < s->iters[k].n; e++)
-			if (s->events[s->iters[k].off + e] == id)
-				return 1;
-	return 0;
-}
-
 static void
 ids_add(uint32_t **v, size_t *n, uint32_t id)
 {
@@ -478,29 +485,6 @@ ids_add(uint32_t **v, size_t *n, uint32_t id)
 			return;
 	*v = xreallocarray(*v, *n + 1, sizeof **v);
 	(*v)[(*n)++] = id;
-}
-
-/*
- * Candidate iteration i of s: its ids not in `seen` (every iteration
- * before it), and those the DIAG_WINDOW iterations before it lack.
- */
-static void
-cand_make(const struct diag_stream *s, size_t i, const struct idset *seen,
-    struct diag_cand *c)
-{
-	const struct diag_iter *it = &s->iters[i];
-	size_t from = i > DIAG_WINDOW ? i - DIAG_WINDOW : 0, e;
-	uint32_t id;
-
-	memset(c, 0, sizeof *c);
-	c->iteration = it->iteration;
-	for (e = 0; e < it->n; e++) {
-		id = s->events[it->off + e];
-		if (!idset_has(seen, id))
-			ids_add(&c->fresh, &c->nfresh, id);
-		if (i == 0 || !in_window(s, from, i, id))
-			ids_add(&c->wnew, &c->nwnew, id);
-	}
 }
 
 /*
@@ -561,145 +545,6 @@ memo_put(struct pairmemo *pm, uint64_t key, double v)
 	pm->n++;
 }
 
-/*
- * dtw_iter_scores() over sequences known by id: score[i] the mean DTW
- * similarity of iteration i to the DIAG_WINDOW before it, best[i] the
- * largest; equal ids are equal sequences, and a pair is computed once.
- */
-static void
-window_scores(const struct diag_fold *f, const uint32_t *sid, size_t n,
-    double *score, double *best)
-{
-	struct pairmemo pm = { NULL, NULL, 0, 0 };
-	const struct seqref *a, *b;
-	size_t i, k, from;
-	double v, sum, mx;
-	uint64_t key;
-
-	for (i = 0; i < n; i++) {
-		from = i > DIAG_WINDOW ? i - DIAG_WINDOW : 0;
-		sum = mx = 0;
-		for (k = from; k < i; k++) {
-			key = (uint64_t)sid[i] << 32 | sid[k];
-			if (sid[i] == sid[k])
-				v = 1;
-			else if (!memo_get(&pm, key, &v)) {
-				a = &f->seqs[sid[i]];
-				b = &f->seqs[sid[k]];
-				v = dtw_similarity(f->pool + a->off, a->len,
-				    f->pool + b->off, b->len, DIAG_BAND);
-				memo_put(&pm, key, v);
-			}
-			sum += v;
-			mx = v > mx ? v : mx;
-		}
-		score[i] = i == 0 ? 1 : sum / (double)(i - from);
-		best[i] = i == 0 ? 1 : mx;
-	}
-	free(pm.key);
-	free(pm.val);
-}
-
-/* Does iteration i of s log an id not in `seen`? */
-static int
-has_fresh(const struct diag_stream *s, size_t i, const struct idset *seen)
-{
-	size_t e;
-
-	for (e = 0; e < s->iters[i].n; e++)
-		if (!idset_has(seen, s->events[s->iters[i].off + e]))
-			return 1;
-	return 0;
-}
-
-/*
- * DTW over the stream's iterations: the flagged ones of [1, last) with an
- * iteration number and an event new to the stream become candidates (the
- * others can never be novel()), and an unfinished last one the tail.
- */
-static void
-score(const struct diag_fold *f, struct diag_stream *s, const uint32_t *sid)
-{
-	size_t n = s->niters, i, e, last;
-	double *sc = xcalloc(n, sizeof *sc), *best = xcalloc(n, sizeof *best);
-	int *flags = xcalloc(n, sizeof *flags);
-	struct idset seen = { NULL, 0, 0 };
-
-	window_scores(f, sid, n, sc, best);
-	dtw_flag(sc, best, n, flags);
-	last = s->iters[n - 1].truncated ? n - 1 : n;
-	for (i = 0; i < n; i++) {
-		/* (one that logs nothing new to the stream is never novel) */
-		if (i >= 1 && i < last && flags[i] &&
-		    s->iters[i].iteration >= 0 && has_fresh(s, i, &seen)) {
-			s->cands = xreallocarray(s->cands, s->ncands + 1,
-			    sizeof *s->cands);
-			cand_make(s, i, &seen, &s->cands[s->ncands++]);
-		}
-		for (e = 0; e < s->iters[i].n; e++)
-			idset_add(&seen, s->events[s->iters[i].off + e]);
-	}
-	if (last < n) {
-		cand_make(s, n - 1, &seen, &s->tail);
-		s->has_tail = 1;
-		s->best_last = best[n - 1];
-	}
-	free(seen.tab);
-	free(sc);
-	free(best);
-	free(flags);
-}
-
-/* The median spacing of the stream's iteration starts. */
-static void
-spacing(struct diag_stream *s)
-{
-	double *v = xcalloc(s->niters + 1, sizeof *v);
-	size_t i, n = 0;
-
-	for (i = 1; i < s->niters; i++)
-		if (!isnan(s->iters[i].ts) && !isnan(s->iters[i - 1].ts) &&
-		    s->iters[i].ts > s->iters[i - 1].ts)
-			v[n++] = s->iters[i].ts - s->iters[i - 1].ts;
-	s->ngaps = n;
-	s->gap_median = n >= 3 ? stats_median(v, n) : NAN;
-	free(v);
-}
-
-/* Where the watched iterations' lines are in the stream. */
-static void
-watch(const struct diag_job *job, struct diag_stream *s)
-{
-	size_t k, i;
-
-	for (k = 0; k < DIAG_WATCH; k++) {
-		s->at[k].line = 0;
-		s->at[k].end_ts = NAN;
-		if (job->watch[k] < 0)
-			continue;
-		for (i = 0; i < s->niters; i++)
-			if (s->iters[i].iteration == job->watch[k] &&
-			    s->iters[i].line > 0) {
-				s->at[k].line = s->iters[i].line;
-				s->at[k].end_ts = s->iters[i].end_ts;
-				break;
-			}
-	}
-}
-
-/* The stream's iteration sequences stored in the fold: their ids. */
-static uint32_t *
-intern_all(struct diag_fold *f, const struct diag_stream *s)
-{
-	uint32_t *sid = xcalloc(s->niters + 1, sizeof *sid);
-	size_t i;
-
-	for (i = 0; i < s->niters; i++)
-		sid[i] = seq_intern(f, s->events + s->iters[i].off,
-		    s->iters[i].n);
-	return sid;
-}
-
 /* Iterations of one sequence of a stream that share a cell, to add at once. */
 struct run {
 	int64_t iteration;	/* the first of them */
@@ -730,35 +575,325 @@ same_cell(const struct diag_fold *f, int64_t a, int64_t b)
 }
 
 /*
- * Put the stream's iterations into the job's fold.  Its iterations in a
+ * A stream while its iterations are folded, part by part as they come
+ * (DIAG_PART at a time) and the rest at its end: what the iterations so
+ * far leave for the ones to come and for the stream's verdict.  The
+ * fold's thread alone touches it.
+ */
+struct sfold {
+	size_t done;		/* iterations folded */
+	uint32_t win[DIAG_WINDOW];	/* the last ones' sequences, iteration
+					   i's at win[i % DIAG_WINDOW] */
+	struct idset seen;	/* every event of the stream so far */
+	struct pairmemo pm;	/* DTW of sequence pairs */
+	struct stats_bag scores;	/* of iterations 1.. */
+	struct pend *pend;	/* candidates before the flags are known */
+	size_t npend;
+	int gaps_wanted;	/* the job logs no durations */
+	struct stats_bag gaps;	/* spacings of the iterations' starts */
+	size_t ngaps;
+	double prev_ts;		/* the last iteration's start */
+	struct run run;		/* the records being gathered */
+	struct diag_at at[DIAG_WATCH];
+};
+
+/*
+ * An iteration that logged an event new to the stream: a candidate when
+ * the stream's scores, known at its end, flag it.
+ */
+struct pend {
+	struct diag_cand c;
+	double score, best;
+};
+
+static void
+cand_free(struct diag_cand *c)
+{
+	free(c->fresh);
+	free(c->wnew);
+}
+
+static void
+sfold_free(struct sfold *fs)
+{
+	size_t i;
+
+	if (fs == NULL)
+		return;
+	free(fs->seen.tab);
+	free(fs->pm.key);
+	free(fs->pm.val);
+	stats_bag_free(&fs->scores);
+	stats_bag_free(&fs->gaps);
+	for (i = 0; i < fs->npend; i++)
+		cand_free(&fs->pend[i].c);
+	free(fs->pend);
+	free(fs);
+}
+
+/* Does the job log positive iteration durations (the hang's period)? */
+static int
+has_durations(const struct diag_job *job)
+{
+	size_t i;
+
+	for (i = 0; i < job->ntimes; i++)
+		if (job->times[i].ms > 0)
+			return 1;
+	return 0;
+}
+
+/* Stream `stream`'s state, made when new. */
+static struct sfold *
+sfold_get(struct diag_fold *f, size_t stream)
+{
+	struct sfold *fs;
+	size_t k;
+
+	if (stream >= f->nsf) {
+		f->sf = xreallocarray(f->sf, stream + 1, sizeof *f->sf);
+		memset(f->sf + f->nsf, 0, (stream + 1 - f->nsf) *
+		    sizeof *f->sf);
+		f->nsf = stream + 1;
+	}
+	if ((fs = f->sf[stream]) != NULL)
+		return fs;
+	fs = f->sf[stream] = xcalloc(1, sizeof *fs);
+	fs->gaps_wanted = f->gaps_wanted;
+	fs->prev_ts = NAN;
+	for (k = 0; k < DIAG_WATCH; k++)
+		fs->at[k].end_ts = NAN;
+	return fs;
+}
+
+/* The events of sequence `sid`. */
+static const uint32_t *
+seq_ids(const struct diag_fold *f, uint32_t sid, size_t *n)
+{
+	*n = f->seqs[sid].len;
+	return f->pool + f->seqs[sid].off;
+}
+
+/* Is id among the events of the DIAG_WINDOW iterations before this one? */
+static int
+in_window(const struct diag_fold *f, const struct sfold *fs, uint32_t id)
+{
+	size_t k, e, n, from = fs->done > DIAG_WINDOW ?
+	    fs->done - DIAG_WINDOW : 0;
+	const uint32_t *ids;
+
+	for (k = from; k < fs->done; k++) {
+		ids = seq_ids(f, fs->win[k % DIAG_WINDOW], &n);
+		for (e = 0; e < n; e++)
+			if (ids[e] == id)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * The iteration to fold now (events ev[0 .. n)) as a candidate: its ids
+ * the stream never logged before, and those the window before it lacked.
+ */
+static void
+cand_make(const struct diag_fold *f, const struct sfold *fs, long iteration,
+    const uint32_t *ev, size_t n, struct diag_cand *c)
+{
+	size_t e;
+
+	memset(c, 0, sizeof *c);
+	c->iteration = iteration;
+	for (e = 0; e < n; e++) {
+		if (!idset_has(&fs->seen, ev[e]))
+			ids_add(&c->fresh, &c->nfresh, ev[e]);
+		if (fs->done == 0 || !in_window(f, fs, ev[e]))
+			ids_add(&c->wnew, &c->nwnew, ev[e]);
+	}
+}
+
+/*
+ * The mean DTW similarity of sequence sid to the DIAG_WINDOW before it
+ * (summed oldest first), and the largest; equal ids are equal sequences,
+ * and a pair is computed once per stream.
+ */
+static void
+window_score(const struct diag_fold *f, struct sfold *fs, uint32_t sid,
+    double *score, double *best)
+{
+	size_t k, from = fs->done > DIAG_WINDOW ? fs->done - DIAG_WINDOW : 0;
+	const struct seqref *a, *b;
+	double v, sum = 0, mx = 0;
+	uint32_t other;
+	uint64_t key;
+
+	for (k = from; k < fs->done; k++) {
+		other = fs->win[k % DIAG_WINDOW];
+		key = (uint64_t)sid << 32 | other;
+		if (sid == other)
+			v = 1;
+		else if (!memo_get(&fs->pm, key, &v)) {
+			a = &f->seqs[sid];
+			b = &f->seqs[other];
+			v = dtw_similarity(f->pool + a->off, a->len,
+			    f->pool + b->off, b->len, DIAG_BAND);
+			memo_put(&fs->pm, key, v);
+		}
+		sum += v;
+		mx = v > mx ? v : mx;
+	}
+	*score = fs->done == 0 ? 1 : sum / (double)(fs->done - from);
+	*best = fs->done == 0 ? 1 : mx;
+}
+
+/* Does ev[0 .. n) hold an id the stream never logged? */
+static int
+has_fresh(const struct sfold *fs, const uint32_t *ev, size_t n)
+{
+	size_t e;
+
+	for (e = 0; e < n; e++)
+		if (!idset_has(&fs->seen, ev[e]))
+			return 1;
+	return 0;
+}
+
+/*
+ * DTW of the iteration against the window before it: one of [1, end)
+ * with an iteration number and an event new to the stream may become a
+ * candidate (the others can never be novel()); the stream's unfinished
+ * last one (tail != NULL) is its tail.
+ */
+static void
+score_one(const struct diag_fold *f, struct sfold *fs, const struct diag_iter *it,
+    const uint32_t *ev, uint32_t sid, struct diag_stream *tail)
+{
+	double sc, best;
+	struct pend *p;
+
+	window_score(f, fs, sid, &sc, &best);
+	if (fs->done > 0)
+		stats_bag_add(&fs->scores, sc);
+	if (tail != NULL) {
+		cand_make(f, fs, it->iteration, ev, it->n, &tail->tail);
+		tail->has_tail = 1;
+		tail->best_last = best;
+	} else if (fs->done > 0 && it->iteration >= 0 &&
+	    has_fresh(fs, ev, it->n)) {
+		fs->pend = xreallocarray(fs->pend, fs->npend + 1,
+		    sizeof *fs->pend);
+		p = &fs->pend[fs->npend++];
+		cand_make(f, fs, it->iteration, ev, it->n, &p->c);
+		p->score = sc;
+		p->best = best;
+	}
+}
+
+/* The spacing before the iteration, and the watched iterations' lines. */
+static void
+time_one(const struct diag_job *job, struct sfold *fs,
+    const struct diag_iter *it)
+{
+	size_t k;
+
+	if (fs->done > 0 && !isnan(it->ts) && !isnan(fs->prev_ts) &&
+	    it->ts > fs->prev_ts) {
+		fs->ngaps++;
+		if (fs->gaps_wanted)
+			stats_bag_add(&fs->gaps, it->ts - fs->prev_ts);
+	}
+	fs->prev_ts = it->ts;
+	for (k = 0; k < DIAG_WATCH; k++)
+		if (job->watch[k] >= 0 && fs->at[k].line == 0 &&
+		    it->iteration == job->watch[k] && it->line > 0) {
+			fs->at[k].line = it->line;
+			fs->at[k].end_ts = it->end_ts;
+		}
+}
+
+/*
+ * Put the iteration into the job's fold.  A stream's iterations in a
  * bucket mostly log the same sequence: a run of them is added at once.
  */
 static void
-add_records(struct diag_fold *f, const struct diag_stream *s, size_t si,
-    const uint32_t *sid)
+record_one(struct diag_fold *f, struct sfold *fs, const struct diag_iter *it,
+    uint32_t sid, uint32_t node, size_t stream)
 {
+	struct run *r = &fs->run;
+
+	if (it->iteration >= 0)
+		iter_seen(f, it->iteration, it->ts);
+	if (it->n == 0)
+		return;
+	if (r->count > 0 && r->seq == sid &&
+	    same_cell(f, r->iteration, it->iteration)) {
+		r->count++;
+		return;
+	}
+	run_flush(f, node, (uint32_t)stream, r);
+	r->iteration = it->iteration;
+	r->seq = sid;
+	r->count = 1;
+}
+
+/*
+ * Fold iterations its[0 .. n) (events ev, at their offsets) of stream
+ * `stream` of node `node`: the next of the stream, in order.  With tail
+ * non-NULL, the last of them is the stream's unfinished last iteration.
+ */
+static void
+fold_iters(struct diag_job *job, struct sfold *fs, const struct diag_iter *its,
+    size_t n, const uint32_t *ev, uint32_t node, size_t stream,
+    struct diag_stream *tail)
+{
+	struct diag_fold *f = job->fold;
 	const struct diag_iter *it;
-	struct run r = { 0, 0, 0 };
-	uint32_t node = (uint32_t)s->node;
+	const uint32_t *e;
+	uint32_t sid;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		it = &its[i];
+		e = ev + it->off;
+		sid = seq_intern(f, e, it->n);
+		score_one(f, fs, it, e, sid, tail != NULL && i == n - 1 ?
+		    tail : NULL);
+		for (k = 0; k < it->n; k++)
+			idset_add(&fs->seen, e[k]);
+		time_one(job, fs, it);
+		record_one(f, fs, it, sid, node, stream);
+		fs->win[fs->done % DIAG_WINDOW] = sid;
+		fs->done++;
+	}
+}
+
+/*
+ * The stream's verdict once all its iterations are folded: the
+ * candidates its scores flag, the median spacing, the watched lines.
+ */
+static void
+sfold_finish(struct diag_fold *f, struct sfold *fs, struct diag_stream *s,
+    size_t stream)
+{
+	struct dtw_flagger fl;
 	size_t i;
 
-	for (i = 0; i < s->niters; i++) {
-		it = &s->iters[i];
-		if (it->iteration >= 0)
-			iter_seen(f, it->iteration, it->ts);
-		if (it->n == 0)
-			continue;
-		if (r.count > 0 && r.seq == sid[i] &&
-		    same_cell(f, r.iteration, it->iteration)) {
-			r.count++;
+	run_flush(f, (uint32_t)s->node, (uint32_t)stream, &fs->run);
+	dtw_flag_init(&fl, &fs->scores);
+	for (i = 0; i < fs->npend; i++) {
+		if (!dtw_flagged(&fl, fs->pend[i].score, fs->pend[i].best)) {
+			cand_free(&fs->pend[i].c);
 			continue;
 		}
-		run_flush(f, node, (uint32_t)si, &r);
-		r.iteration = it->iteration;
-		r.seq = sid[i];
-		r.count = 1;
+		s->cands = xreallocarray(s->cands, s->ncands + 1,
+		    sizeof *s->cands);
+		s->cands[s->ncands++] = fs->pend[i].c;
 	}
-	run_flush(f, node, (uint32_t)si, &r);
+	fs->npend = 0;
+	s->nrecs = fs->done;
+	s->ngaps = fs->ngaps;
+	s->gap_median = fs->ngaps >= 3 && fs->gaps_wanted ?
+	    stats_bag_quantile(&fs->gaps, 0.5) : NAN;
+	memcpy(s->at, fs->at, sizeof s->at);
 }
 
 /* Drop all but the last iteration and the last events. */
@@ -793,35 +928,45 @@ fold_prepare(struct diag_job *job)
 	if (job->fold == NULL) {
 		job->fold = xcalloc(1, sizeof *job->fold);
 		memcpy(job->fold->watch, job->watch, sizeof job->watch);
+		job->fold->gaps_wanted = !has_durations(job);
 	}
 }
 
-/* Fold s, stream `stream` of the job (or moved out of it). */
+/* Fold all but the last of s's iterations, stream `stream` of the job. */
+static void
+fold_part(struct diag_job *job, const struct diag_stream *s, size_t stream,
+    size_t n)
+{
+	fold_iters(job, sfold_get(job->fold, stream), s->iters, n,
+	    s->events, (uint32_t)s->node, stream, NULL);
+}
+
+/* Fold the rest of s, stream `stream` of the job (or moved out of it). */
 static void
 fold_stream(struct diag_job *job, struct diag_stream *s, size_t stream)
 {
-	uint32_t *sid;
+	struct diag_fold *f = job->fold;
+	struct sfold *fs;
 	size_t k;
 
 	if (s->folded)
 		return;
 	s->folded = 1;
-	s->nrecs = s->niters;
 	s->best_last = NAN;
 	s->gap_median = NAN;
 	for (k = 0; k < DIAG_WATCH; k++) {
 		s->at[k].line = 0;
 		s->at[k].end_ts = NAN;
 	}
-	if (s->niters == 0)
-		return;
-	sid = intern_all(job->fold, s);
-	score(job->fold, s, sid);
-	spacing(s);
-	watch(job, s);
-	add_records(job->fold, s, stream, sid);
-	free(sid);
-	keep_last(s);
+	fs = sfold_get(f, stream);
+	fold_iters(job, fs, s->iters, s->niters, s->events,
+	    (uint32_t)s->node, stream, s->niters > 0 &&
+	    s->iters[s->niters - 1].truncated ? s : NULL);
+	sfold_finish(f, fs, s, stream);
+	sfold_free(fs);
+	f->sf[stream] = NULL;
+	if (s->niters > 0)
+		keep_last(s);
 }
 
 void
@@ -831,13 +976,46 @@ diag_stream_fold(struct diag_job *job, size_t stream)
 	fold_stream(job, &job->streams[stream], stream);
 }
 
+/*
+ * Keep s's last iteration (which may still grow) and its events alone,
+ * at the start of its arrays.
+ */
+static void
+keep_growing(struct diag_stream *s)
+{
+	struct diag_iter last = s->iters[s->niters - 1];
+
+	memmove(s->events, s->events + last.off, last.n * sizeof *s->events);
+	s->nevents = last.n;
+	last.off = 0;
+	s->iters[0] = last;
+	s->niters = 1;
+}
+
+void
+diag_stream_part(struct diag_job *job, size_t stream)
+{
+	struct diag_stream *s = &job->streams[stream];
+
+	if (s->folded || s->niters < 2)
+		return;
+	fold_prepare(job);
+	fold_part(job, s, stream, s->niters - 1);
+	keep_growing(s);
+}
+
 /* ------------------------------------------------------------ a worker */
 
-/* Streams waiting for the worker (each holds all its iterations). */
+/* Parts or streams waiting for the worker. */
 #define FOLDER_QUEUE 2
 
+/*
+ * A stream's complete iterations to fold (part: its first niters, the
+ * stream goes on), or the stream itself at its end.
+ */
 struct moved {
 	size_t index;
+	int part;
 	struct diag_stream s;
 };
 
@@ -878,6 +1056,13 @@ folder_main(void *arg)
 		fd->n--;
 		pthread_cond_broadcast(&fd->cv);
 		pthread_mutex_unlock(&fd->mu);
+		if (m.part) {
+			fold_part(fd->job, &m.s, m.index, m.s.niters);
+			free(m.s.iters);
+			free(m.s.events);
+			pthread_mutex_lock(&fd->mu);
+			continue;
+		}
 		fold_stream(fd->job, &m.s, m.index);
 		pthread_mutex_lock(&fd->mu);
 		fd->done = xgrow(fd->done, &fd->donecap, fd->ndone + 1,
@@ -910,28 +1095,71 @@ diag_folder_start(struct diag_job *job)
 	return fd;
 }
 
+/* Queue m for the worker, waiting for room. */
+static void
+folder_put(struct diag_folder *fd, const struct moved *m)
+{
+	pthread_mutex_lock(&fd->mu);
+	while (fd->n == FOLDER_QUEUE)
+		pthread_cond_wait(&fd->cv, &fd->mu);
+	fd->q[(fd->head + fd->n) % FOLDER_QUEUE] = *m;
+	fd->n++;
+	pthread_cond_broadcast(&fd->cv);
+	pthread_mutex_unlock(&fd->mu);
+}
+
 void
 diag_folder_add(struct diag_folder *fd, struct diag_job *job, size_t stream)
 {
 	struct diag_stream *s = &job->streams[stream];
+	struct moved m;
 
 	if (fd == NULL || s->folded) {
 		diag_stream_fold(job, stream);
 		return;
 	}
-	pthread_mutex_lock(&fd->mu);
-	while (fd->n == FOLDER_QUEUE)
-		pthread_cond_wait(&fd->cv, &fd->mu);
-	fd->q[(fd->head + fd->n) % FOLDER_QUEUE].index = stream;
-	fd->q[(fd->head + fd->n) % FOLDER_QUEUE].s = *s;
-	fd->n++;
-	pthread_cond_broadcast(&fd->cv);
-	pthread_mutex_unlock(&fd->mu);
+	memset(&m, 0, sizeof m);
+	m.index = stream;
+	m.s = *s;
+	folder_put(fd, &m);
 	/* the job's copy is away: nothing of it may be freed twice */
 	s->iters = NULL;
 	s->events = NULL;
 	s->niters = s->nevents = s->cap = s->evcap = 0;
 	s->folded = 1;
+}
+
+void
+diag_folder_part(struct diag_folder *fd, struct diag_job *job, size_t stream)
+{
+	struct diag_stream *s = &job->streams[stream];
+	struct diag_iter last;
+	struct moved m;
+
+	if (fd == NULL || s->folded || s->niters < 2) {
+		diag_stream_part(job, stream);
+		return;
+	}
+	/* the complete ones go; the last, still growing, stays */
+	last = s->iters[s->niters - 1];
+	memset(&m, 0, sizeof m);
+	m.index = stream;
+	m.part = 1;
+	m.s.node = s->node;
+	m.s.iters = s->iters;
+	m.s.niters = s->niters - 1;
+	m.s.events = s->events;
+	m.s.nevents = last.off;
+	s->cap = s->niters;
+	s->iters = xcalloc(s->cap, sizeof *s->iters);
+	s->evcap = s->nevents - last.off + 16;
+	s->events = xcalloc(s->evcap, sizeof *s->events);
+	memcpy(s->events, m.s.events + last.off, last.n * sizeof *s->events);
+	s->nevents = last.n;
+	last.off = 0;
+	s->iters[0] = last;
+	s->niters = 1;
+	folder_put(fd, &m);
 }
 
 void
@@ -1050,6 +1278,8 @@ diag_fold_iters(const struct diag_job *job,
 void
 diag_fold_free(struct diag_fold *f)
 {
+	size_t i;
+
 	if (f == NULL)
 		return;
 	free(f->pool);
@@ -1060,5 +1290,8 @@ diag_fold_free(struct diag_fold *f)
 	free(f->celltab.tab);
 	free(f->iters);
 	free(f->itertab.tab);
+	for (i = 0; i < f->nsf; i++)
+		sfold_free(f->sf[i]);
+	free(f->sf);
 	free(f);
 }

@@ -807,9 +807,10 @@ line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
  * spans.
  */
 static void
-stream_line(struct diag_job *job, size_t s, size_t t,
+stream_line(struct loader *l, size_t s, size_t t,
     const struct stage_tag *tag, int *pending, double ts, long line)
 {
+	struct diag_job *job = l->job;
 	struct diag_stream *st = &job->streams[s];
 	uint32_t id = job->tmpls[t].id;
 
@@ -826,6 +827,9 @@ stream_line(struct diag_job *job, size_t s, size_t t,
 		diag_stream_iter(job, s, tag->iteration, isnan(prev) ? ts :
 		    prev);
 		*pending = 0;
+		/* the ones before it are complete: folded in parts */
+		if (st->niters > DIAG_PART)
+			diag_folder_part(l->folder, job, s);
 	} else if (tag->is_iter)	/* an iteration ends with its line */
 		st->iters[st->niters - 1].iteration = tag->iteration;
 	diag_stream_event(job, s, id);
@@ -1186,7 +1190,7 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 		if (line == r->first_line)	/* after a timed line, not before */
 			row_seen(&l->rows[row_of[t]], l->files[fi].node, &tag,
 			    ck.n > 0 && line >= ck.line[0] ? ts : NAN);
-		stream_line(job, l->files[fi].stream, t, &tag, &pending, ts,
+		stream_line(l, l->files[fi].stream, t, &tag, &pending, ts,
 		    (long)line);
 	}
 	tb_end(l, &tb);
@@ -1681,7 +1685,7 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
 	if (line == r->first_line)
 		row_seen(&l->rows[row_of[t]], sp->node, &tag, ts);
-	stream_line(job, sp->stream, t, &tag, &sp->pending, ts, (long)line);
+	stream_line(l, sp->stream, t, &tag, &sp->pending, ts, (long)line);
 }
 
 /*

@@ -8,9 +8,11 @@
 
 #include "diag/diag.h"
 #include "diag/diverge.h"
+#include "diag/dtw.h"
 #include "diag/model.h"
 #include "diag/pool.h"
 #include "diag/faults.h"
+#include "base/stats.h"
 #include "base/util.h"
 #include "tap.h"
 
@@ -930,6 +932,218 @@ test_bucket(void)
 	diag_result_free(rb);
 }
 
+/* ------------------------------------------------------------ parts */
+
+#define PARTS_N 5000
+#define PARTS_EV 13
+
+/*
+ * A run's two ranks as the loader gives them, iteration by iteration:
+ * ten lines alike; drawn by a seeded generator, now and then a save
+ * added (too small a change to be flagged) or, after iteration 3000,
+ * three Xid lines instead (flagged); a warning added in iteration
+ * 4000 + rank (not flagged); uneven spacing, and on rank 1 an unfinished last iteration that ends
+ * in a timeout.  Every `part` iterations the complete ones are folded
+ * (0: never, the streams folded whole at their end), on a worker when
+ * `worker`.  The sequences and starts are kept in seqs/lens/starts
+ * (rank r's iteration i at r * (PARTS_N + 1) + i) when not NULL.
+ */
+static struct diag_job *
+parts_job(size_t part, int worker, uint32_t (*seqs)[PARTS_EV], size_t *lens,
+    double *starts)
+{
+	struct diag_job *job = diag_job_new("parts");
+	struct diag_folder *fd = NULL;
+	uint32_t seed = 12345, ev[PARTS_EV];
+	size_t s, k, n, at;
+	long it;
+	double ts;
+
+	diag_add_node(job, "node-00");
+	for (k = 0; k < NT; k++)
+		diag_add_tmpl(job, (uint32_t)(k + 100), texts[k]);
+	job->tmpls[T_WARN].level = DIAG_LEVEL_WARN;
+	job->tmpls[T_TIMEOUT].level = DIAG_LEVEL_ERROR;
+	diag_job_shape(job);
+	diag_add_stream(job, 0, "rank-0.log");
+	diag_add_stream(job, 0, "rank-1.log");
+	if (worker) {
+		diag_set_threads(2);
+		fd = diag_folder_start(job);
+	}
+	for (s = 0; s < 2; s++) {
+		ts = 1700000000.0;
+		for (it = 1; it <= PARTS_N + (s == 1); it++) {
+			seed = seed * 1103515245u + 12345u;
+			ts += 1.0 + (double)((seed >> 16) % 50) / 100;
+			n = 0;
+			while (n < 9)
+				ev[n++] = 100 + T_ITER;
+			if (((seed >> 8) & 15) == 0)
+				ev[n++] = 100 + T_SAVE;
+			if (((seed >> 8) & 15) == 1 && it > 3000)
+				for (n = 0; n < 3; n++)	/* short and odd */
+					ev[n] = 100 + T_XID;
+			if (it == 4000 + (long)s)
+				ev[n++] = 100 + T_WARN;
+			if (it > PARTS_N) {	/* rank 1's cut iteration */
+				n = 0;
+				ev[n++] = 100 + T_INIT;
+				ev[n++] = 100 + T_TIMEOUT;
+			} else
+				ev[n++] = 100 + T_ITER;
+			diag_stream_iter(job, s, it, ts);
+			for (k = 0; k < n; k++)
+				diag_stream_event(job, s, ev[k]);
+			at = s * (PARTS_N + 1) + (size_t)it - 1;
+			if (seqs != NULL) {
+				memcpy(seqs[at], ev, sizeof ev);
+				lens[at] = n;
+				starts[at] = ts;
+			}
+			if (part > 0 && job->streams[s].niters > part)
+				diag_folder_part(fd, job, s);
+		}
+		diag_stream_end(job, s, PARTS_N, STAGE_TRAINING, ts);
+		diag_folder_add(fd, job, s);
+	}
+	diag_folder_finish(fd);
+	diag_set_threads(0);
+	return job;
+}
+
+/*
+ * What folding the whole stream at once with the array scoring
+ * (dtw_iter_scores(), dtw_flag()) finds: the flagged iterations of
+ * [1, last) that log an event new to the stream, and the median spacing.
+ */
+static void
+parts_expect(uint32_t (*seqs)[PARTS_EV], const size_t *lens, const double *starts,
+    size_t n, long *cands, size_t *ncands, double *gap)
+{
+	const uint32_t **sp = xcalloc(n, sizeof *sp);
+	double *score = xcalloc(n, sizeof *score), *best = xcalloc(n,
+	    sizeof *best), *gaps = xcalloc(n, sizeof *gaps);
+	int *flags = xcalloc(n, sizeof *flags), seen[NT + 100] = { 0 };
+	size_t nfresh = 0;
+	size_t i, k, last = n, ng = 0;
+	int fresh;
+
+	for (i = 0; i < n; i++)
+		sp[i] = seqs[i];
+	if (seqs[n - 1][lens[n - 1] - 1] == 100 + T_TIMEOUT)
+		last = n - 1;	/* the cut one */
+	dtw_iter_scores(sp, lens, n, DIAG_WINDOW, DIAG_BAND, score, best);
+	dtw_flag(score, best, n, flags);
+	*ncands = 0;
+	for (i = 0; i < n; i++) {
+		for (fresh = 0, k = 0; k < lens[i]; k++)
+			fresh |= !seen[seqs[i][k]];
+		if (i >= 1 && i < last && flags[i] && fresh)
+			cands[(*ncands)++] = (long)i + 1;
+		nfresh += i >= 1 && i < last && fresh;
+		for (k = 0; k < lens[i]; k++)
+			seen[seqs[i][k]] = 1;
+		if (i > 0)
+			gaps[ng++] = starts[i] - starts[i - 1];
+	}
+	*gap = stats_median(gaps, ng);
+	if (nfresh <= *ncands)	/* the flags would not be tested */
+		*ncands = 0;
+	free(sp);
+	free(score);
+	free(best);
+	free(gaps);
+	free(flags);
+}
+
+/* Do the streams of a and b hold the same verdict of their iterations? */
+static int
+same_streams(const struct diag_job *a, const struct diag_job *b)
+{
+	const struct diag_stream *x, *y;
+	size_t s, i;
+
+	for (s = 0; s < a->nstreams; s++) {
+		x = &a->streams[s];
+		y = &b->streams[s];
+		if (x->nrecs != y->nrecs || x->ncands != y->ncands ||
+		    x->has_tail != y->has_tail || x->niters != y->niters ||
+		    x->gap_median != y->gap_median ||
+		    !(x->best_last == y->best_last ||
+		    (isnan(x->best_last) && isnan(y->best_last))) ||
+		    x->tail.nfresh != y->tail.nfresh ||
+		    x->tail.nwnew != y->tail.nwnew)
+			return 0;
+		for (i = 0; i < x->ncands; i++)
+			if (x->cands[i].iteration != y->cands[i].iteration ||
+			    x->cands[i].nfresh != y->cands[i].nfresh ||
+			    x->cands[i].nwnew != y->cands[i].nwnew)
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * A stream folded in parts as it comes gives what it gives folded whole:
+ * the candidates the array scoring flags, the median spacing, the tail,
+ * the same model; in parts of one iteration, of a few hundred, on a
+ * worker thread.
+ */
+static void
+test_parts(void)
+{
+	size_t n = 2 * (PARTS_N + 1), parts[] = { 1, 300 }, k, i, nc;
+	uint32_t (*seqs)[PARTS_EV] = xcalloc(n, sizeof *seqs);
+	size_t *lens = xcalloc(n, sizeof *lens);
+	double *starts = xcalloc(n, sizeof *starts), gap;
+	long cands[64];
+	struct diag_opts o = { 1, NULL, 0 };
+	struct diag_job *whole = parts_job(0, 0, seqs, lens, starts), *job;
+	struct diag_result *rw = diag_run(whole, &o), *r;
+	struct model *mw = model_build(whole, rw, NULL), *m;
+	const struct diag_stream *st;
+	char msg[128];
+	int ok1 = 1;
+
+	for (k = 0; k < 2; k++) {
+		st = &whole->streams[k];
+		parts_expect(seqs + k * (PARTS_N + 1), lens + k * (PARTS_N + 1),
+		    starts + k * (PARTS_N + 1), PARTS_N + k, cands, &nc, &gap);
+		ok1 &= st->ncands == nc && nc >= 1 && nc < 64 &&
+		    fabs(st->gap_median - gap) < 1e-9;
+		for (i = 0; i < nc && i < st->ncands; i++)
+			ok1 &= st->cands[i].iteration == cands[i];
+	}
+	ok(ok1, "parts: a stream folded whole flags what the array scoring "
+	    "flags, and has its median spacing");
+	ok(!whole->streams[0].has_tail && whole->streams[1].has_tail &&
+	    whole->streams[1].tail.iteration == PARTS_N + 1 &&
+	    whole->streams[1].nrecs == PARTS_N + 1,
+	    "parts: the cut last iteration is the tail");
+	for (k = 0; k < 3; k++) {
+		job = parts_job(k < 2 ? parts[k] : 300, k == 2, NULL, NULL,
+		    NULL);
+		r = diag_run(job, &o);
+		m = model_build(job, r, NULL);
+		snprintf(msg, sizeof msg, "parts: folded %zu at a time%s, "
+		    "the same streams and model", k < 2 ? parts[k] : 300,
+		    k == 2 ? " on a worker" : "");
+		ok(same_streams(whole, job) && same_marks(mw, m) &&
+		    r->anomalous_iters == rw->anomalous_iters &&
+		    r->failure_iter == rw->failure_iter, msg);
+		model_free(m);
+		diag_result_free(r);
+		diag_job_free(job);
+	}
+	model_free(mw);
+	diag_result_free(rw);
+	diag_job_free(whole);
+	free(seqs);
+	free(lens);
+	free(starts);
+}
+
 int
 main(void)
 {
@@ -947,5 +1161,6 @@ main(void)
 	test_pool();
 	test_fold();
 	test_bucket();
+	test_parts();
 	return done_testing();
 }
