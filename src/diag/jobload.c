@@ -21,6 +21,12 @@
  * the one stream that gives the durations has its fields read; the others
  * need just their numbers.  The rows come from db/diagdb.c; this file
  * reads the raw lines.
+ *
+ * With two threads or more the replay is a pipeline of three: one thread
+ * makes the next files ready (their line maps read from the cache, their
+ * iteration lines numbered, their clocks built: struct prep), this one
+ * replays them in file order, and the fold's worker (fold.c) folds the
+ * streams' iterations as they complete.
  */
 #include "config.h"
 
@@ -28,6 +34,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -126,7 +133,6 @@ struct ltmpl {
 	size_t ntrace;
 	uint64_t ctx;		/* occurrences as a frame or right after one */
 	size_t first_row;
-	long occ;		/* occurrences seen in the current file */
 	double first_at;	/* when its first line was logged, as the
 				   replay places it (a line without a time:
 				   that of the lines before it), NAN */
@@ -170,7 +176,6 @@ struct loader {
 	char *err;		/* the first error reading the cache while
 				   replaying */
 	struct diag_folder *folder;	/* folds streams as files end */
-	size_t lrow, lto;	/* load_lines(): the next row, the end */
 };
 
 static int
@@ -719,18 +724,25 @@ iter_number(const struct lrow *r, long k)
 	    r->iter_first) / (double)(r->count - 1));
 }
 
+/* load_lines(): the rows of the file being read, the next of them. */
+struct lines_at {
+	struct loader *l;
+	size_t row, to;
+};
+
 static int
 lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 {
-	struct loader *l = arg;
+	struct lines_at *la = arg;
+	struct loader *l = la->l;
 	struct lrow *r;
 
 	/* both by template id: walk the file's rows along */
-	while (l->lrow < l->lto && l->job->tmpls[l->rows[l->lrow].tmpl].id < id)
-		l->lrow++;
-	if (l->lrow == l->lto || l->job->tmpls[l->rows[l->lrow].tmpl].id != id)
+	while (la->row < la->to && l->job->tmpls[l->rows[la->row].tmpl].id < id)
+		la->row++;
+	if (la->row == la->to || l->job->tmpls[l->rows[la->row].tmpl].id != id)
 		return 0;
-	r = &l->rows[l->lrow++];
+	r = &l->rows[la->row++];
 	free(r->blob);
 	r->blob = xmalloc(len + 1);
 	if (len > 0)
@@ -741,18 +753,18 @@ lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 
 /*
  * Read the line numbers of file fi's rows [from, to) from the cache: only
- * the file being replayed holds them (a 10 GB job's are 50 MB).
+ * the file being replayed holds them (a 10 GB job's are 50 MB).  The
+ * first error goes to *err (when it holds none yet).
  */
 static void
-load_lines(struct loader *l, size_t fi, size_t from, size_t to)
+load_lines(struct loader *l, size_t fi, size_t from, size_t to, char **err)
 {
+	struct lines_at la = { l, from, to };
 	char *cause = NULL;
 
-	l->lrow = from;
-	l->lto = to;
-	if (diagdb_file_lines(l->c, l->files[fi].id, lines_row, l,
-	    &cause) != 0 && l->err == NULL)
-		l->err = cause;
+	if (diagdb_file_lines(l->c, l->files[fi].id, lines_row, &la,
+	    &cause) != 0 && *err == NULL)
+		*err = cause;
 	else
 		free(cause);
 }
@@ -767,17 +779,20 @@ drop_lines(struct loader *l, size_t from, size_t to)
 	}
 }
 
-/* "line -> template + 1" for file fi from its rows [from, to). */
+/*
+ * "line -> template + 1" for file fi from its rows [from, to); row_of[t]
+ * the row of template t.  A cache error goes to *err.
+ */
 static uint32_t *
 line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
-    size_t *row_of)
+    size_t *row_of, char **err)
 {
 	size_t cap = l->files[fi].lines + 2, i;
 	uint32_t *map = xcalloc(cap, sizeof *map);
 	const unsigned char *p, *end;
 	uint64_t v, line;
 
-	load_lines(l, fi, from, to);
+	load_lines(l, fi, from, to, err);
 
 	for (i = from; i < to; i++) {
 		row_of[l->rows[i].tmpl] = i;
@@ -1101,22 +1116,20 @@ ref_at(const struct loader *l, long k)
  * file, and no other file is read.
  */
 static double *
-iter_times(struct loader *l, size_t from, size_t to, const uint32_t *map,
-    size_t nlines, const size_t *row_of)
+iter_times(const struct loader *l, const uint32_t *map, size_t nlines,
+    const size_t *row_of, const long *num)
 {
 	double *at = NULL, a, b;
-	size_t line, i, t;
+	size_t line, i, t, nth = 0;
 	long k;
 
-	for (i = from; i < to; i++)
-		l->lt[l->rows[i].tmpl].occ = 0;
 	for (line = 1; line < nlines && l->nref > 0; line++) {
 		const struct lrow *r;
 
 		if (map[line] == 0 || !l->lt[t = map[line] - 1].is_iter)
 			continue;
 		r = &l->rows[row_of[t]];
-		k = iter_number(r, l->lt[t].occ++);
+		k = num[nth++];
 		a = r->first_ts - ref_at(l, r->iter_first);
 		b = r->last_ts - ref_at(l, r->iter_last);
 		if (isnan(a))
@@ -1137,6 +1150,67 @@ iter_times(struct loader *l, size_t from, size_t to, const uint32_t *map,
 	return at;
 }
 
+/*
+ * A file made ready for its replay (struct prep): its line map, its rows'
+ * places, the numbers of its iteration lines in line order, its clock
+ * (not for a combined log, which carries its own times), and the first
+ * cache error met.
+ */
+struct ready {
+	size_t from, to;	/* its rows */
+	uint32_t *map;
+	size_t nlines;
+	size_t *row_of;		/* template -> its row (the slot's own) */
+	long *num;
+	struct lclock ck;
+	char *err;
+};
+
+/*
+ * Make rows [from, to) (one file) ready in rd; occ counts templates'
+ * occurrences (the caller's own, any content).
+ */
+static void
+ready_make(struct loader *l, size_t from, size_t to, struct ready *rd,
+    long *occ)
+{
+	size_t fi = l->rows[from].file, line, i, n = 0, t;
+	double *at;
+
+	rd->from = from;
+	rd->to = to;
+	rd->err = NULL;
+	rd->map = line_map(l, fi, from, to, &rd->nlines, rd->row_of, &rd->err);
+	memset(&rd->ck, 0, sizeof rd->ck);
+	rd->num = NULL;
+	if (l->files[fi].node == (size_t)-1)
+		return;
+	for (i = from; i < to; i++)
+		occ[l->rows[i].tmpl] = 0;
+	for (line = 1; line < rd->nlines; line++)
+		n += rd->map[line] != 0 && l->lt[rd->map[line] - 1].is_iter;
+	rd->num = xcalloc(n + 1, sizeof *rd->num);
+	for (line = 1, i = 0; line < rd->nlines && i < n; line++)
+		if (rd->map[line] != 0 && l->lt[t = rd->map[line] - 1].is_iter)
+			rd->num[i++] = iter_number(&l->rows[rd->row_of[t]],
+			    occ[t]++);
+	at = iter_times(l, rd->map, rd->nlines, rd->row_of, rd->num);
+	clock_build(l, from, to, at, rd->nlines, &rd->ck);
+	free(at);
+}
+
+static void
+ready_release(struct ready *rd)
+{
+	free(rd->map);
+	free(rd->num);
+	clock_release(&rd->ck);
+	free(rd->err);
+	rd->map = NULL;
+	rd->num = NULL;
+	rd->err = NULL;
+}
+
 /* Row r's first line went to `node`, tagged `tag`, logged at `at`. */
 static void
 row_seen(struct lrow *r, size_t node, const struct stage_tag *tag,
@@ -1149,47 +1223,41 @@ row_seen(struct lrow *r, size_t node, const struct stage_tag *tag,
 	r->seen = 1;
 }
 
-/* Replay file fi (rows [from, to)) through the stage tracker. */
+/* Replay a file made ready (rd) through the stage tracker. */
 static void
-replay_file(struct loader *l, size_t fi, size_t from, size_t to,
-    size_t *row_of)
+replay_file(struct loader *l, struct ready *rd)
 {
 	struct diag_job *job = l->job;
+	size_t fi = l->rows[rd->from].file, line, t, nth = 0, hint = 0;
+	const uint32_t *map = rd->map;
+	const struct lclock *ck = &rd->ck;
 	struct stage_tracker tr;
 	struct stage_tag tag;
 	struct stage_iter it;
-	size_t nlines, line, t, i;
-	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
-	int pending = 0;
 	struct tbtrack tb;
-	struct lclock ck;
-	size_t hint = 0;
-	double *at = iter_times(l, from, to, map, nlines, row_of), ts;
+	int pending = 0;
+	double ts;
 
-	for (i = from; i < to; i++)
-		l->lt[l->rows[i].tmpl].occ = 0;
 	tb_init(&tb);
-	clock_build(l, from, to, at, nlines, &ck);
-	free(at);
 	stage_tracker_init(&tr);
-	for (line = 1; line < nlines; line++) {
+	memset(&it, 0, sizeof it);
+	for (line = 1; line < rd->nlines; line++) {
 		const struct lrow *r;
 
 		if (map[line] == 0)
 			continue;
 		t = map[line] - 1;
-		r = &l->rows[row_of[t]];
+		r = &l->rows[rd->row_of[t]];
 		tb_line(l, &tb, t);
 		if (l->lt[t].is_iter) {
-			memset(&it, 0, sizeof it);
-			it.iteration = iter_number(r, l->lt[t].occ++);
+			it.iteration = rd->num[nth++];
 			stage_feed_known(&tr, -1, &it, &tag);
 		} else
 			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
-		ts = clock_at(&ck, line, &hint);
+		ts = clock_at(ck, line, &hint);
 		if (line == r->first_line)	/* after a timed line, not before */
-			row_seen(&l->rows[row_of[t]], l->files[fi].node, &tag,
-			    ck.n > 0 && line >= ck.line[0] ? ts : NAN);
+			row_seen(&l->rows[rd->row_of[t]], l->files[fi].node,
+			    &tag, ck->n > 0 && line >= ck->line[0] ? ts : NAN);
 		stream_line(l, l->files[fi].stream, t, &tag, &pending, ts,
 		    (long)line);
 	}
@@ -1197,8 +1265,6 @@ replay_file(struct loader *l, size_t fi, size_t from, size_t to,
 	stream_finish(job, l->files[fi].stream, &tr, pending,
 	    l->files[fi].last_ts);
 	diag_folder_add(l->folder, job, l->files[fi].stream);
-	clock_release(&ck);
-	free(map);
 }
 
 /*
@@ -1396,7 +1462,7 @@ collect_times(struct loader *l)
 	for (from = i, to = i; to < l->nrows && l->rows[to].file == best; to++)
 		;
 	row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
-	map = line_map(l, best, from, to, &nlines, row_of);
+	map = line_map(l, best, from, to, &nlines, row_of, &l->err);
 	path = xasprintf("%s/%s", l->root, l->files[best].path);
 	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
 		while (reader_next(rd, &rl, &cause) == 1) {
@@ -1811,17 +1877,17 @@ absent_ranks(struct loader *l)
  * stream and a stage tracker per rank.
  */
 static void
-replay_split(struct loader *l, size_t fi, size_t from, size_t to,
-    size_t *row_of)
+replay_split(struct loader *l, const struct ready *ready)
 {
+	size_t fi = l->rows[ready->from].file, nlines = ready->nlines;
 	char *path = xasprintf("%s/%s", l->root, l->files[fi].path);
 	char *cause = NULL;
 	struct reader *rd;
 	struct reader_line rl;
 	struct lp_line lp;
 	struct split *sp = NULL;
-	size_t nlines, nsp = 0, cap = 0, i, *by_rank = NULL, nby = 0;
-	uint32_t *map = line_map(l, fi, from, to, &nlines, row_of);
+	size_t nsp = 0, cap = 0, i, *by_rank = NULL, nby = 0;
+	const uint32_t *map = ready->map;
 	double ts = NAN;
 	struct summary sum;
 
@@ -1836,7 +1902,7 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 				continue;
 			split_line(l, split_pick(l, fi, &lp, &sp, &nsp, &cap,
 			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno,
-			    &lp, ts, row_of);
+			    &lp, ts, ready->row_of);
 		}
 		reader_close(rd);
 	}
@@ -1854,25 +1920,148 @@ replay_split(struct loader *l, size_t fi, size_t from, size_t to,
 	free(path);
 	free(sp);
 	free(by_rank);
-	free(map);
+}
+
+/*
+ * Files are made ready (read from the cache, numbered, clocked) ahead of
+ * their replay: on a thread of their own when the diagnosis has two
+ * threads or more (PREP_AHEAD files ahead), else just before.  The
+ * thread alone reads the cache while the replay runs; the replay takes
+ * the files in order, so the outcome does not depend on timing.
+ */
+#define PREP_AHEAD 2
+
+struct prep {
+	struct loader *l;
+	size_t *bounds;		/* file k's rows [bounds[k], bounds[k + 1]) */
+	size_t nfiles;
+	struct ready slot[PREP_AHEAD];	/* file k in slot k % PREP_AHEAD */
+	int full[PREP_AHEAD];
+	long *occ;		/* the maker's own occurrence counters */
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int threaded;
+};
+
+static void *
+prep_main(void *arg)
+{
+	struct prep *p = arg;
+	struct ready *rd;
+	size_t k;
+
+	for (k = 0; k < p->nfiles; k++) {
+		rd = &p->slot[k % PREP_AHEAD];
+		pthread_mutex_lock(&p->mu);
+		while (p->full[k % PREP_AHEAD])
+			pthread_cond_wait(&p->cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		ready_make(p->l, p->bounds[k], p->bounds[k + 1], rd, p->occ);
+		pthread_mutex_lock(&p->mu);
+		p->full[k % PREP_AHEAD] = 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	return NULL;
+}
+
+/* File k, made ready (waiting for the maker). */
+static struct ready *
+prep_take(struct prep *p, size_t k)
+{
+	struct ready *rd = &p->slot[k % PREP_AHEAD];
+
+	if (!p->threaded) {
+		ready_make(p->l, p->bounds[k], p->bounds[k + 1], rd, p->occ);
+		return rd;
+	}
+	pthread_mutex_lock(&p->mu);
+	while (!p->full[k % PREP_AHEAD])
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return rd;
+}
+
+/* Done with file k: its slot may take the next. */
+static void
+prep_give_back(struct prep *p, size_t k)
+{
+	struct ready *rd = &p->slot[k % PREP_AHEAD];
+
+	if (rd->err != NULL && p->l->err == NULL) {
+		p->l->err = rd->err;
+		rd->err = NULL;
+	}
+	ready_release(rd);
+	if (!p->threaded)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->full[k % PREP_AHEAD] = 0;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void
+prep_start(struct prep *p, struct loader *l)
+{
+	size_t i, k;
+
+	memset(p, 0, sizeof *p);
+	p->l = l;
+	p->bounds = xcalloc(l->nrows + 2, sizeof *p->bounds);
+	for (i = 0; i < l->nrows; i++)
+		if (i == 0 || l->rows[i].file != l->rows[i - 1].file)
+			p->bounds[p->nfiles++] = i;
+	p->bounds[p->nfiles] = l->nrows;
+	p->occ = xcalloc(l->job->ntmpls + 1, sizeof *p->occ);
+	for (k = 0; k < PREP_AHEAD; k++)
+		p->slot[k].row_of = xcalloc(l->job->ntmpls + 1,
+		    sizeof *p->slot[k].row_of);
+	if (l->folder == NULL || p->nfiles < 2)
+		return;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->threaded = pthread_create(&p->thread, NULL, prep_main, p) == 0;
+	if (!p->threaded) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+	}
+}
+
+static void
+prep_finish(struct prep *p)
+{
+	size_t k;
+
+	if (p->threaded) {
+		pthread_join(p->thread, NULL);
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+	}
+	for (k = 0; k < PREP_AHEAD; k++)
+		free(p->slot[k].row_of);
+	free(p->occ);
+	free(p->bounds);
 }
 
 static void
 replay(struct loader *l)
 {
-	size_t *row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
-	size_t i = 0, j;
+	struct prep p;
+	struct ready *rd;
+	size_t k;
 
-	while (i < l->nrows) {
-		for (j = i; j < l->nrows && l->rows[j].file == l->rows[i].file; j++)
-			;
-		if (l->files[l->rows[i].file].node == (size_t)-1)
-			replay_split(l, l->rows[i].file, i, j, row_of);
+	prep_start(&p, l);
+	for (k = 0; k < p.nfiles; k++) {
+		rd = prep_take(&p, k);
+		if (l->files[l->rows[rd->from].file].node == (size_t)-1)
+			replay_split(l, rd);
 		else
-			replay_file(l, l->rows[i].file, i, j, row_of);
-		i = j;
+			replay_file(l, rd);
+		prep_give_back(&p, k);
 	}
-	free(row_of);
+	prep_finish(&p);
 }
 
 /* Per healthy job: its count of each template of this job. */
