@@ -239,12 +239,17 @@ stats_bag_add(struct stats_bag *b, double x)
 
 	b->total++;
 	b->sum += x;
+	if (b->last != 0 && b->v[b->last - 1] == x) {	/* a run of one value */
+		b->c[b->last - 1]++;
+		return;
+	}
 	if ((b->n + 1) * 2 > b->size)
 		bag_rehash(b, b->size ? b->size * 2 : 16);
 	for (j = bag_hash(x) & (b->size - 1); b->tab[j] != 0;
 	    j = (j + 1) & (b->size - 1))
 		if (b->v[b->tab[j] - 1] == x) {
 			b->c[b->tab[j] - 1]++;
+			b->last = b->tab[j];
 			return;
 		}
 	if (b->n == b->cap) {
@@ -254,7 +259,7 @@ stats_bag_add(struct stats_bag *b, double x)
 	}
 	b->v[b->n] = x;
 	b->c[b->n] = 1;
-	b->tab[j] = ++b->n;
+	b->tab[j] = b->last = ++b->n;
 }
 
 double

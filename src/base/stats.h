@@ -48,6 +48,7 @@ struct stats_bag {
 	size_t size;
 	size_t total;		/* values added */
 	double sum;		/* their sum, in the order added */
+	size_t last;		/* the index of the last one added + 1 */
 };
 
 void stats_bag_add(struct stats_bag *b, double x);

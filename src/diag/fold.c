@@ -585,6 +585,10 @@ struct sfold {
 	uint32_t win[DIAG_WINDOW];	/* the last ones' sequences, iteration
 					   i's at win[i % DIAG_WINDOW] */
 	struct idset seen;	/* every event of the stream so far */
+	struct idset seqs;	/* and every sequence (their events are in
+				   seen) */
+	size_t same;		/* the last iterations alike, up to the
+				   window */
 	struct pairmemo pm;	/* DTW of sequence pairs */
 	struct stats_bag scores;	/* of iterations 1.. */
 	struct pend *pend;	/* candidates before the flags are known */
@@ -621,6 +625,7 @@ sfold_free(struct sfold *fs)
 	if (fs == NULL)
 		return;
 	free(fs->seen.tab);
+	free(fs->seqs.tab);
 	free(fs->pm.key);
 	free(fs->pm.val);
 	stats_bag_free(&fs->scores);
@@ -726,6 +731,12 @@ window_score(const struct diag_fold *f, struct sfold *fs, uint32_t sid,
 	uint32_t other;
 	uint64_t key;
 
+	/* a steady run: the whole window is this sequence */
+	if (fs->done > 0 && fs->same == fs->done - from &&
+	    fs->win[(fs->done - 1) % DIAG_WINDOW] == sid) {
+		*score = *best = 1;
+		return;
+	}
 	for (k = from; k < fs->done; k++) {
 		other = fs->win[k % DIAG_WINDOW];
 		key = (uint64_t)sid << 32 | other;
@@ -760,12 +771,13 @@ has_fresh(const struct sfold *fs, const uint32_t *ev, size_t n)
 /*
  * DTW of the iteration against the window before it: one of [1, end)
  * with an iteration number and an event new to the stream may become a
- * candidate (the others can never be novel()); the stream's unfinished
- * last one (tail != NULL) is its tail.
+ * candidate (the others can never be novel(); nor one whose sequence the
+ * stream `met` before); the stream's unfinished last one (tail != NULL)
+ * is its tail.
  */
 static void
 score_one(const struct diag_fold *f, struct sfold *fs, const struct diag_iter *it,
-    const uint32_t *ev, uint32_t sid, struct diag_stream *tail)
+    const uint32_t *ev, uint32_t sid, int met, struct diag_stream *tail)
 {
 	double sc, best;
 	struct pend *p;
@@ -777,7 +789,7 @@ score_one(const struct diag_fold *f, struct sfold *fs, const struct diag_iter *i
 		cand_make(f, fs, it->iteration, ev, it->n, &tail->tail);
 		tail->has_tail = 1;
 		tail->best_last = best;
-	} else if (fs->done > 0 && it->iteration >= 0 &&
+	} else if (fs->done > 0 && it->iteration >= 0 && !met &&
 	    has_fresh(fs, ev, it->n)) {
 		fs->pend = xreallocarray(fs->pend, fs->npend + 1,
 		    sizeof *fs->pend);
@@ -850,17 +862,22 @@ fold_iters(struct diag_job *job, struct sfold *fs, const struct diag_iter *its,
 	const uint32_t *e;
 	uint32_t sid;
 	size_t i, k;
+	int met;
 
 	for (i = 0; i < n; i++) {
 		it = &its[i];
 		e = ev + it->off;
 		sid = seq_intern(f, e, it->n);
-		score_one(f, fs, it, e, sid, tail != NULL && i == n - 1 ?
+		met = !idset_add(&fs->seqs, sid);
+		score_one(f, fs, it, e, sid, met, tail != NULL && i == n - 1 ?
 		    tail : NULL);
-		for (k = 0; k < it->n; k++)
+		for (k = 0; !met && k < it->n; k++)
 			idset_add(&fs->seen, e[k]);
 		time_one(job, fs, it);
 		record_one(f, fs, it, sid, node, stream);
+		fs->same = fs->done > 0 &&
+		    fs->win[(fs->done - 1) % DIAG_WINDOW] == sid ?
+		    (fs->same < DIAG_WINDOW ? fs->same + 1 : DIAG_WINDOW) : 1;
 		fs->win[fs->done % DIAG_WINDOW] = sid;
 		fs->done++;
 	}

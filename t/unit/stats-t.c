@@ -55,6 +55,52 @@ test_selection(void)
 	    "quantiles by selection equal those by sorting");
 }
 
+/*
+ * A bag gives the array's statistics: series of few values repeated (in
+ * runs and shuffled), many distinct values, one value, -0 with 0.
+ */
+static void
+test_bag(void)
+{
+	struct rng r;
+	struct stats_bag bag;
+	double v[500], med, med2, sc, sc2;
+	size_t n, i, k;
+	int good = 1, q;
+
+	rng_seed(&r, 7);
+	for (k = 0; k < 4; k++) {
+		memset(&bag, 0, sizeof bag);
+		n = k == 3 ? 1 : 500;
+		for (i = 0; i < n; i++) {
+			v[i] = k == 0 ? (double)rng_below(&r, 4) / 4 :
+			    k == 1 ? (i / 50 % 3 == 0 ? 0.5 : 1) :
+			    k == 2 ? rng_unit(&r) : 0.25;
+			stats_bag_add(&bag, v[i]);
+		}
+		good &= bag.total == n && stats_bag_mean(&bag) ==
+		    stats_mean(v, n);
+		good &= near(stats_bag_sd(&bag), stats_sd(v, n));
+		for (q = 0; q <= 4; q++)
+			good &= stats_bag_quantile(&bag, q / 4.0) ==
+			    stats_quantile(v, n, q / 4.0);
+		sc = stats_robust_scale(v, n, 0.05, &med);
+		sc2 = stats_bag_robust_scale(&bag, 0.05, &med2);
+		good &= med == med2 && near(sc, sc2);
+		good &= k != 2 || bag.n == n;
+		good &= k == 2 || bag.n <= 4;
+		stats_bag_free(&bag);
+	}
+	ok(good, "bag: mean, sd, quantiles, median and robust scale as the "
+	    "array's; one entry per distinct value");
+	memset(&bag, 0, sizeof bag);
+	stats_bag_add(&bag, 0.0);
+	stats_bag_add(&bag, -0.0);
+	ok(bag.n == 1 && bag.c[0] == 2 && isnan(stats_bag_quantile(
+	    &(struct stats_bag){ 0 }, 0.5)), "bag: -0 is 0; empty is NaN");
+	stats_bag_free(&bag);
+}
+
 int
 main(void)
 {
@@ -97,5 +143,6 @@ main(void)
 	rng_seed(&a, 1);
 	rng_seed(&b, 2);
 	ok(rng_next(&a) != rng_next(&b), "different seeds differ");
+	test_bag();
 	return done_testing();
 }
