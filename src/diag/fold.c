@@ -177,16 +177,14 @@ iter_rehash(const struct diag_fold *f, uint32_t i)
 	return ts_mix64((uint64_t)f->iters[i].key);
 }
 
-/* Make room for one more of `count` entries, at most half full. */
+/* Grow t to hold one more of `count` entries, at most half full. */
 static void
-slots_room(struct slots *t, size_t count, const struct diag_fold *f,
+slots_grow(struct slots *t, size_t count, const struct diag_fold *f,
     slot_hash_fn *hash)
 {
 	size_t size = t->size ? t->size : 64, i, j;
 	uint32_t *tab;
 
-	if ((count + 1) * 2 <= t->size)
-		return;
 	while ((count + 1) * 2 > size)
 		size *= 2;
 	tab = xcalloc(size, sizeof *tab);
@@ -201,6 +199,15 @@ slots_room(struct slots *t, size_t count, const struct diag_fold *f,
 	free(t->tab);
 	t->tab = tab;
 	t->size = size;
+}
+
+/* Make room for one more of `count` entries (a test, mostly). */
+static inline void
+slots_room(struct slots *t, size_t count, const struct diag_fold *f,
+    slot_hash_fn *hash)
+{
+	if ((count + 1) * 2 > t->size)
+		slots_grow(t, count, f, hash);
 }
 
 /* The sequence ids[0 .. n), stored once: its index. */
@@ -582,8 +589,9 @@ same_cell(const struct diag_fold *f, int64_t a, int64_t b)
  */
 struct sfold {
 	size_t done;		/* iterations folded */
-	uint32_t win[DIAG_WINDOW];	/* the last ones' sequences, iteration
-					   i's at win[i % DIAG_WINDOW] */
+	uint32_t win[DIAG_WINDOW];	/* the last ones' sequences, oldest
+					   first */
+	size_t nwin;
 	struct idset seen;	/* every event of the stream so far */
 	struct idset seqs;	/* and every sequence (their events are in
 				   seen) */
@@ -683,12 +691,11 @@ seq_ids(const struct diag_fold *f, uint32_t sid, size_t *n)
 static int
 in_window(const struct diag_fold *f, const struct sfold *fs, uint32_t id)
 {
-	size_t k, e, n, from = fs->done > DIAG_WINDOW ?
-	    fs->done - DIAG_WINDOW : 0;
+	size_t k, e, n;
 	const uint32_t *ids;
 
-	for (k = from; k < fs->done; k++) {
-		ids = seq_ids(f, fs->win[k % DIAG_WINDOW], &n);
+	for (k = 0; k < fs->nwin; k++) {
+		ids = seq_ids(f, fs->win[k], &n);
 		for (e = 0; e < n; e++)
 			if (ids[e] == id)
 				return 1;
@@ -725,20 +732,20 @@ static void
 window_score(const struct diag_fold *f, struct sfold *fs, uint32_t sid,
     double *score, double *best)
 {
-	size_t k, from = fs->done > DIAG_WINDOW ? fs->done - DIAG_WINDOW : 0;
 	const struct seqref *a, *b;
 	double v, sum = 0, mx = 0;
 	uint32_t other;
 	uint64_t key;
+	size_t k;
 
 	/* a steady run: the whole window is this sequence */
-	if (fs->done > 0 && fs->same == fs->done - from &&
-	    fs->win[(fs->done - 1) % DIAG_WINDOW] == sid) {
+	if (fs->nwin > 0 && fs->same == fs->nwin &&
+	    fs->win[fs->nwin - 1] == sid) {
 		*score = *best = 1;
 		return;
 	}
-	for (k = from; k < fs->done; k++) {
-		other = fs->win[k % DIAG_WINDOW];
+	for (k = 0; k < fs->nwin; k++) {
+		other = fs->win[k];
 		key = (uint64_t)sid << 32 | other;
 		if (sid == other)
 			v = 1;
@@ -752,8 +759,8 @@ window_score(const struct diag_fold *f, struct sfold *fs, uint32_t sid,
 		sum += v;
 		mx = v > mx ? v : mx;
 	}
-	*score = fs->done == 0 ? 1 : sum / (double)(fs->done - from);
-	*best = fs->done == 0 ? 1 : mx;
+	*score = fs->nwin == 0 ? 1 : sum / (double)fs->nwin;
+	*best = fs->nwin == 0 ? 1 : mx;
 }
 
 /* Does ev[0 .. n) hold an id the stream never logged? */
@@ -875,10 +882,14 @@ fold_iters(struct diag_job *job, struct sfold *fs, const struct diag_iter *its,
 			idset_add(&fs->seen, e[k]);
 		time_one(job, fs, it);
 		record_one(f, fs, it, sid, node, stream);
-		fs->same = fs->done > 0 &&
-		    fs->win[(fs->done - 1) % DIAG_WINDOW] == sid ?
+		fs->same = fs->nwin > 0 && fs->win[fs->nwin - 1] == sid ?
 		    (fs->same < DIAG_WINDOW ? fs->same + 1 : DIAG_WINDOW) : 1;
-		fs->win[fs->done % DIAG_WINDOW] = sid;
+		if (fs->nwin == DIAG_WINDOW)
+			memmove(fs->win, fs->win + 1,
+			    (DIAG_WINDOW - 1) * sizeof *fs->win);
+		else
+			fs->nwin++;
+		fs->win[fs->nwin - 1] = sid;
 		fs->done++;
 	}
 }
