@@ -907,55 +907,6 @@ clock_add(struct lclock *ck, double line, double ts)
 	ck->ts[ck->n++] = ts;
 }
 
-/*
- * The clock of a file from its rows [from, to) and the times known of its
- * iteration lines (at[line], NAN where unknown; at may be NULL).  The
- * iteration lines come in line order; only the rows' few points are
- * sorted, and the two merged, an iteration line's time first where both
- * know a line.
- */
-static void
-clock_build(const struct loader *l, size_t from, size_t to, const double *at,
-    size_t nlines, struct lclock *ck)
-{
-	size_t i, n = 0, k = 0, nat = 0;
-	double *pt;
-
-	for (i = 0; at != NULL && i < nlines; i++)
-		nat += !isnan(at[i]);
-	pt = xcalloc(3 * 2 * (to - from) + 3, sizeof *pt);
-	for (i = from; i < to; i++) {
-		const struct lrow *r = &l->rows[i];
-
-		if (!isnan(r->first_ts)) {
-			pt[3 * n] = (double)r->first_line;
-			pt[3 * n + 1] = r->first_ts;
-			pt[3 * n + 2] = (double)n;
-			n++;
-		}
-		if (!isnan(r->last_ts) && r->count > 1) {
-			pt[3 * n] = (double)r->last_line;
-			pt[3 * n + 1] = r->last_ts;
-			pt[3 * n + 2] = (double)n;
-			n++;
-		}
-	}
-	ts_qsort(pt, n, 3 * sizeof *pt, cmp_point);
-	ck->n = 0;
-	ck->line = xcalloc(n + nat + 1, sizeof *ck->line);
-	ck->ts = xcalloc(n + nat + 1, sizeof *ck->ts);
-	for (i = 0; at != NULL && i < nlines; i++) {
-		if (isnan(at[i]))
-			continue;
-		for (; k < n && pt[3 * k] < (double)i; k++)
-			clock_add(ck, pt[3 * k], pt[3 * k + 1]);
-		clock_add(ck, (double)i, at[i]);
-	}
-	for (; k < n; k++)
-		clock_add(ck, pt[3 * k], pt[3 * k + 1]);
-	free(pt);
-}
-
 /* The time of line `line`, NAN when the file has none. */
 static double
 clock_at(const struct lclock *ck, uint64_t line, size_t *hint)
@@ -1104,8 +1055,8 @@ ref_at(const struct loader *l, long k)
 }
 
 /*
- * The times of the iteration lines of a file (rows [from, to), its `map`
- * of nlines), by line, NAN elsewhere; NULL when none is known.  A step
+ * When iteration line `k` of row r (the k-th iteration, numbered) was
+ * logged, NAN unknown.  A step
  * begins when the line of the one before it is printed, so these bound
  * the iterations, and interpolating between a file's few known lines
  * would drift wherever its lines per second change (a checkpoint, a
@@ -1115,39 +1066,21 @@ ref_at(const struct loader *l, long k)
  * the pipeline), interpolated between them -- exact for the reference
  * file, and no other file is read.
  */
-static double *
-iter_times(const struct loader *l, const uint32_t *map, size_t nlines,
-    const size_t *row_of, const long *num)
+static double
+iter_time(const struct loader *l, const struct lrow *r, long k)
 {
-	double *at = NULL, a, b;
-	size_t line, i, t, nth = 0;
-	long k;
+	double a = r->first_ts - ref_at(l, r->iter_first),
+	    b = r->last_ts - ref_at(l, r->iter_last);
 
-	for (line = 1; line < nlines && l->nref > 0; line++) {
-		const struct lrow *r;
-
-		if (map[line] == 0 || !l->lt[t = map[line] - 1].is_iter)
-			continue;
-		r = &l->rows[row_of[t]];
-		k = num[nth++];
-		a = r->first_ts - ref_at(l, r->iter_first);
-		b = r->last_ts - ref_at(l, r->iter_last);
-		if (isnan(a))
-			a = b;
-		if (isnan(b))
-			b = a;
-		if (isnan(ref_at(l, k)) || isnan(a))
-			continue;
-		if (at == NULL) {
-			at = xcalloc(nlines + 1, sizeof *at);
-			for (i = 0; i < nlines; i++)
-				at[i] = NAN;
-		}
-		at[line] = ref_at(l, k) + (r->iter_last > r->iter_first ?
-		    a + (b - a) * (double)(k - r->iter_first) /
-		    (double)(r->iter_last - r->iter_first) : a);
-	}
-	return at;
+	if (isnan(a))
+		a = b;
+	if (isnan(b))
+		b = a;
+	if (isnan(ref_at(l, k)) || isnan(a))
+		return NAN;
+	return ref_at(l, k) + (r->iter_last > r->iter_first ?
+	    a + (b - a) * (double)(k - r->iter_first) /
+	    (double)(r->iter_last - r->iter_first) : a);
 }
 
 /*
@@ -1167,6 +1100,56 @@ struct ready {
 };
 
 /*
+ * The clock of the file of rd (its rows, map and iteration numbers made):
+ * the points its rows give (their first and last lines' times) and the
+ * times of its iteration lines (iter_time()).  The iteration lines come
+ * in line order; only the rows' few points are sorted, and the two
+ * merged, an iteration line's time first where both know a line.
+ */
+static void
+clock_build(const struct loader *l, struct ready *rd, size_t niter)
+{
+	size_t i, n = 0, k = 0, line, t, nth = 0;
+	struct lclock *ck = &rd->ck;
+	double *pt, x;
+
+	pt = xcalloc(3 * 2 * (rd->to - rd->from) + 3, sizeof *pt);
+	for (i = rd->from; i < rd->to; i++) {
+		const struct lrow *r = &l->rows[i];
+
+		if (!isnan(r->first_ts)) {
+			pt[3 * n] = (double)r->first_line;
+			pt[3 * n + 1] = r->first_ts;
+			pt[3 * n + 2] = (double)n;
+			n++;
+		}
+		if (!isnan(r->last_ts) && r->count > 1) {
+			pt[3 * n] = (double)r->last_line;
+			pt[3 * n + 1] = r->last_ts;
+			pt[3 * n + 2] = (double)n;
+			n++;
+		}
+	}
+	ts_qsort(pt, n, 3 * sizeof *pt, cmp_point);
+	ck->n = 0;
+	ck->line = xcalloc(n + niter + 1, sizeof *ck->line);
+	ck->ts = xcalloc(n + niter + 1, sizeof *ck->ts);
+	for (line = 1; line < rd->nlines && l->nref > 0; line++) {
+		if (rd->map[line] == 0 || !l->lt[t = rd->map[line] - 1].is_iter)
+			continue;
+		x = iter_time(l, &l->rows[rd->row_of[t]], rd->num[nth++]);
+		if (isnan(x))
+			continue;
+		for (; k < n && pt[3 * k] < (double)line; k++)
+			clock_add(ck, pt[3 * k], pt[3 * k + 1]);
+		clock_add(ck, (double)line, x);
+	}
+	for (; k < n; k++)
+		clock_add(ck, pt[3 * k], pt[3 * k + 1]);
+	free(pt);
+}
+
+/*
  * Make rows [from, to) (one file) ready in rd; occ counts templates'
  * occurrences (the caller's own, any content).
  */
@@ -1175,7 +1158,6 @@ ready_make(struct loader *l, size_t from, size_t to, struct ready *rd,
     long *occ)
 {
 	size_t fi = l->rows[from].file, line, i, n = 0, t;
-	double *at;
 
 	rd->from = from;
 	rd->to = to;
@@ -1194,9 +1176,7 @@ ready_make(struct loader *l, size_t from, size_t to, struct ready *rd,
 		if (rd->map[line] != 0 && l->lt[t = rd->map[line] - 1].is_iter)
 			rd->num[i++] = iter_number(&l->rows[rd->row_of[t]],
 			    occ[t]++);
-	at = iter_times(l, rd->map, rd->nlines, rd->row_of, rd->num);
-	clock_build(l, from, to, at, rd->nlines, &rd->ck);
-	free(at);
+	clock_build(l, rd, n);
 }
 
 static void
