@@ -346,6 +346,13 @@ void diag_stream_end(struct diag_job *job, size_t stream, long last_iter,
  */
 void diag_stream_fold(struct diag_job *job, size_t stream);
 /*
+ * Fix what folding reads of the job before its first stream is folded:
+ * the watched iterations (diag_watch_losses(), from the losses known
+ * now) and whether it logged durations.  The folds call it when it was
+ * not; a loader calls it at a point that does not depend on threads.
+ */
+void diag_fold_begin(struct diag_job *job);
+/*
  * Fold the stream's complete iterations (all but its last, which may still
  * grow) now, before its end: a stream need not hold a long run in memory.
  * What they leave for the verdict (scores, candidates, spacings) waits in

@@ -948,8 +948,8 @@ keep_last(struct diag_stream *s)
 }
 
 /* What the worker reads of the job: the watch set, the fold made. */
-static void
-fold_prepare(struct diag_job *job)
+void
+diag_fold_begin(struct diag_job *job)
 {
 	if (!job->watch_set)
 		diag_watch_losses(job);
@@ -1000,7 +1000,7 @@ fold_stream(struct diag_job *job, struct diag_stream *s, size_t stream)
 void
 diag_stream_fold(struct diag_job *job, size_t stream)
 {
-	fold_prepare(job);
+	diag_fold_begin(job);
 	fold_stream(job, &job->streams[stream], stream);
 }
 
@@ -1027,7 +1027,7 @@ diag_stream_part(struct diag_job *job, size_t stream)
 
 	if (s->folded || s->niters < 2)
 		return;
-	fold_prepare(job);
+	diag_fold_begin(job);
 	fold_part(job, s, stream, s->niters - 1);
 	keep_growing(s);
 }
@@ -1109,7 +1109,7 @@ diag_folder_start(struct diag_job *job)
 
 	if (n < 2)
 		return NULL;
-	fold_prepare(job);
+	diag_fold_begin(job);
 	fd = xcalloc(1, sizeof *fd);
 	fd->job = job;
 	pthread_mutex_init(&fd->mu, NULL);

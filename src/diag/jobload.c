@@ -2366,6 +2366,7 @@ jobload(struct cache *c, const struct job_ref *ref,
 	l.gap_stream = (size_t)-1;
 	l.gap_it = -1;
 	collect_times(&l);
+	diag_fold_begin(l.job);	/* on one thread or more, the same */
 	l.folder = diag_folder_start(l.job);
 	replay(&l);
 	diag_folder_finish(l.folder);
