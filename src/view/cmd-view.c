@@ -98,6 +98,22 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 	char *key;
 
 	buf_init(&b);
+	if (strcmp(a->name, "move") == 0 && view_move_is_column(a->argv[0])) {
+		/* the iteration (or second) it holds, whatever the width */
+		if (v->st.hm_col == HM_COL_NONE)
+			buf_adds(&b, "move column=off");
+		else
+			buf_addf(&b, v->st.hm_col == HM_COL_TIME ?
+			    "move column=%.6f" : "move column=%.0f", v->st.hm_at);
+		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1],
+		    "move column=")) {
+			free(v->log[v->nlog - 1]);
+			v->log[v->nlog - 1] = buf_detach(&b);
+			return;
+		}
+		log_line(v, buf_detach(&b));
+		return;
+	}
 	if (strcmp(a->name, "move") == 0 &&
 	    (pane_active(v)->flags & PF_MERGED) &&
 	    (key = view_row_key(v)) != NULL) {
@@ -116,7 +132,8 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 	}
 	if (strcmp(a->name, "move") == 0) {
 		buf_addf(&b, "move %d", v->st.cursor[v->st.pane] + 1);
-		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1], "move ")) {
+		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1], "move ") &&
+		    !ts_startswith(v->log[v->nlog - 1], "move column=")) {
 			free(v->log[v->nlog - 1]);
 			v->log[v->nlog - 1] = buf_detach(&b);
 			return;

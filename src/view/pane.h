@@ -95,6 +95,11 @@ struct pane_ops {
 	 * the rows of nrows()): 0, or -1 with *cause.
 	 */
 	int (*move)(struct view *v, const char *how, char **cause);
+	/*
+	 * Move the column cursor as view_column() is asked: 0, or -1 with
+	 * *cause.  NULL: the pane has no columns.
+	 */
+	int (*column)(struct view *v, const char *how, char **cause);
 	/* The stable key of row r, allocated; NULL: none (NULL: no keys). */
 	char *(*key)(struct view *v, size_t r);
 	/*
