@@ -412,9 +412,11 @@ hm_cell_text(struct view *v, const struct hcols *c, int col, char *buf,
 		draw_clock(a, t0, sizeof t0);
 		draw_clock(z - 1, t1, sizeof t1);
 		o += (size_t)snprintf(buf + o, len - o, " %s-%s", t0, t1);
-	} else
+	} else if (z > a)
 		o += (size_t)snprintf(buf + o, len - o, " iter %.0f-%.0f", a,
 		    z);
+	else
+		o += (size_t)snprintf(buf + o, len - o, " iter %.0f", a);
 	b = hm_row_cell(m, c, col, hr, h->members, &fl);
 	if (o < len && (fl & MODEL_MARK_STOP))
 		o += (size_t)snprintf(buf + o, len - o, ": a rank stops");
