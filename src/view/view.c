@@ -1101,6 +1101,8 @@ view_complete(const struct view *v, const char *cmd, const char *word,
 {
 	static const char *const moves[] = { "up", "down", "pgup", "pgdn",
 	    "halfup", "halfdn", "top", "bottom" };
+	static const char *const columns[] = { "left", "right", "first",
+	    "last", "column=" };
 	static const char *const scrolls[] = { "left", "right", "home" };
 	static const char *const gotos[] = { "node", "iter", "time", "line" };
 	static const char *const panes2[] = { "next", "prev" };
@@ -1116,8 +1118,11 @@ view_complete(const struct view *v, const char *cmd, const char *word,
 			add_jobs(v, out, &n, word);
 	} else if (strcmp(cmd, "sort") == 0)
 		add_names(out, &n, sort_keys, TS_NELEM(sort_keys), word);
-	else if (strcmp(cmd, "move") == 0)
+	else if (strcmp(cmd, "move") == 0) {
 		add_names(out, &n, moves, TS_NELEM(moves), word);
+		if (pane_active(v)->column != NULL && v->m != NULL)
+			add_names(out, &n, columns, TS_NELEM(columns), word);
+	}
 	else if (strcmp(cmd, "scroll") == 0)
 		add_names(out, &n, scrolls, TS_NELEM(scrolls), word);
 	else if (strcmp(cmd, "filter") == 0)

@@ -146,6 +146,19 @@ long_run(struct cache **c, int64_t *id)
 	return m;
 }
 
+/* How many words the prompt offers after "move WORD". */
+static size_t
+completions(struct view *v, const char *word)
+{
+	char **w;
+	size_t n = view_complete(v, "move", word, &w), i;
+
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	free(w);
+	return n;
+}
+
 static void
 test_moves(struct view *v)
 {
@@ -179,7 +192,10 @@ test_moves(struct view *v)
 	ok(view_move(v, "left", &why) != 0 && why != NULL &&
 	    strstr(why, "no columns") != NULL, "the events pane has no columns");
 	free(why);
+	ok(completions(v, "co") == 0, "nor does the prompt offer column=");
 	view_pane(v, "heatmap", NULL);
+	ok(completions(v, "co") == 1 && completions(v, "") == 13,
+	    "the heatmap's prompt completes move's column words too");
 }
 
 /* The column cursor stays on iteration 2000 across resizes. */
