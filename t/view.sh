@@ -581,7 +581,12 @@ test_expect_success 'the report of a long run says its rows are buckets' '
 	trainscope -n -c "open long" -c "report r.txt" &&
 	grep "^1126 buckets of 4 iterations in the logs" r.txt &&
 	grep "^  *4496  .*last healthy" r.txt &&
-	grep "^  *4500  .*failure" r.txt
+	grep "^  *4500  .*failure" r.txt &&
+	! grep "column cursor" r.txt &&
+	trainscope -n -c "open long" -c "pane heatmap" -c "move column=4096" \
+	    -c "pane events" -c "report r2.txt" &&
+	grep "^The heatmap.s column cursor is on node-002 iter [0-9]*-[0-9]*\.$" r2.txt &&
+	grep "^  move column=4096$" r2.txt
 '
 # The heatmap's column cursor on the long run: at 80 columns a column is
 # 72 iterations (18 buckets of 4), 4096 in the one of 4032..4103; at 200

@@ -427,6 +427,22 @@ hm_cell_text(struct view *v, const struct hcols *c, int col, char *buf,
 		    MODEL_MARK_END)) ? "," : ":", m->events[b->event].text);
 }
 
+static int
+heatmap_cell(struct view *v, char *buf, size_t len)
+{
+	int n = view_nrows(v), col;
+	struct hcols c;
+
+	if (v->st.hm_col == HM_COL_NONE || v->st.cursor[PANE_HEATMAP] < 0 ||
+	    v->st.cursor[PANE_HEATMAP] >= n || len == 0)
+		return 0;
+	hm_layout(v, &c);
+	if ((col = hm_cur(v, &c)) < 0)
+		return 0;
+	hm_cell_text(v, &c, col, buf, len);
+	return 1;
+}
+
 /*
  * The status line: the row, and the cell under the column cursor when
  * one is chosen; the search.
@@ -434,20 +450,13 @@ hm_cell_text(struct view *v, const struct hcols *c, int col, char *buf,
 static void
 heatmap_status(struct view *v, char *buf, size_t len)
 {
-	int n = view_nrows(v), col = -1;
-	struct hcols c;
+	int n = view_nrows(v);
 	size_t o;
 
 	o = (size_t)snprintf(buf, len, "heatmap %d/%d", n == 0 ? 0 :
 	    v->st.cursor[PANE_HEATMAP] + 1, n);
-	if (v->st.hm_col != HM_COL_NONE && v->st.cursor[PANE_HEATMAP] >= 0 &&
-	    v->st.cursor[PANE_HEATMAP] < n) {
-		hm_layout(v, &c);
-		col = hm_cur(v, &c);
-	}
-	if (col >= 0 && o + 2 < len) {
-		memcpy(buf + o, "  ", 3);
-		hm_cell_text(v, &c, col, buf + o + 2, len - o - 2);
+	if (o + 2 < len && heatmap_cell(v, buf + o + 2, len - o - 2)) {
+		memcpy(buf + o, "  ", 2);
 		o = strlen(buf);
 	}
 	if (v->search != NULL && o < len)
@@ -813,5 +822,6 @@ const struct pane_ops pane_heatmap = {
 	.match = heatmap_match,
 	.data = heatmap_data,
 	.column = heatmap_column,
+	.cell = heatmap_cell,
 	.status = heatmap_status
 };
