@@ -411,7 +411,11 @@ hm_cell_text(struct view *v, const struct hcols *c, int col, char *buf,
 	if (c->by_time) {
 		draw_clock(a, t0, sizeof t0);
 		draw_clock(z - 1, t1, sizeof t1);
-		o += (size_t)snprintf(buf + o, len - o, " %s-%s", t0, t1);
+		if (strcmp(t0, t1) == 0)	/* a second a column */
+			o += (size_t)snprintf(buf + o, len - o, " %s", t0);
+		else
+			o += (size_t)snprintf(buf + o, len - o, " %s-%s", t0,
+			    t1);
 	} else if (z > a)
 		o += (size_t)snprintf(buf + o, len - o, " iter %.0f-%.0f", a,
 		    z);

@@ -216,6 +216,12 @@ test_resize(struct view *v)
 	ok(strchr(line_n(s, 4), '|') != NULL, "a mark over the axis shows "
 	    "the column");
 	free(s);
+	/* a filter cuts the columns afresh: the one holding 2000 */
+	ok(view_filter(v, "iter=1990..2999", 0, NULL) == 0 &&
+	    said_range(status(v, 80, 24), &a2, &b2) == 0 && a2 <= 2000 &&
+	    b2 >= 2000 && b2 - a2 < b - a, "a filter that narrows the columns: "
+	    "the one holding 2000");
+	view_unfilter(v, "all", NULL);
 }
 
 /* Every row of the log pane's page: node-002, an iteration in [a, b]. */
