@@ -3,7 +3,9 @@
  * column at a time and to the ends, said on the status line and marked
  * over the axis, kept on its iteration across resizes, a drill on a
  * cell of a long run (kept in buckets) filtering the log to the node
- * and the column's iterations, and back to both cursors.  The long run
+ * and the column's iterations, back to both cursors, and a newer model
+ * (the job followed after 2000 more iterations) cutting other columns
+ * under it.  The long run
  * is simulated (3000 iterations: past the model's 2048, so buckets of
  * 2), indexed and diagnosed here; a job of times alone is built by
  * hand.
@@ -291,6 +293,43 @@ test_drill(struct view *v)
 	view_back(v, 0, NULL);
 }
 
+/*
+ * Rank 0 logs 2000 more iterations (past 4096: buckets of 4 now) and the
+ * job is followed one round: a newer model cuts other columns, and the
+ * cursor stands on the one holding its iteration.
+ */
+static void
+test_follow(struct view *v)
+{
+	char *path = xasprintf("%s/long/logs/node-001/rank-0.log", dir), *why;
+	long a, b, a2, b2, i;
+	FILE *f;
+
+	why = NULL;
+	view_pane(v, "heatmap", NULL);
+	view_move(v, "top", NULL);
+	run(v, "column=2000");
+	said_range(status(v, 80, 24), &a, &b);
+	if ((f = fopen(path, "a")) == NULL)
+		ts_fatal("cannot append to %s", path);
+	for (i = ITERS; i < ITERS + 2000; i++)
+		fprintf(f, "[2026-03-14 13:%02ld:%02ld.000] [INFO] [rank 0]  "
+		    "iteration %8ld/%8d | consumed samples: %ld | elapsed time "
+		    "per iteration (ms): 990.0 | lm loss: 2.0E+00 |\n",
+		    (i - ITERS) / 60 % 60, (i - ITERS) % 60, i + 1,
+		    ITERS + 2000, (i + 1) * 64);
+	fclose(f);
+	free(path);
+	ok(view_follow(v, 1, &why) == 0 && v->m->iter_width == 4,
+	    "followed: a newer model, in buckets of 4");
+	if (why != NULL)
+		printf("# %s\n", why);
+	free(why);
+	ok(said_range(status(v, 80, 24), &a2, &b2) == 0 && a2 <= 2000 &&
+	    b2 >= 2000 && a2 % 4 == 0 && (b2 + 1) % 4 == 0 && b2 - a2 != b - a,
+	    "the cursor on the new column holding 2000");
+}
+
 /* A job whose logs carry times only: columns of seconds. */
 static struct model *
 time_model(void)
@@ -361,6 +400,7 @@ main(void)
 		test_moves(&v);
 		test_resize(&v);
 		test_drill(&v);
+		test_follow(&v);
 		view_release(&v);
 	}
 	test_time();
