@@ -241,11 +241,17 @@ test_expect_success 'vt100 and a C locale: ASCII glyphs, no colours needed' '
 	start vt100 C && keys 2 && wait_for "suspicion" &&
 	grep "node-003 \.\.\.\.\." screen && ! grep "█" screen &&
 	grep "^0.95 node-003 \.*!$" screen && grep "  ! rank stops  X log ends" screen &&
+	keys "}" "[" && wait_for "heatmap 1/4  node-003 iter 41: a rank stops" &&
+	sed -n 5p screen | grep -q "^ *|$" &&
+	tm capture-pane -p -e >esc &&
+	sed -n 6p esc | grep -q "$(printf "\033")\[[0-9;]*7m!" &&
 	keys q && wait_for "EXITED 0" &&
 	test "$(grep -c . screen)" = 1
 '
 test_expect_success 'NO_COLOR and TERM=linux work' '
 	start linux C.UTF-8 NO_COLOR=1 && keys 3 && wait_for "time (UTC)" &&
+	keys 2 && keys "]" && wait_for "heatmap 1/4  node-003 iter 1 " &&
+	grep "^ \{14\}| *v$" screen &&
 	keys q && wait_for "EXITED 0"
 '
 test_expect_success 'screen-256color and tmux-256color work' '
