@@ -121,6 +121,25 @@ test_expect_success 'the heatmap shows its cursor row' '
 	sed -n 7p esc | grep -q "$(printf "\033")\[7m" &&
 	keys 1 && wait_for "score  category"
 '
+test_expect_success '[ ] { } move the heatmap'"'"'s column cursor; Enter opens that cell'"'"'s lines, Backspace returns to both cursors' '
+	keys 2 && wait_for "heatmap 2/4" &&
+	keys "}" && wait_for "heatmap 2/4  node-004 iter 42" &&
+	keys "[" && wait_for "heatmap 2/4  node-004 iter 41: Some NCCL" &&
+	sed -n 5p screen | grep -q "^ *|$" &&
+	tm capture-pane -p -e >esc &&
+	sed -n 7p esc | sed "s/^.*node-004//" |
+	    grep -q "$(printf "\033")\[[0-9;]*7m" &&
+	keys "{" && wait_for "heatmap 2/4  node-004 iter 1 " &&
+	keys "]" && wait_for "heatmap 2/4  node-004 iter 2 " &&
+	keys : && keys "move column=41" Enter && wait_for "node-004 iter 41:" &&
+	keys Enter && wait_for "[2 filters]" && wait_for "node-004 r12 41 " &&
+	! grep " node-00[123] " screen &&
+	keys BSpace && wait_for "heatmap 2/4  node-004 iter 41:" &&
+	tm resize-window -x 120 -y 30 && wait_for "node-004 iter 41:" &&
+	tm resize-window -x 80 -y 24 && wait_for "heatmap 2/4  node-004 iter 41:" &&
+	keys : && keys "move column=off" Enter && wait_gone "node-004 iter" &&
+	keys 1 && wait_for "score  category"
+'
 test_expect_success 'Right and Left scroll long lines sideways' '
 	keys Right && wait_for "col +20" &&
 	keys Left && wait_gone "col +"
@@ -222,11 +241,17 @@ test_expect_success 'vt100 and a C locale: ASCII glyphs, no colours needed' '
 	start vt100 C && keys 2 && wait_for "suspicion" &&
 	grep "node-003 \.\.\.\.\." screen && ! grep "█" screen &&
 	grep "^0.95 node-003 \.*!$" screen && grep "  ! rank stops  X log ends" screen &&
+	keys "}" "[" && wait_for "heatmap 1/4  node-003 iter 41: a rank stops" &&
+	sed -n 5p screen | grep -q "^ *|$" &&
+	tm capture-pane -p -e >esc &&
+	sed -n 6p esc | grep -q "$(printf "\033")\[[0-9;]*7m!" &&
 	keys q && wait_for "EXITED 0" &&
 	test "$(grep -c . screen)" = 1
 '
 test_expect_success 'NO_COLOR and TERM=linux work' '
 	start linux C.UTF-8 NO_COLOR=1 && keys 3 && wait_for "time (UTC)" &&
+	keys 2 && keys "]" && wait_for "heatmap 1/4  node-003 iter 1 " &&
+	grep "^ \{14\}| *v$" screen &&
 	keys q && wait_for "EXITED 0"
 '
 test_expect_success 'screen-256color and tmux-256color work' '

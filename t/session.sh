@@ -26,6 +26,22 @@ test_expect_success 'a sideways scroll is saved as the column it ends on, and re
 	trainscope --replay h.ts --export h1.txt --width 80 &&
 	test_cmp h0.txt h1.txt
 '
+test_expect_success 'the heatmap'"'"'s column cursor is saved as the iteration it holds, and replays' '
+	trainscope -n -c "open gpt-run4" -c "pane heatmap" -c "move down" \
+	    -c "move column=30" -c "move right" -c "move left" -c "move down" \
+	    -c "export --width 120 c0.txt" -c "save c.ts" >/dev/null &&
+	sed -n "/^[^#]/p" c.ts >cmds &&
+	printf "open gpt-run4\npane heatmap\nmove 2\nmove column=30\nmove 3\n" >want &&
+	test_cmp want cmds &&
+	grep "|" c0.txt &&
+	trainscope --replay c.ts --export c1.txt --width 120 &&
+	test_cmp c0.txt c1.txt &&
+	trainscope --replay c.ts --export c.json --format json &&
+	jq -e ".data.selected | .first <= 30 and .last >= 30" c.json &&
+	printf "open gpt-run4\npane heatmap\nmove column=30\ndrill\nback\n" >d.ts &&
+	trainscope --replay d.ts --export d.json --format json &&
+	jq -e ".pane == \"heatmap\" and (.data.selected.first <= 30)" d.json
+'
 test_expect_success 'a replay exports the very view the session left' '
 	trainscope --replay s.ts --export replay.txt --width 120 &&
 	test_cmp live.txt replay.txt &&

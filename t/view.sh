@@ -581,7 +581,66 @@ test_expect_success 'the report of a long run says its rows are buckets' '
 	trainscope -n -c "open long" -c "report r.txt" &&
 	grep "^1126 buckets of 4 iterations in the logs" r.txt &&
 	grep "^  *4496  .*last healthy" r.txt &&
-	grep "^  *4500  .*failure" r.txt
+	grep "^  *4500  .*failure" r.txt &&
+	! grep "column cursor" r.txt &&
+	trainscope -n -c "open long" -c "pane heatmap" -c "move column=4096" \
+	    -c "pane events" -c "report r2.txt" &&
+	grep "^The heatmap.s column cursor is on node-002 iter [0-9]*-[0-9]*\.$" r2.txt &&
+	grep "^  move column=4096$" r2.txt
+'
+# The heatmap's column cursor on the long run: at 80 columns a column is
+# 72 iterations (18 buckets of 4), 4096 in the one of 4032..4103; at 200
+# columns 28 (7 buckets), 4096 in 4088..4115.
+test_expect_success 'the column cursor names its cell on the status line, a | marks it' '
+	trainscope view heatmap long >got &&
+	! grep "iter [0-9]" got &&
+	trainscope view heatmap long -c "move column=4096" >got &&
+	tail -1 got | grep "^heatmap 1/2  node-002 iter 4032-4103  " &&
+	test "$(sed -n 5p got | cut -c71)" = "|" &&
+	trainscope view heatmap long -c "move last" -c "move down" >got &&
+	tail -1 got | grep "^heatmap 2/2  node-001 iter 4464-4535: Some NCCL operations" &&
+	trainscope view heatmap long -c "move right" -c "move right" \
+	    -c "move left" -c "move left" >got &&
+	tail -1 got | grep "node-002 iter 0-71  "
+'
+test_expect_success 'the column cursor as data: the selected cell, none without one' '
+	trainscope view --format json heatmap long >h.json &&
+	jq -e ".data | has(\"selected\") | not" h.json &&
+	trainscope view --format json heatmap long -c "move column=4096" >h.json &&
+	jq -e ".data.selected | .node == \"node-002\" and .first == 4032 and .last == 4103" h.json &&
+	jq -e ".data.columns[.data.selected.columns[0]] == 4032" h.json &&
+	jq -e ".data.columns[.data.selected.columns[1]] == 4100" h.json &&
+	trainscope view --format json heatmap long -c "move last" >h.json &&
+	jq -e ".data.selected | .level > 0 and (.event | test(\"CUDA error\"))" h.json
+'
+test_expect_success 'a drill on a cell of buckets filters the log to its node and iterations; back keeps both cursors' '
+	trainscope view --width 200 --height 30 heatmap long -c "move column=4096" \
+	    -c drill -c filters >got &&
+	grep "^1. node=node-002$" got && grep "^2. iter=4088\.\.4115$" got &&
+	trainscope view --width 200 --height 30 heatmap long \
+	    -c "move column=4096" -c drill >got &&
+	sed -n "4,20p" got >rows &&
+	test $(wc -l <rows) = 17 &&
+	awk "\$2 != \"node-002\" || \$5 < 4088 || \$5 > 4115 { bad = 1 } END { exit bad }" rows &&
+	head -1 rows | awk "{ exit \$5 != 4088 }" &&
+	trainscope view heatmap long -c "move 2" -c "move column=4096" -c drill \
+	    -c back >got &&
+	tail -1 got | grep "^heatmap 2/2  node-001 iter 4032-4103  "
+'
+test_expect_success 'the column cursor keeps its iterations across screen widths' '
+	trainscope view --width 200 heatmap long -c "move column=4096" >got &&
+	tail -1 got | grep "node-002 iter 4088-4115  " &&
+	trainscope view --width 200 heatmap long -c "move column=4096" \
+	    -c "move right" >got &&
+	tail -1 got | grep "node-002 iter 4116-4143  "
+'
+test_expect_success 'no column: errors name the words; other panes have no columns' '
+	test_expect_code 1 trainscope view heatmap long -c "move column=99999" 2>e &&
+	grep "iteration .99999. is off the heatmap (0 to 4535)" e &&
+	test_expect_code 1 trainscope view heatmap long -c "move column=x" 2>e &&
+	grep "column=off, or column=an iteration" e &&
+	test_expect_code 1 trainscope view events long -c "move left" 2>e &&
+	grep "the events pane has no columns" e
 '
 test_expect_success 'a job under the cap has no bucket (the demo)' '
 	trainscope view --format json heatmap gpt-run4 >h.json &&

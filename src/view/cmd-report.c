@@ -37,6 +37,7 @@
 #include "diag/model.h"
 #include "diag/stage.h"
 #include "base/util.h"
+#include "view/pane.h"
 #include "view/report.h"
 #include "view/view.h"
 #include "view/viewint.h"
@@ -614,6 +615,27 @@ pane_text(struct rep *r, enum view_pane p, const char *title, int height)
 	v->st.cursor[p] = cur;
 }
 
+/*
+ * The cell the heatmap's column cursor is on (the | over its axis), as
+ * the status line says it.
+ */
+static void
+heatmap_cursor(struct rep *r)
+{
+	const struct pane_ops *ops = pane_get(PANE_HEATMAP);
+	enum view_pane saved = r->v->st.pane;
+	char buf[256];
+	int on;
+
+	if (ops->cell == NULL)
+		return;
+	r->v->st.pane = PANE_HEATMAP;	/* its rows, as pane_text() drew */
+	on = ops->cell(r->v, buf, sizeof buf);
+	r->v->st.pane = saved;
+	if (on)
+		put(r, "The heatmap's column cursor is on %s.\n", buf);
+}
+
 /* The stages in order, one line: "launch 17:08:17, init 17:08:20". */
 static void
 stages_line(struct rep *r)
@@ -876,6 +898,7 @@ sections(struct rep *r, int flags)
 	events(r);
 	pane_text(r, PANE_HEATMAP, "Heatmap", r->full ? 0 :
 	    r->lim->heatmap_rows);
+	heatmap_cursor(r);
 	if (r->full)
 		pane_text(r, PANE_TIMELINE, "Timeline", 0);
 	else

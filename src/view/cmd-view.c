@@ -83,6 +83,29 @@ log_line(struct view *v, char *line)
 }
 
 /*
+ * The heatmap's column cursor as the iteration (or second) it holds,
+ * whatever the width of the replay's screen; a run of its moves is one
+ * line.
+ */
+static void
+log_column(struct view *v)
+{
+	char *line;
+
+	if (v->st.hm_col == HM_COL_NONE)
+		line = xstrdup("move column=off");
+	else
+		line = xasprintf(v->st.hm_col == HM_COL_TIME ?
+		    "move column=%.6f" : "move column=%.0f", v->st.hm_at);
+	if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1],
+	    "move column=")) {
+		free(v->log[v->nlog - 1]);
+		v->log[v->nlog - 1] = line;
+	} else
+		log_line(v, line);
+}
+
+/*
  * Append a command that changed the view to the session's log, as a
  * line that runs it again.  Cursor moves are logged as the row they end
  * on, and a run of them as one line: a replay does not depend on the
@@ -98,6 +121,10 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 	char *key;
 
 	buf_init(&b);
+	if (strcmp(a->name, "move") == 0 && view_move_is_column(a->argv[0])) {
+		log_column(v);
+		return;
+	}
 	if (strcmp(a->name, "move") == 0 &&
 	    (pane_active(v)->flags & PF_MERGED) &&
 	    (key = view_row_key(v)) != NULL) {
@@ -116,7 +143,8 @@ log_args(struct cmd_ctx *ctx, const struct cmd_args *a)
 	}
 	if (strcmp(a->name, "move") == 0) {
 		buf_addf(&b, "move %d", v->st.cursor[v->st.pane] + 1);
-		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1], "move ")) {
+		if (v->nlog > 0 && ts_startswith(v->log[v->nlog - 1], "move ") &&
+		    !ts_startswith(v->log[v->nlog - 1], "move column=")) {
 			free(v->log[v->nlog - 1]);
 			v->log[v->nlog - 1] = buf_detach(&b);
 			return;

@@ -30,8 +30,12 @@ const struct key_binding key_table[] = {
 	{ "l", "scroll right", "scroll the text to the right" },
 	{ "Left", "scroll left", "scroll the text back to the left" },
 	{ "h", "scroll left", "scroll the text back to the left" },
+	{ "]", "move right", "heatmap: the column cursor a column right" },
+	{ "[", "move left", "heatmap: the column cursor a column left" },
+	{ "}", "move last", "heatmap: the column cursor on the last column" },
+	{ "{", "move first", "heatmap: the column cursor on the first column" },
 	{ "Enter", "drill", "open what the row leads to (the log at an event, "
-	  "a node, an iteration)" },
+	  "a node, an iteration, a heatmap cell)" },
 	{ "Backspace", "back", "back to the view before the drill" },
 	{ "q", "back --or-quit", "back; quit when there is nothing to go back to" },
 	{ "Q", "quit", "quit at once" },

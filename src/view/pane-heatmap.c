@@ -11,6 +11,12 @@
  * On a run longer than the model keeps iteration by iteration, the
  * model's marks are buckets of 2^k iterations (model.iter_width): a
  * column is then a whole number of buckets, and the header says so.
+ *
+ * A column cursor (the `column` command) picks a cell of the cursor's
+ * row: it is kept as the iteration (or second) it holds, not as a
+ * column's index, so however a resize, a filter or a newer model cut
+ * the columns it stands on the column that holds it.  A drill on a cell
+ * filters the node's lines to the column's iterations (view.c).
  */
 #include "config.h"
 
@@ -101,6 +107,27 @@ hm_cols(const struct view *v, int room, struct hcols *c)
 	/* few iterations on a wide screen: wider cells */
 	c->cw = c->n > 0 ? room / c->n : 1;
 	c->cw = c->cw < 1 ? 1 : c->cw > 3 ? 3 : c->cw;
+}
+
+/* The column the column cursor stands on, -1 none. */
+static int
+hm_cur(const struct view *v, const struct hcols *c)
+{
+	double k;
+
+	if (c->n == 0 || c->step <= 0 || !isfinite(v->st.hm_at) ||
+	    v->st.hm_col != (c->by_time ? HM_COL_TIME : HM_COL_ITER))
+		return -1;
+	k = floor((v->st.hm_at - c->from) / c->step);
+	return k < 0 ? 0 : k >= c->n ? c->n - 1 : (int)k;
+}
+
+/* The iterations [*a, *b] (or seconds [*a, *b)) of column i. */
+static void
+hm_span(const struct hcols *c, int i, double *a, double *b)
+{
+	*a = c->from + i * c->step;
+	*b = c->by_time ? *a + c->step : *a + c->step - 1;
 }
 
 /* The strongest mark of node n in [a, b); 0 and *alive. */
@@ -203,6 +230,12 @@ hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
 			canvas_puts(cv, row + 1, x0 + (int)((f - c->from) /
 			    c->step) * c->cw, CS_ERROR, "v");
 	}
+	/* the column cursor, over the failure's mark */
+	if ((col = hm_cur(v, c)) >= 0) {
+		canvas_puts(cv, row + 1, x0 + col * c->cw, CS_BOLD, "|");
+		canvas_add_attr(cv, row + 1, x0 + col * c->cw, x0 + col *
+		    c->cw + 1, CA_SELECTED);
+	}
 }
 
 /* The widest node name, 4 to 16 columns. */
@@ -219,6 +252,26 @@ label_width(const struct model *m, const struct canvas *cv)
 			label = l;
 	}
 	return label > 16 ? 16 : label;
+}
+
+/* Where the cells start, for node labels of `label` columns. */
+static int
+hm_x0(int label)
+{
+	return 5 + label + 1;
+}
+
+/* The columns as a screen of the view's width cuts them. */
+static void
+hm_layout(struct view *v, struct hcols *c)
+{
+	struct canvas cv;
+	int w = v->width < 20 ? 20 : v->width, x0;
+
+	canvas_init(&cv, w, v->ascii);
+	x0 = hm_x0(label_width(v->m, &cv));
+	canvas_release(&cv);
+	hm_cols(v, w - x0 - 1, c);
 }
 
 /* The column titles, the axis and the failure's mark: three rows. */
@@ -307,6 +360,113 @@ heatmap_cells(const struct model *m, struct canvas *cv, int row, int x0,
 	}
 }
 
+/* The strongest mark of row hr's nodes in column i; their flags. */
+static const struct model_mark *
+hm_row_cell(const struct model *m, const struct hcols *c, int i,
+    const struct row *hr, const size_t *members, int *flags)
+{
+	const struct model_mark *best = NULL, *b;
+	size_t k, count = hr->n > 0 ? hr->n : 1;
+	double lo = c->from + i * c->step;
+	int f, l, lv = 0;
+
+	*flags = 0;
+	for (k = 0; k < count; k++) {
+		b = hm_cell(m, hr->n > 0 ? members[hr->item + k] : hr->item,
+		    lo, lo + c->step, &f, &l);
+		*flags |= f;
+		if (b != NULL && l > lv) {
+			lv = l;
+			best = b;
+		}
+	}
+	return best;
+}
+
+/*
+ * The cell under the cursors, as the status line says it: the node
+ * (or the fold's count), the column's iterations or times, and what
+ * it holds: a rank that stops, the log's end, its strongest event.
+ */
+static void
+hm_cell_text(struct view *v, const struct hcols *c, int col, char *buf,
+    size_t len)
+{
+	const struct rows *h = rows_get(v);
+	const struct row *hr = &h->row[v->st.cursor[PANE_HEATMAP]];
+	const struct model *m = v->m;
+	const struct model_mark *b;
+	char t0[16], t1[16];
+	double a, z;
+	size_t o;
+	int fl;
+
+	hm_span(c, col, &a, &z);
+	if (hr->n > 0)
+		o = (size_t)snprintf(buf, len, "%zu nodes", hr->n);
+	else
+		o = (size_t)snprintf(buf, len, "%s", m->nodes[hr->item].name);
+	if (o >= len)
+		return;
+	if (c->by_time) {
+		draw_clock(a, t0, sizeof t0);
+		draw_clock(z - 1, t1, sizeof t1);
+		if (strcmp(t0, t1) == 0)	/* a second a column */
+			o += (size_t)snprintf(buf + o, len - o, " %s", t0);
+		else
+			o += (size_t)snprintf(buf + o, len - o, " %s-%s", t0,
+			    t1);
+	} else if (z > a)
+		o += (size_t)snprintf(buf + o, len - o, " iter %.0f-%.0f", a,
+		    z);
+	else
+		o += (size_t)snprintf(buf + o, len - o, " iter %.0f", a);
+	b = hm_row_cell(m, c, col, hr, h->members, &fl);
+	if (o < len && (fl & MODEL_MARK_STOP))
+		o += (size_t)snprintf(buf + o, len - o, ": a rank stops");
+	else if (o < len && (fl & MODEL_MARK_END))
+		o += (size_t)snprintf(buf + o, len - o, ": log ends");
+	if (o < len && b != NULL && b->event < m->nevents)
+		snprintf(buf + o, len - o, "%s %s", (fl & (MODEL_MARK_STOP |
+		    MODEL_MARK_END)) ? "," : ":", m->events[b->event].text);
+}
+
+static int
+heatmap_cell(struct view *v, char *buf, size_t len)
+{
+	int n = view_nrows(v), col;
+	struct hcols c;
+
+	if (v->st.hm_col == HM_COL_NONE || v->st.cursor[PANE_HEATMAP] < 0 ||
+	    v->st.cursor[PANE_HEATMAP] >= n || len == 0)
+		return 0;
+	hm_layout(v, &c);
+	if ((col = hm_cur(v, &c)) < 0)
+		return 0;
+	hm_cell_text(v, &c, col, buf, len);
+	return 1;
+}
+
+/*
+ * The status line: the row, and the cell under the column cursor when
+ * one is chosen; the search.
+ */
+static void
+heatmap_status(struct view *v, char *buf, size_t len)
+{
+	int n = view_nrows(v);
+	size_t o;
+
+	o = (size_t)snprintf(buf, len, "heatmap %d/%d", n == 0 ? 0 :
+	    v->st.cursor[PANE_HEATMAP] + 1, n);
+	if (o + 2 < len && heatmap_cell(v, buf + o + 2, len - o - 2)) {
+		memcpy(buf + o, "  ", 2);
+		o = strlen(buf);
+	}
+	if (v->search != NULL && o < len)
+		snprintf(buf + o, len - o, "  /%.40s", v->search);
+}
+
 /* Whether a rank of the model stopped where a mark says so. */
 static int
 hm_any_stop(const struct model *m)
@@ -347,11 +507,12 @@ static void
 heatmap_draw(struct view *v, struct area *a, int *used)
 {
 	const struct rows *h = rows_get(v);
-	int label = label_width(v->m, a->cv), x0 = 5 + label + 1, row;
+	int label = label_width(v->m, a->cv), x0 = hm_x0(label), row, col;
 	struct hcols c;
 	size_t r;
 
 	hm_cols(v, a->w - x0 - 1, &c);
+	col = hm_cur(v, &c);
 	heatmap_titles(v, a, used, x0, &c);
 	v->page = 0;
 	for (r = (size_t)v->st.top[PANE_HEATMAP]; r < h->n; r++) {
@@ -366,24 +527,136 @@ heatmap_draw(struct view *v, struct area *a, int *used)
 		    h->members) == 0)
 			heatmap_cells(v->m, a->cv, row, x0, &c, &h->row[r],
 			    h->members);
+		/* the cell under both cursors */
+		if ((int)r == v->st.cursor[PANE_HEATMAP] && col >= 0)
+			canvas_add_attr(a->cv, row, x0 + col * c.cw, x0 +
+			    (col + 1) * c.cw, CA_SELECTED);
 	}
 	if ((row = draw_row(a, used)) >= 0)
 		heatmap_legend(v->m, a->cv, row);
+}
+
+/* When the first iteration of [a, b] began, NAN unknown. */
+static double
+hm_start(const struct model *m, double a, double b)
+{
+	double t = NAN;
+	size_t i;
+
+	for (i = 0; i < m->niters; i++)
+		if ((double)m->iters[i].iteration >= a &&
+		    (double)m->iters[i].iteration <= b &&
+		    isfinite(m->iters[i].start) &&
+		    (isnan(t) || m->iters[i].start < t))
+			t = m->iters[i].start;
+	return t;
 }
 
 static int
 heatmap_target(struct view *v, size_t r, struct view_target *t)
 {
 	const struct row *hr = &rows_get(v)->row[r];
+	struct hcols c;
+	int col;
 
 	if (hr->n > 0) {
 		t->kind = VT_GROUP;
 		t->node = (long)hr->item;	/* its first node's place */
 		t->iter = (long)hr->n;
-	} else {
-		t->kind = VT_NODE;
-		t->node = (long)hr->item;
+		return 0;
 	}
+	t->kind = VT_NODE;
+	t->node = (long)hr->item;
+	if (v->st.hm_col == HM_COL_NONE || v->m->nodes[hr->item].missing)
+		return 0;
+	hm_layout(v, &c);
+	if ((col = hm_cur(v, &c)) < 0)
+		return 0;
+	t->kind = VT_CELL;
+	t->by_time = c.by_time;
+	hm_span(&c, col, &t->from, &t->to);
+	t->start = c.by_time ? t->from : hm_start(v->m, t->from, t->to);
+	return 0;
+}
+
+/* Column i's first iteration or second: N, or a time of day. */
+static int
+hm_parse_at(const struct model *m, const char *s, double *at)
+{
+	int h, mi, sec;
+	char x;
+	double day;
+	long n;
+
+	if (m->by_time && sscanf(s, "%d:%d:%d%c", &h, &mi, &sec, &x) == 3 &&
+	    h >= 0 && h < 24 && mi >= 0 && mi < 60 && sec >= 0 && sec <= 60) {
+		/* that time on the day the logs begin (or the next) */
+		day = m->first_ts - fmod(m->first_ts, 86400.0);
+		*at = day + h * 3600 + mi * 60 + sec;
+		if (*at < m->first_ts - 1)
+			*at += 86400.0;
+		return 0;
+	}
+	if (m->by_time) {
+		char *end;
+
+		*at = strtod(s, &end);
+		return end != s && *end == '\0' && isfinite(*at) ? 0 : -1;
+	}
+	if (ts_parse_long(s, &n) != 0)
+		return -1;
+	*at = (double)n;
+	return 0;
+}
+
+/* The column cursor onto the column holding s, as `column N` asks. */
+static int
+hm_column_at(struct view *v, const struct hcols *c, const char *s,
+    char **cause)
+{
+	double at, end = c->from + c->n * c->step;
+
+	if (hm_parse_at(v->m, s, &at) != 0)
+		return ts_fail(cause, "cannot move the column to '%s' "
+		    "(column=off, or column=%s)", s, c->by_time ?
+		    "HH:MM:SS or epoch seconds" : "an iteration");
+	if (at < c->from || at >= end)
+		return ts_fail(cause, "%s '%s' is off the heatmap (%.0f to "
+		    "%.0f)", c->by_time ? "time" : "iteration", s, c->from,
+		    end - 1);
+	v->st.hm_at = at;
+	v->st.hm_col = c->by_time ? HM_COL_TIME : HM_COL_ITER;
+	return 0;
+}
+
+static int
+heatmap_column(struct view *v, const char *how, char **cause)
+{
+	struct hcols c;
+	int cur, to;
+
+	if (strcmp(how, "off") == 0) {
+		v->st.hm_col = HM_COL_NONE;
+		return 0;
+	}
+	hm_layout(v, &c);
+	if (c.n == 0)
+		return ts_fail(cause, "the heatmap has no columns (%s)",
+		    c.by_time ? "the logs carry no times" : "no iterations");
+	cur = hm_cur(v, &c);
+	if (strcmp(how, "left") == 0)
+		to = cur < 0 ? c.n - 1 : cur - 1;
+	else if (strcmp(how, "right") == 0)
+		to = cur < 0 ? 0 : cur + 1;
+	else if (strcmp(how, "first") == 0)
+		to = 0;
+	else if (strcmp(how, "last") == 0)
+		to = c.n - 1;
+	else
+		return hm_column_at(v, &c, how, cause);
+	to = to < 0 ? 0 : to >= c.n ? c.n - 1 : to;
+	v->st.hm_at = c.from + to * c.step;
+	v->st.hm_col = c.by_time ? HM_COL_TIME : HM_COL_ITER;
 	return 0;
 }
 
@@ -441,10 +714,54 @@ heatmap_tsv(const struct model *m, const struct rows *h,
 	}
 }
 
+/*
+ * The cell under the cursors as data: its node (null on a fold), its
+ * iterations [first, last] (seconds [first, last) by time), the data's
+ * columns it spans, its strongest level and event.
+ */
 static void
-heatmap_json(const struct model *m, const struct rows *h,
-    const struct hcols *c, struct json *j)
+hm_selected_json(struct view *v, const struct hcols *dc, struct json *j)
 {
+	const struct rows *h = rows_get(v);
+	const struct model_mark *b = NULL;
+	const struct row *hr;
+	struct hcols c;
+	double a, z;
+	int col, fl, cur = v->st.cursor[PANE_HEATMAP];
+
+	if (v->st.hm_col == HM_COL_NONE || cur < 0 || (size_t)cur >= h->n)
+		return;
+	hm_layout(v, &c);
+	if ((col = hm_cur(v, &c)) < 0 || dc->step <= 0)
+		return;
+	hr = &h->row[cur];
+	hm_span(&c, col, &a, &z);
+	b = hm_row_cell(v->m, &c, col, hr, h->members, &fl);
+	json_key(j, "selected");
+	json_obj_begin(j);
+	json_key(j, "node");
+	json_str(j, hr->n > 0 ? NULL : v->m->nodes[hr->item].name);
+	json_key(j, "first"); json_num(j, a);
+	json_key(j, "last"); json_num(j, z);
+	json_key(j, "columns");
+	json_arr_begin(j);
+	json_int(j, (int64_t)floor((a - dc->from) / dc->step));
+	json_int(j, (int64_t)floor(((c.by_time ? z - 1e-9 : z) - dc->from) /
+	    dc->step));
+	json_arr_end(j);
+	json_key(j, "level"); json_int(j, b != NULL ? b->level : 0);
+	json_key(j, "event");
+	json_str(j, b != NULL && b->event < v->m->nevents ?
+	    v->m->events[b->event].text : NULL);
+	json_obj_end(j);
+}
+
+static void
+heatmap_json(struct view *v, const struct rows *h, const struct hcols *c,
+    struct json *j)
+{
+	const struct model *m = v->m;
+
 	size_t r;
 	int i;
 
@@ -476,6 +793,7 @@ heatmap_json(const struct model *m, const struct rows *h,
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	hm_selected_json(v, c, j);
 	json_obj_end(j);
 }
 
@@ -493,7 +811,7 @@ heatmap_data(struct view *v, struct json *j, FILE *out, int tsv,
 	if (tsv)
 		heatmap_tsv(v->m, &h, &c, out);
 	else
-		heatmap_json(v->m, &h, &c, j);
+		heatmap_json(v, &h, &c, j);
 	rows_release(&h);
 	(void)cause;
 	return 0;
@@ -506,5 +824,8 @@ const struct pane_ops pane_heatmap = {
 	.draw = heatmap_draw,
 	.target = heatmap_target,
 	.match = heatmap_match,
-	.data = heatmap_data
+	.data = heatmap_data,
+	.column = heatmap_column,
+	.cell = heatmap_cell,
+	.status = heatmap_status
 };

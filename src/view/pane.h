@@ -95,6 +95,16 @@ struct pane_ops {
 	 * the rows of nrows()): 0, or -1 with *cause.
 	 */
 	int (*move)(struct view *v, const char *how, char **cause);
+	/*
+	 * Move the column cursor as view_column() is asked: 0, or -1 with
+	 * *cause.  NULL: the pane has no columns.
+	 */
+	int (*column)(struct view *v, const char *how, char **cause);
+	/*
+	 * The cell under the column cursor and the row's, in words, into
+	 * buf: 1, or 0 when no column is chosen (NULL: no columns).
+	 */
+	int (*cell)(struct view *v, char *buf, size_t len);
 	/* The stable key of row r, allocated; NULL: none (NULL: no keys). */
 	char *(*key)(struct view *v, size_t r);
 	/*

@@ -407,6 +407,14 @@ view_sort(struct view *v, const char *key, char **cause)
 }
 
 int
+view_move_is_column(const char *how)
+{
+	return strcmp(how, "left") == 0 || strcmp(how, "right") == 0 ||
+	    strcmp(how, "first") == 0 || strcmp(how, "last") == 0 ||
+	    strncmp(how, "column=", 7) == 0;
+}
+
+int
 view_move(struct view *v, const char *how, char **cause)
 {
 	const struct pane_ops *ops = pane_active(v);
@@ -414,6 +422,9 @@ view_move(struct view *v, const char *how, char **cause)
 	int n, page = view_page(v);
 	long to;
 
+	if (view_move_is_column(how))
+		return view_column(v, strncmp(how, "column=", 7) == 0 ?
+		    how + 7 : how, cause);
 	if (ops->move != NULL)
 		return ops->move(v, how, cause);
 	n = view_nrows(v);
@@ -441,13 +452,27 @@ view_move(struct view *v, const char *how, char **cause)
 		to = to < 1 ? 0 : to - 1;	/* rows count from 1 */
 	else
 		return ts_fail(cause, "cannot move '%s' (up, down, pgup, pgdn, "
-		    "halfup, halfdn, top, bottom, +N, -N or a row number)", how);
+		    "halfup, halfdn, top, bottom, +N, -N, a row number; left, "
+		    "right, first, last or column=N in the heatmap)", how);
 	if (to >= n)
 		to = n - 1;
 	if (to < 0)
 		to = 0;
 	*cur = (int)to;
 	return 0;
+}
+
+int
+view_column(struct view *v, const char *how, char **cause)
+{
+	const struct pane_ops *ops = pane_active(v);
+
+	if (need_job(v, cause) != 0)
+		return -1;
+	if (ops->column == NULL)
+		return ts_fail(cause, "the %s pane has no columns to move in "
+		    "(the heatmap has)", ops->name);
+	return ops->column(v, how, cause);
 }
 
 int
@@ -640,6 +665,28 @@ drill_iter(struct view *v, long it)
 		drill_filter(v, VF_ITER, spec);
 }
 
+/*
+ * A node in a column of the heatmap: its lines in the log, filtered to
+ * the column's iterations (a bucket's included) and opened where the
+ * first of them starts; a column of seconds: the node's lines from the
+ * column's first second.
+ */
+static void
+drill_cell(struct view *v, const struct view_target *t)
+{
+	double at = t->by_time ? t->from : t->start;
+	char *spec;
+
+	drill_filter(v, VF_NODE, xasprintf("node=%s",
+	    v->m->nodes[t->node].name));
+	if (!t->by_time) {
+		spec = xasprintf("iter=%.0f..%.0f", t->from, t->to);
+		set_filter(v, VF_ITER, spec);
+		free(spec);
+	}
+	log_at(v, isfinite(at) ? xasprintf("@%.6f", at) : xstrdup("first"));
+}
+
 int
 view_drill(struct view *v, char **cause)
 {
@@ -673,6 +720,9 @@ view_drill(struct view *v, char **cause)
 		break;
 	case VT_ITER:
 		drill_iter(v, t.iter);
+		break;
+	case VT_CELL:
+		drill_cell(v, &t);
 		break;
 	case VT_LINE:
 		v->st.pane = PANE_LINES;
@@ -1051,6 +1101,8 @@ view_complete(const struct view *v, const char *cmd, const char *word,
 {
 	static const char *const moves[] = { "up", "down", "pgup", "pgdn",
 	    "halfup", "halfdn", "top", "bottom" };
+	static const char *const columns[] = { "left", "right", "first",
+	    "last", "column=" };
 	static const char *const scrolls[] = { "left", "right", "home" };
 	static const char *const gotos[] = { "node", "iter", "time", "line" };
 	static const char *const panes2[] = { "next", "prev" };
@@ -1066,8 +1118,11 @@ view_complete(const struct view *v, const char *cmd, const char *word,
 			add_jobs(v, out, &n, word);
 	} else if (strcmp(cmd, "sort") == 0)
 		add_names(out, &n, sort_keys, TS_NELEM(sort_keys), word);
-	else if (strcmp(cmd, "move") == 0)
+	else if (strcmp(cmd, "move") == 0) {
 		add_names(out, &n, moves, TS_NELEM(moves), word);
+		if (pane_active(v)->column != NULL && v->m != NULL)
+			add_names(out, &n, columns, TS_NELEM(columns), word);
+	}
 	else if (strcmp(cmd, "scroll") == 0)
 		add_names(out, &n, scrolls, TS_NELEM(scrolls), word);
 	else if (strcmp(cmd, "filter") == 0)

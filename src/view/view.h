@@ -77,7 +77,14 @@ struct view_state {
 	long hm_group;		/* heatmap: the unfolded group's first node
 				   (in row order), -1 none */
 	long hm_count;		/* its nodes */
+	int hm_col;		/* heatmap: a column is chosen (HM_COL_*) */
+	double hm_at;		/* the iteration (or second) it holds: the
+				   column holding it is the cursor's, however
+				   the columns are cut */
 };
+
+/* What the heatmap's column cursor holds. */
+enum { HM_COL_NONE, HM_COL_ITER, HM_COL_TIME };
 
 struct rows;
 struct view_line;
@@ -176,6 +183,17 @@ int view_sort(struct view *v, const char *key, char **cause);
  * "top", "bottom", "+N" or "-N" rows from where it is, or to row N.
  */
 int view_move(struct view *v, const char *how, char **cause);
+/*
+ * view_move() also moves the column cursor of a pane with columns (the
+ * heatmap): "left", "right", "first", "last", "column=off" (no column:
+ * a drill opens the row's lines), or "column=N", onto the column
+ * holding iteration N (a time HH:MM:SS or epoch second N when the
+ * columns are times); the moves fail on a pane without columns.
+ * view_column() is that move alone, its word without "column=".
+ * view_move_is_column() says whether a word of view_move() is one.
+ */
+int view_column(struct view *v, const char *how, char **cause);
+int view_move_is_column(const char *how);
 int view_drill(struct view *v, char **cause);
 /* Back through the drill history; with or_quit, 1 when it is empty. */
 int view_back(struct view *v, int or_quit, char **cause);

@@ -26,14 +26,21 @@ struct view_line {
 
 /* What a pane's row leads to. */
 enum {
-	VT_NONE, VT_EVENT, VT_NODE, VT_GROUP, VT_ITER, VT_LINE, VT_JOB
+	VT_NONE, VT_EVENT, VT_NODE, VT_GROUP, VT_ITER, VT_LINE, VT_JOB,
+	VT_CELL			/* a node in a column of the heatmap */
 };
 
 struct view_target {
 	int kind;
 	uint32_t id;		/* VT_EVENT: template id */
-	long node;		/* VT_NODE, VT_GROUP; VT_EVENT: -1 any */
+	long node;		/* VT_NODE, VT_GROUP, VT_CELL; VT_EVENT: -1
+				   any */
 	long iter;		/* VT_ITER; VT_LINE: the line */
+	double from, to;	/* VT_CELL: its iterations [from, to], or
+				   seconds [from, to) with by_time */
+	double start;		/* VT_CELL: when its first iteration began,
+				   NAN unknown */
+	int by_time;
 	const char *name;	/* VT_JOB: the job; VT_LINE: the path */
 	char *owned;		/* free after use */
 	const char *why;	/* none: why not (static), NULL: nothing */
