@@ -107,8 +107,9 @@ const struct cmd cmd_table[] = {
 	{ "mouse", "on|off|toggle", 1, 1,
 	  "let the screen take the mouse, or leave it to the terminal",
 	  cmd_mouse, "", 0 },
-	{ "move", "up|down|pgup|pgdn|halfup|halfdn|top|bottom|+N|-N|ROW", 1, 1,
-	  "move the cursor in the current pane",
+	{ "move", "up|down|pgup|pgdn|halfup|halfdn|top|bottom|+N|-N|ROW|"
+	  "left|right|first|last|column=N|column=off", 1, 1,
+	  "move the cursor in the current pane (the heatmap's column too)",
 	  cmd_move, "", CMD_SESSION },
 	{ "next", "", 0, 0,
 	  "go to the next row that matches the search",
