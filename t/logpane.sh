@@ -42,6 +42,17 @@ test_expect_success 'the captures are marked at their times' '
 	trainscope -n -c "open gpt-run4" -c "pane log" -c "export --width 120 x.txt" &&
 	test $(grep -c "── capture iteration [0-9]* begins" x.txt) -ge 30
 '
+test_expect_success 'filtered, only the marks between the lines kept are shown' '
+	trainscope view --height 60 log gpt-run4 -c "filter iter=41..41" \
+	    -c "filter node=node-004" -c "move top" >f &&
+	! grep "── capture iteration [0-9]* begins (log iteration \([0-9]\|[1-3][0-9]\))" f &&
+	trainscope -n -c "open gpt-run4" -c "pane log" -c "filter iter=41..41" \
+	    -c "filter node=node-004" -c "export --width 120 fx.txt" &&
+	grep " node-004 " fx.txt &&
+	! grep "── capture iteration [0-9]* begins (log iteration \([0-9]\|[1-3][0-9]\))" fx.txt &&
+	trainscope -n -c "open gpt-run4" -c "pane log" -c "export --width 120 ux.txt" &&
+	grep -q "── capture iteration 2 begins" ux.txt
+'
 test_expect_success 'a slow link found in the captures is marked where it begins' '
 	trainscope simulate --nodes 4 --iters 30 --fault slow-link@2:10 sl >/dev/null 2>&1 &&
 	trainscope index sl >/dev/null 2>&1 &&

@@ -860,8 +860,9 @@ draw_rows(struct view *v, struct logwin *w, struct area *a, int *used,
 	int row, x;
 
 	for (i = (size_t)v->st.top[PANE_LOG]; i < w->n && *used < stop; i++) {
-		prev = i > 0 ? w->row[i - 1].r.eff : w->at_first ? -INFINITY :
-		    w->row[i].r.eff;
+		/* before the first line: only when nothing is filtered out */
+		prev = i > 0 ? w->row[i - 1].r.eff : w->at_first &&
+		    v->st.nfilters == 0 ? -INFINITY : w->row[i].r.eff;
 		for (k = mark_after(w, prev); k < w->nmarks && *used + 1 < stop &&
 		    w->marks[k].t <= w->row[i].r.eff; k++)
 			draw_mark(a, draw_row(a, used), &w->marks[k], c);
@@ -980,6 +981,8 @@ exp_row(void *arg, const struct grep_hit *hit, char **cause)
 			    sh.text, sh.len);
 		return 0;
 	}
+	if (e->n == 1 && e->v->st.nfilters > 0)	/* none before the first */
+		e->mark = mark_after(w, hit->row->eff);
 	for (; e->mark < w->nmarks && w->marks[e->mark].t <= hit->row->eff;
 	    e->mark++)
 		draw_mark(e->a, draw_row(e->a, e->used), &w->marks[e->mark],
@@ -1039,7 +1042,7 @@ log_export(struct view *v, struct logwin *w, struct area *a, int *used)
 		canvas_put_clip(a->cv, row, 0, a->w, CS_ERROR, why, strlen(why));
 		free(why);
 	}
-	for (; e.mark < w->nmarks; e.mark++)
+	for (; v->st.nfilters == 0 && e.mark < w->nmarks; e.mark++)
 		draw_mark(a, draw_row(a, used), &w->marks[e.mark], &e.c);
 }
 
