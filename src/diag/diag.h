@@ -367,7 +367,7 @@ void diag_stream_part(struct diag_job *job, size_t stream);
  * replays the next file): NULL when one core is all there is (or
  * diag_set_threads(1)), and then diag_folder_add() folds at once.
  * diag_folder_add() moves stream `stream` out of the job to the worker
- * (waiting while two are queued); nothing may touch it, the job's fold or
+ * (waiting while eight are queued); nothing may touch it, the job's fold or
  * the job's losses until diag_folder_finish() has put every stream back
  * and freed the folder.
  */
@@ -377,7 +377,7 @@ void diag_folder_add(struct diag_folder *fd, struct diag_job *job,
     size_t stream);
 /*
  * diag_stream_part() on the worker: the complete iterations move to it
- * (waiting while two are queued), the stream keeps its last and goes on.
+ * (waiting while eight are queued), the stream keeps its last and goes on.
  */
 void diag_folder_part(struct diag_folder *fd, struct diag_job *job,
     size_t stream);

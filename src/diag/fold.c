@@ -1034,8 +1034,12 @@ diag_stream_part(struct diag_job *job, size_t stream)
 
 /* ------------------------------------------------------------ a worker */
 
-/* Parts or streams waiting for the worker. */
-#define FOLDER_QUEUE 2
+/*
+ * Parts or streams waiting for the worker: each holds at most DIAG_PART
+ * iterations, so a few take little room, and smooth the bursts of a
+ * replay that shares two cores with the worker and the file reader.
+ */
+#define FOLDER_QUEUE 8
 
 /*
  * A stream's complete iterations to fold (part: its first niters, the
