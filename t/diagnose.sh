@@ -542,4 +542,23 @@ test_expect_success 'a lasting slowdown under 20 % is said' '
 	test "$(jq .slowdown.iteration st16.json)" = 20 &&
 	jq -e ".slowdown.after_ms < 1.2 * .slowdown.before_ms" st16.json
 '
+test_expect_success 'a long run on one thread and on two: the same diagnosis and panes' '
+	# 4 000 lines a rank log: streams folded in parts, files read ahead
+	for layout in per-rank per-node; do
+		trainscope simulate --nodes 2 --gpus-per-node 4 --iters 6000 \
+		    --no-flows --layout $layout long-$layout >/dev/null 2>&1 &&
+		for t in 1 2; do
+			trainscope --cache long-$layout-$t.db --threads $t \
+			    diagnose --top 0 --format json long-$layout \
+			    >long-$layout-$t.json 2>/dev/null &&
+			trainscope --cache long-$layout-$t.db -n \
+			    -c "open long-$layout" -c "view heatmap --format json" \
+			    -c "view timeline --format json" >long-$layout-$t.panes ||
+			exit 1
+		done &&
+		jq -e ".nodes | length > 0" long-$layout-1.json >/dev/null &&
+		test_cmp long-$layout-1.json long-$layout-2.json &&
+		test_cmp long-$layout-1.panes long-$layout-2.panes || exit 1
+	done
+'
 test_done
