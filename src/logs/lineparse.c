@@ -20,7 +20,12 @@
  *
  * The message starts after the tail.  Everything is bounded: at most
  * LP_MAXTOK header fields and LP_MAXHDR bytes are looked at, so a line of
- * megabytes costs no more than a short one.
+ * megabytes costs no more than a short one.  A few bytes of punctuation
+ * may stand before the first anchor when it is a time ("==>>[2020-...]").
+ *
+ * A line whose header gives no time may end with one (lp_end_ts()): its
+ * last LP_ENDTS bytes are read for a whole date and time, looked for only
+ * when the last byte is ']' or a digit; the message keeps it.
  *
  * A thread parsing many lines keeps a memo (lp_memo_parse()): a line
  * that differs from one parsed before only in its digits has only its
@@ -40,6 +45,8 @@
 #define LP_MAXTOK 16		/* header fields looked at */
 #define LP_MAXHDR 512		/* header bytes looked at */
 #define LP_MAXWEAK 6		/* weak fields in a row before an anchor */
+#define LP_MAXPUNCT 6		/* punctuation before a time at the start */
+#define LP_ENDTS 40		/* bytes a time at the end of a line takes */
 #define LP_WORDS (LP_MAXHDR / 64)
 
 /* The blanks of the header window, 64 bytes to a word, made on demand. */
@@ -1458,6 +1465,45 @@ lp_anchor(struct lp_scan *sc, int nweak, int idish)
 	return lp_anchor_level(sc);
 }
 
+/*
+ * Can byte c be part of a punctuation prefix ("==>>", "***", "#", "-->")?
+ * Not the bytes that open a header field of their own ('[', '(', '<',
+ * '|') or a quotation.
+ */
+static int
+lp_punct(int c)
+{
+	return c == '=' || c == '>' || c == '*' || c == '#' || c == '-' ||
+	    c == '+' || c == '~' || c == ':' || c == '.' || c == '!' ||
+	    c == '/' || c == '@' || c == '$' || c == '%' || c == '^' ||
+	    c == '&' || c == '_';
+}
+
+/*
+ * A short run of punctuation before a time at the start of the line
+ * ("==>>[2020-04-19 21:30:46] Stage 1", "*** 2024-05-01 12:00:00 x"):
+ * the time, read as an anchor (sc->pos after it); -1, sc->pos at 0,
+ * when there is none.
+ */
+static int
+lp_punct_ts(struct lp_scan *sc)
+{
+	const char *s = sc->s;
+	size_t j = 0;
+
+	while (j < sc->end && j < LP_MAXPUNCT && lp_punct((unsigned char)s[j]))
+		j++;
+	if (j < sc->end && s[j] == ' ')
+		j++;
+	if (j >= sc->end || lp_punct((unsigned char)s[j]))
+		return -1;
+	sc->pos = j;
+	if (lp_anchor_ts(sc) == 0)
+		return 0;
+	sc->pos = 0;
+	return -1;
+}
+
 /* The anchors and the weak fields between them; returns the header end. */
 static size_t
 lp_anchors(struct lp_scan *sc, int *seen)
@@ -1466,6 +1512,10 @@ lp_anchors(struct lp_scan *sc, int *seen)
 	int t, nweak = 0, idish = 0;
 
 	*seen = 0;
+	if (lp_punct((unsigned char)sc->s[0]) && lp_punct_ts(sc) == 0) {
+		msgpos = sc->pos;
+		*seen = 1;
+	}
 	for (t = 0; t < LP_MAXTOK; t++) {
 		sc->pos = lp_skipspace(sc, sc->pos);
 		if (sc->pos >= sc->end)
@@ -1983,6 +2033,103 @@ lp_parse_rec(const char *line, size_t len, struct lp_line *out,
 	rec->ts_level = sc.ts_level;
 }
 
+/* Forget the time lp_end_ts_at() read. */
+static void
+lp_end_ts_drop(struct lp_scan *sc)
+{
+	sc->have_ts = 0;
+	sc->out->ts_kind = LP_TS_NONE;
+	sc->out->ts = 0;
+	sc->out->tz_known = 0;
+}
+
+/*
+ * A date and time with a year or a month name, read from s[k] to the
+ * end of the window (sc->end) exactly: 0 and the time in sc->out.
+ */
+static int
+lp_end_ts_at(struct lp_scan *sc, size_t k)
+{
+	const char *s = sc->s;
+	size_t j = k;
+	int c = (unsigned char)s[k];
+
+	if (lp_digit(c)) {
+		if (k + 4 >= sc->end || !lp_digit((unsigned char)s[k + 3]) ||
+		    lp_digit((unsigned char)s[k + 4]) ||
+		    memchr(s + k, ':', sc->end - k) == NULL ||
+		    lp_ts_ymd(sc, &j) != 0)
+			return -1;
+	} else if (k + 3 > sc->end || lp_name3(s + k) == 0 ||
+	    lp_ts_monthname(sc, &j) != 0)
+		return -1;
+	if (j == sc->end)
+		return 0;
+	lp_end_ts_drop(sc);		/* more follows: not the line's end */
+	return -1;
+}
+
+/*
+ * A line without a time in its header may end with one: "loss 19.478
+ * [2020-04-19 21:31:52]", "... done 2024-05-01T12:00:00Z".  The last
+ * field (or the last few, for a date, time and zone apart) must be a
+ * whole date and time -- a year or a month name, and a time: a number,
+ * a date alone or a bracketed count at the end are no time.  The line's
+ * last byte is looked at first: only ']' or a digit can end a time.
+ */
+static void
+lp_end_ts(const char *s, size_t len, struct lp_line *out)
+{
+	struct lp_scan sc;
+	size_t e = len, lo, k;
+	int c = (unsigned char)s[len - 1], fields;
+
+	if (c != ']' && !lp_digit(c)) {
+		if (c != ' ' && c != '\r' && c != '\t')
+			return;
+		while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\r' ||
+		    s[e - 1] == '\t'))
+			e--;
+		if (e == 0 || (s[e - 1] != ']' && !lp_digit((unsigned char)
+		    s[e - 1])))
+			return;
+	}
+	memset(&sc, 0, sizeof sc);
+	sc.s = s;
+	sc.len = len;
+	sc.out = out;
+	sc.end = s[e - 1] == ']' ? e - 1 : e;
+	lo = sc.end > LP_ENDTS ? sc.end - LP_ENDTS : 0;
+	if (s[e - 1] == ']') {
+		for (k = sc.end; k > lo && s[k - 1] != '['; k--)
+			;
+		if (k == lo || (k >= 2 && !lp_space((unsigned char)s[k - 2])))
+			return;
+		while (k < sc.end && s[k] == ' ')
+			k++;
+		if (k < sc.end)
+			lp_end_ts_at(&sc, k);
+		return;
+	}
+	/* the start of each of the last fields, the nearest first */
+	for (k = sc.end, fields = 0; k > lo && fields < 5; fields++) {
+		while (k > lo && !lp_space((unsigned char)s[k - 1]))
+			k--;
+		if (k > 0 && k == lo)
+			return;
+		if (lp_end_ts_at(&sc, k) == 0)
+			break;
+		while (k > lo && lp_space((unsigned char)s[k - 1]))
+			k--;
+	}
+	/* a key's value ("time : 2026-03-14_17:09:07") is the line's data */
+	while (k > 0 && lp_space((unsigned char)s[k - 1]))
+		k--;
+	if (out->ts_kind != LP_TS_NONE && k > 0 && (s[k - 1] == ':' ||
+	    s[k - 1] == '='))
+		lp_end_ts_drop(&sc);
+}
+
 void
 lp_parse(const char *line, size_t len, struct lp_line *out)
 {
@@ -1995,6 +2142,8 @@ lp_parse(const char *line, size_t len, struct lp_line *out)
 		return;
 	}
 	lp_parse_rec(line, len, out, &rec);
+	if (out->ts_kind == LP_TS_NONE)
+		lp_end_ts(line, len, out);
 }
 
 /* ------------------------------------------------------------ memo */
@@ -2255,15 +2404,19 @@ lp_memo_parse(struct lp_memo *mo, const char *line, size_t len,
 		    LP_MEMO_KEY ? len : 0) && memcmp(mo->arena + e->key,
 		    mo->key, n) == 0) {
 			mo->found++;
-			if (lp_memo_replay(e, line, len, out) == 0)
-				return lp_memo_shape(mo, e, len);
-			lp_parse(line, len, out);
-			return 0;
+			if (lp_memo_replay(e, line, len, out) != 0) {
+				lp_parse(line, len, out);
+				return 0;
+			}
+			if (out->ts_kind == LP_TS_NONE)
+				lp_end_ts(line, len, out);
+			return lp_memo_shape(mo, e, len);
 		}
 	}
 	lp_parse_rec(line, len, out, &rec);
-	if (rec.ts_vchecks < 0)
-		return 0;
-	return lp_memo_shape(mo, lp_memo_keep(mo, e, h, n, len, line, out,
-	    &rec), len);
+	if (rec.ts_vchecks >= 0)
+		e = lp_memo_keep(mo, e, h, n, len, line, out, &rec);
+	if (out->ts_kind == LP_TS_NONE)
+		lp_end_ts(line, len, out);
+	return rec.ts_vchecks >= 0 ? lp_memo_shape(mo, e, len) : 0;
 }

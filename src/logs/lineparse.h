@@ -18,7 +18,11 @@
  *                      "[ 1234.567890]" (seconds since boot; also after a
  *                      syslog "kernel:" tag), dmesg -H's "[Mar12 08:15]" and
  *                      its deltas "[  +0.000004]" (read, no time), and the
- *                      header layouts of common system logs
+ *                      header layouts of common system logs; after a
+ *                      few bytes of punctuation ("==>>[2020-04-19 ...]");
+ *                      and, on a line whose header has none, a date and
+ *                      time that ends it ("loss 1.2  [2020-04-19 21:31:52]",
+ *                      left in the message; not a key's "time: ...")
  *   level              INFO, WARN(ING), ERROR, FATAL, DEBUG, CRITICAL, glog I/W/E/F
  *
  * lp_parse() never allocates and never fails: a line it cannot read a

@@ -267,6 +267,62 @@ test_timestamps(void)
 	    LP_TS_NONE);
 }
 
+/* A time after a few bytes of punctuation, or at the end of the line. */
+static void
+test_times_elsewhere(void)
+{
+	static const char iter[] = "  Iter: [100/3877]   Freq 129.1   "
+	    "loss_total 19.478   ";
+	char line[256];
+
+	/* read as the line without the prefix is read */
+	check("[2020-04-19 21:30:46] [Epoch=000/020] Stage 1, [Need: "
+	    "00:00:00]", "Stage 1, [Need: 00:00:00]", 1587331846, LP_TS_EPOCH);
+	check("==>>[2020-04-19 21:30:46] [Epoch=000/020] Stage 1, [Need: "
+	    "00:00:00]", "Stage 1, [Need: 00:00:00]", 1587331846, LP_TS_EPOCH);
+	check("*** 2024-05-01T12:00:00Z checkpoint saved", "checkpoint saved",
+	    1714564800, LP_TS_EPOCH);
+	check("--> May  1 12:00:00 host sshd[42]: ok", "ok",
+	    120 * 86400.0 + 43200, LP_TS_NOYEAR);
+	check("=======> 2024-05-01 12:00:00 too long a prefix",
+	    "=======> 2024-05-01 12:00:00 too long a prefix", 0, LP_TS_NONE);
+	check("==> 12 items left", "==> 12 items left", 0, LP_TS_NONE);
+	/* at the end: the message stays the line */
+	snprintf(line, sizeof line, "%s[2020-04-19 21:31:52]", iter);
+	check(line, line, 1587331912, LP_TS_EPOCH);
+	snprintf(line, sizeof line, "%s2020-04-19 21:31:52", iter);
+	check(line, line, 1587331912, LP_TS_EPOCH);
+	snprintf(line, sizeof line, "%s[2020-04-19 21:31:52]  \r", iter);
+	check(line, line, 1587331912, LP_TS_EPOCH);
+	check("step 5 done 2024-05-01T12:00:00.5+02:00",
+	    "step 5 done 2024-05-01T12:00:00.5+02:00", 1714557600.5,
+	    LP_TS_EPOCH);
+	check("step 5 done 2024-05-01 12:00:00 +02:00",
+	    "step 5 done 2024-05-01 12:00:00 +02:00", 1714557600, LP_TS_EPOCH);
+	check("step 5 done Wed May  1 12:00:00 2024",
+	    "step 5 done Wed May  1 12:00:00 2024", 1714564800, LP_TS_EPOCH);
+	check("step 5 done [Apr 19 21:31:52]", "step 5 done [Apr 19 21:31:52]",
+	    108 * 86400.0 + 77512, LP_TS_NOYEAR);
+	/* a key's value is the line's data, not its time */
+	check("  time      : 2026-03-14_17:09:07",
+	    "  time      : 2026-03-14_17:09:07", 0, LP_TS_NONE);
+	check("deadline= 2024-05-01 12:00:00", "deadline= 2024-05-01 12:00:00",
+	    0, LP_TS_NONE);
+	/* ends that only look like numbers */
+	check("loss_total 19.478", "loss_total 19.478", 0, LP_TS_NONE);
+	check("samples seen 1587331912", "samples seen 1587331912", 0,
+	    LP_TS_NONE);
+	check("lr [0.123]", "lr [0.123]", 0, LP_TS_NONE);
+	check("Iter: [1000/3877]", "Iter: [1000/3877]", 0, LP_TS_NONE);
+	check("resumed from 2020-04-19", "resumed from 2020-04-19", 0,
+	    LP_TS_NONE);
+	check("took 2020-04-19 21:31:52x", "took 2020-04-19 21:31:52x", 0,
+	    LP_TS_NONE);
+	check("at x[2020-04-19 21:31:52]", "at x[2020-04-19 21:31:52]", 0,
+	    LP_TS_NONE);
+	check("eta 21:31:52", "eta 21:31:52", 0, LP_TS_NONE);
+}
+
 static void
 test_ranks_levels(void)
 {
@@ -391,6 +447,8 @@ test_memo(void)
 		"3: [2024-05-01 12:00:00,123] [WARNING] oom at step 7",
 		"srun: error: node-17: task 12: Out Of Memory",
 		"2024-05-01T12:00:00+02:00 host-7 sshd[42]: ok",
+		"==>>[2020-04-19 21:30:46] [Epoch=000/020] Stage 1",
+		"  Iter: [100/3877]   loss_total 19.478   [2020-04-19 21:31:52]",
 	};
 	struct lp_memo *mo = lp_memo_new();
 	char big[1100], v[128];
@@ -424,6 +482,14 @@ test_memo(void)
 	memcpy(big, "[2024-05-01 10:00:14.830] [INFO] ", 33);
 	memo_is(mo, big);
 	ok(memo_is(mo, big) == 0, "a line past 1 KiB has no shape");
+	/* past 1 KiB the skeleton is of the head: the end is read anew */
+	memset(big, 'x', sizeof big - 1);
+	memcpy(big, "  Iter: [100/3877] ", 19);
+	memo_is(mo, big);
+	memcpy(big + sizeof big - 23, " [2020-04-19 21:31:52]", 22);
+	memo_is(mo, big);
+	big[sizeof big - 2] = 'x';
+	memo_is(mo, big);
 	lp_memo_free(mo);
 	lp_memo_free(NULL);
 }
@@ -434,6 +500,7 @@ main(void)
 	test_launchers();
 	test_more_headers();
 	test_timestamps();
+	test_times_elsewhere();
 	test_ranks_levels();
 	test_garbage();
 	test_names();
