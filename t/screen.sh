@@ -125,7 +125,7 @@ test_expect_success '[ ] { } move the heatmap'"'"'s column cursor; Enter opens t
 	keys 2 && wait_for "heatmap 2/4" &&
 	keys "}" && wait_for "heatmap 2/4  node-004 iter 42" &&
 	keys "[" && wait_for "heatmap 2/4  node-004 iter 41: Some NCCL" &&
-	sed -n 5p screen | grep -q "^ *|$" &&
+	sed -n 5p screen | grep -q "^ *\[v\]$" &&
 	tm capture-pane -p -e >esc &&
 	sed -n 7p esc | sed "s/^.*node-004//" |
 	    grep -q "$(printf "\033")\[[0-9;]*7m" &&
@@ -242,7 +242,7 @@ test_expect_success 'vt100 and a C locale: ASCII glyphs, no colours needed' '
 	grep "node-003 \.\.\.\.\." screen && ! grep "█" screen &&
 	grep "^0.95 node-003 \.*!$" screen && grep "  ! rank stops  X log ends" screen &&
 	keys "}" "[" && wait_for "heatmap 1/4  node-003 iter 41: a rank stops" &&
-	sed -n 5p screen | grep -q "^ *|$" &&
+	sed -n 5p screen | grep -q "^ *\[v\]$" &&
 	tm capture-pane -p -e >esc &&
 	sed -n 6p esc | grep -q "$(printf "\033")\[[0-9;]*7m!" &&
 	keys q && wait_for "EXITED 0" &&

@@ -15,8 +15,10 @@
  * A column cursor (the `column` command) picks a cell of the cursor's
  * row: it is kept as the iteration (or second) it holds, not as a
  * column's index, so however a resize, a filter or a newer model cut
- * the columns it stands on the column that holds it.  A drill on a cell
- * filters the node's lines to the column's iterations (view.c).
+ * the columns it stands on the column that holds it.  Over the axis it
+ * is a '|', or on the failure's column brackets around the failure's
+ * 'v'.  A drill on a cell filters the node's lines to the column's
+ * iterations (view.c).
  */
 #include "config.h"
 
@@ -202,11 +204,23 @@ hm_draw_cell(struct canvas *cv, int row, int col, int sub, int level,
 	canvas_glyph(cv, row, col, CS_HEAT0 + level, g, 1);
 }
 
+/* The column of the failure's iteration, -1 none. */
+static int
+hm_fail_col(const struct model *m, const struct hcols *c)
+{
+	double f = (double)m->failure_iter;
+
+	if (c->by_time || !rows_iter_ok(m->failure_iter) || f < c->from ||
+	    f >= c->from + c->n * c->step)
+		return -1;
+	return (int)((f - c->from) / c->step);
+}
+
 static void
 hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
     const struct hcols *c)
 {
-	int col = 0, w;
+	int col = 0, w, fail, x;
 	char buf[32];
 
 	/* a label every 10 screen cells, on the column it names */
@@ -223,19 +237,22 @@ hm_axis(const struct view *v, struct canvas *cv, int row, int x0,
 		canvas_puts(cv, row, x0 + col * c->cw, CS_DIM, buf);
 		col += ((w + 2 > 10 ? w + 2 : 10) + c->cw - 1) / c->cw;
 	}
-	if (!c->by_time && rows_iter_ok(v->m->failure_iter)) {
-		double f = (double)v->m->failure_iter;
-
-		if (f >= c->from && f < c->from + c->n * c->step)
-			canvas_puts(cv, row + 1, x0 + (int)((f - c->from) /
-			    c->step) * c->cw, CS_ERROR, "v");
-	}
-	/* the column cursor, over the failure's mark */
-	if ((col = hm_cur(v, c)) >= 0) {
-		canvas_puts(cv, row + 1, x0 + col * c->cw, CS_BOLD, "|");
-		canvas_add_attr(cv, row + 1, x0 + col * c->cw, x0 + col *
-		    c->cw + 1, CA_SELECTED);
-	}
+	fail = hm_fail_col(v->m, c);
+	if (fail >= 0)
+		canvas_puts(cv, row + 1, x0 + fail * c->cw, CS_ERROR, "v");
+	/*
+	 * the column cursor, over the axis: a '|', or on the failure's
+	 * column brackets around its 'v', which stays
+	 */
+	if ((col = hm_cur(v, c)) < 0)
+		return;
+	x = x0 + col * c->cw;
+	if (col == fail) {
+		canvas_puts(cv, row + 1, x - 1, CS_BOLD, "[");
+		canvas_puts(cv, row + 1, x + 1, CS_BOLD, "]");
+	} else
+		canvas_puts(cv, row + 1, x, CS_BOLD, "|");
+	canvas_add_attr(cv, row + 1, x, x + 1, CA_SELECTED);
 }
 
 /* The widest node name, 4 to 16 columns. */

@@ -1,11 +1,11 @@
 /*
  * heatmap-t.c -- the heatmap's column cursor on the view model: moved a
  * column at a time and to the ends, said on the status line and marked
- * over the axis, kept on its iteration across resizes, a drill on a
- * cell of a long run (kept in buckets) filtering the log to the node
- * and the column's iterations, back to both cursors, and a newer model
- * (the job followed after 2000 more iterations) cutting other columns
- * under it.  The long run
+ * over the axis (around the failure's mark on its column), kept on its
+ * iteration across resizes, a drill on a cell of a long run (kept in
+ * buckets) filtering the log to the node and the column's iterations,
+ * back to both cursors, and a newer model (the job followed after 2000
+ * more iterations) cutting other columns under it.  The long run
  * is simulated (3000 iterations: past the model's 2048, so buckets of
  * 2), indexed and diagnosed here; a job of times alone is built by
  * hand.
@@ -226,6 +226,42 @@ test_resize(struct view *v)
 	view_unfilter(v, "all", NULL);
 }
 
+/*
+ * On the failure's column the cursor brackets the 'v' (at 80 and 200
+ * columns, in ASCII), and elsewhere leaves it standing.
+ */
+static void
+test_on_failure(struct view *v)
+{
+	char *s, col[32], what[64];
+	const char *l;
+	int w;
+
+	ok(rows_iter_ok(v->m->failure_iter), "the run has a failure's "
+	    "iteration");
+	for (w = 80; w <= 200; w += 120) {
+		snprintf(col, sizeof col, "column=%ld", v->m->failure_iter);
+		run(v, col);
+		s = draw(v, w, 24);
+		l = line_n(s, 4);
+		snprintf(what, sizeof what, "at %d columns, on the failure's "
+		    "column: [v], no '|'", w);
+		ok(strstr(l, "[v]") != NULL && strchr(l, '|') == NULL, what);
+		if (strstr(l, "[v]") == NULL)
+			printf("# got '%s'\n", l);
+		free(s);
+		run(v, "first");
+		s = draw(v, w, 24);
+		l = line_n(s, 4);
+		snprintf(what, sizeof what, "at %d columns, elsewhere: '|' and "
+		    "'v'", w);
+		ok(strchr(l, '|') != NULL && strchr(l, 'v') != NULL &&
+		    strchr(l, '[') == NULL, what);
+		free(s);
+	}
+	run(v, "column=off");
+}
+
 /* Every row of the log pane's page: node-002, an iteration in [a, b]. */
 static int
 rows_in(const char *s, long a, long b)
@@ -399,6 +435,7 @@ main(void)
 		v.job_id = id;
 		test_moves(&v);
 		test_resize(&v);
+		test_on_failure(&v);
 		test_drill(&v);
 		test_follow(&v);
 		view_release(&v);
