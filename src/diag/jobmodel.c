@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -218,12 +219,55 @@ note_pending(const struct job_ref *job, struct model *m)
 }
 
 /*
- * The model kept under `key`, when there is one and the hosts file it
- * rests on is unchanged: 1 and *out, else 0.
+ * The model job_model_kept() read, handed to the next job_model_ref() of
+ * the same cache, job and key (a job opened right after the question):
+ * decoded once, not twice.  One at a time, taken once.
+ */
+static struct {
+	pthread_mutex_t mu;
+	char *path;		/* its cache's cache_path() */
+	int64_t id;
+	char key[32];
+	struct model *m;	/* NULL: none */
+} handed = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, "", NULL };
+
+static void
+hand_over(struct cache *c, const struct job_ref *job, const char *key,
+    struct model *m)
+{
+	pthread_mutex_lock(&handed.mu);
+	model_free(handed.m);
+	free(handed.path);
+	handed.path = xstrdup(cache_path(c));
+	handed.id = job->id;
+	snprintf(handed.key, sizeof handed.key, "%s", key);
+	handed.m = m;
+	pthread_mutex_unlock(&handed.mu);
+}
+
+static struct model *
+take_handed(struct cache *c, const struct job_ref *job, const char *key)
+{
+	struct model *m = NULL;
+
+	pthread_mutex_lock(&handed.mu);
+	if (handed.m != NULL && handed.id == job->id &&
+	    strcmp(handed.key, key) == 0 &&
+	    strcmp(handed.path, cache_path(c)) == 0) {
+		m = handed.m;
+		handed.m = NULL;
+	}
+	pthread_mutex_unlock(&handed.mu);
+	return m;
+}
+
+/*
+ * The model kept under `key`, decoded, when there is one and the hosts
+ * file it rests on is unchanged: 1 and *out, else 0.
  */
 static int
-read_kept(struct cache *c, const struct job_ref *job, const char *key,
-    const struct ondisk *disk, const struct say *say, struct model **out)
+fetch_kept(struct cache *c, const struct job_ref *job, const char *key,
+    const struct ondisk *disk, struct model **out)
 {
 	void *blob = NULL;
 	size_t len = 0;
@@ -237,7 +281,19 @@ read_kept(struct cache *c, const struct job_ref *job, const char *key,
 	}
 	free(blob);
 	free(why);
-	if (*out == NULL)
+	return *out != NULL;
+}
+
+/*
+ * The model kept under `key` (the one job_model_kept() handed over, or
+ * read now), with what it says of the files now: 1 and *out, else 0.
+ */
+static int
+read_kept(struct cache *c, const struct job_ref *job, const char *key,
+    const struct ondisk *disk, const struct say *say, struct model **out)
+{
+	if ((*out = take_handed(c, job, key)) == NULL &&
+	    !fetch_kept(c, job, key, disk, out))
 		return 0;
 	if ((*out)->flows.error != NULL)
 		warn(say, "captures left out: %s", (*out)->flows.error);
@@ -306,7 +362,7 @@ int
 job_model_kept(struct cache *c, const struct job_ref *job, int flags,
     FILE *err, const char *cmd)
 {
-	struct say quiet = { NULL, NULL }, say = { err, cmd };
+	struct say say = { err, cmd };
 	struct faults *fl = faults_default();
 	struct ondisk disk;
 	struct model *m = NULL;
@@ -316,11 +372,11 @@ job_model_kept(struct cache *c, const struct job_ref *job, int flags,
 
 	memset(&disk, 0, sizeof disk);
 	if (!(flags & (JOBMODEL_FRESH | JOBMODEL_LIVE)) &&
-	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0)
-		kept = read_kept(c, job, key, &disk, &quiet, &m);
+	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0 &&
+	    (kept = fetch_kept(c, job, key, &disk, &m)))
+		hand_over(c, job, key, m);
 	for (i = 0; !kept && i < faults_nerrors(fl); i++)
 		warn(&say, "%s", faults_error(fl, i));
-	model_free(m);
 	free(why);
 	free(disk.first_missing);
 	faults_free(fl);

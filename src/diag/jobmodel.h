@@ -43,7 +43,9 @@ int job_model_ref(struct cache *c, const struct job_ref *job,
 /*
  * Whether job_model_ref() of `job` with `flags` (and no baselines) would
  * read back a model kept in the cache instead of computing one: 1 yes,
- * 0 no (also when that cannot be told).  Costs the key and a decode.
+ * 0 no (also when that cannot be told).  Costs the key and a decode;
+ * the model read is handed to the next job_model_ref() of the same job
+ * and key in this process, which then does not decode it again.
  * On 0 the fault library's errors are said to `err` (may be NULL) as
  * job_model_ref() says them, for a caller that computes the model where
  * nothing can be said (behind the screen).

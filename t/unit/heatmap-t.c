@@ -5,7 +5,8 @@
  * iteration across resizes, a drill on a cell of a long run (kept in
  * buckets) filtering the log to the node and the column's iterations,
  * back to both cursors, and a newer model (the job followed after 2000
- * more iterations) cutting other columns under it.  The long run
+ * more iterations) cutting other columns under it; the run's kept
+ * model, asked about and then opened, read once.  The long run
  * is simulated (3000 iterations: past the model's 2048, so buckets of
  * 2), indexed and diagnosed here; a job of times alone is built by
  * hand.
@@ -146,6 +147,58 @@ long_run(struct cache **c, int64_t *id)
 	free(db);
 	free(job);
 	return m;
+}
+
+/* Lines of file `path` that hold `what`. */
+static int
+count_in(const char *path, const char *what)
+{
+	char line[4096];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	while (f != NULL && fgets(line, sizeof line, f) != NULL)
+		n += strstr(line, what) != NULL;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+/*
+ * A kept model asked about (job_model_kept(), whether to diagnose
+ * behind the screen) and then opened is read from the cache and decoded
+ * once: the model the question read is the one opened.
+ */
+static void
+test_kept_once(void)
+{
+	char *db = xasprintf("%s/c.db", dir), *trace = xasprintf("%s/trace",
+	    dir), *why = NULL;
+	struct cache *c2 = NULL;
+	struct job_ref ref;
+	struct model *m = NULL;
+	int kept = 0, rc = -1;
+
+	setenv("TS_SQL_TRACE", trace, 1);
+	if (cache_open(db, 0, &c2, &why) == 0 &&
+	    jobdb_find(c2, "long", &ref, &why) == 1) {
+		kept = job_model_kept(c2, &ref, JOBMODEL_NO_FLOWS, NULL, NULL);
+		rc = job_model_ref(c2, &ref, NULL, 0, JOBMODEL_NO_FLOWS, NULL,
+		    NULL, &m, &why);
+		jobdb_release(&ref);
+	}
+	unsetenv("TS_SQL_TRACE");
+	ok(kept == 1 && rc == 0 && m != NULL && m->nnodes > 0,
+	    "a kept model: said so, then opened");
+	ok(count_in(trace, "SELECT model FROM results") == 1,
+	    "read from the cache once, not once a question");
+	if (why != NULL)
+		printf("# %s\n", why);
+	model_free(m);
+	cache_close(c2);
+	free(why);
+	free(trace);
+	free(db);
 }
 
 /* How many words the prompt offers after "move WORD". */
@@ -429,6 +482,7 @@ main(void)
 		return 1;
 	m = long_run(&c, &id);
 	ok(m != NULL && m->iter_width > 1, "a long run, kept in buckets");
+	test_kept_once();
 	if (m != NULL) {
 		view_init(&v, c);
 		view_set_model(&v, "long", m);
