@@ -73,6 +73,14 @@ void cache_let_in(struct cache *c);
  */
 int cache_changed(struct cache *c, long long *seen, char **cause);
 int cache_commit(struct cache *c, char **cause);
+/*
+ * From now until cache_close(), a commit that leaves the WAL long hands
+ * its checkpoint to a thread of its own (with a connection of its own)
+ * instead of doing it before it returns: for a writer with other threads
+ * waiting on it.  Nothing changes when the cache is read-only or the
+ * thread cannot start.
+ */
+void cache_checkpoint_behind(struct cache *c);
 void cache_rollback(struct cache *c);
 /* Run SQL without results; 0, or -1 with *cause set. */
 int cache_exec(struct cache *c, const char *sql, char **cause);
