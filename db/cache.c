@@ -23,6 +23,8 @@
 #include "db/cache.h"
 #include "base/util.h"
 
+#define CACHE_KEPT 8		/* statements kept prepared at most */
+
 struct cache {
 	sqlite3 *db;
 	char *path;
@@ -32,6 +34,11 @@ struct cache {
 	double busy_since;	/* when the current wait for a lock began */
 	FILE *trace;		/* TS_SQL_TRACE: every statement run, or NULL */
 	struct behind *behind;	/* checkpoints on a thread, or NULL */
+	struct kept {		/* cache_prepare_kept() */
+		const char *sql;
+		sqlite3_stmt *st;
+	} kept[CACHE_KEPT];
+	size_t nkept;
 };
 
 /*
@@ -593,12 +600,54 @@ behind_stop(struct cache *c)
 	c->behind = NULL;
 }
 
+int
+cache_prepare_kept(struct cache *c, const char *sql, sqlite3_stmt **st,
+    char **cause)
+{
+	struct kept *k;
+	size_t i;
+
+	for (i = 0; i < c->nkept; i++)
+		if (c->kept[i].sql == sql) {
+			*st = c->kept[i].st;
+			sqlite3_reset(*st);
+			sqlite3_clear_bindings(*st);
+			return 0;
+		}
+	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
+	    NULL) != SQLITE_OK)
+		return cache_fail(c, "cannot read the job", cause);
+	/* full: the oldest one not being stepped goes */
+	for (i = 0; c->nkept == CACHE_KEPT && i < CACHE_KEPT; i++) {
+		if (sqlite3_stmt_busy(c->kept[i].st))
+			continue;
+		sqlite3_finalize(c->kept[i].st);
+		memmove(c->kept + i, c->kept + i + 1, (CACHE_KEPT - 1 - i) *
+		    sizeof *k);
+		c->nkept--;
+	}
+	if (c->nkept == CACHE_KEPT) {
+		sqlite3_finalize(*st);
+		*st = NULL;
+		return ts_fail(cause, "cache '%s': more than %d statements "
+		    "in use at once", c->path, CACHE_KEPT);
+	}
+	k = &c->kept[c->nkept++];
+	k->sql = sql;
+	k->st = *st;
+	return 0;
+}
+
 void
 cache_close(struct cache *c)
 {
+	size_t i;
+
 	if (c == NULL)
 		return;
 	behind_stop(c);
+	for (i = 0; i < c->nkept; i++)
+		sqlite3_finalize(c->kept[i].st);
 	if (c->trace != NULL) {
 		sqlite3_trace_v2(c->db, 0, NULL, NULL);
 		fclose(c->trace);

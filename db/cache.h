@@ -50,6 +50,16 @@ int cache_readonly(const struct cache *c);
 void cache_close(struct cache *c);
 /* The connection, for the other db/ modules (borrowed). */
 struct sqlite3 *cache_db(struct cache *c);
+/*
+ * A statement of `sql` (the same string each time: it is known by its
+ * address) prepared once for the connection's life: *st comes reset,
+ * its bindings cleared.  The caller resets it when done (so that it
+ * holds no read transaction) and never finalizes it; cache_close() does.
+ * Returns 0, or -1 with *cause.
+ */
+struct sqlite3_stmt;
+int cache_prepare_kept(struct cache *c, const char *sql,
+    struct sqlite3_stmt **st, char **cause);
 const char *cache_path(const struct cache *c);
 
 /*

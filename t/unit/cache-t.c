@@ -255,6 +255,56 @@ test_behind(void)
 	free(p);
 }
 
+/*
+ * cache_prepare_kept(): one statement per SQL string, reset each time;
+ * past eight, the oldest idle one goes, never one being stepped.
+ */
+static void
+test_kept(void)
+{
+	static const char *const sql[] = {
+		"SELECT 0 FROM jobs", "SELECT 1 FROM jobs", "SELECT 2 FROM jobs",
+		"SELECT 3 FROM jobs", "SELECT 4 FROM jobs", "SELECT 5 FROM jobs",
+		"SELECT 6 FROM jobs", "SELECT 7 FROM jobs", "SELECT 8 FROM jobs",
+		"SELECT 9 FROM jobs",
+	};
+	char *p = path_in("kept.db"), *cause = NULL;
+	sqlite3_stmt *a, *b, *st[10];
+	struct cache *c;
+	int i, rc = 0;
+
+	ok(cache_open(p, 0, &c, &cause) == 0 && cache_exec(c, "INSERT INTO "
+	    "jobs (name, root, created) VALUES ('a', '/a', 0), "
+	    "('b', '/b', 0)", &cause) == 0, "a cache of two jobs");
+	ok(cache_prepare_kept(c, sql[0], &a, &cause) == 0 &&
+	    sqlite3_step(a) == SQLITE_ROW && cache_prepare_kept(c, sql[0],
+	    &b, &cause) == 0 && a == b && sqlite3_step(b) == SQLITE_ROW &&
+	    sqlite3_step(b) == SQLITE_ROW, "the same statement, reset");
+	sqlite3_reset(b);
+	/* the first one busy, then nine more: the idle ones make room */
+	ok(cache_prepare_kept(c, sql[0], &a, &cause) == 0 &&
+	    sqlite3_step(a) == SQLITE_ROW, "one statement being stepped");
+	for (i = 1; i < 10; i++)
+		rc |= cache_prepare_kept(c, sql[i], &st[i], &cause);
+	ok(rc == 0, "ten statements kept in turn");
+	is_int(sqlite3_step(a), SQLITE_ROW, "the busy one was kept");
+	sqlite3_reset(a);
+	/* eight busy: a ninth is refused, and says why */
+	for (i = 0, rc = 0; i < 8; i++)
+		rc |= cache_prepare_kept(c, sql[i], &st[i], &cause) != 0 ||
+		    sqlite3_step(st[i]) != SQLITE_ROW;
+	ok(rc == 0, "eight statements being stepped");
+	ok(cache_prepare_kept(c, sql[8], &st[8], &cause) == -1 &&
+	    cause != NULL && strstr(cause, "statements in use") != NULL,
+	    "a ninth is refused");
+	free(cause);
+	cause = NULL;
+	for (i = 0; i < 8; i++)
+		sqlite3_reset(st[i]);
+	cache_close(c);
+	free(p);
+}
+
 /* A cache of schema 1 (before flow_sets.asm_version) is brought up to date. */
 static void
 test_migrate(void)
@@ -301,6 +351,7 @@ main(void)
 	test_refuse();
 	test_concurrent();
 	test_behind();
+	test_kept();
 	test_migrate();
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
