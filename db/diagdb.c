@@ -150,7 +150,7 @@ struct rows_at {
 
 /* The text of template id (NULL none), borrowed until the next call. */
 static int
-tmpl_text(struct rows_at *ra, uint32_t id, const char **text)
+text_of(struct rows_at *ra, uint32_t id, const char **text)
 {
 	static const char sql[] = "SELECT text FROM templates WHERE id = ?1";
 	sqlite3_stmt *st;
@@ -194,7 +194,7 @@ ft_row(sqlite3_stmt *st, void *fn, void *arg)
 	}
 	if (!ra->told[r.tmpl]) {
 		ra->told[r.tmpl] = 1;
-		if (tmpl_text(ra, r.tmpl, &r.text) != 0)
+		if (text_of(ra, r.tmpl, &r.text) != 0)
 			return -1;
 	}
 	return ra->fn(ra->arg, &r);

@@ -98,22 +98,22 @@ struct split {
 	struct tbtrack tb;
 };
 
-/* One file_templates row. */
+/*
+ * One file_templates row (a job of 10 240 files has half a million: 104
+ * bytes each, not 152 with the line numbers it held once).
+ */
 struct lrow {
-	size_t file;
-	size_t tmpl;
+	uint32_t file;
+	uint32_t tmpl;
 	uint64_t count, first_line, first_off, last_line, last_off;
 	double first_ts, last_ts;
-	unsigned char *blob;	/* its line numbers, while its file is
-				   replayed (load_lines()) */
-	size_t bloblen;
 	long iter_first, iter_last;	/* iteration templates only */
 	/* its first line as the replay saw it: */
-	size_t node0;		/* the node it went to */
-	enum stage stage0;
+	uint32_t node0;		/* the node it went to */
+	unsigned char stage0;	/* enum stage */
+	unsigned char seen;
 	long iter0;		/* -1 none */
 	double at0;		/* when (see ltmpl.first_at), NAN */
-	int seen;
 };
 
 /* Per template: what the replay needs. */
@@ -345,8 +345,8 @@ add_row(void *arg, const struct diagdb_row *dr)
 	l->rows = xgrow(l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows);
 	r = &l->rows[l->nrows++];
 	memset(r, 0, sizeof *r);
-	r->file = file;
-	r->tmpl = tmpl_for(l, dr->tmpl, dr->text);
+	r->file = (uint32_t)file;
+	r->tmpl = (uint32_t)tmpl_for(l, dr->tmpl, dr->text);
 	r->count = dr->count;
 	r->first_line = dr->first_line;
 	r->first_off = dr->first_off;
@@ -725,45 +725,64 @@ iter_number(const struct lrow *r, long k)
 	    r->iter_first) / (double)(r->count - 1));
 }
 
-/* load_lines(): the rows of the file being read, the next of them. */
+/*
+ * line_map() as the cache gives the rows' line numbers: the file's rows
+ * [from, to), the next of them, and the map so far.
+ */
 struct lines_at {
 	struct loader *l;
-	size_t row, to;
+	size_t row, from, to;
+	uint32_t *map;
+	size_t cap;
 };
 
+/* A row's line numbers (varint deltas) into the map, as they come. */
 static int
 lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 {
 	struct lines_at *la = arg;
 	struct loader *l = la->l;
-	struct lrow *r;
+	const unsigned char *end = p + len;
+	uint64_t v, line = 0;
+	uint32_t mark;
+	size_t old;
 
 	/* both by template id: walk the file's rows along */
 	while (la->row < la->to && l->job->tmpls[l->rows[la->row].tmpl].id < id)
 		la->row++;
 	if (la->row == la->to || l->job->tmpls[l->rows[la->row].tmpl].id != id)
 		return 0;
-	r = &l->rows[la->row++];
-	free(r->blob);
-	r->blob = xmalloc(len + 1);
-	if (len > 0)
-		memcpy(r->blob, p, len);
-	r->bloblen = len;
+	mark = (uint32_t)(la->row++ - la->from + 1);
+	while (p < end && logdb_varint_get(&p, end, &v) == 0) {
+		line += v;
+		if (line >= la->cap) {
+			old = la->cap;
+			la->map = xgrow(la->map, &la->cap, (size_t)line + 1,
+			    sizeof *la->map);
+			memset(la->map + old, 0, (la->cap - old) *
+			    sizeof *la->map);
+		}
+		la->map[line] = mark;
+	}
 	return 0;
 }
 
 /*
- * Read the line numbers of file fi's rows [from, to) from the cache: only
- * the file being replayed holds them (a 10 GB job's are 50 MB).  The
- * first error goes to *err (when it holds none yet).
+ * "line -> row + 1" for file fi from its rows [from, to), the row counted
+ * from `from` (row_at()), read from the cache: only the files being
+ * replayed have theirs (a 10 GB job's are 50 MB).  A cache error goes to
+ * *err (when it holds none yet).
  */
-static void
-load_lines(struct loader *l, size_t fi, size_t from, size_t to, char **err)
+static uint32_t *
+line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
+    char **err)
 {
-	struct lines_at la = { l, from, to };
+	struct lines_at la = { l, from, from, to, NULL, 0 };
 	char *cause = NULL;
 	int rc;
 
+	la.cap = l->files[fi].lines + 2;
+	la.map = xcalloc(la.cap, sizeof *la.map);
 	if (l->dbmu != NULL)
 		pthread_mutex_lock(l->dbmu);
 	rc = diagdb_file_lines(l->c, l->files[fi].id, lines_row, &la, &cause);
@@ -773,52 +792,8 @@ load_lines(struct loader *l, size_t fi, size_t from, size_t to, char **err)
 		*err = cause;
 	else
 		free(cause);
-}
-
-static void
-drop_lines(struct loader *l, size_t from, size_t to)
-{
-	for (; from < to; from++) {
-		free(l->rows[from].blob);
-		l->rows[from].blob = NULL;
-		l->rows[from].bloblen = 0;
-	}
-}
-
-/*
- * "line -> row + 1" for file fi from its rows [from, to), the row counted
- * from `from` (row_at()).  A cache error goes to *err.
- */
-static uint32_t *
-line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
-    char **err)
-{
-	size_t cap = l->files[fi].lines + 2, i;
-	uint32_t *map = xcalloc(cap, sizeof *map);
-	const unsigned char *p, *end;
-	uint64_t v, line;
-
-	load_lines(l, fi, from, to, err);
-
-	for (i = from; i < to; i++) {
-		p = l->rows[i].blob;
-		end = p + l->rows[i].bloblen;
-		line = 0;
-		while (p < end && logdb_varint_get(&p, end, &v) == 0) {
-			line += v;
-			if (line >= cap) {
-				size_t old = cap;
-
-				map = xgrow(map, &cap, (size_t)line + 1,
-				    sizeof *map);
-				memset(map + old, 0, (cap - old) * sizeof *map);
-			}
-			map[line] = (uint32_t)(i - from + 1);
-		}
-	}
-	drop_lines(l, from, to);
-	*nlines = cap;
-	return map;
+	*nlines = la.cap;
+	return la.map;
 }
 
 /* The row of a line map's entry v (not 0) for rows from `from`. */
@@ -1209,8 +1184,8 @@ static void
 row_seen(struct lrow *r, size_t node, const struct stage_tag *tag,
     double at)
 {
-	r->node0 = node;
-	r->stage0 = tag->stage;
+	r->node0 = (uint32_t)node;
+	r->stage0 = (unsigned char)tag->stage;
 	r->iter0 = tag->iteration;
 	r->at0 = at;
 	r->seen = 1;
@@ -1303,7 +1278,8 @@ pick_first(struct loader *l)
 			continue;
 		r = &l->rows[best[t]];
 		diag_set_first(l->job, t, r->node0, l->files[r->file].path,
-		    (long)r->first_line, r->first_ts, r->stage0, r->iter0);
+		    (long)r->first_line, r->first_ts, (enum stage)r->stage0,
+		    r->iter0);
 		l->lt[t].first_at = r->at0;
 	}
 	free(best);
@@ -2415,8 +2391,6 @@ loader_release(struct loader *l)
 
 	for (i = 0; i < l->nfiles; i++)
 		free(l->files[i].path);
-	for (i = 0; i < l->nrows; i++)
-		free(l->rows[i].blob);
 	free(l->files);
 	free(l->by_id);
 	free(l->rows);
