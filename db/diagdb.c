@@ -49,25 +49,7 @@ col_text(sqlite3_stmt *st, int i)
  * `row` calls the callback for the current row.
  */
 static int
-walk(struct cache *c, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *,
-    void *), void *fn, void *arg, const char *what, char **cause)
-{
-	int rc, stop = 0;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if ((stop = row(st, fn, arg)) != 0)
-			break;
-	if (stop == 0 && rc != SQLITE_DONE) {
-		cache_fail(c, what, cause);
-		stop = -1;
-	}
-	sqlite3_finalize(st);
-	return stop;
-}
-
-/* walk() over a kept statement (cache_prepare_kept()): reset, not freed. */
-static int
-walk_kept(struct cache *c, sqlite3_stmt *st, int (*row)(sqlite3_stmt *,
+walk_rows(struct cache *c, sqlite3_stmt *st, int (*row)(sqlite3_stmt *,
     void *, void *), void *fn, void *arg, const char *what, char **cause)
 {
 	int rc, stop = 0;
@@ -79,6 +61,26 @@ walk_kept(struct cache *c, sqlite3_stmt *st, int (*row)(sqlite3_stmt *,
 		cache_fail(c, what, cause);
 		stop = -1;
 	}
+	return stop;
+}
+
+static int
+walk(struct cache *c, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *,
+    void *), void *fn, void *arg, const char *what, char **cause)
+{
+	int stop = walk_rows(c, st, row, fn, arg, what, cause);
+
+	sqlite3_finalize(st);
+	return stop;
+}
+
+/* walk() over a kept statement (cache_prepare_kept()): reset, not freed. */
+static int
+walk_kept(struct cache *c, sqlite3_stmt *st, int (*row)(sqlite3_stmt *,
+    void *, void *), void *fn, void *arg, const char *what, char **cause)
+{
+	int stop = walk_rows(c, st, row, fn, arg, what, cause);
+
 	sqlite3_reset(st);
 	return stop;
 }
