@@ -50,6 +50,16 @@ int cache_readonly(const struct cache *c);
 void cache_close(struct cache *c);
 /* The connection, for the other db/ modules (borrowed). */
 struct sqlite3 *cache_db(struct cache *c);
+/*
+ * A statement of `sql` (the same string each time: it is known by its
+ * address) prepared once for the connection's life: *st comes reset,
+ * its bindings cleared.  The caller resets it when done (so that it
+ * holds no read transaction) and never finalizes it; cache_close() does.
+ * Returns 0, or -1 with *cause.
+ */
+struct sqlite3_stmt;
+int cache_prepare_kept(struct cache *c, const char *sql,
+    struct sqlite3_stmt **st, char **cause);
 const char *cache_path(const struct cache *c);
 
 /*
@@ -73,6 +83,14 @@ void cache_let_in(struct cache *c);
  */
 int cache_changed(struct cache *c, long long *seen, char **cause);
 int cache_commit(struct cache *c, char **cause);
+/*
+ * From now until cache_close(), a commit that leaves the WAL long hands
+ * its checkpoint to a thread of its own (with a connection of its own)
+ * instead of doing it before it returns: for a writer with other threads
+ * waiting on it.  Nothing changes when the cache is read-only or the
+ * thread cannot start.
+ */
+void cache_checkpoint_behind(struct cache *c);
 void cache_rollback(struct cache *c);
 /* Run SQL without results; 0, or -1 with *cause set. */
 int cache_exec(struct cache *c, const char *sql, char **cause);

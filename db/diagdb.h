@@ -45,7 +45,8 @@ int diagdb_each_log_file(struct cache *c, int64_t job,
 struct diagdb_row {
 	int64_t file;
 	uint32_t tmpl;
-	const char *text;	/* NULL when the template has no text */
+	const char *text;	/* the first row of each template only, and
+				   not when it has no text: else NULL */
 	uint64_t count;
 	uint64_t first_line, first_off, last_line, last_off;
 	double first_ts, last_ts;	/* NAN: none */

@@ -561,4 +561,18 @@ test_expect_success 'a long run on one thread and on two: the same diagnosis and
 		test_cmp long-$layout-1.panes long-$layout-2.panes || exit 1
 	done
 '
+test_expect_success 'many small files on one, two and three threads: the same diagnosis' '
+	# 144 logs of a few hundred lines: the files are made ready
+	# many ahead, by whichever thread is idle (three: one of its own)
+	trainscope simulate --nodes 24 --gpus-per-node 4 --iters 60 \
+	    --no-flows small24 >/dev/null 2>&1 &&
+	for t in 1 2 3; do
+		trainscope --cache small24-$t.db --threads $t \
+		    diagnose --top 0 --format json small24 \
+		    >small24-$t.json 2>/dev/null || exit 1
+	done &&
+	jq -e ".nodes | length > 0" small24-1.json >/dev/null &&
+	test_cmp small24-1.json small24-2.json &&
+	test_cmp small24-1.json small24-3.json
+'
 test_done

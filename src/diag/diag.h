@@ -382,8 +382,23 @@ void diag_folder_add(struct diag_folder *fd, struct diag_job *job,
 void diag_folder_part(struct diag_folder *fd, struct diag_job *job,
     size_t stream);
 void diag_folder_finish(struct diag_folder *fd);
+/*
+ * Other work the two threads may do while they would wait: fn(arg, 1) is
+ * called by the worker when it has nothing to fold, fn(arg, 0) by the
+ * caller of diag_folder_add() or diag_folder_part() while the queue is
+ * full.  It returns 1 when it did something (then it is asked again), 0
+ * when there is nothing to do now; it must be safe on either thread.  Set
+ * before the first stream is added.  diag_folder_poke() wakes a worker
+ * that found nothing, when there may be something now.
+ */
+typedef int diag_folder_idle_fn(void *arg, int worker);
+void diag_folder_idle(struct diag_folder *fd, diag_folder_idle_fn *fn,
+    void *arg);
+void diag_folder_poke(struct diag_folder *fd);
 /* Threads the diagnosis may use: 0 one per core (default), 1 no worker. */
 void diag_set_threads(int n);
+/* The threads the diagnosis uses (diag_set_threads(), else the cores). */
+int diag_threads(void);
 /*
  * The folded iterations are kept in buckets of 2^k consecutive
  * iterations (k = 0 while the run has at most DIAG_FOLD_COLS of them;

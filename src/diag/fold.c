@@ -1061,6 +1061,9 @@ struct diag_folder {
 	int closing;
 	struct moved *done;		/* folded, to put back */
 	size_t ndone, donecap;
+	diag_folder_idle_fn *idle;	/* work for a thread that would wait */
+	void *idle_arg;
+	unsigned pokes;			/* diag_folder_poke() calls */
 };
 
 static int fold_threads;		/* diag_set_threads() */
@@ -1071,6 +1074,32 @@ diag_set_threads(int n)
 	fold_threads = n;
 }
 
+int
+diag_threads(void)
+{
+	return fold_threads > 0 ? fold_threads : ts_ncpus(64);
+}
+
+/*
+ * With the lock held and nothing queued: do the idle work there is, else
+ * wait for a part, a poke or the end.  0 when the folder is closing.
+ */
+static int
+folder_idle(struct diag_folder *fd)
+{
+	unsigned pokes = fd->pokes;
+	int did = 0;
+
+	if (fd->idle != NULL) {
+		pthread_mutex_unlock(&fd->mu);
+		did = fd->idle(fd->idle_arg, 1);
+		pthread_mutex_lock(&fd->mu);
+	}
+	if (!did && fd->n == 0 && !fd->closing && fd->pokes == pokes)
+		pthread_cond_wait(&fd->cv, &fd->mu);
+	return fd->n > 0 || !fd->closing;
+}
+
 static void *
 folder_main(void *arg)
 {
@@ -1079,8 +1108,8 @@ folder_main(void *arg)
 
 	pthread_mutex_lock(&fd->mu);
 	for (;;) {
-		while (fd->n == 0 && !fd->closing)
-			pthread_cond_wait(&fd->cv, &fd->mu);
+		if (fd->n == 0 && !fd->closing && folder_idle(fd))
+			continue;
 		if (fd->n == 0)
 			break;
 		m = fd->q[fd->head];
@@ -1108,7 +1137,7 @@ folder_main(void *arg)
 struct diag_folder *
 diag_folder_start(struct diag_job *job)
 {
-	int n = fold_threads > 0 ? fold_threads : ts_ncpus(64);
+	int n = diag_threads();
 	struct diag_folder *fd;
 
 	if (n < 2)
@@ -1131,9 +1160,20 @@ diag_folder_start(struct diag_job *job)
 static void
 folder_put(struct diag_folder *fd, const struct moved *m)
 {
+	int did;
+
 	pthread_mutex_lock(&fd->mu);
-	while (fd->n == FOLDER_QUEUE)
-		pthread_cond_wait(&fd->cv, &fd->mu);
+	while (fd->n == FOLDER_QUEUE) {
+		if (fd->idle != NULL) {
+			pthread_mutex_unlock(&fd->mu);
+			did = fd->idle(fd->idle_arg, 0);
+			pthread_mutex_lock(&fd->mu);
+			if (did)
+				continue;
+		}
+		if (fd->n == FOLDER_QUEUE)
+			pthread_cond_wait(&fd->cv, &fd->mu);
+	}
 	fd->q[(fd->head + fd->n) % FOLDER_QUEUE] = *m;
 	fd->n++;
 	pthread_cond_broadcast(&fd->cv);
@@ -1192,6 +1232,28 @@ diag_folder_part(struct diag_folder *fd, struct diag_job *job, size_t stream)
 	s->iters[0] = last;
 	s->niters = 1;
 	folder_put(fd, &m);
+}
+
+void
+diag_folder_idle(struct diag_folder *fd, diag_folder_idle_fn *fn, void *arg)
+{
+	if (fd == NULL)
+		return;
+	pthread_mutex_lock(&fd->mu);
+	fd->idle = fn;
+	fd->idle_arg = arg;
+	pthread_mutex_unlock(&fd->mu);
+}
+
+void
+diag_folder_poke(struct diag_folder *fd)
+{
+	if (fd == NULL)
+		return;
+	pthread_mutex_lock(&fd->mu);
+	fd->pokes++;
+	pthread_cond_broadcast(&fd->cv);
+	pthread_mutex_unlock(&fd->mu);
 }
 
 void

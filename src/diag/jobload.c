@@ -22,11 +22,11 @@
  * need just their numbers.  The rows come from db/diagdb.c; this file
  * reads the raw lines.
  *
- * With two threads or more the replay is a pipeline of three: one thread
- * makes the next files ready (their line maps read from the cache, their
- * iteration lines numbered, their clocks built: struct prep), this one
- * replays them in file order, and the fold's worker (fold.c) folds the
- * streams' iterations as they complete.
+ * With two threads or more the replay is a pipeline: the next files are
+ * made ready (their line maps read from the cache, their iteration lines
+ * numbered, their clocks built: struct prep) by whichever thread has
+ * nothing else to do, this one replays them in file order, and the fold's
+ * worker (fold.c) folds the streams' iterations as they complete.
  */
 #include "config.h"
 
@@ -98,22 +98,22 @@ struct split {
 	struct tbtrack tb;
 };
 
-/* One file_templates row. */
+/*
+ * One file_templates row (a job of 10 240 files has half a million: 104
+ * bytes each, not 152 with the line numbers it held once).
+ */
 struct lrow {
-	size_t file;
-	size_t tmpl;
+	uint32_t file;
+	uint32_t tmpl;
 	uint64_t count, first_line, first_off, last_line, last_off;
 	double first_ts, last_ts;
-	unsigned char *blob;	/* its line numbers, while its file is
-				   replayed (load_lines()) */
-	size_t bloblen;
 	long iter_first, iter_last;	/* iteration templates only */
 	/* its first line as the replay saw it: */
-	size_t node0;		/* the node it went to */
-	enum stage stage0;
+	uint32_t node0;		/* the node it went to */
+	unsigned char stage0;	/* enum stage */
+	unsigned char seen;
 	long iter0;		/* -1 none */
 	double at0;		/* when (see ltmpl.first_at), NAN */
-	int seen;
 };
 
 /* Per template: what the replay needs. */
@@ -176,6 +176,7 @@ struct loader {
 	char *err;		/* the first error reading the cache while
 				   replaying */
 	struct diag_folder *folder;	/* folds streams as files end */
+	pthread_mutex_t *dbmu;	/* cache reads take turns (struct prep) */
 };
 
 static int
@@ -344,8 +345,8 @@ add_row(void *arg, const struct diagdb_row *dr)
 	l->rows = xgrow(l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows);
 	r = &l->rows[l->nrows++];
 	memset(r, 0, sizeof *r);
-	r->file = file;
-	r->tmpl = tmpl_for(l, dr->tmpl, dr->text);
+	r->file = (uint32_t)file;
+	r->tmpl = (uint32_t)tmpl_for(l, dr->tmpl, dr->text);
 	r->count = dr->count;
 	r->first_line = dr->first_line;
 	r->first_off = dr->first_off;
@@ -724,96 +725,82 @@ iter_number(const struct lrow *r, long k)
 	    r->iter_first) / (double)(r->count - 1));
 }
 
-/* load_lines(): the rows of the file being read, the next of them. */
+/*
+ * line_map() as the cache gives the rows' line numbers: the file's rows
+ * [from, to), the next of them, and the map so far.
+ */
 struct lines_at {
 	struct loader *l;
-	size_t row, to;
+	size_t row, from, to;
+	uint32_t *map;
+	size_t cap;
 };
 
+/* A row's line numbers (varint deltas) into the map, as they come. */
 static int
 lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 {
 	struct lines_at *la = arg;
 	struct loader *l = la->l;
-	struct lrow *r;
+	const unsigned char *end = p + len;
+	uint64_t v, line = 0;
+	uint32_t mark;
+	size_t old;
 
 	/* both by template id: walk the file's rows along */
 	while (la->row < la->to && l->job->tmpls[l->rows[la->row].tmpl].id < id)
 		la->row++;
 	if (la->row == la->to || l->job->tmpls[l->rows[la->row].tmpl].id != id)
 		return 0;
-	r = &l->rows[la->row++];
-	free(r->blob);
-	r->blob = xmalloc(len + 1);
-	if (len > 0)
-		memcpy(r->blob, p, len);
-	r->bloblen = len;
+	mark = (uint32_t)(la->row++ - la->from + 1);
+	while (p < end && logdb_varint_get(&p, end, &v) == 0) {
+		line += v;
+		if (line >= la->cap) {
+			old = la->cap;
+			la->map = xgrow(la->map, &la->cap, (size_t)line + 1,
+			    sizeof *la->map);
+			memset(la->map + old, 0, (la->cap - old) *
+			    sizeof *la->map);
+		}
+		la->map[line] = mark;
+	}
 	return 0;
 }
 
 /*
- * Read the line numbers of file fi's rows [from, to) from the cache: only
- * the file being replayed holds them (a 10 GB job's are 50 MB).  The
- * first error goes to *err (when it holds none yet).
- */
-static void
-load_lines(struct loader *l, size_t fi, size_t from, size_t to, char **err)
-{
-	struct lines_at la = { l, from, to };
-	char *cause = NULL;
-
-	if (diagdb_file_lines(l->c, l->files[fi].id, lines_row, &la,
-	    &cause) != 0 && *err == NULL)
-		*err = cause;
-	else
-		free(cause);
-}
-
-static void
-drop_lines(struct loader *l, size_t from, size_t to)
-{
-	for (; from < to; from++) {
-		free(l->rows[from].blob);
-		l->rows[from].blob = NULL;
-		l->rows[from].bloblen = 0;
-	}
-}
-
-/*
- * "line -> template + 1" for file fi from its rows [from, to); row_of[t]
- * the row of template t.  A cache error goes to *err.
+ * "line -> row + 1" for file fi from its rows [from, to), the row counted
+ * from `from` (row_at()), read from the cache: only the files being
+ * replayed have theirs (a 10 GB job's are 50 MB).  A cache error goes to
+ * *err (when it holds none yet).
  */
 static uint32_t *
 line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
-    size_t *row_of, char **err)
+    char **err)
 {
-	size_t cap = l->files[fi].lines + 2, i;
-	uint32_t *map = xcalloc(cap, sizeof *map);
-	const unsigned char *p, *end;
-	uint64_t v, line;
+	struct lines_at la = { l, from, from, to, NULL, 0 };
+	char *cause = NULL;
+	int rc;
 
-	load_lines(l, fi, from, to, err);
+	la.cap = l->files[fi].lines + 2;
+	la.map = xcalloc(la.cap, sizeof *la.map);
+	if (l->dbmu != NULL)
+		pthread_mutex_lock(l->dbmu);
+	rc = diagdb_file_lines(l->c, l->files[fi].id, lines_row, &la, &cause);
+	if (l->dbmu != NULL)
+		pthread_mutex_unlock(l->dbmu);
+	if (rc != 0 && *err == NULL)
+		*err = cause;
+	else
+		free(cause);
+	*nlines = la.cap;
+	return la.map;
+}
 
-	for (i = from; i < to; i++) {
-		row_of[l->rows[i].tmpl] = i;
-		p = l->rows[i].blob;
-		end = p + l->rows[i].bloblen;
-		line = 0;
-		while (p < end && logdb_varint_get(&p, end, &v) == 0) {
-			line += v;
-			if (line >= cap) {
-				size_t old = cap;
-
-				map = xgrow(map, &cap, (size_t)line + 1,
-				    sizeof *map);
-				memset(map + old, 0, (cap - old) * sizeof *map);
-			}
-			map[line] = (uint32_t)(l->rows[i].tmpl + 1);
-		}
-	}
-	drop_lines(l, from, to);
-	*nlines = cap;
-	return map;
+/* The row of a line map's entry v (not 0) for rows from `from`. */
+static inline struct lrow *
+row_at(const struct loader *l, size_t from, uint32_t v)
+{
+	return &l->rows[from + v - 1];
 }
 
 /*
@@ -1091,9 +1078,8 @@ iter_time(const struct loader *l, const struct lrow *r, long k)
  */
 struct ready {
 	size_t from, to;	/* its rows */
-	uint32_t *map;
+	uint32_t *map;		/* line_map() */
 	size_t nlines;
-	size_t *row_of;		/* template -> its row (the slot's own) */
 	long *num;
 	struct lclock ck;
 	char *err;
@@ -1109,8 +1095,9 @@ struct ready {
 static void
 clock_build(const struct loader *l, struct ready *rd, size_t niter)
 {
-	size_t i, n = 0, k = 0, line, t, nth = 0;
+	size_t i, n = 0, k = 0, line, nth = 0;
 	struct lclock *ck = &rd->ck;
+	const struct lrow *ro;
 	double *pt, x;
 
 	pt = xcalloc(3 * 2 * (rd->to - rd->from) + 3, sizeof *pt);
@@ -1135,9 +1122,10 @@ clock_build(const struct loader *l, struct ready *rd, size_t niter)
 	ck->line = xcalloc(n + niter + 1, sizeof *ck->line);
 	ck->ts = xcalloc(n + niter + 1, sizeof *ck->ts);
 	for (line = 1; line < rd->nlines && l->nref > 0; line++) {
-		if (rd->map[line] == 0 || !l->lt[t = rd->map[line] - 1].is_iter)
+		if (rd->map[line] == 0 ||
+		    !l->lt[(ro = row_at(l, rd->from, rd->map[line]))->tmpl].is_iter)
 			continue;
-		x = iter_time(l, &l->rows[rd->row_of[t]], rd->num[nth++]);
+		x = iter_time(l, ro, rd->num[nth++]);
 		if (isnan(x))
 			continue;
 		for (; k < n && pt[3 * k] < (double)line; k++)
@@ -1149,33 +1137,33 @@ clock_build(const struct loader *l, struct ready *rd, size_t niter)
 	free(pt);
 }
 
-/*
- * Make rows [from, to) (one file) ready in rd; occ counts templates'
- * occurrences (the caller's own, any content).
- */
+/* Make rows [from, to) (one file) ready in rd. */
 static void
-ready_make(struct loader *l, size_t from, size_t to, struct ready *rd,
-    long *occ)
+ready_make(struct loader *l, size_t from, size_t to, struct ready *rd)
 {
-	size_t fi = l->rows[from].file, line, i, n = 0, t;
+	size_t fi = l->rows[from].file, line, i, n = 0;
+	long *occ;		/* each row's iteration lines so far */
+	uint32_t v;
 
 	rd->from = from;
 	rd->to = to;
 	rd->err = NULL;
-	rd->map = line_map(l, fi, from, to, &rd->nlines, rd->row_of, &rd->err);
+	rd->map = line_map(l, fi, from, to, &rd->nlines, &rd->err);
 	memset(&rd->ck, 0, sizeof rd->ck);
 	rd->num = NULL;
 	if (l->files[fi].node == (size_t)-1)
 		return;
-	for (i = from; i < to; i++)
-		occ[l->rows[i].tmpl] = 0;
 	for (line = 1; line < rd->nlines; line++)
-		n += rd->map[line] != 0 && l->lt[rd->map[line] - 1].is_iter;
+		n += (v = rd->map[line]) != 0 &&
+		    l->lt[row_at(l, from, v)->tmpl].is_iter;
+	occ = xcalloc(to - from + 1, sizeof *occ);
 	rd->num = xcalloc(n + 1, sizeof *rd->num);
 	for (line = 1, i = 0; line < rd->nlines && i < n; line++)
-		if (rd->map[line] != 0 && l->lt[t = rd->map[line] - 1].is_iter)
-			rd->num[i++] = iter_number(&l->rows[rd->row_of[t]],
-			    occ[t]++);
+		if ((v = rd->map[line]) != 0 &&
+		    l->lt[row_at(l, from, v)->tmpl].is_iter)
+			rd->num[i++] = iter_number(row_at(l, from, v),
+			    occ[v - 1]++);
+	free(occ);
 	clock_build(l, rd, n);
 }
 
@@ -1196,8 +1184,8 @@ static void
 row_seen(struct lrow *r, size_t node, const struct stage_tag *tag,
     double at)
 {
-	r->node0 = node;
-	r->stage0 = tag->stage;
+	r->node0 = (uint32_t)node;
+	r->stage0 = (unsigned char)tag->stage;
 	r->iter0 = tag->iteration;
 	r->at0 = at;
 	r->seen = 1;
@@ -1222,12 +1210,12 @@ replay_file(struct loader *l, struct ready *rd)
 	stage_tracker_init(&tr);
 	memset(&it, 0, sizeof it);
 	for (line = 1; line < rd->nlines; line++) {
-		const struct lrow *r;
+		struct lrow *r;
 
 		if (map[line] == 0)
 			continue;
-		t = map[line] - 1;
-		r = &l->rows[rd->row_of[t]];
+		r = row_at(l, rd->from, map[line]);
+		t = r->tmpl;
 		tb_line(l, &tb, t);
 		if (l->lt[t].is_iter) {
 			it.iteration = rd->num[nth++];
@@ -1236,7 +1224,7 @@ replay_file(struct loader *l, struct ready *rd)
 			stage_feed_known(&tr, l->lt[t].rule, NULL, &tag);
 		ts = clock_at(ck, line, &hint);
 		if (line == r->first_line)	/* after a timed line, not before */
-			row_seen(&l->rows[rd->row_of[t]], l->files[fi].node,
+			row_seen(r, l->files[fi].node,
 			    &tag, ck->n > 0 && line >= ck->line[0] ? ts : NAN);
 		stream_line(l, l->files[fi].stream, t, &tag, &pending, ts,
 		    (long)line);
@@ -1290,7 +1278,8 @@ pick_first(struct loader *l)
 			continue;
 		r = &l->rows[best[t]];
 		diag_set_first(l->job, t, r->node0, l->files[r->file].path,
-		    (long)r->first_line, r->first_ts, r->stage0, r->iter0);
+		    (long)r->first_line, r->first_ts, (enum stage)r->stage0,
+		    r->iter0);
 		l->lt[t].first_at = r->at0;
 	}
 	free(best);
@@ -1420,7 +1409,7 @@ gap_flush(struct loader *l)
 static void
 collect_times(struct loader *l)
 {
-	size_t i, from = 0, to = 0, best = (size_t)-1, nlines, *row_of;
+	size_t i, from = 0, to = 0, best = (size_t)-1, nlines, t;
 	uint64_t most = 0;
 	uint32_t *map;
 	char *path, *cause = NULL;
@@ -1441,13 +1430,12 @@ collect_times(struct loader *l)
 		;
 	for (from = i, to = i; to < l->nrows && l->rows[to].file == best; to++)
 		;
-	row_of = xcalloc(l->job->ntmpls + 1, sizeof *row_of);
-	map = line_map(l, best, from, to, &nlines, row_of, &l->err);
+	map = line_map(l, best, from, to, &nlines, &l->err);
 	path = xasprintf("%s/%s", l->root, l->files[best].path);
 	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
 		while (reader_next(rd, &rl, &cause) == 1) {
 			if (rl.lineno >= nlines || map[rl.lineno] == 0 ||
-			    !l->lt[map[rl.lineno] - 1].is_iter)
+			    !l->lt[t = row_at(l, from, map[rl.lineno])->tmpl].is_iter)
 				continue;
 			lp_parse(rl.s, rl.len, &lp);
 			if (!stage_parse_iter(lp.msg, lp.msg_len, &it) ||
@@ -1460,7 +1448,7 @@ collect_times(struct loader *l)
 			else if (lp.ts_kind != LP_TS_NONE)
 				gap_time(l, 0, it.iteration, lp.ts);
 			diag_add_metrics(l->job, it.iteration, &it,
-			    map[rl.lineno] - 1, l->files[best].path,
+			    t, l->files[best].path,
 			    (long)rl.lineno);
 		}
 		reader_close(rd);
@@ -1471,7 +1459,6 @@ collect_times(struct loader *l)
 	free(cause);
 	free(path);
 	free(map);
-	free(row_of);
 }
 
 /* Templates seen only as traceback frames or the source lines after them. */
@@ -1701,14 +1688,14 @@ split_iter(const struct loader *l, const struct split *sp,
 
 /* One line of a split file: count it, tag it, put it in its stream. */
 static void
-split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
-    const struct lp_line *lp, double ts, const size_t *row_of)
+split_line(struct loader *l, struct split *sp, struct lrow *r, uint64_t line,
+    const struct lp_line *lp, double ts)
 {
 	struct diag_job *job = l->job;
 	struct stage_tag tag;
 	struct stage_iter it;
 	struct diag_node *n = &job->nodes[sp->node];
-	const struct lrow *r = &l->rows[row_of[t]];
+	size_t t = r->tmpl;
 
 	diag_count(job, sp->node, t, 1);
 	if (job->tmpls[t].level >= DIAG_LEVEL_ERROR && !isnan(ts) &&
@@ -1730,7 +1717,7 @@ split_line(struct loader *l, struct split *sp, size_t t, uint64_t line,
 	} else
 		stage_feed_known(&sp->tr, l->lt[t].rule, NULL, &tag);
 	if (line == r->first_line)
-		row_seen(&l->rows[row_of[t]], sp->node, &tag, ts);
+		row_seen(r, sp->node, &tag, ts);
 	stream_line(l, sp->stream, t, &tag, &sp->pending, ts, (long)line);
 }
 
@@ -1881,8 +1868,8 @@ replay_split(struct loader *l, const struct ready *ready)
 			if (rl.lineno >= nlines || map[rl.lineno] == 0)
 				continue;
 			split_line(l, split_pick(l, fi, &lp, &sp, &nsp, &cap,
-			    &by_rank, &nby), map[rl.lineno] - 1, rl.lineno,
-			    &lp, ts, ready->row_of);
+			    &by_rank, &nby), row_at(l, ready->from,
+			    map[rl.lineno]), rl.lineno, &lp, ts);
 		}
 		reader_close(rd);
 	}
@@ -1904,68 +1891,144 @@ replay_split(struct loader *l, const struct ready *ready)
 
 /*
  * Files are made ready (read from the cache, numbered, clocked) ahead of
- * their replay: on a thread of their own when the diagnosis has two
- * threads or more (PREP_AHEAD files ahead), else just before.  The
- * thread alone reads the cache while the replay runs; the replay takes
- * the files in order, so the outcome does not depend on timing.
+ * their replay, file k in slot k % nslots.  On one thread a file is made
+ * just before its replay.  With the fold's worker (two threads or more)
+ * any thread may make the next file: the worker when it has nothing to
+ * fold, the replay when the worker's queue is full or when the file it
+ * needs next is not begun, and with three threads or more a thread of
+ * its own.  So two threads share three kinds of work without a third
+ * thread taking turns with them.  Reads of the cache, which one
+ * connection serves, take turns (dbmu).  A file is made the same way
+ * whoever makes it, and the replay takes the files in order, so the
+ * outcome does not depend on timing.
+ *
+ * Small files are made many ahead, so that the replay seldom waits for
+ * one (10 240 files of a thousand lines made one ahead kept the two
+ * threads taking turns); large ones two ahead, so that their line maps
+ * (4 bytes a line) stay few: the slots hold about PREP_LINES lines.
  */
-#define PREP_AHEAD 2
-/*
- * Below this many lines a file on average, the hand-over of every file
- * between the threads costs more than reading it ahead saves (10 240
- * files of 1 000 lines: the replay took longer on two threads than on
- * one); then the files are made ready just before their replay.
- */
-#define PREP_MIN_LINES 2048
+#define PREP_MIN 2
+#define PREP_MAX 16
+#define PREP_LINES (1u << 20)
+
+enum slot_state { SLOT_FREE, SLOT_MAKING, SLOT_READY };
 
 struct prep {
 	struct loader *l;
 	size_t *bounds;		/* file k's rows [bounds[k], bounds[k + 1]) */
 	size_t nfiles;
-	struct ready slot[PREP_AHEAD];	/* file k in slot k % PREP_AHEAD */
-	int full[PREP_AHEAD];
-	long *occ;		/* the maker's own occurrence counters */
+	struct ready *slot;	/* file k in slot k % nslots */
+	enum slot_state *state;
+	size_t nslots;
+	size_t taking;		/* the file the replay takes or replays */
+	int shared;		/* several threads make files */
+	int threaded;		/* one of them is a thread of its own */
 	pthread_t thread;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int threaded;
+	pthread_cond_t cv;	/* a slot was made or freed */
+	pthread_mutex_t dbmu;
 };
+
+/*
+ * With the lock held: claim the first file not begun from `ahead` files
+ * after the one the replay is at, or (size_t)-1.  A file's slot is free
+ * once the file nslots before it is replayed, so each file in [taking,
+ * taking + nslots) whose slot is free is not begun.
+ */
+static size_t
+prep_claim(struct prep *p, size_t ahead)
+{
+	size_t k;
+
+	for (k = p->taking + ahead; k < p->taking + p->nslots &&
+	    k < p->nfiles; k++)
+		if (p->state[k % p->nslots] == SLOT_FREE) {
+			p->state[k % p->nslots] = SLOT_MAKING;
+			return k;
+		}
+	return (size_t)-1;
+}
+
+/* Make file k, claimed, and say it is ready. */
+static void
+prep_make(struct prep *p, size_t k)
+{
+	ready_make(p->l, p->bounds[k], p->bounds[k + 1],
+	    &p->slot[k % p->nslots]);
+	pthread_mutex_lock(&p->mu);
+	p->state[k % p->nslots] = SLOT_READY;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/*
+ * diag_folder_idle(): make a file ahead if one may be made now.  The
+ * worker leaves the file after the one being replayed to the replay,
+ * which makes it itself when it comes to it if nobody has: the worker,
+ * making the very next one, kept the replay waiting for it, file after
+ * file, where files are small.
+ */
+static int
+prep_idle(void *arg, int worker)
+{
+	struct prep *p = arg;
+	size_t k;
+
+	pthread_mutex_lock(&p->mu);
+	k = prep_claim(p, worker ? 2 : 1);
+	pthread_mutex_unlock(&p->mu);
+	if (k == (size_t)-1)
+		return 0;
+	prep_make(p, k);
+	return 1;
+}
 
 static void *
 prep_main(void *arg)
 {
 	struct prep *p = arg;
-	struct ready *rd;
 	size_t k;
 
-	for (k = 0; k < p->nfiles; k++) {
-		rd = &p->slot[k % PREP_AHEAD];
-		pthread_mutex_lock(&p->mu);
-		while (p->full[k % PREP_AHEAD])
+	pthread_mutex_lock(&p->mu);
+	while (p->taking + 1 < p->nfiles) {
+		if ((k = prep_claim(p, 1)) == (size_t)-1) {
 			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
 		pthread_mutex_unlock(&p->mu);
-		ready_make(p->l, p->bounds[k], p->bounds[k + 1], rd, p->occ);
+		prep_make(p, k);
 		pthread_mutex_lock(&p->mu);
-		p->full[k % PREP_AHEAD] = 1;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
 	}
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
-/* File k, made ready (waiting for the maker). */
+/* File k, made ready (by this thread when no other has begun it). */
 static struct ready *
 prep_take(struct prep *p, size_t k)
 {
-	struct ready *rd = &p->slot[k % PREP_AHEAD];
+	struct ready *rd = &p->slot[k % p->nslots];
 
-	if (!p->threaded) {
-		ready_make(p->l, p->bounds[k], p->bounds[k + 1], rd, p->occ);
+	if (!p->shared) {
+		ready_make(p->l, p->bounds[k], p->bounds[k + 1], rd);
 		return rd;
 	}
+	/* a later file may be begun now */
 	pthread_mutex_lock(&p->mu);
-	while (!p->full[k % PREP_AHEAD])
-		pthread_cond_wait(&p->cv, &p->mu);
+	p->taking = k;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	diag_folder_poke(p->l->folder);
+	pthread_mutex_lock(&p->mu);
+	while (p->state[k % p->nslots] != SLOT_READY) {
+		if (p->state[k % p->nslots] == SLOT_FREE) {
+			p->state[k % p->nslots] = SLOT_MAKING;
+			pthread_mutex_unlock(&p->mu);
+			prep_make(p, k);
+			pthread_mutex_lock(&p->mu);
+		} else
+			pthread_cond_wait(&p->cv, &p->mu);
+	}
 	pthread_mutex_unlock(&p->mu);
 	return rd;
 }
@@ -1974,18 +2037,17 @@ prep_take(struct prep *p, size_t k)
 static void
 prep_give_back(struct prep *p, size_t k)
 {
-	struct ready *rd = &p->slot[k % PREP_AHEAD];
+	struct ready *rd = &p->slot[k % p->nslots];
 
 	if (rd->err != NULL && p->l->err == NULL) {
 		p->l->err = rd->err;
 		rd->err = NULL;
 	}
 	ready_release(rd);
-	if (!p->threaded)
+	if (!p->shared)
 		return;
 	pthread_mutex_lock(&p->mu);
-	p->full[k % PREP_AHEAD] = 0;
-	pthread_cond_broadcast(&p->cv);
+	p->state[k % p->nslots] = SLOT_FREE;
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -2002,37 +2064,45 @@ prep_start(struct prep *p, struct loader *l)
 		if (i == 0 || l->rows[i].file != l->rows[i - 1].file)
 			p->bounds[p->nfiles++] = i;
 	p->bounds[p->nfiles] = l->nrows;
-	p->occ = xcalloc(l->job->ntmpls + 1, sizeof *p->occ);
-	for (k = 0; k < PREP_AHEAD; k++)
-		p->slot[k].row_of = xcalloc(l->job->ntmpls + 1,
-		    sizeof *p->slot[k].row_of);
 	for (k = 0; k < p->nfiles; k++)
 		lines += l->files[l->rows[p->bounds[k]].file].lines;
-	if (l->folder == NULL || p->nfiles < 2 ||
-	    lines < (uint64_t)PREP_MIN_LINES * p->nfiles)
+	p->nslots = 1;
+	if (l->folder != NULL && p->nfiles >= 2) {
+		p->nslots = PREP_MAX;
+		while (p->nslots > PREP_MIN &&
+		    (uint64_t)p->nslots * (lines / p->nfiles) > PREP_LINES)
+			p->nslots--;
+	}
+	p->slot = xcalloc(p->nslots, sizeof *p->slot);
+	p->state = xcalloc(p->nslots, sizeof *p->state);
+	if (p->nslots == 1)
 		return;
+	p->shared = 1;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
-	p->threaded = pthread_create(&p->thread, NULL, prep_main, p) == 0;
-	if (!p->threaded) {
-		pthread_mutex_destroy(&p->mu);
-		pthread_cond_destroy(&p->cv);
-	}
+	pthread_mutex_init(&p->dbmu, NULL);
+	l->dbmu = &p->dbmu;
+	diag_folder_idle(l->folder, prep_idle, p);
+	if (diag_threads() >= 3)
+		p->threaded = pthread_create(&p->thread, NULL, prep_main,
+		    p) == 0;
 }
 
 static void
 prep_finish(struct prep *p)
 {
-	size_t k;
-
-	if (p->threaded) {
+	if (p->threaded)
 		pthread_join(p->thread, NULL);
+	if (p->shared) {
+		/* the worker makes no more: every file is made */
+		diag_folder_idle(p->l->folder, NULL, NULL);
+		p->l->dbmu = NULL;
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
+		pthread_mutex_destroy(&p->dbmu);
 	}
-	for (k = 0; k < PREP_AHEAD; k++)
-		free(p->slot[k].row_of);
-	free(p->occ);
+	free(p->slot);
+	free(p->state);
 	free(p->bounds);
 }
 
@@ -2321,8 +2391,6 @@ loader_release(struct loader *l)
 
 	for (i = 0; i < l->nfiles; i++)
 		free(l->files[i].path);
-	for (i = 0; i < l->nrows; i++)
-		free(l->rows[i].blob);
 	free(l->files);
 	free(l->by_id);
 	free(l->rows);

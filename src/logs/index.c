@@ -1787,6 +1787,9 @@ index_run(struct cache *c, char *const *paths, size_t n,
 	so.logs = o->logs;
 	so.nlogs = o->nlogs;
 	so.threads = o->threads > 0 ? o->threads : ts_ncpus(MAX_THREADS);
+	/* the others need not wait for the WAL's copy into the database */
+	if (so.threads > 1)
+		cache_checkpoint_behind(c);
 	so.warn = warn_cb;
 	so.known = known;
 	so.arg = &w;

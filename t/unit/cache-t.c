@@ -203,6 +203,108 @@ test_concurrent(void)
 	free(p);
 }
 
+static off_t
+file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? sb.st_size : -1;
+}
+
+/*
+ * cache_checkpoint_behind(): a commit that leaves 8 MB in the WAL returns
+ * with the database file still small; the thread copies it in, and
+ * nothing is lost across a close.
+ */
+static void
+test_behind(void)
+{
+	char *p = path_in("behind.db"), *wal = path_in("behind.db-wal");
+	char *cause = NULL;
+	struct cache *c;
+	int i, rc = 0;
+	off_t before;
+
+	ok(cache_open(p, 0, &c, &cause) == 0, "a cache to write");
+	cache_checkpoint_behind(c);
+	cache_checkpoint_behind(c);	/* twice: one thread */
+	before = file_size(p);
+	rc |= cache_exec(c, "CREATE TABLE big(x BLOB); BEGIN", &cause);
+	for (i = 0; i < 2048 && rc == 0; i++)
+		rc |= cache_exec(c, "INSERT INTO big VALUES (randomblob(4000))",
+		    &cause);
+	rc |= cache_commit(c, &cause);
+	ok(rc == 0, "2 048 pages written in one transaction");
+	/* the thread copies them in: wait for it, ten seconds at most */
+	for (i = 0; i < 1000 && file_size(p) < before + 2048 * 4000; i++)
+		usleep(10000);
+	ok(file_size(p) >= before + 2048 * 4000,
+	    "the WAL is copied into the database behind the commit");
+	is_int(query_int(c, "SELECT count(*) FROM big"), 2048,
+	    "the writer reads its rows meanwhile");
+	cache_close(c);
+	ok(access(wal, F_OK) != 0, "closing removes the WAL");
+	ok(cache_open(p, CACHE_READONLY, &c, &cause) == 0, "reopened");
+	cache_checkpoint_behind(c);	/* read-only: nothing to do */
+	is_int(query_int(c, "SELECT count(*) FROM big"), 2048,
+	    "no row was lost");
+	ok(query_int(c, "SELECT count(*) FROM pragma_integrity_check "
+	    "WHERE integrity_check != 'ok'") == 0, "integrity check passes");
+	cache_close(c);
+	free(wal);
+	free(p);
+}
+
+/*
+ * cache_prepare_kept(): one statement per SQL string, reset each time;
+ * past eight, the oldest idle one goes, never one being stepped.
+ */
+static void
+test_kept(void)
+{
+	static const char *const sql[] = {
+		"SELECT 0 FROM jobs", "SELECT 1 FROM jobs", "SELECT 2 FROM jobs",
+		"SELECT 3 FROM jobs", "SELECT 4 FROM jobs", "SELECT 5 FROM jobs",
+		"SELECT 6 FROM jobs", "SELECT 7 FROM jobs", "SELECT 8 FROM jobs",
+		"SELECT 9 FROM jobs",
+	};
+	char *p = path_in("kept.db"), *cause = NULL;
+	sqlite3_stmt *a, *b, *st[10];
+	struct cache *c;
+	int i, rc = 0;
+
+	ok(cache_open(p, 0, &c, &cause) == 0 && cache_exec(c, "INSERT INTO "
+	    "jobs (name, root, created) VALUES ('a', '/a', 0), "
+	    "('b', '/b', 0)", &cause) == 0, "a cache of two jobs");
+	ok(cache_prepare_kept(c, sql[0], &a, &cause) == 0 &&
+	    sqlite3_step(a) == SQLITE_ROW && cache_prepare_kept(c, sql[0],
+	    &b, &cause) == 0 && a == b && sqlite3_step(b) == SQLITE_ROW &&
+	    sqlite3_step(b) == SQLITE_ROW, "the same statement, reset");
+	sqlite3_reset(b);
+	/* the first one busy, then nine more: the idle ones make room */
+	ok(cache_prepare_kept(c, sql[0], &a, &cause) == 0 &&
+	    sqlite3_step(a) == SQLITE_ROW, "one statement being stepped");
+	for (i = 1; i < 10; i++)
+		rc |= cache_prepare_kept(c, sql[i], &st[i], &cause);
+	ok(rc == 0, "ten statements kept in turn");
+	is_int(sqlite3_step(a), SQLITE_ROW, "the busy one was kept");
+	sqlite3_reset(a);
+	/* eight busy: a ninth is refused, and says why */
+	for (i = 0, rc = 0; i < 8; i++)
+		rc |= cache_prepare_kept(c, sql[i], &st[i], &cause) != 0 ||
+		    sqlite3_step(st[i]) != SQLITE_ROW;
+	ok(rc == 0, "eight statements being stepped");
+	ok(cache_prepare_kept(c, sql[8], &st[8], &cause) == -1 &&
+	    cause != NULL && strstr(cause, "statements in use") != NULL,
+	    "a ninth is refused");
+	free(cause);
+	cause = NULL;
+	for (i = 0; i < 8; i++)
+		sqlite3_reset(st[i]);
+	cache_close(c);
+	free(p);
+}
+
 /* A cache of schema 1 (before flow_sets.asm_version) is brought up to date. */
 static void
 test_migrate(void)
@@ -248,6 +350,8 @@ main(void)
 	test_create();
 	test_refuse();
 	test_concurrent();
+	test_behind();
+	test_kept();
 	test_migrate();
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
