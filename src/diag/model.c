@@ -410,6 +410,9 @@ mark_sift(struct model_mark *v, size_t i, size_t n)
  * Sort marks by cmp_mark() in place: a heap sort, since a merge sort's
  * buffer would be as large as the marks (half a million of them on a
  * 10 GB job's heatmap).  Cells are unique, so any sort gives one order.
+ * The fold makes cells node by node, iteration by iteration, so they
+ * mostly come sorted already (the bench jobs' and a 10 240-file job's
+ * did): then one pass says so and nothing moves.
  */
 static void
 marks_sort(struct model_mark *v, size_t n)
@@ -417,6 +420,10 @@ marks_sort(struct model_mark *v, size_t n)
 	struct model_mark t;
 	size_t i;
 
+	for (i = 1; i < n && cmp_mark(&v[i - 1], &v[i]) <= 0; i++)
+		;
+	if (i >= n)
+		return;
 	for (i = n / 2; i > 0; i--)
 		mark_sift(v, i - 1, n);
 	for (i = n; i > 1; i--) {
