@@ -1222,10 +1222,15 @@ diag_folder_part(struct diag_folder *fd, struct diag_job *job, size_t stream)
 	m.s.niters = s->niters - 1;
 	m.s.events = s->events;
 	m.s.nevents = last.off;
+	/*
+	 * As large as the part that goes, and not zeroed: a stream refills
+	 * them to the same size before its next part (grown from a few
+	 * events and zeroed, they were a third more CPU at two threads).
+	 */
 	s->cap = s->niters;
-	s->iters = xcalloc(s->cap, sizeof *s->iters);
-	s->evcap = s->nevents - last.off + 16;
-	s->events = xcalloc(s->evcap, sizeof *s->events);
+	s->iters = xreallocarray(NULL, s->cap, sizeof *s->iters);
+	s->evcap = s->nevents + 16;
+	s->events = xreallocarray(NULL, s->evcap, sizeof *s->events);
 	memcpy(s->events, m.s.events + last.off, last.n * sizeof *s->events);
 	s->nevents = last.n;
 	last.off = 0;
