@@ -579,7 +579,7 @@ cache_checkpoint_behind(struct cache *c)
 	sqlite3_wal_hook(c->db, behind_hook, b);
 }
 
-/* Stop checkpointing behind; the commits checkpoint again. */
+/* Stop checkpointing behind (the connection is closing). */
 static void
 behind_stop(struct cache *c)
 {
@@ -587,7 +587,7 @@ behind_stop(struct cache *c)
 
 	if (b == NULL)
 		return;
-	sqlite3_wal_autocheckpoint(c->db, CKPT_FRAMES);
+	sqlite3_wal_hook(c->db, NULL, NULL);
 	pthread_mutex_lock(&b->mu);
 	b->closing = 1;
 	pthread_cond_signal(&b->cv);
@@ -616,7 +616,7 @@ cache_prepare_kept(struct cache *c, const char *sql, sqlite3_stmt **st,
 		}
 	if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st,
 	    NULL) != SQLITE_OK)
-		return cache_fail(c, "cannot read the job", cause);
+		return cache_fail(c, "cannot prepare a statement", cause);
 	/* full: the oldest one not being stepped goes */
 	for (i = 0; c->nkept == CACHE_KEPT && i < CACHE_KEPT; i++) {
 		if (sqlite3_stmt_busy(c->kept[i].st))

@@ -202,16 +202,8 @@ ft_row(sqlite3_stmt *st, void *fn, void *arg)
 	return ra->fn(ra->arg, &r);
 }
 
-static int
-id_row(sqlite3_stmt *st, void *fn, void *arg)
-{
-	struct ids { int64_t *v; size_t n, cap; } *ids = arg;
-
-	(void)fn;
-	ids->v = xgrow(ids->v, &ids->cap, ids->n + 1, sizeof *ids->v);
-	ids->v[ids->n++] = sqlite3_column_int64(st, 0);
-	return 0;
-}
+static int read_ids(struct cache *c, const char *q, int64_t job,
+    int64_t **ids, size_t *n, const char *what, char **cause);
 
 /*
  * File by file: one query over the job's rows sorted them all (half a
@@ -227,25 +219,22 @@ diagdb_each_row(struct cache *c, int64_t job,
 	    "first_line, first_off, first_ts, last_line, last_off, NULL, "
 	    "NULL, last_ts FROM file_templates WHERE file_id = ?1 "
 	    "ORDER BY template_id";
-	struct { int64_t *v; size_t n, cap; } ids = { NULL, 0, 0 };
 	struct rows_at ra = { c, fn, arg, NULL, 0, cause };
 	sqlite3_stmt *st;
-	size_t i;
+	int64_t *ids;
+	size_t i, n;
 	int rc;
 
-	if (prep(c, "SELECT id FROM files WHERE job_id = ?1 ORDER BY id",
-	    &st, cause) != 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, job);
-	rc = walk(c, st, id_row, NULL, &ids, "cannot read templates", cause);
-	for (i = 0; rc == 0 && i < ids.n; i++) {
+	rc = read_ids(c, "SELECT id FROM files WHERE job_id = ?1 ORDER BY id",
+	    job, &ids, &n, "cannot read templates", cause);
+	for (i = 0; rc == 0 && i < n; i++) {
 		if ((rc = cache_prepare_kept(c, rows_sql, &st, cause)) != 0)
 			break;
-		sqlite3_bind_int64(st, 1, ids.v[i]);
+		sqlite3_bind_int64(st, 1, ids[i]);
 		rc = walk_kept(c, st, ft_row, NULL, &ra, "cannot read templates",
 		    cause);
 	}
-	free(ids.v);
+	free(ids);
 	free(ra.told);
 	return rc;
 }
