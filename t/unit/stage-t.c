@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag/stage.h"
@@ -272,6 +273,55 @@ test_numbers_only(void)
 	}
 }
 
+/*
+ * The numbers a line gives are those strtod() gives, to the last bit,
+ * whether the short path for plain decimals reads them or strtod() does:
+ * signs, a leading or trailing '.', 16 and more digits, long fractions,
+ * exponents, and pseudo-random ones.
+ */
+static void
+test_number_bits(void)
+{
+	static const char *const fixed[] = {
+		"0", "-0", "+0", "0.0", "-0.0", "5.", ".5", "-.5", "0.1", "0.3",
+		"1.000000E-03", "6.969785E+00", "124.9", "9007199254740991",
+		"9007199254740992", "9007199254740993", "12345678901234567890",
+		"0.1234567890123456789", "3.14159265358979323846",
+		"0.0000000000000000000001", "0.00000000000000000000001",
+		"1.7976931348623157", "2.2250738585072014", "1.2.3", "007.50",
+		"99999999999999999", "4.35", "0.07", "1e5", "-2.5e-3",
+	};
+	char num[64], line[160];
+	struct stage_iter it;
+	double want;
+	unsigned seed = 12345;
+	size_t i, bad = 0, n = 0;
+
+	for (i = 0; i < sizeof fixed / sizeof fixed[0] + 2000; i++) {
+		if (i < sizeof fixed / sizeof fixed[0])
+			snprintf(num, sizeof num, "%s", fixed[i]);
+		else {
+			seed = seed * 1103515245u + 12345u;
+			snprintf(num, sizeof num, "%s%u.%0*u",
+			    seed & 1 ? "-" : "", seed >> 8 & 0xfffff,
+			    (int)(seed >> 28 & 7) + 1, seed >> 4 & 0xfffffff);
+		}
+		snprintf(line, sizeof line, " iteration 3/ 9 | lm loss: %s |",
+		    num);
+		want = strtod(num, NULL);
+		n++;
+		if (!iter(line, &it) || !it.has_loss ||
+		    memcmp(&it.loss, &want, sizeof want) != 0) {
+			printf("#   loss '%s': %.17g, strtod %.17g\n", num,
+			    it.loss, want);
+			bad++;
+		}
+	}
+	snprintf(line, sizeof line, "%zu numbers read as strtod() reads them",
+	    n);
+	ok(bad == 0, line);
+}
+
 int
 main(void)
 {
@@ -282,5 +332,6 @@ main(void)
 	test_counter();
 	test_tracker();
 	test_numbers_only();
+	test_number_bits();
 	return done_testing();
 }
