@@ -1401,6 +1401,131 @@ gap_flush(struct loader *l)
 }
 
 /*
+ * An iteration line of the reference file (collect_times()): where its
+ * text is in the batch, and what parsing it gave.
+ */
+struct tline {
+	size_t off, len;	/* in the batch's text */
+	uint64_t lineno;
+	size_t tmpl;
+	int ok;			/* a numbered iteration line */
+	int has_ts;
+	double ts;
+	struct stage_iter it;
+};
+
+/*
+ * The reference file's iteration lines are read in batches and parsed
+ * (a line's header, then its fields: some 15 000 instructions a line) on
+ * up to TIMES_THREADS threads, then taken in line order on this one, so
+ * the outcome does not depend on how many parsed them.  A batch holds at
+ * most TIMES_BATCH lines and about TIMES_TEXT bytes of their text; a
+ * thread is worth its start for TIMES_MIN lines or more.
+ */
+#define TIMES_BATCH 4096
+#define TIMES_TEXT (1u << 20)
+#define TIMES_MIN 256
+#define TIMES_THREADS 8
+
+struct tbatch {
+	struct buf text;
+	struct tline *v;
+	size_t n, cap;
+	size_t from, to;	/* a part of it, for a thread */
+};
+
+static void
+tbatch_parse_part(struct tbatch *b, size_t from, size_t to)
+{
+	struct lp_line lp;
+	struct tline *v;
+
+	for (v = b->v + from; v < b->v + to; v++) {
+		lp_parse(b->text.s + v->off, v->len, &lp);
+		v->has_ts = lp.ts_kind != LP_TS_NONE;
+		v->ts = lp.ts;
+		v->ok = stage_parse_iter(lp.msg, lp.msg_len, &v->it) &&
+		    v->it.iteration >= 0;
+	}
+}
+
+static void *
+tbatch_main(void *arg)
+{
+	struct tbatch *part = arg;
+
+	tbatch_parse_part(part, part->from, part->to);
+	return NULL;
+}
+
+/* Parse the batch's lines, shared among up to `threads` threads. */
+static void
+tbatch_parse(struct tbatch *b, int threads)
+{
+	struct tbatch part[TIMES_THREADS];
+	pthread_t th[TIMES_THREADS];
+	int started[TIMES_THREADS];
+	size_t n = threads < 1 ? 1 : (size_t)threads, k;
+
+	if (n > TIMES_THREADS)
+		n = TIMES_THREADS;
+	if (n > b->n / TIMES_MIN)
+		n = b->n / TIMES_MIN > 0 ? b->n / TIMES_MIN : 1;
+	for (k = 1; k < n; k++) {
+		part[k] = *b;
+		part[k].from = b->n * k / n;
+		part[k].to = b->n * (k + 1) / n;
+		started[k] = pthread_create(&th[k], NULL, tbatch_main,
+		    &part[k]) == 0;
+	}
+	tbatch_parse_part(b, 0, b->n / n);
+	for (k = 1; k < n; k++)
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else
+			tbatch_parse_part(b, part[k].from, part[k].to);
+}
+
+/* Take the batch's parsed lines in order, and empty it. */
+static void
+tbatch_take(struct loader *l, struct tbatch *b, const char *path)
+{
+	const struct tline *v;
+
+	tbatch_parse(b, diag_threads());
+	for (v = b->v; v < b->v + b->n; v++) {
+		if (!v->ok)
+			continue;
+		if (v->has_ts)
+			ref_set(l, v->it.iteration, v->ts);
+		if (v->it.has_duration)
+			diag_add_time(l->job, v->it.iteration,
+			    v->it.duration_ms);
+		else if (v->has_ts)
+			gap_time(l, 0, v->it.iteration, v->ts);
+		diag_add_metrics(l->job, v->it.iteration, &v->it, v->tmpl,
+		    path, (long)v->lineno);
+	}
+	b->n = 0;
+	buf_reset(&b->text);
+}
+
+/* Add a line to the batch. */
+static void
+tbatch_add(struct tbatch *b, const struct reader_line *rl, size_t t)
+{
+	struct tline *v;
+
+	b->v = xgrow(b->v, &b->cap, b->n + 1, sizeof *b->v);
+	v = &b->v[b->n++];
+	v->off = b->text.len;
+	v->len = rl->len;
+	v->lineno = rl->lineno;
+	v->tmpl = t;
+	buf_add(&b->text, rl->s, rl->len);
+}
+
+/*
  * Iteration durations, losses and times of the file with the most
  * iteration lines (all ranks wait for each other, so one is enough):
  * read it once, before the replay, whose clocks its times anchor.  When
@@ -1415,8 +1540,7 @@ collect_times(struct loader *l)
 	char *path, *cause = NULL;
 	struct reader *rd;
 	struct reader_line rl;
-	struct lp_line lp;
-	struct stage_iter it;
+	struct tbatch b;
 
 	for (i = 0; i < l->nrows; i++)
 		if (l->lt[l->rows[i].tmpl].is_iter && l->rows[i].count > most &&
@@ -1432,27 +1556,22 @@ collect_times(struct loader *l)
 		;
 	map = line_map(l, best, from, to, &nlines, &l->err);
 	path = xasprintf("%s/%s", l->root, l->files[best].path);
+	memset(&b, 0, sizeof b);
+	buf_init(&b.text);
 	if (reader_open(path, 0, 0, &rd, &cause) == 0) {
 		while (reader_next(rd, &rl, &cause) == 1) {
 			if (rl.lineno >= nlines || map[rl.lineno] == 0 ||
 			    !l->lt[t = row_at(l, from, map[rl.lineno])->tmpl].is_iter)
 				continue;
-			lp_parse(rl.s, rl.len, &lp);
-			if (!stage_parse_iter(lp.msg, lp.msg_len, &it) ||
-			    it.iteration < 0)
-				continue;
-			if (lp.ts_kind != LP_TS_NONE)
-				ref_set(l, it.iteration, lp.ts);
-			if (it.has_duration)
-				diag_add_time(l->job, it.iteration, it.duration_ms);
-			else if (lp.ts_kind != LP_TS_NONE)
-				gap_time(l, 0, it.iteration, lp.ts);
-			diag_add_metrics(l->job, it.iteration, &it,
-			    t, l->files[best].path,
-			    (long)rl.lineno);
+			tbatch_add(&b, &rl, t);
+			if (b.n == TIMES_BATCH || b.text.len >= TIMES_TEXT)
+				tbatch_take(l, &b, l->files[best].path);
 		}
 		reader_close(rd);
+		tbatch_take(l, &b, l->files[best].path);
 	}
+	buf_release(&b.text);
+	free(b.v);
 	gap_flush(l);
 	if (l->job->ntimes > 0)
 		l->time_stream = (size_t)-2;
