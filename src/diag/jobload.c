@@ -725,15 +725,26 @@ iter_number(const struct lrow *r, long k)
 	    r->iter_first) / (double)(r->count - 1));
 }
 
+/* An iteration line: its number, and its row as the line map has it. */
+struct iline {
+	size_t line;
+	uint32_t mark;
+};
+
 /*
  * line_map() as the cache gives the rows' line numbers: the file's rows
- * [from, to), the next of them, and the map so far.
+ * [from, to), the next of them, and the map so far; and when `iters` is
+ * asked for, the lines of its iteration rows, each row's in order.
  */
 struct lines_at {
 	struct loader *l;
 	size_t row, from, to;
 	uint32_t *map;
 	size_t cap;
+	int want_iters;
+	struct iline *iters;
+	size_t niters, itcap;
+	int iter_rows;		/* rows that gave some */
 };
 
 /* A row's line numbers (varint deltas) into the map, as they come. */
@@ -743,9 +754,10 @@ lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 	struct lines_at *la = arg;
 	struct loader *l = la->l;
 	const unsigned char *end = p + len;
-	uint64_t v, line = 0;
+	uint64_t v, n, line = 0;
 	uint32_t mark;
 	size_t old;
+	int is_iter;
 
 	/* both by template id: walk the file's rows along */
 	while (la->row < la->to && l->job->tmpls[l->rows[la->row].tmpl].id < id)
@@ -753,6 +765,16 @@ lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 	if (la->row == la->to || l->job->tmpls[l->rows[la->row].tmpl].id != id)
 		return 0;
 	mark = (uint32_t)(la->row++ - la->from + 1);
+	is_iter = la->want_iters &&
+	    l->lt[l->rows[la->from + mark - 1].tmpl].is_iter;
+	la->iter_rows += is_iter;
+	if (is_iter) {
+		/* room for the row's lines at once (as many as the file's) */
+		n = l->rows[la->from + mark - 1].count;
+		la->iters = xgrow(la->iters, &la->itcap, la->niters +
+		    (size_t)(n < la->cap ? n : la->cap) + 1,
+		    sizeof *la->iters);
+	}
 	while (p < end && logdb_varint_get(&p, end, &v) == 0) {
 		line += v;
 		if (line >= la->cap) {
@@ -763,23 +785,62 @@ lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 			    sizeof *la->map);
 		}
 		la->map[line] = mark;
+		if (is_iter && line > 0) {
+			if (la->niters == la->itcap)
+				la->iters = xgrow(la->iters, &la->itcap,
+				    la->niters + 1, sizeof *la->iters);
+			la->iters[la->niters].line = (size_t)line;
+			la->iters[la->niters++].mark = mark;
+		}
 	}
 	return 0;
+}
+
+static int
+cmp_iline(const void *a, const void *b)
+{
+	const struct iline *x = a, *y = b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * The iteration lines la gathered in line order, those a later row took
+ * over (the map has the last row of a line) left out.
+ */
+static void
+ilines_settle(struct lines_at *la)
+{
+	size_t i, k = 0;
+
+	if (la->iter_rows > 1)
+		ts_qsort(la->iters, la->niters, sizeof *la->iters, cmp_iline);
+	for (i = 0; i < la->niters; i++)
+		if (la->map[la->iters[i].line] == la->iters[i].mark)
+			la->iters[k++] = la->iters[i];
+	la->niters = k;
 }
 
 /*
  * "line -> row + 1" for file fi from its rows [from, to), the row counted
  * from `from` (row_at()), read from the cache: only the files being
- * replayed have theirs (a 10 GB job's are 50 MB).  A cache error goes to
- * *err (when it holds none yet).
+ * replayed have theirs (a 10 GB job's are 50 MB).  With `iters`
+ * non-NULL, its iteration lines too, in line order (*niters of them).  A
+ * cache error goes to *err (when it holds none yet).
  */
 static uint32_t *
 line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
-    char **err)
+    struct iline **iters, size_t *niters, char **err)
 {
-	struct lines_at la = { l, from, from, to, NULL, 0 };
+	struct lines_at la;
 	char *cause = NULL;
 	int rc;
+
+	memset(&la, 0, sizeof la);
+	la.l = l;
+	la.row = la.from = from;
+	la.to = to;
+	la.want_iters = iters != NULL;
 
 	la.cap = l->files[fi].lines + 2;
 	la.map = xcalloc(la.cap, sizeof *la.map);
@@ -793,6 +854,11 @@ line_map(struct loader *l, size_t fi, size_t from, size_t to, size_t *nlines,
 	else
 		free(cause);
 	*nlines = la.cap;
+	if (iters != NULL) {
+		ilines_settle(&la);
+		*iters = la.iters;
+		*niters = la.niters;
+	}
 	return la.map;
 }
 
@@ -1093,11 +1159,11 @@ struct ready {
  * merged, an iteration line's time first where both know a line.
  */
 static void
-clock_build(const struct loader *l, struct ready *rd, size_t niter)
+clock_build(const struct loader *l, struct ready *rd,
+    const struct iline *iters, size_t niter)
 {
-	size_t i, n = 0, k = 0, line, nth = 0;
+	size_t i, n = 0, k = 0, line;
 	struct lclock *ck = &rd->ck;
-	const struct lrow *ro;
 	double *pt, x;
 
 	pt = xcalloc(3 * 2 * (rd->to - rd->from) + 3, sizeof *pt);
@@ -1121,11 +1187,10 @@ clock_build(const struct loader *l, struct ready *rd, size_t niter)
 	ck->n = 0;
 	ck->line = xcalloc(n + niter + 1, sizeof *ck->line);
 	ck->ts = xcalloc(n + niter + 1, sizeof *ck->ts);
-	for (line = 1; line < rd->nlines && l->nref > 0; line++) {
-		if (rd->map[line] == 0 ||
-		    !l->lt[(ro = row_at(l, rd->from, rd->map[line]))->tmpl].is_iter)
-			continue;
-		x = iter_time(l, ro, rd->num[nth++]);
+	for (i = 0; i < niter && l->nref > 0; i++) {
+		line = iters[i].line;
+		x = iter_time(l, row_at(l, rd->from, iters[i].mark),
+		    rd->num[i]);
 		if (isnan(x))
 			continue;
 		for (; k < n && pt[3 * k] < (double)line; k++)
@@ -1141,30 +1206,28 @@ clock_build(const struct loader *l, struct ready *rd, size_t niter)
 static void
 ready_make(struct loader *l, size_t from, size_t to, struct ready *rd)
 {
-	size_t fi = l->rows[from].file, line, i, n = 0;
+	size_t fi = l->rows[from].file, i, n = 0;
 	long *occ;		/* each row's iteration lines so far */
-	uint32_t v;
+	struct iline *iters = NULL;
+	int lines_only = l->files[fi].node == (size_t)-1;
 
 	rd->from = from;
 	rd->to = to;
 	rd->err = NULL;
-	rd->map = line_map(l, fi, from, to, &rd->nlines, &rd->err);
+	rd->map = line_map(l, fi, from, to, &rd->nlines,
+	    lines_only ? NULL : &iters, &n, &rd->err);
 	memset(&rd->ck, 0, sizeof rd->ck);
 	rd->num = NULL;
-	if (l->files[fi].node == (size_t)-1)
+	if (lines_only)
 		return;
-	for (line = 1; line < rd->nlines; line++)
-		n += (v = rd->map[line]) != 0 &&
-		    l->lt[row_at(l, from, v)->tmpl].is_iter;
 	occ = xcalloc(to - from + 1, sizeof *occ);
 	rd->num = xcalloc(n + 1, sizeof *rd->num);
-	for (line = 1, i = 0; line < rd->nlines && i < n; line++)
-		if ((v = rd->map[line]) != 0 &&
-		    l->lt[row_at(l, from, v)->tmpl].is_iter)
-			rd->num[i++] = iter_number(row_at(l, from, v),
-			    occ[v - 1]++);
+	for (i = 0; i < n; i++)
+		rd->num[i] = iter_number(row_at(l, from, iters[i].mark),
+		    occ[iters[i].mark - 1]++);
 	free(occ);
-	clock_build(l, rd, n);
+	clock_build(l, rd, iters, n);
+	free(iters);
 }
 
 static void
@@ -1554,7 +1617,7 @@ collect_times(struct loader *l)
 		;
 	for (from = i, to = i; to < l->nrows && l->rows[to].file == best; to++)
 		;
-	map = line_map(l, best, from, to, &nlines, &l->err);
+	map = line_map(l, best, from, to, &nlines, NULL, NULL, &l->err);
 	path = xasprintf("%s/%s", l->root, l->files[best].path);
 	memset(&b, 0, sizeof b);
 	buf_init(&b.text);
