@@ -749,6 +749,8 @@ window_score(const struct diag_fold *f, struct sfold *fs, uint32_t sid,
 		key = (uint64_t)sid << 32 | other;
 		if (sid == other)
 			v = 1;
+		else if (k > 0 && other == fs->win[k - 1])
+			;	/* v is the one before's: runs are common */
 		else if (!memo_get(&fs->pm, key, &v)) {
 			a = &f->seqs[sid];
 			b = &f->seqs[other];
