@@ -14,7 +14,8 @@
  * the file (consecutive when the counts agree, interpolated otherwise).
  * The file with the most iteration lines is read once: its durations,
  * losses and the time of each iteration, which place every other file's
- * iteration lines in time (ranks step together).
+ * iteration lines in time (ranks step together); its iteration lines are
+ * parsed on every thread, a batch at a time, and taken in order.
  * Only lines from the start of training on enter the iteration sequences.
  * A combined log (ranks interleaved) is read again to split it by rank:
  * there every line's header is parsed, but of the iteration lines only
