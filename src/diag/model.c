@@ -224,10 +224,17 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Template id -> index.  The ids are the cache's, mostly dense: then a
+ * table indexed by id (a heatmap of 50 000 cells of some 30 events each
+ * looked each up by bisection: 15 % of model_build()), else bisection.
+ */
 struct idmap {
 	uint32_t *ids;		/* sorted template ids */
 	size_t *tmpl;		/* their indices */
 	size_t n;
+	int32_t *direct;	/* by id: index, -1 none; or NULL */
+	size_t ndirect;
 };
 
 static void
@@ -247,13 +254,25 @@ idmap_build(struct idmap *im, const struct diag_job *job)
 		im->tmpl[i] = (size_t)(pairs[i] & 0xffffffffu);
 	}
 	free(pairs);
+	im->direct = NULL;
+	im->ndirect = im->n > 0 ? (size_t)im->ids[im->n - 1] + 1 : 0;
+	if (im->n == 0 || im->ndirect > 4 * im->n + 4096 ||
+	    im->n > INT32_MAX)
+		return;
+	im->direct = xreallocarray(NULL, im->ndirect, sizeof *im->direct);
+	memset(im->direct, 0xff, im->ndirect * sizeof *im->direct);
+	for (i = 0; i < im->n; i++)
+		im->direct[im->ids[i]] = (int32_t)im->tmpl[i];
 }
 
 static long
 idmap_find(const struct idmap *im, uint32_t id)
 {
-	const uint32_t *p = bsearch(&id, im->ids, im->n, sizeof id, cmp_u32);
+	const uint32_t *p;
 
+	if (im->direct != NULL)
+		return id < im->ndirect ? im->direct[id] : -1;
+	p = bsearch(&id, im->ids, im->n, sizeof id, cmp_u32);
 	return p == NULL ? -1 : (long)im->tmpl[p - im->ids];
 }
 
@@ -903,6 +922,7 @@ model_build(const struct diag_job *job, const struct diag_result *r,
 	free(evmap);
 	free(im.ids);
 	free(im.tmpl);
+	free(im.direct);
 	if (flows != NULL) {
 		m->flows = *flows;
 		memset(flows, 0, sizeof *flows);
