@@ -1167,7 +1167,8 @@ clock_build(const struct loader *l, struct ready *rd,
 	struct lclock *ck = &rd->ck;
 	double *pt, x;
 
-	pt = xcalloc(3 * 2 * (rd->to - rd->from) + 3, sizeof *pt);
+	/* (filled as far as they are read: not zeroed) */
+	pt = xreallocarray(NULL, 3 * 2 * (rd->to - rd->from) + 3, sizeof *pt);
 	for (i = rd->from; i < rd->to; i++) {
 		const struct lrow *r = &l->rows[i];
 
@@ -1186,8 +1187,8 @@ clock_build(const struct loader *l, struct ready *rd,
 	}
 	ts_qsort(pt, n, 3 * sizeof *pt, cmp_point);
 	ck->n = 0;
-	ck->line = xcalloc(n + niter + 1, sizeof *ck->line);
-	ck->ts = xcalloc(n + niter + 1, sizeof *ck->ts);
+	ck->line = xreallocarray(NULL, n + niter + 1, sizeof *ck->line);
+	ck->ts = xreallocarray(NULL, n + niter + 1, sizeof *ck->ts);
 	for (i = 0; i < niter && l->nref > 0; i++) {
 		line = iters[i].line;
 		x = iter_time(l, row_at(l, rd->from, iters[i].mark),
@@ -1222,7 +1223,7 @@ ready_make(struct loader *l, size_t from, size_t to, struct ready *rd)
 	if (lines_only)
 		return;
 	occ = xcalloc(to - from + 1, sizeof *occ);
-	rd->num = xcalloc(n + 1, sizeof *rd->num);
+	rd->num = xreallocarray(NULL, n + 1, sizeof *rd->num);
 	for (i = 0; i < n; i++)
 		rd->num[i] = iter_number(row_at(l, from, iters[i].mark),
 		    occ[iters[i].mark - 1]++);
