@@ -388,8 +388,10 @@ void diag_folder_finish(struct diag_folder *fd);
  * caller of diag_folder_add() or diag_folder_part() while the queue is
  * full.  It returns 1 when it did something (then it is asked again), 0
  * when there is nothing to do now; it must be safe on either thread.  Set
- * before the first stream is added.  diag_folder_poke() wakes a worker
- * that found nothing, when there may be something now.
+ * before the first stream is added.  Setting another (or NULL) waits for
+ * the calls of the old one under way, so that its argument may go.
+ * diag_folder_poke() wakes a worker that found nothing, when there may be
+ * something now.
  */
 typedef int diag_folder_idle_fn(void *arg, int worker);
 void diag_folder_idle(struct diag_folder *fd, diag_folder_idle_fn *fn,

@@ -1065,8 +1065,30 @@ struct diag_folder {
 	size_t ndone, donecap;
 	diag_folder_idle_fn *idle;	/* work for a thread that would wait */
 	void *idle_arg;
+	int idling;			/* calls of idle under way */
 	unsigned pokes;			/* diag_folder_poke() calls */
 };
+
+/*
+ * With the lock held: call the idle work (set), the lock let go
+ * meanwhile.  diag_folder_idle() waits for the calls under way, so its
+ * argument outlives them.
+ */
+static int
+idle_call(struct diag_folder *fd, int worker)
+{
+	diag_folder_idle_fn *fn = fd->idle;
+	void *arg = fd->idle_arg;
+	int did;
+
+	fd->idling++;
+	pthread_mutex_unlock(&fd->mu);
+	did = fn(arg, worker);
+	pthread_mutex_lock(&fd->mu);
+	if (--fd->idling == 0)
+		pthread_cond_broadcast(&fd->cv);
+	return did;
+}
 
 static int fold_threads;		/* diag_set_threads() */
 
@@ -1093,11 +1115,8 @@ folder_idle(struct diag_folder *fd)
 	unsigned pokes = fd->pokes;
 	int did = 0;
 
-	if (fd->idle != NULL) {
-		pthread_mutex_unlock(&fd->mu);
-		did = fd->idle(fd->idle_arg, 1);
-		pthread_mutex_lock(&fd->mu);
-	}
+	if (fd->idle != NULL)
+		did = idle_call(fd, 1);
 	if (!did && fd->n == 0 && !fd->closing && fd->pokes == pokes)
 		pthread_cond_wait(&fd->cv, &fd->mu);
 	return fd->n > 0 || !fd->closing;
@@ -1163,17 +1182,10 @@ diag_folder_start(struct diag_job *job)
 static void
 folder_put(struct diag_folder *fd, const struct moved *m)
 {
-	int did;
-
 	pthread_mutex_lock(&fd->mu);
 	while (fd->n == FOLDER_QUEUE) {
-		if (fd->idle != NULL) {
-			pthread_mutex_unlock(&fd->mu);
-			did = fd->idle(fd->idle_arg, 0);
-			pthread_mutex_lock(&fd->mu);
-			if (did)
-				continue;
-		}
+		if (fd->idle != NULL && idle_call(fd, 0))
+			continue;
 		if (fd->n == FOLDER_QUEUE)
 			pthread_cond_wait(&fd->cv, &fd->mu);
 	}
@@ -1249,6 +1261,9 @@ diag_folder_idle(struct diag_folder *fd, diag_folder_idle_fn *fn, void *arg)
 	if (fd == NULL)
 		return;
 	pthread_mutex_lock(&fd->mu);
+	/* the old work's argument may go once no call of it is under way */
+	while (fd->idling > 0)
+		pthread_cond_wait(&fd->cv, &fd->mu);
 	fd->idle = fn;
 	fd->idle_arg = arg;
 	pthread_mutex_unlock(&fd->mu);
