@@ -220,12 +220,13 @@ note_pending(const struct job_ref *job, struct model *m)
 /*
  * What job_model_kept() read, for its caller to hand to the
  * job_model_ref_kept() of the same job: the model is then not decoded
- * again.
+ * again, nor the fault library loaded again.
  */
 struct job_kept {
 	char *path;		/* its cache's cache_path() */
 	int64_t id;		/* its job */
 	char key[32];		/* the key the model was kept under */
+	struct faults *fl;	/* the library the key was made with */
 	struct model *m;	/* NULL once taken */
 };
 
@@ -235,6 +236,7 @@ job_kept_free(struct job_kept *k)
 	if (k == NULL)
 		return;
 	free(k->path);
+	faults_free(k->fl);
 	model_free(k->m);
 	free(k);
 }
@@ -383,10 +385,12 @@ job_model_kept(struct cache *c, const struct job_ref *job, int flags,
 		k->path = xstrdup(cache_path(c));
 		k->id = job->id;
 		snprintf(k->key, sizeof k->key, "%s", key);
+		k->fl = fl;
 		k->m = m;
 		*out = k;
-	} else
-		model_free(m);
+		return 1;
+	}
+	model_free(m);
 	faults_free(fl);
 	return kept;
 }
@@ -407,14 +411,18 @@ job_model_ref_kept(struct cache *c, const struct job_ref *job,
     char **cause)
 {
 	struct say say = { err, cmd };
-	struct faults *fl = faults_default();
+	struct faults *fl;
 	struct ondisk disk;
 	char key[32], *why = NULL;
 	size_t i;
 	int keyed = 0, rc;
 
 	*out = NULL;
-	kept = kept_of(kept, c, job);
+	if ((kept = kept_of(kept, c, job)) != NULL) {
+		fl = kept->fl;		/* loaded once */
+		kept->fl = NULL;
+	} else
+		fl = faults_default();
 	for (i = 0; i < faults_nerrors(fl); i++)
 		warn(&say, "%s", faults_error(fl, i));
 	/* explicit baselines are not part of the key: computed every time */
