@@ -124,7 +124,7 @@ test_expect_success 'an overlong line gets its warning; templates JSON keys matc
 	echo "after it" >>L/r0.log &&
 	trainscope index L >out 2>err &&
 	grep "warning: .*L/r0.log.: line 1: a line of 70000 bytes; only its first 64 KiB are kept" err &&
-	trainscope templates --format json L | jq -r ".[0] | keys | join(\",\")" >k &&
+	trainscope templates --format json L | jq -r ".templates[0] | keys | join(\",\")" >k &&
 	echo "count,files,id,job,nodes,template" >want && test_cmp want k
 '
 test_expect_success 'a file of many overlong lines or NUL lines, read in ranges: one warning of each' '

@@ -40,11 +40,12 @@ test_expect_success 'templates: tsv counts add up to the lines' '
 '
 test_expect_success 'templates: json' '
 	trainscope templates --format json >out &&
-	grep "\"job\":\"job1\"" out && grep "\"count\":100" out
+	grep "\"job\":\"job1\"" out && grep "\"count\":100" out &&
+	jq -e "keys_unsorted == [\"schema\", \"templates\"] and .schema == 2" out
 '
 test_expect_success 'templates: the JSON keys are the ones the help names, in order' '
 	trainscope templates --format json >out &&
-	jq -r ".[0] | keys_unsorted | join(\", \")" out >keys &&
+	jq -r ".templates[0] | keys_unsorted | join(\", \")" out >keys &&
 	test "$(cat keys)" = "job, id, count, nodes, files, template" &&
 	trainscope help templates | tr -s " \n" "  " >help &&
 	grep "with those keys: $(cat keys)" help

@@ -220,6 +220,26 @@ test_expect_success 'every pane as JSON: schema, pane, job, data; its fields doc
 	head -1 l.tsv | grep "^path	line	kind	text$" && grep "	hit	" l.tsv
 '
 
+# The top-level fields the man page documents for one JSON output, in order.
+man_top() {
+	sed -n "/^\.SS \"$1 /,/^\.S[SH]/p" "$MAN" | sed -n "s/^\.B //p" |
+	    paste -sd, -
+}
+
+test_expect_success 'templates and flows JSON: schema 2 first, then the fields the man page names' '
+	trainscope templates --format json gpt-run4 >tm.json &&
+	jq -e ".schema == 2 and (.templates | length) > 0" tm.json &&
+	test "$(jq -r "keys_unsorted | join(\",\")" tm.json)" = \
+	    "$(man_top templates)" &&
+	root=$(trainscope jobs --format json | jq -r ".data[] |
+	    select(.name == \"gpt-run4\") | .root") &&
+	trainscope flows --format json "$root" >fl.json 2>/dev/null &&
+	jq -e ".schema == 2 and (.jobs | length) > 0" fl.json &&
+	test "$(jq -r "keys_unsorted | join(\",\")" fl.json)" = \
+	    "$(man_top flows)" &&
+	test "$(man_top flows)" = schema,hosts,messages,control_bytes,jobs
+'
+
 test_expect_success 'lines --event N is the Nth event of diagnose; --template ID a template' '
 	trainscope diagnose --format json gpt-run4 >d.json &&
 	first=$(jq -r ".events[0] | \"\(.first.path):\(.first.line):\"" d.json) &&

@@ -24,6 +24,7 @@
 #include "cli/help.h"
 #include "base/util.h"
 #include "db/cache.h"
+#include "diag/jobmodel.h"
 
 /* Keep sorted by name: cmd_find() and completion rely on it. */
 const struct cmd cmd_table[] = {
@@ -185,6 +186,8 @@ void
 cmd_ctx_release(struct cmd_ctx *ctx)
 {
 	cmd_ctx_view_free(ctx);
+	job_kept_free(ctx->kept);
+	ctx->kept = NULL;
 	cache_close(ctx->cache);
 	ctx->cache = NULL;
 	free(ctx->cache_path);

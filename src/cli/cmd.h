@@ -56,6 +56,9 @@ struct cmd_ctx {
 	char **held;
 	size_t nheld;
 	FILE *held_err;		/* err as it was while holding, or NULL */
+	/* what job_model_kept() read of the job the next `open` opens,
+	   taken there (job_model_ref_kept()), or NULL */
+	struct job_kept *kept;
 };
 
 /* One --option value as given on the command line. */

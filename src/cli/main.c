@@ -300,7 +300,8 @@ indexed_job(struct cmd_ctx *ctx, const char *dir)
  * it is large and no diagnosis of it is kept, so opening it at once
  * would leave the terminal blank for seconds.  Then the fault library's
  * errors are said to ctx->err here (the background cannot say them).
- * 0 also when that cannot be told.
+ * 0 also when that cannot be told.  A kept diagnosis read here is left
+ * in ctx->kept for the `open` that follows.
  */
 static int
 diagnose_behind(struct cmd_ctx *ctx, const char *name)
@@ -316,8 +317,10 @@ diagnose_behind(struct cmd_ctx *ctx, const char *name)
 	    jobdb_find(c, name, &ref, &cause) == 1) {
 		for (i = 0; i < ref.nfiles; i++)
 			bytes += ref.files[i].bytes;
+		job_kept_free(ctx->kept);
+		ctx->kept = NULL;
 		rc = bytes >= BG_DIAGNOSE_BYTES &&
-		    !job_model_kept(c, &ref, 0, ctx->err, "open");
+		    !job_model_kept(c, &ref, 0, ctx->err, "open", &ctx->kept);
 		jobdb_release(&ref);
 	}
 	free(cause);

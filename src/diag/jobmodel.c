@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -219,46 +218,39 @@ note_pending(const struct job_ref *job, struct model *m)
 }
 
 /*
- * The model job_model_kept() read, handed to the next job_model_ref() of
- * the same cache, job and key (a job opened right after the question):
- * decoded once, not twice.  One at a time, taken once.
+ * What job_model_kept() read, for its caller to hand to the
+ * job_model_ref_kept() of the same job: the model is then not decoded
+ * again, nor the fault library loaded again.
  */
-static struct {
-	pthread_mutex_t mu;
+struct job_kept {
 	char *path;		/* its cache's cache_path() */
-	int64_t id;
-	char key[32];
-	struct model *m;	/* NULL: none */
-} handed = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, "", NULL };
+	int64_t id;		/* its job */
+	char key[32];		/* the key the model was kept under */
+	struct faults *fl;	/* the library the key was made with */
+	struct model *m;	/* NULL once taken */
+};
 
-static void
-hand_over(struct cache *c, const struct job_ref *job, const char *key,
-    struct model *m)
+void
+job_kept_free(struct job_kept *k)
 {
-	pthread_mutex_lock(&handed.mu);
-	model_free(handed.m);
-	free(handed.path);
-	handed.path = xstrdup(cache_path(c));
-	handed.id = job->id;
-	snprintf(handed.key, sizeof handed.key, "%s", key);
-	handed.m = m;
-	pthread_mutex_unlock(&handed.mu);
+	if (k == NULL)
+		return;
+	free(k->path);
+	faults_free(k->fl);
+	model_free(k->m);
+	free(k);
 }
 
-static struct model *
-take_handed(struct cache *c, const struct job_ref *job, const char *key)
+/* kept, when it was read of job in cache c; else NULL (it is freed). */
+static struct job_kept *
+kept_of(struct job_kept *kept, struct cache *c, const struct job_ref *job)
 {
-	struct model *m = NULL;
-
-	pthread_mutex_lock(&handed.mu);
-	if (handed.m != NULL && handed.id == job->id &&
-	    strcmp(handed.key, key) == 0 &&
-	    strcmp(handed.path, cache_path(c)) == 0) {
-		m = handed.m;
-		handed.m = NULL;
+	if (kept != NULL && (kept->id != job->id ||
+	    strcmp(kept->path, cache_path(c)) != 0)) {
+		job_kept_free(kept);
+		kept = NULL;
 	}
-	pthread_mutex_unlock(&handed.mu);
-	return m;
+	return kept;
 }
 
 /*
@@ -285,15 +277,22 @@ fetch_kept(struct cache *c, const struct job_ref *job, const char *key,
 }
 
 /*
- * The model kept under `key` (the one job_model_kept() handed over, or
- * read now), with what it says of the files now: 1 and *out, else 0.
+ * The model kept under `key` (the one job_model_kept() read, in kept,
+ * when the key is still the one it was read under; else read now), with
+ * what it says of the files now: 1 and *out, else 0.
  */
 static int
 read_kept(struct cache *c, const struct job_ref *job, const char *key,
-    const struct ondisk *disk, const struct say *say, struct model **out)
+    const struct ondisk *disk, const struct say *say,
+    struct job_kept *kept, struct model **out)
 {
-	if ((*out = take_handed(c, job, key)) == NULL &&
-	    !fetch_kept(c, job, key, disk, out))
+	*out = NULL;
+	if (kept != NULL && kept->m != NULL && strcmp(kept->key, key) == 0 &&
+	    (!disk->have_root || kept->m->names_stamp == disk->names)) {
+		*out = kept->m;		/* (as fetch_kept() would take it) */
+		kept->m = NULL;
+	}
+	if (*out == NULL && !fetch_kept(c, job, key, disk, out))
 		return 0;
 	if ((*out)->flows.error != NULL)
 		warn(say, "captures left out: %s", (*out)->flows.error);
@@ -360,25 +359,38 @@ job_model(struct cache *c, const char *name, const char *const *baselines,
 
 int
 job_model_kept(struct cache *c, const struct job_ref *job, int flags,
-    FILE *err, const char *cmd)
+    FILE *err, const char *cmd, struct job_kept **out)
 {
 	struct say say = { err, cmd };
 	struct faults *fl = faults_default();
+	struct job_kept *k;
 	struct ondisk disk;
 	struct model *m = NULL;
 	char key[32], *why = NULL;
 	size_t i;
 	int kept = 0;
 
+	if (out != NULL)
+		*out = NULL;
 	memset(&disk, 0, sizeof disk);
 	if (!(flags & (JOBMODEL_FRESH | JOBMODEL_LIVE)) &&
-	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0 &&
-	    (kept = fetch_kept(c, job, key, &disk, &m)))
-		hand_over(c, job, key, m);
+	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0)
+		kept = fetch_kept(c, job, key, &disk, &m);
 	for (i = 0; !kept && i < faults_nerrors(fl); i++)
 		warn(&say, "%s", faults_error(fl, i));
 	free(why);
 	free(disk.first_missing);
+	if (kept && out != NULL) {
+		k = xcalloc(1, sizeof *k);
+		k->path = xstrdup(cache_path(c));
+		k->id = job->id;
+		snprintf(k->key, sizeof k->key, "%s", key);
+		k->fl = fl;
+		k->m = m;
+		*out = k;
+		return 1;
+	}
+	model_free(m);
 	faults_free(fl);
 	return kept;
 }
@@ -388,14 +400,29 @@ job_model_ref(struct cache *c, const struct job_ref *job,
     const char *const *baselines, size_t nbase, int flags, FILE *err,
     const char *cmd, struct model **out, char **cause)
 {
+	return job_model_ref_kept(c, job, baselines, nbase, flags, err, cmd,
+	    NULL, out, cause);
+}
+
+int
+job_model_ref_kept(struct cache *c, const struct job_ref *job,
+    const char *const *baselines, size_t nbase, int flags, FILE *err,
+    const char *cmd, struct job_kept *kept, struct model **out,
+    char **cause)
+{
 	struct say say = { err, cmd };
-	struct faults *fl = faults_default();
+	struct faults *fl;
 	struct ondisk disk;
 	char key[32], *why = NULL;
 	size_t i;
 	int keyed = 0, rc;
 
 	*out = NULL;
+	if ((kept = kept_of(kept, c, job)) != NULL) {
+		fl = kept->fl;		/* loaded once */
+		kept->fl = NULL;
+	} else
+		fl = faults_default();
 	for (i = 0; i < faults_nerrors(fl); i++)
 		warn(&say, "%s", faults_error(fl, i));
 	/* explicit baselines are not part of the key: computed every time */
@@ -403,12 +430,14 @@ job_model_ref(struct cache *c, const struct job_ref *job,
 	if (nbase == 0 && !(flags & (JOBMODEL_FRESH | JOBMODEL_LIVE)) &&
 	    model_key(c, job, flags, fl, &disk, key, sizeof key, &why) == 0) {
 		keyed = 1;
-		if (read_kept(c, job, key, &disk, &say, out)) {
+		if (read_kept(c, job, key, &disk, &say, kept, out)) {
+			job_kept_free(kept);
 			free(disk.first_missing);
 			faults_free(fl);
 			return 0;
 		}
 	}
+	job_kept_free(kept);
 	free(why);
 	rc = compute(c, job, baselines, nbase, flags, fl, &say, out, cause);
 	faults_free(fl);

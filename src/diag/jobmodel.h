@@ -41,17 +41,41 @@ int job_model_ref(struct cache *c, const struct job_ref *job,
     const char *cmd, struct model **out, char **cause);
 
 /*
+ * What job_model_kept() read back: the model, the key it was kept under
+ * and the fault library the key was made with, for the caller to hand
+ * to job_model_ref_kept() of the same job.
+ */
+struct job_kept;
+
+/*
  * Whether job_model_ref() of `job` with `flags` (and no baselines) would
  * read back a model kept in the cache instead of computing one: 1 yes,
- * 0 no (also when that cannot be told).  Costs the key and a decode;
- * the model read is handed to the next job_model_ref() of the same job
- * and key in this process, which then does not decode it again.
- * On 0 the fault library's errors are said to `err` (may be NULL) as
- * job_model_ref() says them, for a caller that computes the model where
- * nothing can be said (behind the screen).
+ * 0 no (also when that cannot be told).  Costs the fault library, the
+ * key and a decode; on 1, when kept is not NULL, *kept holds what was
+ * read (free with job_kept_free(), or hand it to job_model_ref_kept(),
+ * which then neither loads the library nor decodes the model again);
+ * else *kept is NULL.  On 0 the fault library's errors are said to `err`
+ * (may be NULL) as job_model_ref() says them, for a caller that computes
+ * the model where nothing can be said (behind the screen).
  */
 int job_model_kept(struct cache *c, const struct job_ref *job, int flags,
-    FILE *err, const char *cmd);
+    FILE *err, const char *cmd, struct job_kept **kept);
+
+/*
+ * job_model_ref() handed `kept` (taken: freed here whatever happens; may
+ * be NULL), what job_model_kept() read of the same job and cache: its
+ * fault library is used (as it was loaded then), and its model when the
+ * key, made now, is still the one it was kept under (a job that changed
+ * since is read afresh).
+ * A kept of another job or cache is only freed.
+ */
+int job_model_ref_kept(struct cache *c, const struct job_ref *job,
+    const char *const *baselines, size_t nbase, int flags, FILE *err,
+    const char *cmd, struct job_kept *kept, struct model **out,
+    char **cause);
+
+/* Free what job_model_kept() gave; NULL is fine. */
+void job_kept_free(struct job_kept *kept);
 
 /*
  * job_model_ref() of the job `name` (a name or an indexed directory),

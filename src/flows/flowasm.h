@@ -17,6 +17,8 @@
 #include "flows/flow.h"
 #include "flows/flowset.h"
 
+struct stat;
+
 /*
  * Pure ACKs (TCP without payload, SYN, FIN or RST; RoCE RC ACKNOWLEDGE
  * packets) never open a message: one that arrives while a message of its
@@ -54,6 +56,15 @@ const char *flow_probe(const char *path);
  */
 int flow_find_captures(const char *dir, char ***paths, size_t *n,
     char **cause);
+/*
+ * flow_find_captures(), but a regular file for which skip(arg, rel, sb)
+ * returns 1 is taken as no capture without being opened: rel is its path
+ * relative to dir, sb what stat() said of it.  The caller answers 1 only
+ * for a file flow_probe() is known to find no capture in.
+ */
+int flow_find_captures_but(const char *dir,
+    int (*skip)(void *arg, const char *rel, const struct stat *sb),
+    void *arg, char ***paths, size_t *n, char **cause);
 void flow_paths_free(char **paths, size_t n);
 
 /*

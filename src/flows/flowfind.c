@@ -6,6 +6,10 @@
  * captures win over flow-record files: a job directory that has both
  * usually has records made from the same packets, and reading both
  * would count the traffic twice.
+ *
+ * A caller that knows some files can be no capture (`diagnose`: the logs
+ * the index holds unchanged, which discovery probed the same way) names
+ * them through a callback, and they are not opened.
  */
 #include "config.h"
 
@@ -24,6 +28,9 @@ struct found {
 	char **paths;
 	int *packets;		/* 1 for pcap/pcapng */
 	size_t n, cap, capk;
+	size_t root;		/* length of the searched directory's path */
+	int (*skip)(void *arg, const char *rel, const struct stat *sb);
+	void *arg;
 };
 
 static void
@@ -54,7 +61,8 @@ walk(struct found *f, const char *dir, int depth)
 		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 			if (depth < MAX_DEPTH)
 				walk(f, path, depth + 1);
-		} else if (S_ISREG(sb.st_mode) &&
+		} else if (S_ISREG(sb.st_mode) && (f->skip == NULL ||
+		    !f->skip(f->arg, path + f->root + 1, &sb)) &&
 		    (fmt = flow_probe(path)) != NULL) {
 			add(f, path, strncmp(fmt, "pcap", 4) == 0);
 			continue;
@@ -71,7 +79,9 @@ cmp_str(const void *a, const void *b)
 }
 
 int
-flow_find_captures(const char *dir, char ***paths, size_t *n, char **cause)
+flow_find_captures_but(const char *dir,
+    int (*skip)(void *arg, const char *rel, const struct stat *sb),
+    void *arg, char ***paths, size_t *n, char **cause)
 {
 	struct found f;
 	size_t i, k = 0;
@@ -83,6 +93,9 @@ flow_find_captures(const char *dir, char ***paths, size_t *n, char **cause)
 		    strerror(errno));
 	closedir(d);
 	memset(&f, 0, sizeof f);
+	f.root = strlen(dir);
+	f.skip = skip;
+	f.arg = arg;
 	walk(&f, dir, 1);
 	for (i = 0; i < f.n; i++)
 		packets |= f.packets[i];
@@ -98,6 +111,12 @@ flow_find_captures(const char *dir, char ***paths, size_t *n, char **cause)
 	*paths = f.paths;
 	*n = k;
 	return 0;
+}
+
+int
+flow_find_captures(const char *dir, char ***paths, size_t *n, char **cause)
+{
+	return flow_find_captures_but(dir, NULL, NULL, paths, n, cause);
 }
 
 void

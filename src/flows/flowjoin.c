@@ -39,6 +39,7 @@
 #include "flows/flowasm.h"
 #include "db/flowdb.h"
 #include "db/jobdb.h"
+#include "db/logdb.h"
 #include "flows/flowjoin.h"
 #include "diag/model.h"
 #include "base/util.h"
@@ -323,6 +324,50 @@ flows_error(struct model_flows *mf, char **cause)
 	return -1;
 }
 
+static int
+cmp_path(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct logdb_file *)elem)->path);
+}
+
+/*
+ * Whether the file at rel is one the index read as a log and holds
+ * unchanged (its size, inode, mtime and ctime, as the index itself judges
+ * it): discovery took it only after flow_probe() found no capture in it
+ * (scan_sniff()), so probing it again finds none.  Not for a file that
+ * is a log only because --log named it (found_kind 2: it may be a
+ * capture), a row that does not say (-1), or one read while it was still
+ * being written (a head hash): those are probed.
+ */
+static int
+indexed_log(void *arg, const char *rel, const struct stat *sb)
+{
+	const struct job_ref *ref = arg;
+	const struct logdb_file *f;
+	double mtime, ctime;
+
+	f = ref->nfiles == 0 ? NULL : bsearch(rel, ref->files, ref->nfiles,
+	    sizeof *ref->files, cmp_path);
+	if (f == NULL || (f->found_kind != 0 && f->found_kind != 1) ||
+	    f->head != 0 || isnan(f->ctime))
+		return 0;
+	mtime = (double)sb->st_mtim.tv_sec + sb->st_mtim.tv_nsec / 1e9;
+	ctime = (double)sb->st_ctim.tv_sec + sb->st_ctim.tv_nsec / 1e9;
+	return f->size == (uint64_t)sb->st_size &&
+	    f->inode == (uint64_t)sb->st_ino &&
+	    fabs(f->mtime - mtime) < 1e-6 && fabs(f->ctime - ctime) < 1e-6;
+}
+
+int
+flowjoin_captures(const struct job_ref *ref, const char *root,
+    char ***paths, size_t *n, char **cause)
+{
+	if (ref == NULL || ref->root == NULL || strcmp(ref->root, root) != 0)
+		return flow_find_captures(root, paths, n, cause);
+	return flow_find_captures_but(root, indexed_log, (void *)ref, paths,
+	    n, cause);
+}
+
 int
 flowjoin_evidence(struct diag_job *job, struct cache *c,
     const struct job_ref *ref, FILE *warn, struct model_flows *mf,
@@ -338,7 +383,7 @@ flowjoin_evidence(struct diag_job *job, struct cache *c,
 
 	if (job->root == NULL)
 		return 0;
-	if (flow_find_captures(job->root, &paths, &np, cause) != 0)
+	if (flowjoin_captures(ref, job->root, &paths, &np, cause) != 0)
 		return flows_error(mf, cause);
 	if (np == 0) {
 		flow_paths_free(paths, np);

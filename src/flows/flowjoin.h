@@ -33,11 +33,23 @@ int flowjoin_load(struct cache *c, const struct job_ref *job,
     struct flow_set *set, char **cause);
 
 /*
- * Load the captures under job->root (if any), analyse them, and add each
- * straggler and each end of a slow link whose host maps to one of the
- * job's nodes as diag_node_evidence().  With a cache c and the job's ref
- * (both may be NULL) the job's flow set is taken from the cache when the
- * captures have not changed, and kept there otherwise (flowjoin_load()).
+ * The captures under root, as flow_find_captures() finds them, in *paths
+ * (free with flow_paths_free()).  With the ref of the job indexed from
+ * root (may be NULL), a file it holds as a log, unchanged since it was
+ * read, is not opened: discovery found it no capture then.  Returns 0,
+ * or -1 with *cause when root cannot be read.
+ */
+int flowjoin_captures(const struct job_ref *ref, const char *root,
+    char ***paths, size_t *n, char **cause);
+
+/*
+ * Load the captures under job->root (if any; found with
+ * flowjoin_captures(), the ref's logs not probed again), analyse them,
+ * and add each straggler and each end of a slow link whose host maps to
+ * one of the job's nodes as diag_node_evidence().  With a cache c and the
+ * job's ref (both may be NULL) the job's flow set is taken from the cache
+ * when the captures have not changed, and kept there otherwise
+ * (flowjoin_load()).
  * Unreadable records are reported on `warn` (may be NULL).  Returns how
  * many pieces of evidence were added (0 when there is no capture or no
  * host could be named), or -1 with *cause when a capture cannot be read.

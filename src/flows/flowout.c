@@ -577,6 +577,7 @@ flowan_print_json(const struct flowan *fa, FILE *out)
 
 	json_init(&j, out, 1);
 	json_obj_begin(&j);
+	json_key(&j, "schema"); json_int(&j, JSON_SCHEMA);
 	json_key(&j, "hosts"); json_int(&j, (int64_t)fa->set->nhosts);
 	json_key(&j, "messages"); json_int(&j, (int64_t)fa->set->nmsgs);
 	json_key(&j, "control_bytes"); json_int(&j, (int64_t)fa->control_bytes);

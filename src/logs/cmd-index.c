@@ -230,12 +230,17 @@ cmd_templates(struct cmd_ctx *ctx, struct cmd_args *a, char **cause)
 		return CMD_FAIL;
 	if (l.fmt == FMT_JSON) {
 		json_init(&l.j, ctx->out, 0);
+		json_obj_begin(&l.j);
+		json_key(&l.j, "schema");
+		json_int(&l.j, JSON_SCHEMA);
+		json_key(&l.j, "templates");
 		json_arr_begin(&l.j);
 	} else if (l.fmt == FMT_TSV)
 		fputs("job\tid\tcount\tnodes\tfiles\ttemplate\n", ctx->out);
 	rc = list_templates(c, db, a->argc > 0 ? a->argv[0] : NULL, &l, cause);
 	if (l.fmt == FMT_JSON) {
 		json_arr_end(&l.j);
+		json_obj_end(&l.j);
 		json_finish(&l.j);
 	}
 	free(l.job);

@@ -223,8 +223,9 @@ open_job(struct cmd_ctx *ctx, const char *name, struct cmd_args *a,
 			ts_fail(cause, "no job '%s' (index it first)", name);
 		return CMD_FAIL;
 	}
-	rc = job_model_ref(v->cache, &ref, base, nbase, flags, ctx->err,
-	    a != NULL ? a->name : "open", &m, cause);
+	rc = job_model_ref_kept(v->cache, &ref, base, nbase, flags, ctx->err,
+	    a != NULL ? a->name : "open", ctx->kept, &m, cause);
+	ctx->kept = NULL;	/* taken */
 	id = ref.id;
 	jobdb_release(&ref);
 	free(base);

@@ -2,13 +2,17 @@
  * flowdb-t.c -- flow sets in the cache: store and load (db/flowdb.c);
  * through the flow join (flowjoin_load()), reuse when nothing changed,
  * re-read when a capture or the parameters changed, keep the old set
- * when reading fails; jobs made for flow sets (db/jobdb.c).
+ * when reading fails; jobs made for flow sets (db/jobdb.c); the
+ * captures of an indexed job found as flow_find_captures() finds them,
+ * its unchanged logs not probed (flowjoin_captures()).
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -17,7 +21,11 @@
 #include "db/cache.h"
 #include "db/flowdb.h"
 #include "db/jobdb.h"
+#include "db/logdb.h"
+#include "flows/flowasm.h"
 #include "flows/flowjoin.h"
+#include "flows/pcapw.h"
+#include "logs/index.h"
 #include "tap.h"
 #include "base/util.h"
 
@@ -133,6 +141,131 @@ test_jobs(struct cache *c, const struct job_ref *j)
 	jobdb_release(&b);
 }
 
+/* The captures under root both ways, joined by spaces with the root cut. */
+static char *
+found(const struct job_ref *ref, const char *root)
+{
+	struct buf b = BUF_INIT;
+	char **paths, *cause = NULL;
+	size_t n, i;
+
+	if ((ref != NULL ? flowjoin_captures(ref, root, &paths, &n, &cause) :
+	    flow_find_captures(root, &paths, &n, &cause)) != 0) {
+		printf("# %s\n", cause);
+		free(cause);
+		return xstrdup("(error)");
+	}
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%s%s", i > 0 ? " " : "", paths[i] +
+		    strlen(root) + 1);
+	flow_paths_free(paths, n);
+	return b.s != NULL ? buf_detach(&b) : xstrdup("");
+}
+
+/* Both ways give `want`. */
+static void
+same_found(const struct job_ref *ref, const char *root, const char *want,
+    const char *what)
+{
+	char *a = found(NULL, root), *b = found(ref, root);
+
+	ok(strcmp(a, want) == 0 && strcmp(b, a) == 0, what);
+	if (strcmp(a, want) != 0 || strcmp(b, a) != 0)
+		printf("# want '%s', flows '%s', diagnose '%s'\n", want, a, b);
+	free(a);
+	free(b);
+}
+
+static struct logdb_file *
+row(struct job_ref *ref, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < ref->nfiles; i++)
+		if (strcmp(ref->files[i].path, path) == 0)
+			return &ref->files[i];
+	return NULL;
+}
+
+static const char rank_log[] =
+    "2026-01-01 10:00:00 INFO [rank0] iteration 1/10 | loss 2.31\n"
+    "2026-01-01 10:00:01 INFO [rank0] iteration 2/10 | loss 2.20\n";
+
+/*
+ * A job of logs, a packet capture, flow records and flow records that
+ * --log made a log: indexed, its captures as `flows DIR` finds them.
+ */
+static void
+test_captures(struct cache *c)
+{
+	static const char *const names[] = { "node0.log", "node1.log",
+	    "flows.csv", "records.txt", "capture.pcap" };
+	struct timeval tv[2] = { { 1000, 0 }, { 1000, 0 } };
+	struct index_opts io;
+	struct index_stats st;
+	struct job_ref ref;
+	struct logdb_file *f;
+	struct pcapw *w;
+	char *d = xasprintf("%s/cj", dir), root[PATH_MAX], *p, *logs[1];
+	char *cause = NULL;
+	size_t i;
+
+	mkdir(d, 0777);
+	if (realpath(d, root) == NULL)
+		ts_fatal("cannot resolve %s", d);
+	free(d);
+	write_file((p = xasprintf("%s/node0.log", root)), rank_log);
+	free(p);
+	write_file((p = xasprintf("%s/node1.log", root)), rank_log);
+	free(p);
+	write_file((p = xasprintf("%s/flows.csv", root)), csv1);
+	free(p);
+	write_file((logs[0] = xasprintf("%s/records.txt", root)), csv1);
+	p = xasprintf("%s/capture.pcap", root);
+	if ((w = pcapw_open(p, 256, &cause)) == NULL ||
+	    pcapw_close(w, &cause) != 0)
+		ts_fatal("%s", cause);
+	free(p);
+	for (i = 0; i < TS_NELEM(names); i++) {	/* not racy: no head hash */
+		p = xasprintf("%s/%s", root, names[i]);
+		utimes(p, tv);
+		free(p);
+	}
+	memset(&io, 0, sizeof io);
+	memset(&st, 0, sizeof st);
+	io.threads = 1;
+	io.logs = logs;
+	io.nlogs = 1;
+	p = root;
+	ok(index_run(c, &p, 1, &io, &st, &cause) == 0 &&
+	    jobdb_find(c, root, &ref, &cause) == 1, "a job of logs and "
+	    "captures indexed");
+	free(st.names);
+	free(st.empty);
+	ok(ref.nfiles == 3 && (f = row(&ref, "node0.log")) != NULL &&
+	    f->found_kind == 0 && f->head == 0 &&
+	    (f = row(&ref, "records.txt")) != NULL && f->found_kind == 2,
+	    "its logs, and flow records that are a log by --log");
+	same_found(&ref, root, "capture.pcap", "the packet capture is found "
+	    "as flows finds it");
+	unlink((p = xasprintf("%s/capture.pcap", root)));
+	free(p);
+	same_found(&ref, root, "flows.csv records.txt", "without it the flow "
+	    "records, the one --log made a log too");
+	if ((f = row(&ref, "records.txt")) != NULL)
+		f->found_kind = 0;
+	p = found(&ref, root);
+	is_str(p, "flows.csv", "a file held as a log found no capture is not "
+	    "probed");
+	free(p);
+	tv[0].tv_sec = tv[1].tv_sec = 2000;
+	utimes(logs[0], tv);
+	same_found(&ref, root, "flows.csv records.txt", "one changed since "
+	    "is probed");
+	jobdb_release(&ref);
+	free(logs[0]);
+}
+
 int
 main(void)
 {
@@ -230,6 +363,7 @@ main(void)
 	free(cause);
 	cause = NULL;
 	test_jobs(c, &job);
+	test_captures(c);
 
 	jobdb_release(&job);
 	flow_set_free(&fresh);

@@ -166,8 +166,11 @@ count_in(const char *path, const char *what)
 
 /*
  * A kept model asked about (job_model_kept(), whether to diagnose
- * behind the screen) and then opened is read from the cache and decoded
- * once: the model the question read is the one opened.
+ * behind the screen) and then opened with what the question read
+ * (job_model_ref_kept()) is read from the cache and decoded once: the
+ * model the question read is the one opened.  A job that changed in
+ * between (marked: another key) is read afresh, not given the model
+ * read under the old key.
  */
 static void
 test_kept_once(void)
@@ -175,26 +178,38 @@ test_kept_once(void)
 	char *db = xasprintf("%s/c.db", dir), *trace = xasprintf("%s/trace",
 	    dir), *why = NULL;
 	struct cache *c2 = NULL;
+	struct job_kept *k = NULL;
 	struct job_ref ref;
-	struct model *m = NULL;
-	int kept = 0, rc = -1;
+	struct model *m = NULL, *m2 = NULL;
+	int kept = 0, kept2 = 0, rc = -1, rc2 = -1, reads = -1;
 
 	setenv("TS_SQL_TRACE", trace, 1);
 	if (cache_open(db, 0, &c2, &why) == 0 &&
 	    jobdb_find(c2, "long", &ref, &why) == 1) {
-		kept = job_model_kept(c2, &ref, JOBMODEL_NO_FLOWS, NULL, NULL);
-		rc = job_model_ref(c2, &ref, NULL, 0, JOBMODEL_NO_FLOWS, NULL,
-		    NULL, &m, &why);
+		kept = job_model_kept(c2, &ref, JOBMODEL_NO_FLOWS, NULL, NULL,
+		    &k);
+		rc = job_model_ref_kept(c2, &ref, NULL, 0, JOBMODEL_NO_FLOWS,
+		    NULL, NULL, k, &m, &why);
+		reads = count_in(trace, "SELECT model FROM results");
+		kept2 = job_model_kept(c2, &ref, JOBMODEL_NO_FLOWS, NULL, NULL,
+		    &k);
+		if (jobdb_mark(c2, "long", "bad", &why) == 0)
+			rc2 = job_model_ref_kept(c2, &ref, NULL, 0,
+			    JOBMODEL_NO_FLOWS, NULL, NULL, k, &m2, &why);
+		jobdb_mark(c2, "long", NULL, &why);
 		jobdb_release(&ref);
 	}
 	unsetenv("TS_SQL_TRACE");
 	ok(kept == 1 && rc == 0 && m != NULL && m->nnodes > 0,
 	    "a kept model: said so, then opened");
-	ok(count_in(trace, "SELECT model FROM results") == 1,
-	    "read from the cache once, not once a question");
+	ok(reads == 1, "read from the cache once, not once a question");
+	ok(kept2 == 1 && rc2 == 0 && m2 != NULL && m2->nnodes > 0 &&
+	    count_in(trace, "SELECT model FROM results") == reads + 2,
+	    "a job marked in between: its model looked up under its new key");
 	if (why != NULL)
 		printf("# %s\n", why);
 	model_free(m);
+	model_free(m2);
 	cache_close(c2);
 	free(why);
 	free(trace);
