@@ -362,14 +362,18 @@ array(struct mio *io, void **a, size_t *n, size_t size, size_t least)
 	*a = xcalloc(*n + 1, size);
 }
 
+/* Strings, none of them NULL. */
 static void
 strv(struct mio *io, char ***v, size_t *n)
 {
 	size_t i;
 
 	array(io, (void **)v, n, sizeof **v, 1);
-	for (i = 0; i < *n; i++)
+	for (i = 0; i < *n; i++) {
 		str(io, &(*v)[i]);
+		if (!io->writing && (*v)[i] == NULL)
+			fail(io);
+	}
 }
 
 static void

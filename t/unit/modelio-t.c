@@ -582,6 +582,9 @@ test_forms(void)
 	    "does not");
 	ok(!reads_varint(m, 31, 1ull << 40), "nor a count of 2^40 marks");
 	ok(!reads_varint(m, 31, 3), "nor 3 marks in the 16 bytes left");
+	m->notes = xcalloc(2, sizeof *m->notes);
+	m->nnotes = 1;
+	ok(!reads(m, 8, 0, "", 0), "nor a NULL among a model's strings");
 	model_free(m);
 }
 
