@@ -173,7 +173,7 @@ model_key(struct cache *c, const struct job_ref *job, int flags,
 
 	h = fnv_str(h, PACKAGE_VERSION);
 	h = fnv_str(h, ts_source_id);
-	h = fnv_str(h, "model-format-5");
+	h = fnv_str(h, "model-format-6");
 	h = fnv(h, &diag_revision, sizeof diag_revision);
 	h = fnv(h, &flags, sizeof flags);
 	for (i = 0; i < faults_count(f); i++) {

@@ -4,11 +4,32 @@
  * One walker describes the layout and serves both ways: writing appends
  * each field to a buffer, reading takes it back with every length checked
  * against what is left, so damaged or truncated bytes give NULL, never a
- * crash.  Numbers are little-endian; a string is its length (u32, all
- * ones for NULL) and its bytes; an array is its count, then its elements.
- * The bytes end with the CRC-32 of all before them: a model whose numbers
- * were changed but whose layout is intact (a flipped bit on the disk, a
- * hand edit) reads as damaged, and the caller computes it again.
+ * crash, and no count is believed beyond what the bytes left can hold.
+ *
+ * The bytes: the magic, the fields in the walker's order, the CRC-32 of
+ * all before it.  An integer is a LEB128 varint (seven bits a byte, low
+ * bits first, the top bit set on every byte but the last), a signed one
+ * zigzag-coded first (0, -1, 1, -2 as 0, 1, 2, 3).  A double is a varint
+ * too: odd, zigzag(k) << 1 | 1, for a double that is exactly the integer
+ * k with |k| < 2^52 (not -0.0); 2 and 4 for the default NaN and its
+ * negative; 0 and then its 8 bytes, little-endian, for any other (other
+ * NaNs, infinities, fractions), so every double comes back bit for bit.
+ * A byte-sized field is its byte; a string is its length plus one (0 for
+ * NULL) and its bytes; an array its count, then its elements.  Sorted
+ * arrays code a number as its step from the element before: a heatmap
+ * mark its node (a signed step from the previous mark's) and its `at`
+ * (when both it and the previous mark's are whole, the odd form holds
+ * zigzag(k - previous k)), and its event plus one (no event, all ones,
+ * is 0); an iteration its number; a span its first iteration (from the
+ * previous span's) and its last (from its own first).  A mark a step
+ * after the last is 6 bytes.
+ *
+ * Every value has one encoding: the reader refuses a varint longer than
+ * it needs and a double not in the form the writer chooses, so bytes
+ * that read back write again the same.  The CRC-32 at the end makes a
+ * model whose numbers were changed but whose layout is intact (a flipped
+ * bit on the disk, a hand edit) read as damaged, and the caller computes
+ * it again.
  */
 #include "config.h"
 
@@ -21,44 +42,113 @@
 #include "diag/model.h"
 #include "base/util.h"
 
-#define MAGIC "TSMODEL5"
+#define MAGIC "TSMODEL6"
 #define CRC_LEN 4
 
+/* The double tags that are not an integer (which are odd). */
+#define DBL_RAW 0		/* its 8 bytes follow */
+#define DBL_NAN 2		/* the default NaN, bits 0x7ff8 0000 0000 0000 */
+#define DBL_NEGNAN 4		/* the same with the sign set (0.0 / 0.0) */
+#define NAN_BITS 0x7ff8000000000000ull
+#define NEGNAN_BITS 0xfff8000000000000ull
+
 struct mio {
-	struct buf *out;		/* writing */
+	int writing;
+	unsigned char *w;		/* writing: the bytes so far */
+	size_t len, cap;
 	const unsigned char *p, *end;	/* reading */
 	int err;
 };
 
+/* Reading: the bytes are bad; every later read fails at once. */
 static void
-raw(struct mio *io, void *v, size_t n)
+fail(struct mio *io)
 {
-	if (io->out != NULL) {
-		buf_add(io->out, v, n);
-		return;
+	io->err = 1;
+	io->p = io->end;
+}
+
+/* Signed to zigzag and back, in two's complement bits. */
+static uint64_t
+zig(uint64_t x)
+{
+	return (x << 1) ^ (0 - (x >> 63));
+}
+
+static uint64_t
+unzig(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* Writing: where the next n bytes go (io->len moves on when written). */
+static unsigned char *
+room(struct mio *io, size_t n)
+{
+	if (io->cap - io->len < n)
+		io->w = xgrow(io->w, &io->cap, io->len + n, 1);
+	return io->w + io->len;
+}
+
+static void
+put_bytes(struct mio *io, const void *s, size_t n)
+{
+	memcpy(room(io, n), s, n);
+	io->len += n;
+}
+
+/* Writing: v as a varint. */
+static void
+put_varint(struct mio *io, uint64_t v)
+{
+	unsigned char *c = room(io, 10);
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		c[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
 	}
-	if (io->err || (size_t)(io->end - io->p) < n) {
-		io->err = 1;
-		memset(v, 0, n);
-		return;
+	c[n++] = (unsigned char)v;
+	io->len += n;
+}
+
+/* Reading: a varint of at most 64 bits in its shortest form. */
+static uint64_t
+get_varint(struct mio *io)
+{
+	const unsigned char *p = io->p;
+	uint64_t v = 0;
+	unsigned shift, c;
+
+	if (p < io->end && *p < 0x80) {
+		io->p++;
+		return *p;
 	}
-	memcpy(v, io->p, n);
-	io->p += n;
+	for (shift = 0;; shift += 7) {
+		if (p == io->end || shift > 63) {
+			fail(io);
+			return 0;
+		}
+		c = *p++;
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (c < 0x80)
+			break;
+	}
+	if (c == 0 || (shift == 63 && c > 1)) {
+		fail(io);	/* longer than it needs, or past 64 bits */
+		return 0;
+	}
+	io->p = p;
+	return v;
 }
 
 static void
 u64(struct mio *io, uint64_t *v)
 {
-	unsigned char b[8];
-	int i;
-
-	if (io->out != NULL)
-		for (i = 0; i < 8; i++)
-			b[i] = (unsigned char)(*v >> (8 * i));
-	raw(io, b, 8);
-	if (io->out == NULL)
-		for (*v = 0, i = 0; i < 8; i++)
-			*v |= (uint64_t)b[i] << (8 * i);
+	if (io->writing)
+		put_varint(io, *v);
+	else
+		*v = get_varint(io);
 }
 
 static void
@@ -68,44 +158,30 @@ u32(struct mio *io, uint32_t *v)
 
 	u64(io, &x);
 	if (x > UINT32_MAX)
-		io->err = 1;
+		fail(io);
 	*v = (uint32_t)x;
 }
 
 static void
 i64(struct mio *io, long *v)
 {
-	uint64_t x = (uint64_t)*v;
+	uint64_t z = zig((uint64_t)*v);
 
-	u64(io, &x);
-	*v = (long)x;
+	u64(io, &z);
+	*v = (long)unzig(z);
 }
 
 static void
 int32(struct mio *io, int *v)
 {
-	uint64_t x = (uint64_t)(int64_t)*v;
+	uint64_t z = zig((uint64_t)(int64_t)*v);
+	int64_t x;
 
-	u64(io, &x);
-	if ((int64_t)x < -2147483647 || (int64_t)x > 2147483647)
-		io->err = 1;
-	*v = (int)(int64_t)x;
-}
-
-static void
-u8(struct mio *io, uint8_t *v)
-{
-	raw(io, v, 1);
-}
-
-static void
-f64(struct mio *io, double *v)
-{
-	uint64_t x;
-
-	memcpy(&x, v, sizeof x);
-	u64(io, &x);
-	memcpy(v, &x, sizeof x);
+	u64(io, &z);
+	x = (int64_t)unzig(z);
+	if (x < -2147483647 || x > 2147483647)
+		fail(io);
+	*v = (int)x;
 }
 
 static void
@@ -117,22 +193,149 @@ sz(struct mio *io, size_t *v)
 	*v = (size_t)x;
 }
 
+/*
+ * A number coded as the step from `prev` (wrapping, so any two 64-bit
+ * values): returns v when writing, the number read when reading.
+ */
+static uint64_t
+after(struct mio *io, uint64_t v, uint64_t prev)
+{
+	uint64_t z = zig(v - prev);
+
+	u64(io, &z);
+	return prev + unzig(z);
+}
+
+static void
+u8(struct mio *io, uint8_t *v)
+{
+	if (io->writing) {
+		*room(io, 1) = *v;
+		io->len++;
+	} else if (io->p == io->end) {
+		fail(io);
+		*v = 0;
+	} else
+		*v = *io->p++;
+}
+
+/* Is x exactly the integer *k, |*k| < 2^52, and not -0.0? */
+static int
+whole(double x, int64_t *k)
+{
+	if (!(fabs(x) < 0x1p52))
+		return 0;
+	*k = (int64_t)x;
+	return (double)*k == x && (*k != 0 || !signbit(x));
+}
+
+static void
+put_double(struct mio *io, double x, int64_t base)
+{
+	unsigned char *c;
+	uint64_t bits;
+	int64_t k;
+	int i;
+
+	memcpy(&bits, &x, sizeof bits);
+	if (whole(x, &k))
+		put_varint(io, zig((uint64_t)(k - base)) << 1 | 1);
+	else if (bits == NAN_BITS || bits == NEGNAN_BITS)
+		put_varint(io, bits == NAN_BITS ? DBL_NAN : DBL_NEGNAN);
+	else {
+		c = room(io, 9);
+		c[0] = DBL_RAW;
+		for (i = 0; i < 8; i++)
+			c[1 + i] = (unsigned char)(bits >> (8 * i));
+		io->len += 9;
+	}
+}
+
+/* Reading: the 8 bytes of a double of no shorter form. */
+static double
+get_raw_double(struct mio *io)
+{
+	uint64_t bits = 0;
+	int64_t k;
+	double x;
+	int i;
+
+	if (io->end - io->p < 8) {
+		fail(io);
+		return 0;
+	}
+	for (i = 0; i < 8; i++)
+		bits |= (uint64_t)io->p[i] << (8 * i);
+	io->p += 8;
+	memcpy(&x, &bits, sizeof x);
+	if (whole(x, &k) || bits == NAN_BITS || bits == NEGNAN_BITS)
+		fail(io);
+	return x;
+}
+
+static double
+get_double(struct mio *io, int64_t base)
+{
+	uint64_t t = get_varint(io), bits;
+	int64_t k;
+	double x;
+
+	if (t & 1) {
+		if (t >> 1 >= 1ull << 54)	/* a step of 2^53 or more */
+			goto bad;
+		k = base + (int64_t)unzig(t >> 1);
+		if (k <= -(1ll << 52) || k >= 1ll << 52)
+			goto bad;
+		return (double)k;
+	}
+	if (t == DBL_RAW)
+		return get_raw_double(io);
+	if (t != DBL_NAN && t != DBL_NEGNAN)
+		goto bad;
+	bits = t == DBL_NAN ? NAN_BITS : NEGNAN_BITS;
+	memcpy(&x, &bits, sizeof x);
+	return x;
+bad:
+	fail(io);
+	return 0;
+}
+
+/*
+ * A double; a whole one as the step from the integer `base` (|base| <
+ * 2^52), which the reader must know as the writer did.
+ */
+static void
+dbl_after(struct mio *io, double *v, int64_t base)
+{
+	if (io->writing)
+		put_double(io, *v, base);
+	else
+		*v = get_double(io, base);
+}
+
+static void
+f64(struct mio *io, double *v)
+{
+	dbl_after(io, v, 0);
+}
+
 static void
 str(struct mio *io, char **s)
 {
-	uint32_t n = *s == NULL ? UINT32_MAX : (uint32_t)strlen(*s);
+	uint64_t n = *s == NULL ? 0 : (uint64_t)strlen(*s) + 1;
 
-	u32(io, &n);
-	if (io->out != NULL) {
-		if (*s != NULL)
-			buf_add(io->out, *s, n);
+	u64(io, &n);
+	if (io->writing) {
+		if (n > 0)
+			put_bytes(io, *s, n - 1);
 		return;
 	}
 	*s = NULL;
-	if (io->err || n == UINT32_MAX)
+	if (n-- == 0)
 		return;
-	if ((size_t)(io->end - io->p) < n || memchr(io->p, '\0', n) != NULL) {
-		io->err = 1;
+	if (n >= UINT32_MAX || n > (size_t)(io->end - io->p) ||
+	    memchr(io->p, '\0', n) != NULL) {
+		fail(io);
 		return;
 	}
 	*s = xstrndup((const char *)io->p, n);
@@ -140,32 +343,37 @@ str(struct mio *io, char **s)
 }
 
 /*
- * The count of an array of elements of `size` bytes; when reading,
- * allocate it (zeroed) once the count is known to fit what is left.
+ * The count of an array of elements of `size` bytes in memory and at
+ * least `least` bytes encoded; when reading, allocate it (zeroed) once
+ * the count is known to fit what is left.
  */
 static void
-array(struct mio *io, void **a, size_t *n, size_t size)
+array(struct mio *io, void **a, size_t *n, size_t size, size_t least)
 {
 	sz(io, n);
-	if (io->out != NULL)
+	if (io->writing)
 		return;
 	*a = NULL;
-	if (io->err || *n > (size_t)(io->end - io->p)) {
-		io->err = 1;
+	if (io->err || *n > (size_t)(io->end - io->p) / least) {
+		fail(io);
 		*n = 0;
 		return;
 	}
 	*a = xcalloc(*n + 1, size);
 }
 
+/* Strings, none of them NULL. */
 static void
 strv(struct mio *io, char ***v, size_t *n)
 {
 	size_t i;
 
-	array(io, (void **)v, n, sizeof **v);
-	for (i = 0; i < *n; i++)
+	array(io, (void **)v, n, sizeof **v, 1);
+	for (i = 0; i < *n; i++) {
 		str(io, &(*v)[i]);
+		if (!io->writing && (*v)[i] == NULL)
+			fail(io);
+	}
 }
 
 static void
@@ -173,7 +381,7 @@ u32v(struct mio *io, uint32_t **v, size_t *n)
 {
 	size_t i;
 
-	array(io, (void **)v, n, sizeof **v);
+	array(io, (void **)v, n, sizeof **v, 1);
 	for (i = 0; i < *n; i++)
 		u32(io, &(*v)[i]);
 }
@@ -200,15 +408,15 @@ walk_event(struct mio *io, struct model_event *e)
 	i64(io, &e->iteration);
 	strv(io, &e->reasons, &e->nreasons);
 	strv(io, &e->trace, &e->ntrace);
-	array(io, (void **)&e->locs, &e->nlocs, sizeof *e->locs);
+	array(io, (void **)&e->locs, &e->nlocs, sizeof *e->locs, 3);
 	for (i = 0; i < e->nlocs; i++) {
 		str(io, &e->locs[i].path);
 		i64(io, &e->locs[i].line);
 		u32(io, &e->locs[i].node);
-		if (io->out == NULL && e->locs[i].path == NULL)
+		if (!io->writing && e->locs[i].path == NULL)
 			io->err = 1;
 	}
-	if (io->out == NULL && e->text == NULL)
+	if (!io->writing && e->text == NULL)
 		io->err = 1;
 }
 
@@ -226,7 +434,7 @@ walk_node(struct mio *io, struct model_node *n)
 	int32(io, &n->last_stage);
 	f64(io, &n->first_error_ts);
 	int32(io, &n->nranks);
-	if (io->out == NULL && n->name == NULL)
+	if (!io->writing && n->name == NULL)
 		io->err = 1;
 }
 
@@ -248,7 +456,7 @@ walk_flows(struct mio *io, struct model_flows *f)
 	sz(io, &f->njobs);
 	u64(io, &f->control_bytes);
 	f64(io, &f->period);
-	array(io, (void **)&f->hosts, &f->nhosts, sizeof *f->hosts);
+	array(io, (void **)&f->hosts, &f->nhosts, sizeof *f->hosts, 6);
 	for (i = 0; i < f->nhosts; i++) {
 		struct model_fhost *h = &f->hosts[i];
 
@@ -258,16 +466,16 @@ walk_flows(struct mio *io, struct model_flows *f)
 		f64(io, &h->comm);
 		f64(io, &h->compute);
 		u32(io, &h->flags);
-		if (io->out == NULL && h->addr == NULL)
+		if (!io->writing && h->addr == NULL)
 			io->err = 1;
 	}
-	array(io, (void **)&f->dp, &f->ndp, sizeof *f->dp);
+	array(io, (void **)&f->dp, &f->ndp, sizeof *f->dp, 3);
 	for (i = 0; i < f->ndp; i++)
 		walk_group(io, &f->dp[i]);
-	array(io, (void **)&f->pp, &f->npp, sizeof *f->pp);
+	array(io, (void **)&f->pp, &f->npp, sizeof *f->pp, 3);
 	for (i = 0; i < f->npp; i++)
 		walk_group(io, &f->pp[i]);
-	array(io, (void **)&f->iters, &f->niters, sizeof *f->iters);
+	array(io, (void **)&f->iters, &f->niters, sizeof *f->iters, 7);
 	for (i = 0; i < f->niters; i++) {
 		f64(io, &f->iters[i].start);
 		f64(io, &f->iters[i].end);
@@ -277,7 +485,7 @@ walk_flows(struct mio *io, struct model_flows *f)
 		i64(io, &f->iters[i].log_iter);
 		f64(io, &f->iters[i].log_ms);
 	}
-	array(io, (void **)&f->findings, &f->nfindings, sizeof *f->findings);
+	array(io, (void **)&f->findings, &f->nfindings, sizeof *f->findings, 6);
 	for (i = 0; i < f->nfindings; i++) {
 		struct model_finding *d = &f->findings[i];
 
@@ -287,13 +495,85 @@ walk_flows(struct mio *io, struct model_flows *f)
 		sz(io, &d->niters);
 		f64(io, &d->magnitude);
 		strv(io, &d->reasons, &d->nreasons);
-		if (io->out == NULL && (d->kind == NULL || d->subject == NULL))
+		if (!io->writing && (d->kind == NULL || d->subject == NULL))
 			io->err = 1;
 	}
 	int32(io, &f->join);
 	i64(io, &f->join_offset);
 	f64(io, &f->join_ms);
 	f64(io, &f->join_pct);
+}
+
+/* The iterations: each number as the step from the one before. */
+static void
+walk_iters(struct mio *io, struct model *m)
+{
+	uint64_t prev = 0;
+	size_t i;
+
+	array(io, (void **)&m->iters, &m->niters, sizeof *m->iters, 4);
+	for (i = 0; i < m->niters; i++) {
+		struct model_iter *t = &m->iters[i];
+
+		t->iteration = (long)after(io, (uint64_t)t->iteration, prev);
+		prev = (uint64_t)t->iteration;
+		f64(io, &t->start);
+		f64(io, &t->ms);
+		u32(io, &t->flags);
+	}
+}
+
+/*
+ * The heatmap's marks: the node as the step from the previous mark's,
+ * `at` (when whole) from the previous `at` when that was whole, the
+ * event plus one.
+ */
+static void
+walk_marks(struct mio *io, struct model *m)
+{
+	uint64_t node = 0, x;
+	int64_t at = 0;
+	uint32_t ev;
+	size_t i;
+
+	array(io, (void **)&m->marks, &m->nmarks, sizeof *m->marks, 6);
+	for (i = 0; i < m->nmarks; i++) {
+		struct model_mark *k = &m->marks[i];
+
+		x = after(io, k->node, node);
+		if (x > UINT32_MAX)
+			fail(io);
+		k->node = (uint32_t)(node = x);
+		dbl_after(io, &k->at, at);
+		if (!whole(k->at, &at))
+			at = 0;
+		u8(io, &k->level);
+		u8(io, &k->flags);
+		ev = k->event + 1;
+		u32(io, &ev);
+		k->event = ev - 1;
+		u32(io, &k->n);
+	}
+}
+
+/* The stages' spans: iterations as steps, from the span before. */
+static void
+walk_spans(struct mio *io, struct model *m)
+{
+	uint64_t from = 0;
+	size_t i;
+
+	array(io, (void **)&m->spans, &m->nspans, sizeof *m->spans, 5);
+	for (i = 0; i < m->nspans; i++) {
+		struct model_span *s = &m->spans[i];
+
+		int32(io, &s->stage);
+		f64(io, &s->start);
+		f64(io, &s->end);
+		s->iter_from = (long)after(io, (uint64_t)s->iter_from, from);
+		from = (uint64_t)s->iter_from;
+		s->iter_to = (long)after(io, (uint64_t)s->iter_to, from);
+	}
 }
 
 static void
@@ -318,38 +598,17 @@ walk(struct mio *io, struct model *m)
 	f64(io, &m->last_ts);
 	int32(io, &m->by_time);
 	i64(io, &m->iter_width);
-	array(io, (void **)&m->nodes, &m->nnodes, sizeof *m->nodes);
+	array(io, (void **)&m->nodes, &m->nnodes, sizeof *m->nodes, 11);
 	for (i = 0; i < m->nnodes; i++)
 		walk_node(io, &m->nodes[i]);
 	sz(io, &m->nreal);
 	u32v(io, &m->suspects, &m->nsuspects);
-	array(io, (void **)&m->events, &m->nevents, sizeof *m->events);
+	array(io, (void **)&m->events, &m->nevents, sizeof *m->events, 18);
 	for (i = 0; i < m->nevents; i++)
 		walk_event(io, &m->events[i]);
-	array(io, (void **)&m->iters, &m->niters, sizeof *m->iters);
-	for (i = 0; i < m->niters; i++) {
-		i64(io, &m->iters[i].iteration);
-		f64(io, &m->iters[i].start);
-		f64(io, &m->iters[i].ms);
-		u32(io, &m->iters[i].flags);
-	}
-	array(io, (void **)&m->marks, &m->nmarks, sizeof *m->marks);
-	for (i = 0; i < m->nmarks; i++) {
-		u32(io, &m->marks[i].node);
-		f64(io, &m->marks[i].at);
-		u8(io, &m->marks[i].level);
-		u8(io, &m->marks[i].flags);
-		u32(io, &m->marks[i].event);
-		u32(io, &m->marks[i].n);
-	}
-	array(io, (void **)&m->spans, &m->nspans, sizeof *m->spans);
-	for (i = 0; i < m->nspans; i++) {
-		int32(io, &m->spans[i].stage);
-		f64(io, &m->spans[i].start);
-		f64(io, &m->spans[i].end);
-		i64(io, &m->spans[i].iter_from);
-		i64(io, &m->spans[i].iter_to);
-	}
+	walk_iters(io, m);
+	walk_marks(io, m);
+	walk_spans(io, m);
 	walk_flows(io, &m->flows);
 	strv(io, &m->notes, &m->nnotes);
 }
@@ -370,17 +629,17 @@ crc_of(const unsigned char *p, size_t n)
 	return (uint32_t)crc;
 }
 
-/* Append the CRC-32 of what b holds, little-endian. */
+/* Append the CRC-32 of the bytes written, little-endian. */
 static void
-crc_put(struct buf *b)
+crc_put(struct mio *io)
 {
-	uint32_t crc = crc_of((const unsigned char *)b->s, b->len);
-	unsigned char c[CRC_LEN];
+	uint32_t crc = crc_of(io->w, io->len);
+	unsigned char *c = room(io, CRC_LEN);
 	int i;
 
 	for (i = 0; i < CRC_LEN; i++)
 		c[i] = (unsigned char)(crc >> (8 * i));
-	buf_add(b, c, CRC_LEN);
+	io->len += CRC_LEN;
 }
 
 /* Do the last CRC_LEN of n bytes hold the CRC-32 of those before them? */
@@ -399,17 +658,15 @@ void
 model_encode(const struct model *m, unsigned char **out, size_t *len)
 {
 	struct mio io;
-	struct buf b;
 
 	memset(&io, 0, sizeof io);
-	buf_init(&b);
-	buf_add(&b, MAGIC, 8);
-	io.out = &b;
+	io.writing = 1;
+	put_bytes(&io, MAGIC, 8);
 	/* the walker only reads the model when writing */
 	walk(&io, (struct model *)m);
-	crc_put(&b);
-	*len = b.len;
-	*out = (unsigned char *)buf_detach(&b);
+	crc_put(&io);
+	*len = io.len;
+	*out = io.w;
 }
 
 /* Indices the views follow must point inside their arrays. */
