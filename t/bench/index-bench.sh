@@ -12,6 +12,9 @@
 # the tools back to back in every round; the median and the best are
 # shown, and the machine's load average before and after, since other
 # work on the machine slows every tool, and trainscope's threads most.
+# A host that gives its N cores less than N times one core's work bounds
+# any 1 -> N speed-up: N 1-thread first answers run at once, and N times
+# one's time over theirs is that ceiling, to read the speed-up against.
 # A 1 -> N speed-up is also given as the median of each round's own
 # ratio: its two runs come back to back, so a stretch of a slower
 # machine (a shared host) falls on both, and which of them goes first
@@ -132,6 +135,17 @@ while [ $r -lt "$reps" ]; do
 			    --threads 1 --top 3 "$job"
 		fi
 	done
+	# what the machine gives: as many 1-thread first answers as cores,
+	# at once (the ceiling of a 1 -> N speed-up on this host)
+	timed allone env BIN="$bin" TMPD="$tmp" JOB="$job" N="$cores" sh -c '
+		i=0
+		while [ $i -lt "$N" ]; do
+			rm -f "$TMPD/p$i.db" "$TMPD/p$i.db-wal" "$TMPD/p$i.db-shm"
+			"$BIN" -q --cache "$TMPD/p$i.db" diagnose --threads 1 \
+			    --top 3 "$JOB" >/dev/null 2>&1 &
+			i=$((i + 1))
+		done
+		wait'
 	timed warm "$bin" -q --cache "$tmp/d.db" diagnose --top 3 "$job"
 	if [ "$scale" -gt 1 ]; then
 		fresh big.db
@@ -165,6 +179,7 @@ row "trainscope index ($cores threads)" index
 row "trainscope index (1 thread)" index1
 row "first answer: diagnose PATH" first
 row "first answer, 1 thread" first1
+row "$cores first answers of 1 thread at once" allone
 row "warm diagnose (unchanged job)" warm
 [ "$scale" -gt 1 ] && row "first answer, ${scale}x the data" big
 row "re-index (unchanged job)" reindex
@@ -188,6 +203,8 @@ ratio "  the same, median of each round's" "$(paired index1 index)" ">= 1.8 (2 c
 ratio "first answer, 1 -> $cores threads (wall)" "$(q x "$(med first1 1)" "$(med first 1)")" ">= 1.8 (2 cores)"
 ratio "  the same, best of each" "$(q x "$(best first1)" "$(best first)")" ">= 1.8 (2 cores)"
 ratio "  the same, median of each round's" "$(paired first1 first)" ">= 1.8 (2 cores)"
+ratio "  ceiling: $cores runs of 1 thread, at once" "$(q x "$cores * $(med first1 1)" "$(med allone 1)")" ""
+ratio "  1 -> $cores speed-up / that ceiling" "$(q x "$(med allone 1)" "$cores * $(med first 1)")" ""
 ratio "warm diagnose / cat (wall)" "$(q x "$(med warm 1)" "$(med cat 1)")" "<= 0.3"
 ratio "re-index unchanged / index (%)" "$(q x "100 * $(med reindex 1)" "$(med index 1)")" "<= 2"
 ratio "cache size / raw bytes (%)" "$(q x "100 * $csize" "$bytes")" "<= 10"
