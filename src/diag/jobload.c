@@ -713,6 +713,21 @@ count_rows(struct loader *l)
 	}
 }
 
+/*
+ * lround(x) without the call: for 0 <= x < 2^52, x - (long)x is exact,
+ * so the half-way test is too.
+ */
+static inline long
+round_half_up(double x)
+{
+	long n;
+
+	if (!(x >= 0 && x < 4503599627370496.0))
+		return lround(x);
+	n = (long)x;
+	return x - (double)n >= 0.5 ? n + 1 : n;
+}
+
 /* Iteration number of the k-th occurrence (from 0) of an iteration row. */
 static long
 iter_number(const struct lrow *r, long k)
@@ -722,8 +737,8 @@ iter_number(const struct lrow *r, long k)
 	if (r->iter_last < 0 || r->count < 2 ||
 	    r->iter_last - r->iter_first == (long)r->count - 1)
 		return r->iter_first + k;
-	return r->iter_first + lround((double)k * (double)(r->iter_last -
-	    r->iter_first) / (double)(r->count - 1));
+	return r->iter_first + round_half_up((double)k *
+	    (double)(r->iter_last - r->iter_first) / (double)(r->count - 1));
 }
 
 /* An iteration line: its number, and its row as the line map has it. */
@@ -776,7 +791,12 @@ lines_row(void *arg, uint32_t id, const unsigned char *p, size_t len)
 		    (size_t)(n < la->cap ? n : la->cap) + 1,
 		    sizeof *la->iters);
 	}
-	while (p < end && logdb_varint_get(&p, end, &v) == 0) {
+	while (p < end) {
+		/* a step of one byte (most are) without the call */
+		if (*p < 0x80)
+			v = *p++;
+		else if (logdb_varint_get(&p, end, &v) != 0)
+			break;
 		line += v;
 		if (line >= la->cap) {
 			old = la->cap;
