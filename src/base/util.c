@@ -101,7 +101,7 @@ xasprintf(const char *fmt, ...)
 }
 
 void *
-xgrow(void *p, size_t *cap, size_t need, size_t size)
+xgrow_more(void *p, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap;
 

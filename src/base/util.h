@@ -38,8 +38,17 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) TS_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap);
 
-/* Grow an array of `*cap` elements of `size` bytes so that `need` fit. */
-void *xgrow(void *p, size_t *cap, size_t need, size_t size);
+/*
+ * Grow an array of `*cap` elements of `size` bytes so that `need` fit.
+ * The check is inline: most calls find room (a stream's events, one at a
+ * time, millions of them); xgrow_more() grows.
+ */
+void *xgrow_more(void *p, size_t *cap, size_t need, size_t size);
+static inline void *
+xgrow(void *p, size_t *cap, size_t need, size_t size)
+{
+	return need <= *cap ? p : xgrow_more(p, cap, need, size);
+}
 
 /*
  * Set *cause (when cause is not NULL) to a formatted message and return -1,
