@@ -130,6 +130,7 @@ struct ltmpl {
 				   "frame #N:" backtrace) */
 	int is_exit_report;	/* a launcher's "failed (exitcode ..." */
 	int is_launcher_src;	/* a launcher's own source line */
+	int plain;		/* none of frame, filler, exception, report */
 	size_t *trace;		/* the context lines of its first error */
 	size_t ntrace;
 	uint64_t ctx;		/* occurrences as a frame or right after one */
@@ -661,6 +662,9 @@ sample_templates(struct loader *l)
 		l->lt[t].is_trailer = trailer(lp.msg, lp.msg_len);
 		job->tmpls[t].progress = stage_progress_bar(lp.msg, lp.msg_len);
 	}
+	for (t = 0; t < job->ntmpls; t++)
+		l->lt[t].plain = !l->lt[t].is_frame && !l->lt[t].is_filler &&
+		    !l->lt[t].is_exc && !l->lt[t].is_exit_report;
 	buf_release(&b);
 }
 
@@ -1077,6 +1081,14 @@ tb_line(struct loader *l, struct tbtrack *tb, size_t t)
 	struct ltmpl *lt = &l->lt[t];
 	int src = tb->after_frame && !lt->is_exc;
 
+	/* most lines: what the rest does for a plain line out of any trace */
+	if (lt->plain && !tb->after_frame && tb->nlead == 0 &&
+	    tb->report == 0) {
+		tb->told = t;
+		tb->told_open = lt->ntrace == 0;
+		tb->open = 0;
+		return;
+	}
 	if (lt->is_frame || lt->is_filler || src) {
 		lt->ctx++;
 		tb_context(l, tb, t);
