@@ -1074,21 +1074,13 @@ tb_told(struct loader *l, struct tbtrack *tb, size_t t)
 	tb->nlead = 0;
 }
 
-/* Count template t's line as a traceback's context or not; follow it. */
+/* tb_line() of any line. */
 static void
-tb_line(struct loader *l, struct tbtrack *tb, size_t t)
+tb_line_any(struct loader *l, struct tbtrack *tb, size_t t)
 {
 	struct ltmpl *lt = &l->lt[t];
 	int src = tb->after_frame && !lt->is_exc;
 
-	/* most lines: what the rest does for a plain line out of any trace */
-	if (lt->plain && !tb->after_frame && tb->nlead == 0 &&
-	    tb->report == 0) {
-		tb->told = t;
-		tb->told_open = lt->ntrace == 0;
-		tb->open = 0;
-		return;
-	}
 	if (lt->is_frame || lt->is_filler || src) {
 		lt->ctx++;
 		tb_context(l, tb, t);
@@ -1110,6 +1102,25 @@ tb_line(struct loader *l, struct tbtrack *tb, size_t t)
 			tb->report = 3;
 	}
 	tb->after_frame = lt->is_frame;
+}
+
+/*
+ * Count template t's line as a traceback's context or not; follow it.
+ * Most lines are plain and out of any trace: for them tb_line_any()
+ * would only make the line the last telling one and close any trace.
+ */
+static inline void
+tb_line(struct loader *l, struct tbtrack *tb, size_t t)
+{
+	const struct ltmpl *lt = &l->lt[t];
+
+	if (lt->plain && !tb->after_frame && tb->nlead == 0 &&
+	    tb->report == 0) {
+		tb->told = t;
+		tb->told_open = lt->ntrace == 0;
+		tb->open = 0;
+	} else
+		tb_line_any(l, tb, t);
 }
 
 /* The stream ended: a traceback still open was cut; its last frame speaks. */
