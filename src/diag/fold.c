@@ -877,7 +877,9 @@ fold_iters(struct diag_job *job, struct sfold *fs, const struct diag_iter *its,
 		it = &its[i];
 		e = ev + it->off;
 		sid = seq_intern(f, e, it->n);
-		met = !idset_add(&fs->seqs, sid);
+		/* the one before's sequence is in the set already */
+		met = (fs->nwin > 0 && fs->win[fs->nwin - 1] == sid) ||
+		    !idset_add(&fs->seqs, sid);
 		score_one(f, fs, it, e, sid, met, tail != NULL && i == n - 1 ?
 		    tail : NULL);
 		for (k = 0; !met && k < it->n; k++)
