@@ -257,6 +257,13 @@ kept_of(struct job_kept *kept, struct cache *c, const struct job_ref *job)
  * The model kept under `key`, decoded, when there is one and the hosts
  * file it rests on is unchanged: 1 and *out, else 0.
  */
+/* Does model m rest on the hosts file as it is now? */
+static int
+hosts_stand(const struct model *m, const struct ondisk *disk)
+{
+	return !disk->have_root || m->names_stamp == disk->names;
+}
+
 static int
 fetch_kept(struct cache *c, const struct job_ref *job, const char *key,
     const struct ondisk *disk, struct model **out)
@@ -267,7 +274,7 @@ fetch_kept(struct cache *c, const struct job_ref *job, const char *key,
 
 	if (diagdb_result_get(c, job->id, key, &blob, &len, &why) == 1 &&
 	    (*out = model_decode(blob, len)) != NULL &&
-	    disk->have_root && (*out)->names_stamp != disk->names) {
+	    !hosts_stand(*out, disk)) {
 		model_free(*out);	/* a hosts file changed */
 		*out = NULL;
 	}
@@ -287,12 +294,13 @@ read_kept(struct cache *c, const struct job_ref *job, const char *key,
     struct job_kept *kept, struct model **out)
 {
 	*out = NULL;
-	if (kept != NULL && kept->m != NULL && strcmp(kept->key, key) == 0 &&
-	    (!disk->have_root || kept->m->names_stamp == disk->names)) {
-		*out = kept->m;		/* (as fetch_kept() would take it) */
+	if (kept != NULL && kept->m != NULL && strcmp(kept->key, key) == 0) {
+		/* the blob fetch_kept() would read and decode again */
+		if (!hosts_stand(kept->m, disk))
+			return 0;
+		*out = kept->m;
 		kept->m = NULL;
-	}
-	if (*out == NULL && !fetch_kept(c, job, key, disk, out))
+	} else if (!fetch_kept(c, job, key, disk, out))
 		return 0;
 	if ((*out)->flows.error != NULL)
 		warn(say, "captures left out: %s", (*out)->flows.error);
