@@ -151,6 +151,8 @@ struct unit {
 	int first, last;	/* the file's first and last unit */
 };
 
+struct writer;
+
 struct pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t ready, room;
@@ -161,6 +163,7 @@ struct pipe {
 	size_t pending;		/* bytes held by segments in the list */
 	size_t cur;		/* the unit the writer stores */
 	struct worker *self;	/* the writer's parsing state */
+	struct writer *w;	/* the writer itself */
 	int stop;
 	int whole;		/* index_opts.whole_lines */
 	double settled;		/* epoch: a file last written before it is
@@ -347,16 +350,22 @@ holds_unit(const struct pipe *p, size_t unit)
 	return 0;
 }
 
+static int own_pushed(struct pipe *, size_t);
+
 /*
  * Hand a segment to the writer; 0 when the run was stopped.  Waits while
  * the list holds PENDING_BYTES, except that a segment of the unit the
  * writer is storing goes in when none of that unit is waiting: the writer
  * never waits for a worker that waits for it.  The writer's own segments
- * never wait (only it makes room).
+ * go in at once (only it makes room), and then it stores what it can
+ * (own_pushed()).
  */
 static int
 push(struct pipe *p, struct seg *s)
 {
+	size_t unit = s->unit;
+	int own = s->worker == WRITER;
+
 	s->mem = seg_mem(s);
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop && s->worker != WRITER &&
@@ -376,7 +385,7 @@ push(struct pipe *p, struct seg *s)
 	p->tail = s;
 	pthread_cond_broadcast(&p->ready);
 	pthread_mutex_unlock(&p->mu);
-	return 1;
+	return own ? own_pushed(p, unit) : 1;
 }
 
 /* Per-file state of a worker. */
@@ -727,21 +736,19 @@ parse_own(struct pipe *p)
 	return 1;
 }
 
-/* Wait for the next segment of unit `unit`. */
+/* The next segment of unit `unit`, taken from the list; NULL: none yet. */
 static struct seg *
-pull(struct pipe *p, size_t unit)
+take(struct pipe *p, size_t unit)
 {
 	struct seg *s, *prev;
 
 	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		for (prev = NULL, s = p->head; s != NULL; prev = s, s = s->next)
-			if (s->unit == unit)
-				break;
-		if (s != NULL)
+	for (prev = NULL, s = p->head; s != NULL; prev = s, s = s->next)
+		if (s->unit == unit)
 			break;
-		if (!parse_own(p))
-			pthread_cond_wait(&p->ready, &p->mu);
+	if (s == NULL) {
+		pthread_mutex_unlock(&p->mu);
+		return NULL;
 	}
 	if (prev != NULL)
 		prev->next = s->next;
@@ -809,6 +816,11 @@ struct writer {
 	int skip;		/* its first unit failed: drop the rest */
 	int broken;		/* a later unit failed: read it again next time */
 	int said_nul, said_long;	/* the file's one warning of each */
+
+	/* The unit being stored is the pipe's cur. */
+	int first;		/* its next segment is its first */
+	int failed;		/* storing failed: *cause says why */
+	char **cause;
 
 	uint64_t total, done;	/* file bytes: all, read so far */
 	uint64_t text;		/* text bytes read so far (gzip inflated) */
@@ -1324,50 +1336,111 @@ store_seg(struct writer *w, struct unit *u, struct seg *s, int first,
 	return end_file(w, wk, s, cause);
 }
 
-/* Store one unit's segments as they come. */
-static int
-store_unit(struct writer *w, size_t idx, char **cause)
+/* Begin storing unit `idx` (or none: past the last). */
+static void
+begin_unit(struct writer *w, size_t idx)
 {
-	struct unit *u = &w->p->units[idx];
-	struct seg *s;
-	int first = 1, rc = 0, done = 0;
+	struct pipe *p = w->p;
 
-	pthread_mutex_lock(&w->p->mu);
-	w->p->cur = idx;
-	pthread_cond_broadcast(&w->p->room);
-	pthread_mutex_unlock(&w->p->mu);
-	if (u->first)
+	pthread_mutex_lock(&p->mu);
+	p->cur = idx;
+	pthread_cond_broadcast(&p->room);
+	pthread_mutex_unlock(&p->mu);
+	w->first = 1;
+	if (idx < p->nunits && p->units[idx].first)
 		w->skip = 0;
-	while (!done && rc == 0) {
-		s = pull(w->p, idx);
-		/* after the pull: a worker that saw the flag cut its unit */
-		if (cancelled(w->p)) {
-			seg_free(s);
-			return ts_fail(cause, "cancelled");
-		}
-		done = s->last;
-		/*
-		 * A file gone or unreadable says so once, not once per range
-		 * (the first range always speaks: skip and broken may be left
-		 * from the file before)
-		 */
-		if (!(s->failed && !u->first && (w->skip || w->broken)))
-			show_warnings(w, s);
-		w->done += s->bytes;
-		w->text += s->text;
-		w->st->bytes += s->bytes;
-		w->st->text += s->text;
-		rc = store_seg(w, u, s, first, cause);
-		first = 0;
+}
+
+/* Store a segment of the current unit; at its last, go on to the next. */
+static int
+store_one(struct writer *w, struct seg *s, char **cause)
+{
+	struct unit *u = &w->p->units[w->p->cur];
+	int rc, last = s->last;
+
+	/* after the take: a worker that saw the flag cut its unit */
+	if (cancelled(w->p)) {
 		seg_free(s);
-		draw_progress(w, 0);
+		return ts_fail(cause, "cancelled");
 	}
+	/*
+	 * A file gone or unreadable says so once, not once per range (the
+	 * first range always speaks: skip and broken may be left from the
+	 * file before)
+	 */
+	if (!(s->failed && !u->first && (w->skip || w->broken)))
+		show_warnings(w, s);
+	w->done += s->bytes;
+	w->text += s->text;
+	w->st->bytes += s->bytes;
+	w->st->text += s->text;
+	rc = store_seg(w, u, s, w->first, cause);
+	w->first = 0;
+	seg_free(s);
+	draw_progress(w, 0);
 	if (rc != 0)
 		return -1;
+	if (!last)
+		return 0;
+	begin_unit(w, w->p->cur + 1);
 	if (!u->last)
 		return 0;
 	w->files_done++;
 	return maybe_commit(w, 0, cause);
+}
+
+/*
+ * Store every segment that can be stored now, in order: 0 when the next
+ * one is not there yet (or all are stored), -1 with w->cause set.
+ */
+static int
+drain(struct writer *w)
+{
+	struct seg *s;
+
+	if (w->failed)
+		return -1;
+	while (w->p->cur < w->p->nunits &&
+	    (s = take(w->p, w->p->cur)) != NULL)
+		if (store_one(w, s, w->cause) != 0) {
+			w->failed = 1;
+			return -1;
+		}
+	return 0;
+}
+
+/*
+ * The writer handed a segment of a unit it parses (`unit`) to itself:
+ * store what can be stored.  When that is not its own (a unit before it
+ * is still being read) and the list holds PENDING_BYTES, wait for the
+ * units before it and store them, rather than hold more: so what the
+ * writer reads ahead stays bounded, and a large gzip file read on one
+ * thread is stored as it is read.  0: stop reading (the run stopped, or
+ * storing failed).
+ */
+static int
+own_pushed(struct pipe *p, size_t unit)
+{
+	struct writer *w = p->w;
+	int wait, stop;
+
+	for (;;) {
+		if (drain(w) != 0) {
+			pthread_mutex_lock(&p->mu);
+			p->stop = 1;
+			pthread_cond_broadcast(&p->room);
+			pthread_mutex_unlock(&p->mu);
+			return 0;
+		}
+		pthread_mutex_lock(&p->mu);
+		stop = p->stop;
+		wait = !stop && p->cur < unit && p->pending > PENDING_BYTES;
+		if (wait && !holds_unit(p, p->cur))
+			pthread_cond_wait(&p->ready, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		if (!wait)
+			return !stop;
+	}
 }
 
 /* ------------------------------------------------------------ planning */
@@ -1641,7 +1714,6 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	struct pipe p;
 	struct worker wk[MAX_THREADS], self;
 	int n, i, rc = 0;
-	size_t f;
 
 	memset(&p, 0, sizeof p);
 	pthread_mutex_init(&p.mu, NULL);
@@ -1658,6 +1730,9 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 	self.p = &p;
 	self.id = WRITER;
 	p.self = &self;
+	p.w = w;
+	w->cause = cause;
+	w->failed = 0;
 	/* the writer is one of the threads */
 	n = (w->o->threads > 0 ? w->o->threads : ts_ncpus(MAX_THREADS)) - 1;
 	if (n > MAX_THREADS - 1)
@@ -1671,8 +1746,20 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 		    &wk[i]) != 0)
 			ts_fatal("cannot create a thread");
 	}
-	for (f = 0; f < p.nunits && rc == 0; f++)
-		rc = store_unit(w, f, cause);
+	begin_unit(w, 0);
+	while (p.cur < p.nunits) {
+		if (drain(w) != 0) {
+			rc = -1;
+			break;
+		}
+		pthread_mutex_lock(&p.mu);
+		if (p.cur < p.nunits && !holds_unit(&p, p.cur) &&
+		    !parse_own(&p))
+			pthread_cond_wait(&p.ready, &p.mu);
+		pthread_mutex_unlock(&p.mu);
+	}
+	if (w->failed)
+		rc = -1;
 	pipe_stop(&p, wk, n);
 	worker_fini(&self);
 	pthread_cond_destroy(&p.room);
