@@ -399,4 +399,26 @@ test_expect_success 'a job whose logs are gone keeps what was indexed' '
 	grep "no log files in" err &&
 	trainscope templates --format tsv gone | grep "step <\*> loss"
 '
+# peak_kb OUT CMD...: run CMD, its peak resident set (KB) into OUT
+peak_kb() {
+	out=$1 && shift &&
+	/usr/bin/time -f "%M" -o "$out.t" "$@" &&
+	tail -1 "$out.t" >"$out"
+}
+if /usr/bin/time -f "%M" true 2>/dev/null; then
+	test_expect_success 'a large gzip file on one thread is stored as it is read: its memory does not grow with it' '
+		mkdir -p gzs/n1 gzb/n1 &&
+		yes "[2024-05-01 10:00:00,000] INFO step 7 loss 0.5 fine" |
+		    head -n 1000000 | gzip -1 >gzs/n1/r0.log.gz &&
+		yes "[2024-05-01 10:00:00,000] INFO step 7 loss 0.5 fine" |
+		    head -n 8000000 | gzip -1 >gzb/n1/r0.log.gz &&
+		peak_kb rss1m "$TS_BIN" --threads 1 index gzs 2>/dev/null &&
+		peak_kb rss8m "$TS_BIN" --threads 1 index gzb 2>/dev/null &&
+		trainscope templates --format tsv gzb | grep "^gzb	[0-9]*	8000000	" &&
+		echo "1M lines: $(cat rss1m) KB; 8M lines: $(cat rss8m) KB" &&
+		test "$(cat rss8m)" -lt $(($(cat rss1m) + 16384))
+	'
+else
+	test_skip 'a large gzip file on one thread is stored as it is read' 'no GNU time'
+fi
 test_done
