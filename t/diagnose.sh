@@ -576,4 +576,21 @@ test_expect_success 'many small files on one, two and three threads: the same di
 	test_cmp small24-1.json small24-2.json &&
 	test_cmp small24-1.json small24-3.json
 '
+test_expect_success 'gzip logs are diagnosed as their plain text is, on one thread or two' '
+	mkdir -p gzp gzg &&
+	trainscope simulate --nodes 4 --gpus-per-node 2 --iters 60 --no-flows \
+	    --fault straggler --seed 5 gzp/sj >/dev/null &&
+	cp -r gzp/sj gzg/sj && find gzg/sj -name "*.log" | xargs gzip -1 &&
+	test -n "$(find gzg/sj -name "*.log.gz")" &&
+	for t in 1 2; do
+		trainscope --cache gzp$t.db --threads $t diagnose --top 0 \
+		    --format json gzp/sj 2>/dev/null | grep -v "\"root\":" >p$t.json &&
+		trainscope --cache gzg$t.db --threads $t diagnose --top 0 \
+		    --format json gzg/sj 2>/dev/null | grep -v "\"root\":" |
+		    sed "s/\.log\.gz\"/.log\"/g" >g$t.json || return 1
+	done &&
+	jq -e ".events | length > 0" p1.json >/dev/null &&
+	test_cmp p1.json g1.json && test_cmp p1.json p2.json &&
+	test_cmp p1.json g2.json
+'
 test_done

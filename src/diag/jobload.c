@@ -540,6 +540,21 @@ trailer(const char *m, size_t len)
 	return starts(m, len, "Exception raised from ") || cxx_frame(m, len);
 }
 
+/* Does the file start as gzip does? */
+static int
+file_is_gzip(const char *path)
+{
+	unsigned char magic[2];
+	int fd = open(path, O_RDONLY), gz;
+
+	if (fd < 0)
+		return 0;
+	gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f &&
+	    magic[1] == 0x8b;
+	close(fd);
+	return gz;
+}
+
 /*
  * The line at `off` of a plain file with pread (a few KB, not the reader's
  * large buffers); gzip files go through reader_line_at().
@@ -668,29 +683,99 @@ sample_templates(struct loader *l)
 	buf_release(&b);
 }
 
-/* Iteration numbers of the first and last occurrence in each file. */
-static void
-number_iterations(struct loader *l)
+/*
+ * A line number_rows() wants: the first or last occurrence of an
+ * iteration row.
+ */
+struct want {
+	uint64_t off;
+	size_t row;
+	int last;
+};
+
+static int
+cmp_want(const void *a, const void *b)
 {
-	struct buf b = BUF_INIT;
+	const struct want *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The iteration number a wanted line gives its row, if it gives one. */
+static void
+want_line(struct loader *l, const struct want *w, const char *s, size_t len,
+    struct buf *b)
+{
 	struct lp_line lp;
 	struct stage_iter it;
-	size_t i;
 
-	for (i = 0; i < l->nrows; i++) {
-		struct lrow *r = &l->rows[i];
-		const struct lfile *f = &l->files[r->file];
-
-		if (!l->lt[r->tmpl].is_iter || f->node == (size_t)-1)
-			continue;
-		if (raw_line(l, f, r->first_off, &b, &lp) == 0 &&
-		    stage_parse_iter(lp.msg, lp.msg_len, &it))
-			r->iter_first = it.iteration;
-		if (raw_line(l, f, r->last_off, &b, &lp) == 0 &&
-		    stage_parse_iter(lp.msg, lp.msg_len, &it))
-			r->iter_last = it.iteration;
+	if (s != b->s) {
+		buf_reset(b);
+		buf_add(b, s, len);
 	}
+	lp_parse(buf_str(b), b->len, &lp);
+	if (!stage_parse_iter(lp.msg, lp.msg_len, &it))
+		return;
+	if (w->last)
+		l->rows[w->row].iter_last = it.iteration;
+	else
+		l->rows[w->row].iter_first = it.iteration;
+}
+
+/*
+ * The iteration numbers of the first and last lines of a file's
+ * iteration rows [from, to): when the file is made ready, on whichever
+ * thread makes it.  A gzip file is read once, to its last wanted line
+ * (read line by line, each of its rows would inflate it from its start
+ * again); a plain file's lines are read where they are.
+ */
+static void
+number_rows(struct loader *l, size_t from, size_t to)
+{
+	const struct lfile *f = &l->files[l->rows[from].file];
+	struct want *w = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	struct buf b = BUF_INIT;
+	size_t i, n = 0, j;
+	char *path, *cause = NULL;
+
+	if (f->node == (size_t)-1)
+		return;
+	for (i = from; i < to; i++) {
+		if (!l->lt[l->rows[i].tmpl].is_iter)
+			continue;
+		w = xreallocarray(w, n + 2, sizeof *w);
+		w[n].off = l->rows[i].first_off;
+		w[n].row = i;
+		w[n++].last = 0;
+		w[n].off = l->rows[i].last_off;
+		w[n].row = i;
+		w[n++].last = 1;
+	}
+	if (n == 0)
+		return;
+	path = xasprintf("%s/%s", l->root, f->path);
+	if (!file_is_gzip(path)) {
+		for (i = 0; i < n; i++)
+			if (read_line_at(path, w[i].off, &b) == 0)
+				want_line(l, &w[i], b.s, b.len, &b);
+	} else if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		ts_qsort(w, n, sizeof *w, cmp_want);
+		for (j = 0; j < n && reader_next(rd, &rl, &cause) == 1; ) {
+			for (; j < n && w[j].off < rl.off; j++)
+				;	/* no line starts there */
+			for (; j < n && w[j].off == rl.off; j++)
+				want_line(l, &w[j], rl.s, rl.len, &b);
+		}
+		reader_close(rd);
+	}
+	free(cause);
+	free(path);
 	buf_release(&b);
+	free(w);
 }
 
 /* Counts per node and each node's first error-level line. */
@@ -1266,6 +1351,7 @@ ready_make(struct loader *l, size_t from, size_t to, struct ready *rd)
 	rd->num = NULL;
 	if (lines_only)
 		return;
+	number_rows(l, from, to);
 	occ = xcalloc(to - from + 1, sizeof *occ);
 	rd->num = xreallocarray(NULL, n + 1, sizeof *rd->num);
 	for (i = 0; i < n; i++)
@@ -2671,7 +2757,6 @@ jobload(struct cache *c, const struct job_ref *ref,
 	    load_ranks(&l, cause) != 0)
 		goto out;
 	sample_templates(&l);
-	number_iterations(&l);
 	count_rows(&l);
 	l.time_stream = (size_t)-1;
 	l.gap_stream = (size_t)-1;
