@@ -591,19 +591,39 @@ read_line_at(const char *path, uint64_t off, struct buf *b)
 	return rc;
 }
 
-/* Read the raw line at `off` of a file and parse its header. */
-static int
-raw_line(const struct loader *l, const struct lfile *f, uint64_t off,
-    struct buf *b, struct lp_line *lp)
+/*
+ * The raw lines at off[0..n) of a file (ascending), each into out[i] with
+ * found[i] set: a plain file's read where they are, a gzip file's in one
+ * read to the last of them (each on its own would inflate the file from
+ * its start again).
+ */
+static void
+lines_at(const struct loader *l, const struct lfile *f, const uint64_t *off,
+    size_t n, struct buf *out, int *found)
 {
-	char *path = xasprintf("%s/%s", l->root, f->path);
-	int rc = read_line_at(path, off, b);
+	char *path = xasprintf("%s/%s", l->root, f->path), *cause = NULL;
+	struct reader *rd;
+	struct reader_line rl;
+	size_t i = 0;
 
+	memset(found, 0, n * sizeof *found);
+	if (!file_is_gzip(path)) {
+		for (i = 0; i < n; i++)
+			found[i] = read_line_at(path, off[i], &out[i]) == 0;
+	} else if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+		while (i < n && reader_next(rd, &rl, &cause) == 1) {
+			for (; i < n && off[i] < rl.off; i++)
+				;	/* no line starts there */
+			for (; i < n && off[i] == rl.off; i++) {
+				buf_reset(&out[i]);
+				buf_add(&out[i], rl.s, rl.len);
+				found[i] = 1;
+			}
+		}
+		reader_close(rd);
+	}
+	free(cause);
 	free(path);
-	if (rc != 0)
-		return -1;
-	lp_parse(buf_str(b), b->len, lp);
-	return 0;
 }
 
 /*
@@ -627,15 +647,77 @@ launcher_source(const char *text)
 	return 0;
 }
 
+/* A template's first line, to read: where it is. */
+struct pick {
+	size_t file;
+	uint64_t off;
+	size_t t;
+};
+
+static int
+cmp_pick(const void *a, const void *b)
+{
+	const struct pick *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/*
+ * Every template's first line (at its first row's first offset) into
+ * text[t], found[t] set: the lines of one file read together.
+ */
+static void
+first_lines(struct loader *l, struct buf *text, int *found)
+{
+	size_t n = l->job->ntmpls, i, j, k;
+	struct pick *pk = xreallocarray(NULL, n + 1, sizeof *pk);
+	uint64_t *off = xreallocarray(NULL, n + 1, sizeof *off);
+	struct buf *out = xcalloc(n + 1, sizeof *out);
+	int *got = xcalloc(n + 1, sizeof *got);
+
+	for (i = 0; i < n; i++) {
+		const struct lrow *r = &l->rows[l->lt[i].first_row];
+
+		pk[i].file = r->file;
+		pk[i].off = r->first_off;
+		pk[i].t = i;
+	}
+	ts_qsort(pk, n, sizeof *pk, cmp_pick);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && pk[j].file == pk[i].file; j++)
+			off[j - i] = pk[j].off;
+		lines_at(l, &l->files[pk[i].file], off, j - i, out, got);
+		for (k = i; k < j; k++) {
+			found[pk[k].t] = got[k - i];
+			if (got[k - i]) {
+				buf_reset(&text[pk[k].t]);
+				buf_add(&text[pk[k].t], out[k - i].s,
+				    out[k - i].len);
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		buf_release(&out[i]);
+	free(out);
+	free(got);
+	free(off);
+	free(pk);
+}
+
 /* Sample, level, stage rule and iteration-ness of every template. */
 static void
 sample_templates(struct loader *l)
 {
 	struct diag_job *job = l->job;
-	struct buf b = BUF_INIT;
+	struct buf *text;
 	struct lp_line lp;
 	struct stage_iter it;
 	size_t t, i;
+	int *found;
 
 	l->lt = xcalloc(job->ntmpls + 1, sizeof *l->lt);
 	l->nlt = job->ntmpls;
@@ -650,6 +732,9 @@ sample_templates(struct loader *l)
 		    row_before(l, &l->rows[i], &l->rows[lt->first_row]))
 			lt->first_row = i;
 	}
+	text = xcalloc(job->ntmpls + 1, sizeof *text);
+	found = xcalloc(job->ntmpls + 1, sizeof *found);
+	first_lines(l, text, found);
 	for (t = 0; t < job->ntmpls; t++) {
 		const struct lrow *r = &l->rows[l->lt[t].first_row];
 		struct diag_tmpl *tp = &job->tmpls[t];
@@ -661,8 +746,9 @@ sample_templates(struct loader *l)
 		l->lt[t].is_exit_report = strstr(tp->text, "failed (exitcode") !=
 		    NULL;
 		l->lt[t].is_launcher_src = launcher_source(tp->text);
-		if (raw_line(l, &l->files[r->file], r->first_off, &b, &lp) != 0)
+		if (!found[t])
 			continue;
+		lp_parse(buf_str(&text[t]), text[t].len, &lp);
 		tp->sample = xstrndup(lp.msg, lp.msg_len);
 		tp->level = (int)lp.level;
 		if (tp->level < DIAG_LEVEL_WARN &&
@@ -680,7 +766,10 @@ sample_templates(struct loader *l)
 	for (t = 0; t < job->ntmpls; t++)
 		l->lt[t].plain = !l->lt[t].is_frame && !l->lt[t].is_filler &&
 		    !l->lt[t].is_exc && !l->lt[t].is_exit_report;
-	buf_release(&b);
+	for (t = 0; t < job->ntmpls; t++)
+		buf_release(&text[t]);
+	free(text);
+	free(found);
 }
 
 /*
@@ -705,17 +794,12 @@ cmp_want(const void *a, const void *b)
 
 /* The iteration number a wanted line gives its row, if it gives one. */
 static void
-want_line(struct loader *l, const struct want *w, const char *s, size_t len,
-    struct buf *b)
+want_line(struct loader *l, const struct want *w, struct buf *text)
 {
 	struct lp_line lp;
 	struct stage_iter it;
 
-	if (s != b->s) {
-		buf_reset(b);
-		buf_add(b, s, len);
-	}
-	lp_parse(buf_str(b), b->len, &lp);
+	lp_parse(buf_str(text), text->len, &lp);
 	if (!stage_parse_iter(lp.msg, lp.msg_len, &it))
 		return;
 	if (w->last)
@@ -727,20 +811,17 @@ want_line(struct loader *l, const struct want *w, const char *s, size_t len,
 /*
  * The iteration numbers of the first and last lines of a file's
  * iteration rows [from, to): when the file is made ready, on whichever
- * thread makes it.  A gzip file is read once, to its last wanted line
- * (read line by line, each of its rows would inflate it from its start
- * again); a plain file's lines are read where they are.
+ * thread makes it, its lines read together (lines_at()).
  */
 static void
 number_rows(struct loader *l, size_t from, size_t to)
 {
 	const struct lfile *f = &l->files[l->rows[from].file];
 	struct want *w = NULL;
-	struct reader *rd;
-	struct reader_line rl;
-	struct buf b = BUF_INIT;
-	size_t i, n = 0, j;
-	char *path, *cause = NULL;
+	struct buf *text;
+	uint64_t *off;
+	size_t i, n = 0;
+	int *found;
 
 	if (f->node == (size_t)-1)
 		return;
@@ -757,24 +838,21 @@ number_rows(struct loader *l, size_t from, size_t to)
 	}
 	if (n == 0)
 		return;
-	path = xasprintf("%s/%s", l->root, f->path);
-	if (!file_is_gzip(path)) {
-		for (i = 0; i < n; i++)
-			if (read_line_at(path, w[i].off, &b) == 0)
-				want_line(l, &w[i], b.s, b.len, &b);
-	} else if (reader_open(path, 0, 0, &rd, &cause) == 0) {
-		ts_qsort(w, n, sizeof *w, cmp_want);
-		for (j = 0; j < n && reader_next(rd, &rl, &cause) == 1; ) {
-			for (; j < n && w[j].off < rl.off; j++)
-				;	/* no line starts there */
-			for (; j < n && w[j].off == rl.off; j++)
-				want_line(l, &w[j], rl.s, rl.len, &b);
-		}
-		reader_close(rd);
+	ts_qsort(w, n, sizeof *w, cmp_want);
+	off = xreallocarray(NULL, n, sizeof *off);
+	text = xcalloc(n, sizeof *text);
+	found = xcalloc(n, sizeof *found);
+	for (i = 0; i < n; i++)
+		off[i] = w[i].off;
+	lines_at(l, f, off, n, text, found);
+	for (i = 0; i < n; i++) {
+		if (found[i])
+			want_line(l, &w[i], &text[i]);
+		buf_release(&text[i]);
 	}
-	free(cause);
-	free(path);
-	buf_release(&b);
+	free(found);
+	free(text);
+	free(off);
 	free(w);
 }
 
