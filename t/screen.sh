@@ -190,9 +190,11 @@ test_expect_success 'pastes of 100 KB bracketed and 20 KB keyed in cost linear t
 '
 test_expect_success '7 opens the log at the failure; / reads the raw lines, n and N go on' '
 	keys 7 && wait_for "lines of 24 files in time order" &&
+	# (a capture may fall inside a paint: wait for its last parts too)
+	wait_for "log 1623/1808" && wait_for "host/node-003.log:8 " &&
 	grep "^host/node-003.log:8 " screen && tail -1 screen | grep "^log 1623/1808" &&
 	keys / && keys "SeqNum=810" Enter && wait_for "match 1 of 16" &&
-	keys n && wait_for "match 2 of 16" &&
+	keys n && wait_for "match 2 of 16" && wait_for "SeqNum=810" &&
 	sed -n "/^────/,\$p" screen | grep "SeqNum=810" &&
 	keys N && wait_for "match 1 of 16" &&
 	keys : && keys "search" Enter && sleep 0.3
