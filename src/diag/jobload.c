@@ -540,42 +540,18 @@ trailer(const char *m, size_t len)
 	return starts(m, len, "Exception raised from ") || cxx_frame(m, len);
 }
 
-/* Does the file start as gzip does? */
-static int
-file_is_gzip(const char *path)
-{
-	unsigned char magic[2];
-	int fd = open(path, O_RDONLY), gz;
-
-	if (fd < 0)
-		return 0;
-	gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f &&
-	    magic[1] == 0x8b;
-	close(fd);
-	return gz;
-}
-
 /*
- * The line at `off` of a plain file with pread (a few KB, not the reader's
- * large buffers); gzip files go through reader_line_at().
+ * The line at `off` of a plain file open on fd, with pread (a few KB, not
+ * the reader's large buffers).
  */
 static int
-read_line_at(const char *path, uint64_t off, struct buf *b)
+plain_line_at(int fd, uint64_t off, struct buf *b)
 {
-	unsigned char magic[2];
-	char chunk[4096], *nl, *cause = NULL;
-	int fd = open(path, O_RDONLY), rc = -1;
+	char chunk[4096], *nl;
 	ssize_t n;
+	int rc = -1;
 
-	if (fd < 0)
-		return -1;
 	buf_reset(b);
-	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-		close(fd);
-		rc = reader_line_at(path, off, b, &cause);
-		free(cause);
-		return rc;
-	}
 	while (b->len < READER_LINE_MAX &&
 	    (n = pread(fd, chunk, sizeof chunk, (off_t)(off + b->len))) > 0) {
 		rc = 0;
@@ -585,7 +561,6 @@ read_line_at(const char *path, uint64_t off, struct buf *b)
 		}
 		buf_add(b, chunk, (size_t)n);
 	}
-	close(fd);
 	if (b->len > 0 && b->s[b->len - 1] == '\r')
 		b->s[--b->len] = '\0';
 	return rc;
@@ -602,15 +577,24 @@ lines_at(const struct loader *l, const struct lfile *f, const uint64_t *off,
     size_t n, struct buf *out, int *found)
 {
 	char *path = xasprintf("%s/%s", l->root, f->path), *cause = NULL;
+	unsigned char magic[2];
 	struct reader *rd;
 	struct reader_line rl;
 	size_t i = 0;
+	int fd = open(path, O_RDONLY), gz;
 
 	memset(found, 0, n * sizeof *found);
-	if (!file_is_gzip(path)) {
+	if (fd < 0) {
+		free(path);
+		return;
+	}
+	gz = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f &&
+	    magic[1] == 0x8b;
+	if (!gz)
 		for (i = 0; i < n; i++)
-			found[i] = read_line_at(path, off[i], &out[i]) == 0;
-	} else if (reader_open(path, 0, 0, &rd, &cause) == 0) {
+			found[i] = plain_line_at(fd, off[i], &out[i]) == 0;
+	close(fd);
+	if (gz && reader_open(path, 0, 0, &rd, &cause) == 0) {
 		while (i < n && reader_next(rd, &rl, &cause) == 1) {
 			for (; i < n && off[i] < rl.off; i++)
 				;	/* no line starts there */
@@ -691,17 +675,12 @@ first_lines(struct loader *l, struct buf *text, int *found)
 		for (j = i; j < n && pk[j].file == pk[i].file; j++)
 			off[j - i] = pk[j].off;
 		lines_at(l, &l->files[pk[i].file], off, j - i, out, got);
-		for (k = i; k < j; k++) {
+		for (k = i; k < j; k++) {	/* (handed over, not copied) */
 			found[pk[k].t] = got[k - i];
-			if (got[k - i]) {
-				buf_reset(&text[pk[k].t]);
-				buf_add(&text[pk[k].t], out[k - i].s,
-				    out[k - i].len);
-			}
+			text[pk[k].t] = out[k - i];
+			buf_init(&out[k - i]);
 		}
 	}
-	for (i = 0; i < n; i++)
-		buf_release(&out[i]);
 	free(out);
 	free(got);
 	free(off);

@@ -1351,10 +1351,14 @@ begin_unit(struct writer *w, size_t idx)
 		w->skip = 0;
 }
 
-/* Store a segment of the current unit; at its last, go on to the next. */
+/*
+ * Store a segment of the current unit; at its last, go on to the next.
+ * -1 with *w->cause set.
+ */
 static int
-store_one(struct writer *w, struct seg *s, char **cause)
+store_one(struct writer *w, struct seg *s)
 {
+	char **cause = w->cause;
 	struct unit *u = &w->p->units[w->p->cur];
 	int rc, last = s->last;
 
@@ -1402,7 +1406,7 @@ drain(struct writer *w)
 		return -1;
 	while (w->p->cur < w->p->nunits &&
 	    (s = take(w->p, w->p->cur)) != NULL)
-		if (store_one(w, s, w->cause) != 0) {
+		if (store_one(w, s) != 0) {
 			w->failed = 1;
 			return -1;
 		}
@@ -1758,7 +1762,7 @@ run_work(struct writer *w, struct work *work, size_t nwork, char **cause)
 			pthread_cond_wait(&p.ready, &p.mu);
 		pthread_mutex_unlock(&p.mu);
 	}
-	if (w->failed)
+	if (w->failed)		/* (the last unit's commit, in own_pushed()) */
 		rc = -1;
 	pipe_stop(&p, wk, n);
 	worker_fini(&self);
